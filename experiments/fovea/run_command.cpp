@@ -1,0 +1,169 @@
+#include "fovea/run_command.hpp"
+
+#include <csignal>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "config/config.hpp"
+#include "core/build_info.hpp"
+#include "core/format.hpp"
+#include "core/stopwatch.hpp"
+#include "record/frame_log.hpp"
+#include "record/manifest.hpp"
+#include "record/progress.hpp"
+#include "record/results_folder.hpp"
+#include "world/animation.hpp"
+#include "world/motion.hpp"
+
+namespace fovea {
+namespace {
+
+// Set by SIGINT; the frame loop checks it between frames. A signal handler can only touch
+// a volatile sig_atomic_t, hence the one global of the program.
+volatile std::sig_atomic_t g_interrupt_requested = 0;
+
+extern "C" void on_interrupt(int) {
+  g_interrupt_requested = 1;
+  // A second Ctrl-C kills the process the ordinary way.
+  std::signal(SIGINT, SIG_DFL);
+}
+
+/// Loads a config (file or built-in) with --set overrides; prints the error and returns
+/// nullopt when it is bad.
+std::optional<config::LoadedConfig> load(const std::optional<std::string>& path, const std::vector<std::string>& sets) {
+  try {
+    if (path) return config::load_config_file(*path, sets);
+    return config::load_config_text(std::string(config::default_config_text()), config::kDefaultConfigName, sets);
+  } catch (const config::ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+/// Builds the world; a placement failure is reported against the config line of the group.
+std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded) {
+  try {
+    return std::make_unique<Animation>(loaded.settings.world, static_cast<std::uint64_t>(loaded.settings.seed));
+  } catch (const PlacementError& e) {
+    std::cerr << loaded.error_at("world.entities[" + std::to_string(e.group_index()) + "].count", e.what()) << "\n";
+    return nullptr;
+  }
+}
+
+std::string write_json(const std::filesystem::path& path, const nlohmann::ordered_json& j) {
+  write_file_atomically(path, j.dump(2) + "\n");
+  return path.string();
+}
+
+}  // namespace
+
+int run_command(const RunOptions& options) {
+  const WallTime start = std::chrono::system_clock::now();
+  std::optional<config::LoadedConfig> loaded = load(options.config_path, options.sets);
+  if (!loaded) return kExitBadInput;
+  Settings& settings = loaded->settings;
+  if (options.frames) settings.frames = *options.frames;
+  const std::unique_ptr<Animation> world = build_world(*loaded);
+  if (!world) return kExitBadInput;
+
+  // Only now, with everything checked, does anything touch the disk.
+  std::filesystem::path folder;
+  RunManifest manifest;
+  try {
+    folder = options.out ? create_named_run_folder(*options.out)
+                         : create_run_folder("results", settings.name, start);
+    write_file_atomically(folder / "config.yaml", config::resolved_yaml(settings));
+    const BuildInfo build = build_info();
+    manifest.fovea_version = build.version;
+    manifest.git_commit = build.git_commit;
+    manifest.git_dirty = build.git_dirty;
+    manifest.seed = settings.seed;
+    manifest.command_line = options.command_line;
+    manifest.working_directory = std::filesystem::current_path().string();
+    manifest.config = loaded->source;
+    manifest.machine = describe_machine();
+    manifest.start_time_utc = utc_iso8601(start);
+    manifest.frames_requested = settings.frames;
+    write_json(folder / "manifest.json", to_json(manifest));
+  } catch (const std::exception& e) {
+    std::cerr << "fovea: " << e.what() << "\n";
+    return kExitFailure;
+  }
+
+  g_interrupt_requested = 0;
+  std::signal(SIGINT, on_interrupt);
+  int status = kExitOk;
+  std::int64_t frames_done = 0;
+  std::int64_t wall_hits = 0;
+  Stopwatch wall;
+  try {
+    FrameLog log((folder / "frames.csv").string());
+    Progress progress(settings.frames, !options.quiet && Progress::stderr_is_terminal());
+    for (; frames_done < settings.frames; ++frames_done) {
+      if (g_interrupt_requested) {
+        status = kExitInterrupted;
+        break;
+      }
+      const FrameStats stats = world->step();
+      log.write(stats, {kinetic_energy_j(world->states(), world->entities())});
+      wall_hits += stats.wall_hits;
+      progress.update(frames_done + 1);
+    }
+    progress.finish();
+    const double wall_s = wall.elapsed_ms() / 1000.0;
+
+    nlohmann::ordered_json summary;
+    summary["frames"] = frames_done;
+    summary["frames_requested"] = settings.frames;
+    summary["interrupted"] = status == kExitInterrupted;
+    summary["entities"] = world->entities().size();
+    summary["sim_time_s"] = world->sim_time_s();
+    summary["wall_time_s"] = wall_s;
+    summary["frames_per_second"] = wall_s > 0 ? static_cast<double>(frames_done) / wall_s : 0.0;
+    summary["totals"] = {{"wall_hits", wall_hits}};
+    summary["columns"] = log.column_summaries();
+    write_json(folder / "summary.json", summary);
+
+    if (!options.quiet)
+      std::cerr << "fovea: " << frames_done << " frames of " << world->entities().size() << " entities in "
+                << format_number(std::round(wall_s * 1000) / 1000) << " s ("
+                << static_cast<std::int64_t>(static_cast<double>(frames_done) / std::max(wall_s, 1e-9)) << " frames/s)"
+                << (status == kExitInterrupted ? ", interrupted" : "") << " -> " << folder.string() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "fovea: " << e.what() << "\n";
+    status = kExitFailure;
+  }
+  std::signal(SIGINT, SIG_DFL);
+
+  manifest.end_time_utc = utc_iso8601(std::chrono::system_clock::now());
+  manifest.status = status == kExitOk ? "completed" : status == kExitInterrupted ? "interrupted" : "failed";
+  manifest.exit_status = status;
+  manifest.frames_completed = frames_done;
+  try {
+    write_json(folder / "manifest.json", to_json(manifest));
+  } catch (const std::exception& e) {
+    std::cerr << "fovea: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  return status;
+}
+
+int validate_command(const std::string& config_path, const std::vector<std::string>& sets) {
+  const std::optional<config::LoadedConfig> loaded = load(config_path, sets);
+  if (!loaded) return kExitBadInput;
+  if (!build_world(*loaded)) return kExitBadInput;
+  return kExitOk;
+}
+
+int keys_command() {
+  for (const config::KeyInfo& key : config::config_keys()) {
+    std::cout << key.path << "\n    " << key.type;
+    if (!key.default_text.empty()) std::cout << ", default " << key.default_text;
+    std::cout << "\n    " << key.doc << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace fovea

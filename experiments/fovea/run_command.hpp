@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fovea {
+
+/// Exit statuses of the fovea command (docs/cli.md).
+enum ExitStatus : int {
+  kExitOk = 0,
+  kExitFailure = 1,       ///< the run could not write its results
+  kExitBadInput = 2,      ///< bad command line or config: nothing was written
+  kExitInterrupted = 130, ///< SIGINT: the run stopped cleanly, results complete up to then
+};
+
+struct RunOptions {
+  std::optional<std::string> config_path;  ///< none: the built-in default scene
+  std::vector<std::string> sets;           ///< --set key=value, in order
+  std::optional<std::int64_t> frames;      ///< --frames
+  std::optional<std::string> out;          ///< --out
+  bool quiet = false;
+  std::vector<std::string> command_line;   ///< argv, for the manifest
+};
+
+/// `fovea run`: loads and checks the config, builds the world, runs it headless and writes
+/// the results folder. Returns the exit status; messages go to stderr.
+int run_command(const RunOptions& options);
+
+/// `fovea validate`: checks a config (keys, types, ranges, and that its entities fit) and
+/// prints nothing on success.
+int validate_command(const std::string& config_path, const std::vector<std::string>& sets);
+
+/// `fovea keys`: prints every config key with its type, default and meaning.
+int keys_command();
+
+}  // namespace fovea

@@ -1,0 +1,172 @@
+#include "config/schema.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "core/format.hpp"
+
+namespace fovea::config {
+
+std::string Sources::where(const std::string& path, const YAML::Mark& mark) const {
+  // A --set names its own argument: its text was not in the file. It covers its key, the
+  // keys inside the value it set, and the maps it created on the way to its key.
+  const auto covers = [](const std::string& outer, const std::string& inner) {
+    return inner == outer ||
+           (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
+            (inner[outer.size()] == '.' || inner[outer.size()] == '['));
+  };
+  for (auto it = sets.rbegin(); it != sets.rend(); ++it)
+    if (covers(it->first, path) || covers(path, it->first)) return "--set " + it->second;
+  if (mark.is_null()) return file;
+  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+void ParseState::fail(const std::string& path, const YAML::Mark& mark, const std::string& message) const {
+  throw ConfigError(sources.where(path, mark) + ": " + (path.empty() ? "" : path + ": ") + message);
+}
+
+bool NumberRange::contains(double v) const {
+  if (min_exclusive ? !(v > min) : !(v >= min)) return false;
+  if (max_exclusive ? !(v < max) : !(v <= max)) return false;
+  return true;
+}
+
+std::string NumberRange::bounds_text() const {
+  const bool has_min = std::isfinite(min), has_max = std::isfinite(max);
+  if (has_min && has_max)
+    return " in " + std::string(min_exclusive ? "(" : "[") + format_number(min) + ", " + format_number(max) +
+           (max_exclusive ? ")" : "]");
+  if (has_min) return (min_exclusive ? " > " : " >= ") + format_number(min);
+  if (has_max) return (max_exclusive ? " < " : " <= ") + format_number(max);
+  return "";
+}
+
+NumberRange at_least(double min) { return {min, std::numeric_limits<double>::infinity(), false, false}; }
+NumberRange above(double min) { return {min, std::numeric_limits<double>::infinity(), true, false}; }
+NumberRange between(double min, double max) { return {min, max, false, false}; }
+
+namespace {
+
+bool parse_integer_text(const std::string& text, long long& value) {
+  const char* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, value);
+  return result.ec == std::errc() && result.ptr == end;
+}
+
+bool parse_double_text(const std::string& text, double& value) {
+  const char* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, value);
+  return result.ec == std::errc() && result.ptr == end && std::isfinite(value);
+}
+
+}  // namespace
+
+std::string found_text(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a map";
+  const std::string& text = node.Scalar();
+  double number;
+  if (parse_double_text(text, number)) return text;
+  return "\"" + text + "\"";
+}
+
+YAML::Mark mark_of(const YAML::Node& node, const YAML::Mark& fallback) {
+  if (!node.IsDefined() || node.IsNull()) return fallback;
+  const YAML::Mark mark = node.Mark();
+  return mark.is_null() ? fallback : mark;
+}
+
+double parse_number(const YAML::Node& node, bool integer, const NumberRange& range, const std::string& path,
+                    const YAML::Mark& mark, ParseState& state) {
+  const std::string expected = std::string("expected ") + (integer ? "an " : "a ") + range.type_text(integer);
+  const auto fail = [&] { state.fail(path, mark_of(node, mark), expected + ", found " + found_text(node)); };
+  if (!node.IsScalar()) fail();
+  double value = 0;
+  if (integer) {
+    long long i;
+    if (!parse_integer_text(node.Scalar(), i)) fail();
+    value = static_cast<double>(i);
+  } else if (!parse_double_text(node.Scalar(), value)) {
+    fail();
+  }
+  if (!range.contains(value)) fail();
+  return value;
+}
+
+Vec3 parse_vec3(const YAML::Node& node, const NumberRange& range, const std::string& path, const YAML::Mark& mark,
+                ParseState& state) {
+  if (!node.IsSequence() || node.size() != 3)
+    state.fail(path, mark_of(node, mark),
+               "expected a list of 3 numbers" + range.bounds_text() + ", found " +
+                   (node.IsSequence() ? "a list of " + std::to_string(node.size()) : found_text(node)));
+  Vec3 v;
+  for (int i = 0; i < 3; ++i)
+    v[i] = parse_number(node[static_cast<std::size_t>(i)], false, range, path + "[" + std::to_string(i) + "]",
+                        mark_of(node, mark), state);
+  return v;
+}
+
+bool parse_bool(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state) {
+  if (node.IsScalar() && (node.Scalar() == "true" || node.Scalar() == "false")) return node.Scalar() == "true";
+  state.fail(path, mark_of(node, mark), "expected true or false, found " + found_text(node));
+}
+
+std::string parse_name(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state) {
+  const auto valid = [](const std::string& text) {
+    if (text.empty()) return false;
+    for (const char c : text)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+    return true;
+  };
+  if (!node.IsScalar() || !valid(node.Scalar()))
+    state.fail(path, mark_of(node, mark),
+               "expected a name of letters, digits, '-', '_' or '.', found " + found_text(node));
+  return node.Scalar();
+}
+
+std::size_t parse_choice(const YAML::Node& node, const std::vector<std::string>& names, const std::string& path,
+                         const YAML::Mark& mark, ParseState& state) {
+  if (node.IsScalar())
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == node.Scalar()) return i;
+  std::string all;
+  for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+  std::string message = "expected one of " + all + ", found " + found_text(node);
+  if (node.IsScalar()) {
+    const std::string suggestion = closest(node.Scalar(), names);
+    if (!suggestion.empty()) message += "; did you mean " + suggestion + "?";
+  }
+  state.fail(path, mark_of(node, mark), message);
+}
+
+std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+  // A typo is a few edits away: at most 2, or a third of the word for long words.
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  std::string best;
+  std::size_t best_distance = limit + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+void emit_vec3(YAML::Emitter& out, const Vec3& v) {
+  out << YAML::Flow << YAML::BeginSeq;
+  for (int i = 0; i < 3; ++i) out << format_number(v[i]);
+  out << YAML::EndSeq;
+}
+
+std::string number_text(double v, bool integer) {
+  return integer ? format_number(static_cast<std::int64_t>(v)) : format_number(v);
+}
+
+std::string vec3_text(const Vec3& v) {
+  return "[" + format_number(v.x) + ", " + format_number(v.y) + ", " + format_number(v.z) + "]";
+}
+
+}  // namespace fovea::config

@@ -1,0 +1,287 @@
+#pragma once
+
+// The machinery behind fovea's configs: a Section<S> lists the keys of a settings struct S,
+// each bound to a member with its type, range and one line of documentation. One table
+// drives parsing with file:line:column errors, the resolved config a run writes, and the
+// key list that `fovea keys` prints and docs/config.md is checked against.
+//
+// The concrete tables are in settings_schema.cpp; this header is the generic part.
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/math.hpp"
+
+namespace fovea::config {
+
+/// A config problem a user can act on: "file:line:col: key: what was expected, found what".
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One documented key. `path` uses `[]` for list elements: `world.entities[].count`.
+struct KeyInfo {
+  std::string path;
+  std::string type;          ///< "integer >= 0", "one of ball, box, ...", "map", "list of maps"
+  std::string default_text;  ///< the default as YAML text
+  std::string doc;
+};
+
+/// Where values came from, to name them in errors: the file, or a `--set` argument.
+struct Sources {
+  std::string file;  ///< as the user named it
+  /// (key path, whole argument) of each --set, in order.
+  std::vector<std::pair<std::string, std::string>> sets;
+  /// "file:line:col" or "--set key=value" for the value at `path` with `mark`.
+  std::string where(const std::string& path, const YAML::Mark& mark) const;
+};
+
+/// Parsing context: the sources for messages, and the location of every key parsed.
+struct ParseState {
+  const Sources& sources;
+  std::map<std::string, std::string>& locations;
+  [[noreturn]] void fail(const std::string& path, const YAML::Mark& mark, const std::string& message) const;
+};
+
+/// Allowed interval of a number; bounds may be open or closed, or absent (infinite).
+struct NumberRange {
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_exclusive = false;
+  bool max_exclusive = false;
+  bool contains(double v) const;
+  /// " >= 0", " in (0, 1]", or "" when unbounded.
+  std::string bounds_text() const;
+  /// "integer >= 0", "number in (0, 1]", "number".
+  std::string type_text(bool integer) const { return (integer ? "integer" : "number") + bounds_text(); }
+};
+NumberRange at_least(double min);
+NumberRange above(double min);
+NumberRange between(double min, double max);
+
+// Helpers shared by the field kinds (schema.cpp).
+/// How a node reads in a message: -5, "ten", a list, a map, nothing.
+std::string found_text(const YAML::Node& node);
+/// The mark of a node, or `fallback` (its key's) when the node has none (empty values).
+YAML::Mark mark_of(const YAML::Node& node, const YAML::Mark& fallback);
+double parse_number(const YAML::Node& node, bool integer, const NumberRange& range, const std::string& path,
+                    const YAML::Mark& mark, ParseState& state);
+Vec3 parse_vec3(const YAML::Node& node, const NumberRange& range, const std::string& path, const YAML::Mark& mark,
+                ParseState& state);
+bool parse_bool(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
+std::string parse_name(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
+/// Index of node's text in `names`, or a "did you mean" error.
+std::size_t parse_choice(const YAML::Node& node, const std::vector<std::string>& names, const std::string& path,
+                         const YAML::Mark& mark, ParseState& state);
+/// The closest of `candidates` to `word`, if close enough to be a likely typo; else "".
+std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+void emit_vec3(YAML::Emitter& out, const Vec3& v);
+std::string number_text(double v, bool integer);
+std::string vec3_text(const Vec3& v);
+
+template <class S>
+class Section {
+ public:
+  using ParseFn = std::function<void(const YAML::Node&, S&, const std::string& path, const YAML::Mark&, ParseState&)>;
+  using EmitFn = std::function<void(YAML::Emitter&, const S&)>;
+  using DescribeFn = std::function<void(const std::string& path, const S& defaults, std::vector<KeyInfo>&)>;
+
+  /// An integer or floating-point member.
+  template <class T>
+  Section& number(const char* name, T S::*member, NumberRange range, const char* doc) {
+    constexpr bool integer = std::is_integral_v<T>;
+    return add(name,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 s.*member = static_cast<T>(parse_number(n, integer, range, p, m, st));
+               },
+               [=](YAML::Emitter& out, const S& s) { out << number_text(static_cast<double>(s.*member), integer); },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 keys.push_back({p, range.type_text(integer), number_text(static_cast<double>(d.*member), integer), doc});
+               });
+  }
+
+  Section& vec3(const char* name, Vec3 S::*member, NumberRange range, const char* doc) {
+    return add(name,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 s.*member = parse_vec3(n, range, p, m, st);
+               },
+               [=](YAML::Emitter& out, const S& s) { emit_vec3(out, s.*member); },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 keys.push_back({p, "list of 3 numbers" + range.bounds_text(), vec3_text(d.*member), doc});
+               });
+  }
+
+  Section& boolean(const char* name, bool S::*member, const char* doc) {
+    return add(name,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 s.*member = parse_bool(n, p, m, st);
+               },
+               [=](YAML::Emitter& out, const S& s) { out << (s.*member ? "true" : "false"); },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 keys.push_back({p, "true or false", d.*member ? "true" : "false", doc});
+               });
+  }
+
+  /// A name: letters, digits, '-', '_', '.' (it ends up in folder names).
+  Section& name(const char* key, std::string S::*member, const char* doc) {
+    return add(key,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 s.*member = parse_name(n, p, m, st);
+               },
+               [=](YAML::Emitter& out, const S& s) { out << s.*member; },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 keys.push_back({p, "name (letters, digits, - _ .)", d.*member, doc});
+               });
+  }
+
+  /// An enum member written as one of `options`' names.
+  template <class E>
+  Section& choice(const char* name, E S::*member, std::vector<std::pair<std::string, E>> options, const char* doc) {
+    std::vector<std::string> names;
+    for (const auto& o : options) names.push_back(o.first);
+    const auto name_of = [options](E value) {
+      for (const auto& o : options)
+        if (o.second == value) return o.first;
+      return std::string("?");
+    };
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    return add(name,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 s.*member = options[parse_choice(n, names, p, m, st)].second;
+               },
+               [=](YAML::Emitter& out, const S& s) { out << name_of(s.*member); },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 keys.push_back({p, "one of " + all, name_of(d.*member), doc});
+               });
+  }
+
+  /// A nested map of keys.
+  template <class T>
+  Section& section(const char* name, T S::*member, Section<T> sub, const char* doc) {
+    return add(name,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 sub.parse(n, s.*member, p, m, st);
+               },
+               [=](YAML::Emitter& out, const S& s) { sub.emit(out, s.*member); },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 keys.push_back({p, "map", "", doc});
+                 sub.describe(p, d.*member, keys);
+               });
+  }
+
+  /// A list of maps, each parsed by `element` starting from a default-constructed T.
+  template <class T>
+  Section& list(const char* name, std::vector<T> S::*member, Section<T> element, const char* noun, const char* doc) {
+    return add(name,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 if (n.IsNull()) {
+                   (s.*member).clear();
+                   return;
+                 }
+                 if (!n.IsSequence())
+                   st.fail(p, mark_of(n, m), std::string("expected a list of ") + noun + ", found " + found_text(n));
+                 std::vector<T> items;
+                 for (std::size_t i = 0; i < n.size(); ++i) {
+                   T item{};
+                   element.parse(n[i], item, p + "[" + std::to_string(i) + "]", mark_of(n[i], mark_of(n, m)), st);
+                   items.push_back(std::move(item));
+                 }
+                 s.*member = std::move(items);
+               },
+               [=](YAML::Emitter& out, const S& s) {
+                 out << YAML::BeginSeq;
+                 for (const T& item : s.*member) element.emit(out, item);
+                 out << YAML::EndSeq;
+               },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 keys.push_back({p, std::string("list of ") + noun, (d.*member).empty() ? "[]" : "", doc});
+                 element.describe(p + "[]", T{}, keys);
+               });
+  }
+
+  /// Reads a map node into `out`, key by key; keys absent keep out's current values.
+  void parse(const YAML::Node& node, S& out, const std::string& path, const YAML::Mark& mark, ParseState& state) const {
+    if (node.IsNull()) return;
+    if (!node.IsMap())
+      state.fail(path, mark_of(node, mark),
+                 std::string("expected a map of keys") + (path.empty() ? " at the top level" : "") + ", found " +
+                     found_text(node));
+    std::vector<std::string> seen;
+    for (const auto& entry : node) {
+      const YAML::Mark key_mark = entry.first.Mark();
+      const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
+      const std::string key_path = path.empty() ? key : path + "." + key;
+      const Field* field = find(key);
+      if (field == nullptr) {
+        const std::string suggestion = closest(key, names());
+        std::string message = "unknown key; ";
+        if (!suggestion.empty())
+          message += "did you mean " + (path.empty() ? suggestion : path + "." + suggestion) + "?";
+        else
+          message += "expected one of " + joined_names();
+        state.fail(key_path, key_mark, message);
+      }
+      for (const auto& s : seen)
+        if (s == key) state.fail(key_path, key_mark, "duplicate key");
+      seen.push_back(key);
+      state.locations[key_path] = state.sources.where(key_path, key_mark);
+      field->parse(entry.second, out, key_path, mark_of(entry.second, key_mark), state);
+    }
+  }
+
+  void emit(YAML::Emitter& out, const S& value) const {
+    out << YAML::BeginMap;
+    for (const auto& f : fields_) {
+      out << YAML::Key << f.name << YAML::Value;
+      f.emit(out, value);
+    }
+    out << YAML::EndMap;
+  }
+
+  void describe(const std::string& prefix, const S& defaults, std::vector<KeyInfo>& keys) const {
+    for (const auto& f : fields_) f.describe(prefix.empty() ? f.name : prefix + "." + f.name, defaults, keys);
+  }
+
+ private:
+  struct Field {
+    std::string name;
+    ParseFn parse;
+    EmitFn emit;
+    DescribeFn describe;
+  };
+
+  Section& add(const char* name, ParseFn parse, EmitFn emit, DescribeFn describe) {
+    fields_.push_back({name, std::move(parse), std::move(emit), std::move(describe)});
+    return *this;
+  }
+  const Field* find(const std::string& key) const {
+    for (const auto& f : fields_)
+      if (f.name == key) return &f;
+    return nullptr;
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> result;
+    for (const auto& f : fields_) result.push_back(f.name);
+    return result;
+  }
+  std::string joined_names() const {
+    std::string all;
+    for (const auto& f : fields_) all += (all.empty() ? "" : ", ") + f.name;
+    return all;
+  }
+
+  std::vector<Field> fields_;
+};
+
+}  // namespace fovea::config

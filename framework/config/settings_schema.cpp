@@ -1,0 +1,69 @@
+#include "config/settings_schema.hpp"
+
+namespace fovea::config {
+namespace {
+
+Section<ModelSettings> model_schema() {
+  Section<ModelSettings> s;
+  s.choice("shape", &ModelSettings::shape,
+           {{"ball", Shape::ball}, {"box", Shape::box}, {"rock", Shape::rock}, {"l_shape", Shape::l_shape},
+            {"humanoid", Shape::humanoid}},
+           "built-in voxel model generator");
+  s.number("size_m", &ModelSettings::size_m, above(0), "length of the model's longest side, metres");
+  s.number("resolution_voxels", &ModelSettings::resolution_voxels, between(1, 256), "voxels along the longest side");
+  s.vec3("aspect", &ModelSettings::aspect, above(0), "stretch of the shape's own proportions along x, y, z");
+  s.number("variants", &ModelSettings::variants, between(1, 1024),
+           "distinct seeded shapes in the group (rocks differ; other shapes are identical), used in turn");
+  return s;
+}
+
+Section<MaterialSettings> material_schema() {
+  Section<MaterialSettings> s;
+  s.number("density_kgpm3", &MaterialSettings::density_kgpm3, above(0), "density, kilograms per cubic metre");
+  s.number("restitution", &MaterialSettings::restitution, between(0, 1), "coefficient of restitution: 1 elastic, 0 dead");
+  s.number("friction", &MaterialSettings::friction, at_least(0), "Coulomb friction coefficient");
+  s.vec3("colour", &MaterialSettings::colour, between(0, 1), "linear RGB, each in [0, 1]");
+  return s;
+}
+
+Section<EntityGroupSettings> group_schema() {
+  Section<EntityGroupSettings> s;
+  s.name("name", &EntityGroupSettings::name, "group name, used in messages and records");
+  s.number("count", &EntityGroupSettings::count, between(0, 10'000'000), "number of entities in the group");
+  s.section("model", &EntityGroupSettings::model, model_schema(), "the voxel model of the group's entities");
+  s.section("material", &EntityGroupSettings::material, material_schema(), "physical material and colour");
+  s.choice("placement", &EntityGroupSettings::placement,
+           {{"random", Placement::random}, {"packed", Placement::packed}},
+           "initial positions: random (no overlaps) or packed (a lattice in the box's min corner)");
+  s.number("speed_mps", &EntityGroupSettings::speed_mps, at_least(0), "initial speed, metres per second, random direction");
+  s.number("spin_radps", &EntityGroupSettings::spin_radps, at_least(0),
+           "initial angular speed, radians per second, random axis");
+  s.boolean("static", &EntityGroupSettings::is_static, "static entities never move and have infinite mass");
+  return s;
+}
+
+Section<WorldSettings> world_schema() {
+  Section<WorldSettings> s;
+  s.vec3("box_size_m", &WorldSettings::box_size_m, above(0), "size of the world box, metres; it spans [0, size]");
+  s.vec3("gravity_mps2", &WorldSettings::gravity_mps2, {}, "gravity, metres per second squared; [0, 0, 0] is off");
+  s.number("time_step_s", &WorldSettings::time_step_s, {0, 1, true, false}, "fixed simulation time step, seconds");
+  s.list("entities", &WorldSettings::entities, group_schema(), "entity groups", "the groups of entities, placed in order");
+  return s;
+}
+
+}  // namespace
+
+const Section<Settings>& settings_schema() {
+  static const Section<Settings> schema = [] {
+    Section<Settings> s;
+    s.name("name", &Settings::name, "run name: results go to results/<name>-<UTC time>/");
+    // Seeds are kept within 2^53 so they survive any tool that reads numbers as doubles.
+    s.number("seed", &Settings::seed, between(0, 9007199254740992.0), "seed of every random choice");
+    s.number("frames", &Settings::frames, between(0, 1e12), "frames to run");
+    s.section("world", &Settings::world, world_schema(), "the world: box, gravity, time step, entities");
+    return s;
+  }();
+  return schema;
+}
+
+}  // namespace fovea::config

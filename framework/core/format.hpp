@@ -1,0 +1,17 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace fovea {
+
+/// Shortest decimal text that reads back to exactly `value` (std::to_chars): used for every
+/// number fovea writes (CSV, JSON-adjacent text, resolved configs) so files round-trip and
+/// a deterministic run writes the same bytes.
+std::string format_number(double value);
+std::string format_number(std::int64_t value);
+
+/// Edit distance (insertions, deletions, substitutions), for "did you mean" suggestions.
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+}  // namespace fovea

@@ -1,0 +1,21 @@
+#pragma once
+
+// Math types for the whole framework: GLM, in double precision for world state so that long
+// runs and energy bookkeeping do not drift from float rounding. Angles are radians.
+
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+namespace fovea {
+
+using Vec3 = glm::dvec3;
+using Mat3 = glm::dmat3;
+using Quat = glm::dquat;
+using IVec3 = glm::ivec3;
+
+/// Outer product a b^T (GLM's column-major convention handled here once).
+inline Mat3 outer(const Vec3& a, const Vec3& b) {
+  return Mat3(a * b.x, a * b.y, a * b.z);
+}
+
+}  // namespace fovea

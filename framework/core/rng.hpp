@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+
+#include "core/math.hpp"
+
+namespace fovea {
+
+/// A small, fast, portable random generator (xoshiro256**, seeded through splitmix64).
+///
+/// fovea does not use <random>'s distributions because their output differs between
+/// standard libraries; everything here is specified bit for bit, so a seed gives the same
+/// world on every machine. Each purpose takes its own stream (seed, stream), so adding a
+/// random choice in one part does not shift the numbers another part sees.
+class Rng {
+ public:
+  /// `seed` comes from the config; `stream` names the purpose (see RngStream).
+  explicit Rng(std::uint64_t seed, std::uint64_t stream = 0);
+
+  std::uint64_t next_u64();
+  /// Uniform in [0, 1), 53 random bits.
+  double uniform();
+  /// Uniform in [lo, hi).
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  /// Uniform integer in [0, n), n > 0, without modulo bias.
+  std::uint64_t below(std::uint64_t n);
+  /// Uniform direction on the unit sphere (rejection sampling in the cube).
+  Vec3 unit_vector();
+  /// Uniform random rotation (Shoemake 1992, "Uniform random rotations").
+  Quat rotation();
+
+ private:
+  std::uint64_t state_[4];
+};
+
+/// Stream identifiers, one per purpose that draws random numbers.
+enum class RngStream : std::uint64_t {
+  model_shapes = 1,
+  placement = 2,
+  initial_motion = 3,
+};
+
+/// Stream for `purpose`, further split by an index (a group, an entity).
+inline std::uint64_t rng_stream(RngStream purpose, std::uint64_t index = 0) {
+  return (static_cast<std::uint64_t>(purpose) << 32) ^ index;
+}
+
+}  // namespace fovea

@@ -1,0 +1,68 @@
+#include "record/csv_writer.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/format.hpp"
+
+namespace fovea {
+
+CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns)
+    : path_(path), column_count_(columns.size()) {
+  file_ = std::fopen(path.c_str(), "wb");
+  if (file_ == nullptr) throw std::runtime_error(path + ": cannot create: " + std::strerror(errno));
+  for (const auto& c : columns) cell(std::string_view(c));
+  end_row();
+}
+
+CsvWriter::~CsvWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void CsvWriter::separator() {
+  if (cells_in_row_++ > 0) line_ += ',';
+}
+
+CsvWriter& CsvWriter::cell(double value) {
+  separator();
+  line_ += format_number(value);
+  return *this;
+}
+
+CsvWriter& CsvWriter::cell(std::int64_t value) {
+  separator();
+  line_ += format_number(value);
+  return *this;
+}
+
+CsvWriter& CsvWriter::cell(std::string_view text) {
+  separator();
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    line_ += text;
+    return *this;
+  }
+  line_ += '"';
+  for (const char c : text) {
+    if (c == '"') line_ += '"';
+    line_ += c;
+  }
+  line_ += '"';
+  return *this;
+}
+
+void CsvWriter::end_row() {
+  if (cells_in_row_ != column_count_)
+    throw std::logic_error(path_ + ": row has " + std::to_string(cells_in_row_) + " cells, header has " +
+                           std::to_string(column_count_));
+  line_ += '\n';
+  // One fwrite of a whole line then a flush: the kernel gets complete rows only, so SIGKILL
+  // at any instant leaves the file ending on a row boundary (unless a write is cut by a full
+  // disk, which the error below reports).
+  if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size() || std::fflush(file_) != 0)
+    throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
+  line_.clear();
+  cells_in_row_ = 0;
+}
+
+}  // namespace fovea

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fovea {
+
+/// A CSV file written row by row (RFC 4180: comma-separated, a header row, fields quoted
+/// only when they must be), each row flushed to the operating system as it is finished, so
+/// a killed run leaves only complete rows. Numbers are written in their shortest exact
+/// form, so pandas and R read back the very values fovea computed.
+class CsvWriter {
+ public:
+  /// Creates (truncates) `path` and writes the header. Throws std::runtime_error.
+  CsvWriter(const std::string& path, const std::vector<std::string>& columns);
+  ~CsvWriter();
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
+
+  CsvWriter& cell(double value);
+  CsvWriter& cell(std::int64_t value);
+  CsvWriter& cell(std::string_view text);
+  /// Ends the row: checks the cell count, writes it whole with one write, flushes.
+  void end_row();
+
+  std::size_t column_count() const { return column_count_; }
+
+ private:
+  void separator();
+
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  std::string line_;  // reused: no allocation per row in the steady state
+  std::size_t column_count_ = 0;
+  std::size_t cells_in_row_ = 0;
+};
+
+}  // namespace fovea

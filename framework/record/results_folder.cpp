@@ -1,0 +1,77 @@
+#include "record/results_folder.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <stdexcept>
+
+namespace fovea {
+namespace {
+
+std::tm to_utc(WallTime t) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(t);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  return utc;
+}
+
+}  // namespace
+
+std::string utc_compact(WallTime t) {
+  const std::tm utc = to_utc(t);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y%m%dT%H%M%SZ", &utc);
+  return buffer;
+}
+
+std::string utc_iso8601(WallTime t) {
+  const std::tm utc = to_utc(t);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &utc);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() % 1000;
+  char result[48];
+  std::snprintf(result, sizeof result, "%s.%03dZ", buffer, static_cast<int>(ms));
+  return result;
+}
+
+std::filesystem::path create_run_folder(const std::filesystem::path& parent, const std::string& name, WallTime t) {
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
+  if (ec) throw std::runtime_error(parent.string() + ": cannot create results folder: " + ec.message());
+  const std::string base = name + "-" + utc_compact(t);
+  for (int n = 1; n < 1000; ++n) {
+    const std::filesystem::path folder = parent / (n == 1 ? base : base + "-" + std::to_string(n));
+    if (std::filesystem::create_directory(folder, ec)) return folder;
+    if (ec) throw std::runtime_error(folder.string() + ": cannot create results folder: " + ec.message());
+  }
+  throw std::runtime_error(parent.string() + ": too many runs named " + base);
+}
+
+std::filesystem::path create_named_run_folder(const std::filesystem::path& out) {
+  std::error_code ec;
+  if (std::filesystem::exists(out, ec)) {
+    if (!std::filesystem::is_directory(out, ec))
+      throw std::runtime_error(out.string() + ": --out names a file, not a folder");
+    if (!std::filesystem::is_empty(out, ec))
+      throw std::runtime_error(out.string() + ": --out folder is not empty; choose a new folder so no results are overwritten");
+    return out;
+  }
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw std::runtime_error(out.string() + ": cannot create results folder: " + ec.message());
+  return out;
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path temporary = path.string() + ".tmp";
+  std::FILE* f = std::fopen(temporary.c_str(), "wb");
+  if (f == nullptr) throw std::runtime_error(temporary.string() + ": cannot create: " + std::strerror(errno));
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !closed) throw std::runtime_error(temporary.string() + ": write failed: " + std::strerror(errno));
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) throw std::runtime_error(path.string() + ": cannot write: " + ec.message());
+}
+
+}  // namespace fovea

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace fovea {
+
+using WallTime = std::chrono::system_clock::time_point;
+
+/// "20261121T040536Z": UTC, sortable, safe in file names.
+std::string utc_compact(WallTime t);
+/// "2026-11-21T04:05:36.123Z": ISO 8601 UTC with milliseconds, for manifests.
+std::string utc_iso8601(WallTime t);
+
+/// Creates `parent`/<name>-<UTC time>/ (with -2, -3, ... when two runs start in the same
+/// second) and returns it. Throws std::runtime_error.
+std::filesystem::path create_run_folder(const std::filesystem::path& parent, const std::string& name, WallTime t);
+
+/// Creates the folder a user named with --out. It may exist only as an empty folder, so an
+/// earlier run's results are never mixed with or overwritten by a new one.
+std::filesystem::path create_named_run_folder(const std::filesystem::path& out);
+
+/// Writes `text` to `path` through a temporary file and a rename, so readers (and a run
+/// killed mid-write) see the old whole file or the new whole file, never half of one.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace fovea

@@ -1,0 +1,80 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "world/entity.hpp"
+#include "world/placement.hpp"
+#include "world/voxel_model.hpp"
+#include "world/world_settings.hpp"
+
+namespace fovea {
+
+/// The phases of one frame, in the order they run (DESIGN.md "One frame, as data flows").
+/// Each is timed and gets its own `<name>_ms` column in frames.csv. Parts that land later
+/// (broad phase, narrow phase, scheduling, response) add their phase here.
+enum class Phase : int {
+  integrate,  ///< world.integrate(dt): velocities and poses
+  walls,      ///< provisional bounce off the box walls by bounding sphere
+  count
+};
+inline constexpr int kPhaseCount = static_cast<int>(Phase::count);
+/// Column-friendly name of a phase ("integrate").
+std::string_view phase_name(Phase phase);
+
+/// What one frame did, as plain data for the records.
+struct FrameStats {
+  std::int64_t frame = 0;         ///< 0 for the first step
+  double sim_time_s = 0;          ///< simulated time at the end of the frame
+  std::int64_t entity_count = 0;
+  std::int64_t wall_hits = 0;     ///< bounces off the box walls this frame
+  std::array<double, kPhaseCount> phase_ms{};  ///< wall-clock time of each phase
+  double frame_ms = 0;            ///< wall-clock time of the whole step
+};
+
+/// The synthetic camera (004 section 3.1, "viewing parameters"). A placeholder until the
+/// perception and render parts: it frames the box from its +z side.
+struct Camera {
+  Vec3 position_m{0.0};
+  Vec3 target_m{0.0};
+  Vec3 up{0.0, 1.0, 0.0};
+  double vertical_fov_deg = 50.0;
+};
+
+/// The world (004 section 3.1): a box, the entities in it, the camera, and the frame loop.
+///
+/// Owns all world data; each frame calls the parts in order and hands them plain arrays.
+/// Construction builds the voxel models, their mass properties and the initial placement
+/// from the settings and seed; it throws PlacementError when the entities do not fit.
+class Animation {
+ public:
+  Animation(const WorldSettings& settings, std::uint64_t seed);
+
+  /// Advances the world by one fixed time step and reports what the frame did.
+  FrameStats step();
+
+  const WorldSettings& settings() const { return settings_; }
+  const Aabb& box() const { return box_; }
+  const Camera& camera() const { return camera_; }
+  std::span<const VoxelModel> models() const { return models_; }
+  std::span<const Entity> entities() const { return entities_; }
+  std::span<const EntityState> states() const { return states_; }
+  /// Mutable state, for tests and tools that set up a situation by hand.
+  std::span<EntityState> states_for_editing() { return states_; }
+  std::int64_t frames_done() const { return frames_done_; }
+  double sim_time_s() const { return static_cast<double>(frames_done_) * settings_.time_step_s; }
+
+ private:
+  WorldSettings settings_;
+  Aabb box_;
+  Camera camera_;
+  std::vector<VoxelModel> models_;
+  std::vector<Entity> entities_;     // cold, by EntityId
+  std::vector<EntityState> states_;  // hot, by EntityId
+  std::int64_t frames_done_ = 0;
+};
+
+}  // namespace fovea

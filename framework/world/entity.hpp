@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+
+#include "core/math.hpp"
+#include "world/world_settings.hpp"
+
+namespace fovea {
+
+/// Index of an entity in the Animation's arrays (stable: entities are not removed yet).
+using EntityId = std::uint32_t;
+/// Index of a voxel model in the Animation's model list; entities built from the same
+/// settings share one model (and, later, one sphere tree).
+using ModelId = std::uint32_t;
+
+/// What the frame loop reads and writes every frame: 104 bytes, kept apart from the cold
+/// Entity data so integration streams through a dense array (STYLE: split hot from cold).
+struct EntityState {
+  Vec3 position_m{0.0};               ///< world position of the centre of mass
+  Quat orientation{1.0, 0.0, 0.0, 0.0};  ///< model axes to world axes (w, x, y, z)
+  Vec3 linear_velocity_mps{0.0};
+  Vec3 angular_velocity_radps{0.0};   ///< world frame
+};
+
+/// What stays fixed after creation.
+struct Entity {
+  ModelId model = 0;
+  std::uint32_t group = 0;            ///< index into WorldSettings::entities
+  bool is_static = false;
+  MaterialSettings material;
+  double mass_kg = 0;
+  double inverse_mass_per_kg = 0;     ///< 0 for static entities (infinite mass)
+  Vec3 centre_of_mass_model_m{0.0};   ///< where position_m sits in model space
+  Mat3 inertia_body_kgm2{0.0};        ///< about the centre of mass, model axes
+  Mat3 inverse_inertia_body{0.0};     ///< zero for static entities
+  double bounding_radius_m = 0;       ///< around the centre of mass, any orientation
+};
+
+/// Model-space point p to world space for an entity in `state`.
+inline Vec3 to_world(const Entity& entity, const EntityState& state, const Vec3& p_model_m) {
+  return state.position_m + state.orientation * (p_model_m - entity.centre_of_mass_model_m);
+}
+
+}  // namespace fovea

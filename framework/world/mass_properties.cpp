@@ -1,0 +1,38 @@
+#include "world/mass_properties.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace fovea {
+
+MassProperties compute_mass_properties(const VoxelModel& model, double density_kgpm3) {
+  const std::int64_t count = model.occupied_count();
+  if (count == 0) throw std::invalid_argument("a voxel model needs at least one occupied voxel");
+  const double s = model.voxel_size_m();
+  const double voxel_mass = density_kgpm3 * s * s * s;
+
+  MassProperties props;
+  props.mass_kg = voxel_mass * static_cast<double>(count);
+
+  Vec3 sum(0.0);
+  model.for_each_occupied([&](int x, int y, int z) { sum += model.voxel_centre_m(x, y, z); });
+  props.centre_of_mass_m = sum / static_cast<double>(count);
+
+  // I = sum_v m (|r|^2 E - r r^T) + m s^2 / 6 E, r from the centre of mass to the voxel centre.
+  Mat3 about_com(0.0);
+  double radius2 = 0;
+  model.for_each_occupied([&](int x, int y, int z) {
+    const Vec3 r = model.voxel_centre_m(x, y, z) - props.centre_of_mass_m;
+    about_com += Mat3(glm::dot(r, r)) - outer(r, r);
+    // Farthest corner of this voxel from the centre of mass: per axis, the corner on the
+    // far side of the voxel's centre.
+    const Vec3 far = glm::abs(r) + 0.5 * s;
+    radius2 = std::max(radius2, glm::dot(far, far));
+  });
+  props.inertia_kgm2 = voxel_mass * about_com + Mat3(static_cast<double>(count) * voxel_mass * s * s / 6.0);
+  props.bounding_radius_m = std::sqrt(radius2);
+  return props;
+}
+
+}  // namespace fovea

@@ -1,0 +1,126 @@
+#include "world/model_generators.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/rng.hpp"
+
+namespace fovea {
+namespace {
+
+Vec3 shape_proportions(Shape shape) {
+  switch (shape) {
+    case Shape::l_shape: return {1.0, 1.0, 0.5};
+    case Shape::humanoid: return {0.45, 1.0, 0.25};
+    case Shape::ball:
+    case Shape::box:
+    case Shape::rock: break;
+  }
+  return {1.0, 1.0, 1.0};
+}
+
+/// Voxel centre in normalised grid coordinates [0, 1]^3.
+Vec3 unit_coords(const IVec3& dims, int x, int y, int z) {
+  return (Vec3(x, y, z) + 0.5) / Vec3(dims);
+}
+
+/// Fills the grid where `inside(u)` holds for the voxel centre u in [0, 1]^3; a grid that
+/// would come out empty (tiny resolutions) keeps its centre voxel, so no model is empty.
+template <class Inside>
+VoxelModel fill(IVec3 dims, double voxel_size_m, Inside&& inside) {
+  VoxelModel model(dims, voxel_size_m);
+  for (int z = 0; z < dims.z; ++z)
+    for (int y = 0; y < dims.y; ++y)
+      for (int x = 0; x < dims.x; ++x)
+        if (inside(unit_coords(dims, x, y, z))) model.set(x, y, z, true);
+  if (model.occupied_count() == 0) model.set(dims.x / 2, dims.y / 2, dims.z / 2, true);
+  return model;
+}
+
+bool in_range(double v, double lo, double hi) { return v >= lo && v <= hi; }
+
+}  // namespace
+
+IVec3 model_dims(Shape shape, int resolution_voxels, const Vec3& aspect) {
+  if (resolution_voxels < 1) throw std::invalid_argument("resolution must be at least one voxel");
+  const Vec3 proportions = shape_proportions(shape) * aspect;
+  const double longest = std::max({proportions.x, proportions.y, proportions.z});
+  IVec3 dims;
+  for (int axis = 0; axis < 3; ++axis)
+    dims[axis] = std::max(1, static_cast<int>(std::lround(resolution_voxels * proportions[axis] / longest)));
+  return dims;
+}
+
+VoxelModel make_model(const ModelSettings& settings, std::uint64_t seed) {
+  const IVec3 dims = model_dims(settings.shape, settings.resolution_voxels, settings.aspect);
+  const double voxel_size_m = settings.size_m / settings.resolution_voxels;
+  switch (settings.shape) {
+    case Shape::ball: return make_ball(dims, voxel_size_m);
+    case Shape::box: return make_box(dims, voxel_size_m);
+    case Shape::rock: return make_rock(dims, voxel_size_m, seed);
+    case Shape::l_shape: return make_l_shape(dims, voxel_size_m);
+    case Shape::humanoid: return make_humanoid(dims, voxel_size_m);
+  }
+  throw std::invalid_argument("unknown shape");
+}
+
+VoxelModel make_ball(IVec3 dims, double voxel_size_m) {
+  return fill(dims, voxel_size_m, [](const Vec3& u) {
+    const Vec3 q = 2.0 * u - 1.0;
+    return glm::dot(q, q) <= 1.0;
+  });
+}
+
+VoxelModel make_box(IVec3 dims, double voxel_size_m) {
+  return fill(dims, voxel_size_m, [](const Vec3&) { return true; });
+}
+
+VoxelModel make_rock(IVec3 dims, double voxel_size_m, std::uint64_t seed) {
+  // Boundary radius along unit direction d: (1 + A n(d)) / (1 + A) of the inscribed
+  // ellipsoid, with n(d) a sum of a few random plane waves over the sphere, in [-1, 1].
+  // Low frequencies give lumps and flats rather than noise; the shape stays star-shaped
+  // around the centre, so it is one connected piece.
+  constexpr int kWaves = 6;
+  constexpr double kBumpiness = 0.35;
+  struct Wave { Vec3 direction; double frequency, phase, weight; };
+  Rng rng(seed, rng_stream(RngStream::model_shapes));
+  std::array<Wave, kWaves> waves;
+  double total_weight = 0;
+  for (auto& w : waves) {
+    w.direction = rng.unit_vector();
+    w.frequency = rng.uniform(1.5, 4.0);
+    w.phase = rng.uniform(0.0, 6.283185307179586);
+    w.weight = rng.uniform(0.5, 1.0);
+    total_weight += w.weight;
+  }
+  return fill(dims, voxel_size_m, [&](const Vec3& u) {
+    const Vec3 q = 2.0 * u - 1.0;
+    const double rho = glm::length(q);
+    if (rho < 1e-9) return true;
+    const Vec3 d = q / rho;
+    double noise = 0;
+    for (const auto& w : waves) noise += w.weight * std::cos(w.frequency * glm::dot(d, w.direction) + w.phase);
+    noise /= total_weight;
+    return rho <= (1.0 + kBumpiness * noise) / (1.0 + kBumpiness);
+  });
+}
+
+VoxelModel make_l_shape(IVec3 dims, double voxel_size_m) {
+  return fill(dims, voxel_size_m, [](const Vec3& u) { return u.x < 0.5 || u.y < 0.5; });
+}
+
+VoxelModel make_humanoid(IVec3 dims, double voxel_size_m) {
+  return fill(dims, voxel_size_m, [](const Vec3& u) {
+    const bool legs = u.y < 0.45 && (in_range(u.x, 0.2, 0.45) || in_range(u.x, 0.55, 0.8)) && in_range(u.z, 0.2, 0.8);
+    const bool torso = in_range(u.y, 0.45, 0.78) && in_range(u.x, 0.2, 0.8) && in_range(u.z, 0.1, 0.9);
+    const bool arms = in_range(u.y, 0.42, 0.78) && (u.x < 0.2 || u.x > 0.8) && in_range(u.z, 0.25, 0.75);
+    const bool neck = in_range(u.y, 0.78, 0.82) && in_range(u.x, 0.4, 0.6) && in_range(u.z, 0.3, 0.7);
+    const Vec3 h = (u - Vec3(0.5, 0.9, 0.5)) / Vec3(0.2, 0.1, 0.4);
+    const bool head = glm::dot(h, h) <= 1.0;
+    return legs || torso || arms || neck || head;
+  });
+}
+
+}  // namespace fovea

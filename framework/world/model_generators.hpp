@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+
+#include "world/voxel_model.hpp"
+#include "world/world_settings.hpp"
+
+namespace fovea {
+
+// Built-in voxel model generators (docs/world.md shows each). Every shape has its own
+// proportions (ball, box and rock 1:1:1, L-shape 1:1:0.5, humanoid 0.45:1:0.25 in x:y:z),
+// multiplied by ModelSettings::aspect; the longest side then gets `resolution_voxels`
+// voxels and measures `size_m`. Only the rock uses its seed.
+
+/// Grid dimensions of a shape at a resolution, each side at least one voxel.
+IVec3 model_dims(Shape shape, int resolution_voxels, const Vec3& aspect);
+
+/// The model a group's settings describe; `seed` picks the rock's irregularity.
+VoxelModel make_model(const ModelSettings& settings, std::uint64_t seed);
+
+/// Voxels whose centres lie inside the ellipsoid inscribed in the grid.
+VoxelModel make_ball(IVec3 dims, double voxel_size_m);
+/// Every voxel of the grid.
+VoxelModel make_box(IVec3 dims, double voxel_size_m);
+/// A star-shaped blob: the inscribed ellipsoid with a seeded low-frequency radial bumpiness.
+VoxelModel make_rock(IVec3 dims, double voxel_size_m, std::uint64_t seed);
+/// An L cross-section in x-y (the grid minus its +x +y quadrant), extruded along z.
+VoxelModel make_l_shape(IVec3 dims, double voxel_size_m);
+/// A standing figure facing +z: legs, torso, arms, neck and head, y up.
+VoxelModel make_humanoid(IVec3 dims, double voxel_size_m);
+
+}  // namespace fovea

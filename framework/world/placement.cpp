@@ -1,0 +1,125 @@
+#include "world/placement.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/format.hpp"
+
+namespace fovea {
+namespace {
+
+constexpr int kRandomTriesPerEntity = 1000;
+
+std::string box_text(const Aabb& box) {
+  const Vec3 s = box.size_m();
+  return format_number(s.x) + " x " + format_number(s.y) + " x " + format_number(s.z) + " m box";
+}
+
+}  // namespace
+
+SphereOccupancy::SphereOccupancy(double cell_size_m) : cell_size_m_(cell_size_m) {}
+
+IVec3 SphereOccupancy::cell_of(const Vec3& p) const { return IVec3(glm::floor(p / cell_size_m_)); }
+
+std::int64_t SphereOccupancy::key(const IVec3& c) const {
+  // 21 bits per axis: room for 2 million cells along each side.
+  const auto part = [](int v) { return static_cast<std::int64_t>(v + (1 << 20)) & 0x1FFFFF; };
+  return part(c.x) | (part(c.y) << 21) | (part(c.z) << 42);
+}
+
+bool SphereOccupancy::is_free(const Vec3& centre_m, double radius_m) const {
+  // A sphere overlapping this one has its centre within radius_m + the largest radius added,
+  // which is one cell when the cell size is at least the largest diameter.
+  const int reach = std::max(1, static_cast<int>(std::ceil((radius_m + max_radius_added_m_) / cell_size_m_)));
+  const IVec3 c = cell_of(centre_m);
+  for (int dz = -reach; dz <= reach; ++dz)
+    for (int dy = -reach; dy <= reach; ++dy)
+      for (int dx = -reach; dx <= reach; ++dx) {
+        const auto it = cells_.find(key(c + IVec3(dx, dy, dz)));
+        if (it == cells_.end()) continue;
+        for (const std::uint32_t i : it->second) {
+          const Sphere& s = spheres_[i];
+          const double limit = (s.radius_m + radius_m) * (1 - 1e-9);
+          const Vec3 d = s.centre_m - centre_m;
+          if (glm::dot(d, d) < limit * limit) return false;
+        }
+      }
+  return true;
+}
+
+void SphereOccupancy::add(const Vec3& centre_m, double radius_m) {
+  cells_[key(cell_of(centre_m))].push_back(static_cast<std::uint32_t>(spheres_.size()));
+  spheres_.push_back({centre_m, radius_m});
+  max_radius_added_m_ = std::max(max_radius_added_m_, radius_m);
+}
+
+std::vector<Vec3> place_group(const Aabb& box, std::span<const double> radii_m, Placement placement,
+                              std::uint32_t group_index, const std::string& group_name,
+                              SphereOccupancy& occupied, Rng& rng) {
+  std::vector<Vec3> centres;
+  if (radii_m.empty()) return centres;
+  centres.reserve(radii_m.size());
+  const double max_radius_m = *std::max_element(radii_m.begin(), radii_m.end());
+  const Vec3 size = box.size_m();
+  const std::string what = "'" + group_name + "' (bounding radius " + format_number(max_radius_m) + " m)";
+  if (2 * max_radius_m > std::min({size.x, size.y, size.z}))
+    throw PlacementError(group_index, "world too small for its entities: an entity of " + what +
+                                          " does not fit in a " + box_text(box));
+  const auto too_small = [&](std::size_t placed) {
+    return PlacementError(group_index, "world too small for its entities: placed " + std::to_string(placed) +
+                                           " of " + std::to_string(radii_m.size()) + " " + what + " in a " +
+                                           box_text(box));
+  };
+
+  if (placement == Placement::random) {
+    for (const double r : radii_m) {
+      bool placed = false;
+      for (int attempt = 0; attempt < kRandomTriesPerEntity && !placed; ++attempt) {
+        const Vec3 c(rng.uniform(box.min_m.x + r, box.max_m.x - r), rng.uniform(box.min_m.y + r, box.max_m.y - r),
+                     rng.uniform(box.min_m.z + r, box.max_m.z - r));
+        if (occupied.is_free(c, r)) {
+          occupied.add(c, r);
+          centres.push_back(c);
+          placed = true;
+        }
+      }
+      if (!placed) throw too_small(centres.size());
+    }
+    return centres;
+  }
+
+  // packed: lattice cells (i, j, k) at min + r + (i, j, k) * 2r. Search a corner cube of
+  // `reach` cells per axis, growing it until enough free cells are found or it covers the box.
+  const double spacing_m = 2 * max_radius_m;
+  IVec3 cells_per_axis;
+  for (int a = 0; a < 3; ++a)
+    cells_per_axis[a] = 1 + static_cast<int>(std::floor((size[a] - spacing_m) / spacing_m + 1e-9));
+  int reach = std::max(1, static_cast<int>(std::ceil(std::cbrt(static_cast<double>(radii_m.size())))));
+  for (;;) {
+    const IVec3 limit = glm::min(cells_per_axis, IVec3(reach));
+    std::vector<IVec3> cells;
+    cells.reserve(static_cast<std::size_t>(limit.x) * static_cast<std::size_t>(limit.y) * static_cast<std::size_t>(limit.z));
+    for (int k = 0; k < limit.z; ++k)
+      for (int j = 0; j < limit.y; ++j)
+        for (int i = 0; i < limit.x; ++i) cells.emplace_back(i, j, k);
+    // Nearest the corner first; ties broken by (k, j, i) so the order is fully defined.
+    std::stable_sort(cells.begin(), cells.end(), [](const IVec3& a, const IVec3& b) {
+      return a.x * a.x + a.y * a.y + a.z * a.z < b.x * b.x + b.y * b.y + b.z * b.z;
+    });
+    std::vector<Vec3> free_cells;
+    for (const IVec3& cell : cells) {
+      const Vec3 c = box.min_m + max_radius_m + Vec3(cell) * spacing_m;
+      if (occupied.is_free(c, max_radius_m)) free_cells.push_back(c);
+      if (free_cells.size() == radii_m.size()) break;
+    }
+    if (free_cells.size() == radii_m.size()) {
+      for (std::size_t n = 0; n < radii_m.size(); ++n) occupied.add(free_cells[n], radii_m[n]);
+      return free_cells;
+    }
+    if (limit == cells_per_axis) throw too_small(free_cells.size());
+    reach += std::max(1, reach / 4);
+  }
+}
+
+}  // namespace fovea

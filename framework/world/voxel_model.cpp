@@ -1,0 +1,18 @@
+#include "world/voxel_model.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace fovea {
+
+VoxelModel::VoxelModel(IVec3 dims, double voxel_size_m) : dims_(dims), voxel_size_m_(voxel_size_m) {
+  if (dims.x <= 0 || dims.y <= 0 || dims.z <= 0) throw std::invalid_argument("voxel grid dimensions must be positive");
+  if (!(voxel_size_m > 0)) throw std::invalid_argument("voxel size must be positive");
+  cells_.assign(static_cast<std::size_t>(dims.x) * static_cast<std::size_t>(dims.y) * static_cast<std::size_t>(dims.z), 0);
+}
+
+std::int64_t VoxelModel::occupied_count() const {
+  return std::count(cells_.begin(), cells_.end(), std::uint8_t{1});
+}
+
+}  // namespace fovea

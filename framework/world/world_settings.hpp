@@ -1,0 +1,57 @@
+#pragma once
+
+// Definition structs for the world, with the defaults a config falls back on. config/ fills
+// them from YAML; the world only ever sees these plain structs (docs/config.md lists them).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/math.hpp"
+
+namespace fovea {
+
+/// Built-in voxel model generators (world/model_generators.hpp).
+enum class Shape { ball, box, rock, l_shape, humanoid };
+
+/// How a group's entities get their initial positions (world/placement.hpp).
+enum class Placement {
+  random,  ///< uniform in the box, no two bounding spheres overlapping
+  packed,  ///< a cubic lattice of touching bounding spheres filling the box from its min corner
+};
+
+struct ModelSettings {
+  Shape shape = Shape::ball;
+  double size_m = 0.5;          ///< extent of the longest side of the voxel grid
+  int resolution_voxels = 8;    ///< voxels along the longest side
+  Vec3 aspect{1.0, 1.0, 1.0};   ///< stretch of the shape's own proportions per axis
+  int variants = 1;             ///< distinct seeded shapes in the group, used in turn
+};
+
+struct MaterialSettings {
+  double density_kgpm3 = 1000.0;
+  double restitution = 1.0;     ///< 1: elastic; 0: no bounce
+  double friction = 0.5;        ///< Coulomb coefficient (used by the response part)
+  Vec3 colour{0.85, 0.55, 0.25};  ///< linear RGB in [0, 1]
+};
+
+/// A group of identical-in-kind entities.
+struct EntityGroupSettings {
+  std::string name = "entities";
+  int count = 100;
+  ModelSettings model;
+  MaterialSettings material;
+  Placement placement = Placement::random;
+  double speed_mps = 1.0;       ///< initial linear speed, direction uniform on the sphere
+  double spin_radps = 1.0;      ///< initial angular speed, axis uniform on the sphere
+  bool is_static = false;       ///< never moves; infinite mass for the response
+};
+
+struct WorldSettings {
+  Vec3 box_size_m{10.0, 10.0, 10.0};  ///< the world box spans [0, box_size_m]
+  Vec3 gravity_mps2{0.0, 0.0, 0.0};   ///< zero: no gravity
+  double time_step_s = 0.01;          ///< fixed simulation step per frame
+  std::vector<EntityGroupSettings> entities;
+};
+
+}  // namespace fovea
