@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   std::int64_t frames = -1;
   std::string out;
   run->add_option("config", config_path, "YAML config (default: the built-in configs/default.yaml)");
-  run->add_option("--frames", frames, "frames to run, overriding the config's `frames`")->check(CLI::NonNegativeNumber);
+  run->add_option("--frames", frames, "frames to run, overriding the config's `frames`")->check(CLI::Range(std::int64_t{0}, std::int64_t{1'000'000'000'000}));
   run->add_option("--out", out, "write the results here instead (a new or empty folder)");
   run->add_option("--set", run_options.sets, "override a config key, e.g. --set world.entities[0].count=500 (repeatable)")
       ->expected(1)

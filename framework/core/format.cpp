@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 namespace fovea {
@@ -11,9 +12,19 @@ std::string format_number(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   if (value == 0) return "0";  // also maps -0 to 0
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  // Plain decimals where they read well (10000000, 0.001), exponents only beyond; both are
+  // the shortest text that reads back to exactly `value`.
+  char buffer[64];
+  const double magnitude = std::fabs(value);
+  const auto format = magnitude >= 1e-5 && magnitude < 1e16 ? std::chars_format::fixed : std::chars_format::general;
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, format);
   return std::string(buffer, result.ptr);
+}
+
+std::string format_significant(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+  return buffer;
 }
 
 std::string format_number(std::int64_t value) { return std::to_string(value); }

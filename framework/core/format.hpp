@@ -10,6 +10,8 @@ namespace fovea {
 /// a deterministic run writes the same bytes.
 std::string format_number(double value);
 std::string format_number(std::int64_t value);
+/// `value` to a few significant digits, for messages ("0.293").
+std::string format_significant(double value, int digits = 3);
 
 /// Edit distance (insertions, deletions, substitutions), for "did you mean" suggestions.
 std::size_t edit_distance(const std::string& a, const std::string& b);

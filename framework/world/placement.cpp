@@ -62,7 +62,7 @@ std::vector<Vec3> place_group(const Aabb& box, std::span<const double> radii_m, 
   centres.reserve(radii_m.size());
   const double max_radius_m = *std::max_element(radii_m.begin(), radii_m.end());
   const Vec3 size = box.size_m();
-  const std::string what = "'" + group_name + "' (bounding radius " + format_number(max_radius_m) + " m)";
+  const std::string what = "'" + group_name + "' (bounding radius " + format_significant(max_radius_m) + " m)";
   if (2 * max_radius_m > std::min({size.x, size.y, size.z}))
     throw PlacementError(group_index, "world too small for its entities: an entity of " + what +
                                           " does not fit in a " + box_text(box));
@@ -89,35 +89,43 @@ std::vector<Vec3> place_group(const Aabb& box, std::span<const double> radii_m, 
     return centres;
   }
 
-  // packed: lattice cells (i, j, k) at min + r + (i, j, k) * 2r. Search a corner cube of
-  // `reach` cells per axis, growing it until enough free cells are found or it covers the box.
+  // packed: lattice cells (i, j, k) at min + r + (i, j, k) * 2r, taken nearest the corner
+  // first. Only a corner cube of `reach` cells per axis is searched: every cell within
+  // distance reach - 1 (in cells) of the corner lies in it, so when the last cell taken is
+  // that near, no cell outside could have been nearer. Otherwise the cube grows. An octant
+  // ball of radius R holds about pi/6 R^3 cells, hence the first guess.
   const double spacing_m = 2 * max_radius_m;
   IVec3 cells_per_axis;
   for (int a = 0; a < 3; ++a)
     cells_per_axis[a] = 1 + static_cast<int>(std::floor((size[a] - spacing_m) / spacing_m + 1e-9));
-  int reach = std::max(1, static_cast<int>(std::ceil(std::cbrt(static_cast<double>(radii_m.size())))));
+  const auto distance2 = [](const IVec3& c) { return c.x * c.x + c.y * c.y + c.z * c.z; };
+  int reach = 2 + static_cast<int>(std::ceil(std::cbrt(6.0 / 3.14159 * static_cast<double>(radii_m.size()))));
   for (;;) {
     const IVec3 limit = glm::min(cells_per_axis, IVec3(reach));
+    const bool whole_box = limit == cells_per_axis;
     std::vector<IVec3> cells;
     cells.reserve(static_cast<std::size_t>(limit.x) * static_cast<std::size_t>(limit.y) * static_cast<std::size_t>(limit.z));
     for (int k = 0; k < limit.z; ++k)
       for (int j = 0; j < limit.y; ++j)
         for (int i = 0; i < limit.x; ++i) cells.emplace_back(i, j, k);
-    // Nearest the corner first; ties broken by (k, j, i) so the order is fully defined.
-    std::stable_sort(cells.begin(), cells.end(), [](const IVec3& a, const IVec3& b) {
-      return a.x * a.x + a.y * a.y + a.z * a.z < b.x * b.x + b.y * b.y + b.z * b.z;
-    });
+    // Nearest the corner first; ties keep the (k, j, i) order, so the result is fully defined.
+    std::stable_sort(cells.begin(), cells.end(),
+                     [&](const IVec3& a, const IVec3& b) { return distance2(a) < distance2(b); });
     std::vector<Vec3> free_cells;
+    int last_distance2 = 0;
     for (const IVec3& cell : cells) {
       const Vec3 c = box.min_m + max_radius_m + Vec3(cell) * spacing_m;
-      if (occupied.is_free(c, max_radius_m)) free_cells.push_back(c);
+      if (!occupied.is_free(c, max_radius_m)) continue;
+      free_cells.push_back(c);
+      last_distance2 = distance2(cell);
       if (free_cells.size() == radii_m.size()) break;
     }
-    if (free_cells.size() == radii_m.size()) {
+    const bool complete = free_cells.size() == radii_m.size();
+    if (complete && (whole_box || last_distance2 <= (reach - 1) * (reach - 1))) {
       for (std::size_t n = 0; n < radii_m.size(); ++n) occupied.add(free_cells[n], radii_m[n]);
       return free_cells;
     }
-    if (limit == cells_per_axis) throw too_small(free_cells.size());
+    if (whole_box) throw too_small(free_cells.size());
     reach += std::max(1, reach / 4);
   }
 }

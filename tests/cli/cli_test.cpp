@@ -1,0 +1,273 @@
+// End-to-end tests of the fovea binary, run as a user runs it: in a temporary folder, with
+// real files, real signals and real exit statuses.
+
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace fovea;
+using test::read_file;
+using test::run_process;
+using test::TempDir;
+
+namespace {
+
+const std::string kFovea = FOVEA_BINARY;
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> cells;
+  std::istringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+  return cells;
+}
+
+/// frames.csv without its wall-clock columns (those whose name ends in _ms).
+std::string without_wall_clock(const std::string& csv) {
+  const auto lines = lines_of(csv);
+  REQUIRE_FALSE(lines.empty());
+  const auto header = split(lines[0]);
+  std::string out;
+  for (const auto& line : lines) {
+    const auto cells = split(line);
+    REQUIRE(cells.size() == header.size());
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      if (header[c].size() < 3 || header[c].compare(header[c].size() - 3, 3, "_ms") != 0) out += cells[c] + ",";
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::json read_json(const std::filesystem::path& path) { return nlohmann::json::parse(read_file(path)); }
+
+/// Waits until `path` holds at least `lines` lines, or 30 s pass.
+bool wait_for_lines(const std::filesystem::path& path, std::size_t lines) {
+  for (int i = 0; i < 3000; ++i) {
+    const std::string text = read_file(path);
+    if (static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) >= lines) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+const char* kSmallConfig = R"(name: small
+seed: 4
+frames: 50
+world:
+  box_size_m: [5, 5, 5]
+  gravity_mps2: [0, -9.81, 0]
+  entities:
+    - name: rocks
+      count: 40
+      model: {shape: rock, size_m: 0.4, resolution_voxels: 8, variants: 3}
+      material: {restitution: 0.7}
+      speed_mps: 4
+)";
+
+}  // namespace
+
+TEST_CASE("fovea run: writes a complete results folder", "[cli]") {
+  TempDir dir;
+  const auto r = run_process({kFovea, "run", "--frames", "30", "--out", "out"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto out = dir / "out";
+  for (const char* file : {"config.yaml", "manifest.json", "frames.csv", "summary.json"})
+    CHECK(std::filesystem::is_regular_file(out / file));
+
+  const auto rows = lines_of(read_file(out / "frames.csv"));
+  REQUIRE(rows.size() == 31);
+  CHECK(rows[0] == "frame,sim_time_s,entities,kinetic_energy_j,wall_hits,integrate_ms,walls_ms,frame_ms");
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto cells = split(rows[i]);
+    REQUIRE(cells.size() == 8);
+    CHECK(cells[0] == std::to_string(i - 1));
+    CHECK(cells[2] == "200");
+  }
+
+  const auto manifest = read_json(out / "manifest.json");
+  CHECK(manifest["status"] == "completed");
+  CHECK(manifest["exit_status"] == 0);
+  CHECK(manifest["frames_completed"] == 30);
+  CHECK(manifest["seed"] == 1);
+  CHECK(manifest["config"] == "configs/default.yaml (built in)");
+  CHECK(manifest["git_commit"].get<std::string>().size() > 0);
+  CHECK(manifest["command_line"].size() == 6);
+
+  const auto summary = read_json(out / "summary.json");
+  CHECK(summary["frames"] == 30);
+  CHECK(summary["interrupted"] == false);
+  CHECK(summary["entities"] == 200);
+  for (const char* column : {"frame_ms", "integrate_ms", "kinetic_energy_j"})
+    for (const char* stat : {"mean", "median", "p95", "min", "max"}) CHECK(summary["columns"][column].contains(stat));
+
+  // The resolved config is itself a valid config that gives the same run.
+  const auto check = run_process({kFovea, "validate", (out / "config.yaml").string()}, dir.path());
+  CHECK(check.status == 0);
+  CHECK(check.out.empty());
+  CHECK(check.err.empty());
+  // Not a terminal: no progress line, just the closing summary.
+  CHECK(r.err.find('\r') == std::string::npos);
+  CHECK(r.err.find("30 frames of 200 entities") != std::string::npos);
+}
+
+TEST_CASE("fovea run: without --out, results/<name>-<UTC time>/ in the working folder", "[cli]") {
+  TempDir dir;
+  std::ofstream(dir / "small.yaml") << kSmallConfig;
+  const auto r = run_process({kFovea, "run", "small.yaml", "--quiet"}, dir.path());
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  std::vector<std::filesystem::path> runs;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "results")) runs.push_back(e.path());
+  REQUIRE(runs.size() == 1);
+  const std::string name = runs[0].filename().string();
+  CHECK(name.rfind("small-", 0) == 0);
+  CHECK(name.size() == std::string("small-20261121T040536Z").size());
+  CHECK(lines_of(read_file(runs[0] / "frames.csv")).size() == 51);
+}
+
+TEST_CASE("fovea run: the same config and seed give the same frames.csv apart from wall-clock columns",
+          "[cli][determinism]") {
+  TempDir dir;
+  std::ofstream(dir / "small.yaml") << kSmallConfig;
+  const auto a = run_process({kFovea, "run", "small.yaml", "--quiet", "--out", "a"}, dir.path());
+  const auto b = run_process({kFovea, "run", "small.yaml", "--quiet", "--out", "b"}, dir.path());
+  const auto c = run_process({kFovea, "run", "small.yaml", "--quiet", "--out", "c", "--set", "seed=5"}, dir.path());
+  REQUIRE(a.status == 0);
+  REQUIRE(b.status == 0);
+  REQUIRE(c.status == 0);
+  const std::string fa = without_wall_clock(read_file(dir / "a" / "frames.csv"));
+  CHECK(fa == without_wall_clock(read_file(dir / "b" / "frames.csv")));
+  CHECK(fa != without_wall_clock(read_file(dir / "c" / "frames.csv")));
+  CHECK(read_file(dir / "a" / "config.yaml") == read_file(dir / "b" / "config.yaml"));
+}
+
+TEST_CASE("fovea run: bad input gets one clear line, exit status 2 and no results folder", "[cli][errors]") {
+  TempDir dir;
+  std::ofstream(dir / "unknown.yaml") << "world:\n  entites: []\n";
+  std::ofstream(dir / "syntax.yaml") << "world:\n  box_size_m: [10, 10\n";
+  std::ofstream(dir / "type.yaml") << "seed: many\n";
+  std::ofstream(dir / "negative.yaml") << "world:\n  entities:\n    - count: -5\n";
+  std::ofstream(dir / "small_world.yaml") << "world:\n  box_size_m: [2, 2, 2]\n  entities:\n    - name: balls\n"
+                                             "      count: 500\n";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"missing.yaml"}, "missing.yaml: cannot read config: No such file or directory"},
+      {{"unknown.yaml"}, "unknown.yaml:2:3: world.entites: unknown key; did you mean world.entities?"},
+      {{"syntax.yaml"}, "syntax.yaml:3:1: YAML syntax error: end of sequence flow not found"},
+      {{"type.yaml"}, "type.yaml:1:7: seed: expected an integer in [0, 9007199254740992], found \"many\""},
+      {{"negative.yaml"}, "negative.yaml:3:14: world.entities[0].count: expected an integer in [0, 10000000], found -5"},
+      {{"small_world.yaml"},
+       "small_world.yaml:5:7: world.entities[0].count: world too small for its entities: placed 18 of 500 'balls' "
+       "(bounding radius 0.293 m) in a 2 x 2 x 2 m box"},
+      {{"--set", "world.entities[0].count=-2"},
+       "--set world.entities[0].count=-2: world.entities[0].count: expected an integer in [0, 10000000], found -2"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> argv = {kFovea, "run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--out", "never"});
+    const auto r = run_process(argv, dir.path());
+    INFO(args[0]);
+    CHECK(r.status == 2);
+    CHECK(r.err == message + "\n");
+    CHECK(r.out.empty());
+    CHECK_FALSE(std::filesystem::exists(dir / "never"));
+    CHECK_FALSE(std::filesystem::exists(dir / "results"));
+    // validate says the same, also with status 2.
+    if (args[0] != "--set") {
+      const auto v = run_process({kFovea, "validate", args[0]}, dir.path());
+      CHECK(v.status == 2);
+      CHECK(v.err == message + "\n");
+    }
+  }
+  const auto bad_option = run_process({kFovea, "run", "--frames", "-3"}, dir.path());
+  CHECK(bad_option.status == 2);
+  CHECK_FALSE(std::filesystem::exists(dir / "results"));
+}
+
+TEST_CASE("fovea run: --out refuses a folder that holds results already", "[cli][errors]") {
+  TempDir dir;
+  REQUIRE(run_process({kFovea, "run", "--frames", "3", "--quiet", "--out", "o"}, dir.path()).status == 0);
+  const std::string before = read_file(dir / "o" / "frames.csv");
+  const auto r = run_process({kFovea, "run", "--frames", "5", "--quiet", "--out", "o"}, dir.path());
+  CHECK(r.status == 1);
+  CHECK(r.err == "fovea: o: --out folder is not empty; choose a new folder so no results are overwritten\n");
+  CHECK(read_file(dir / "o" / "frames.csv") == before);
+}
+
+TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli][signals]") {
+  TempDir dir;
+  test::ChildProcess child({kFovea, "run", "--frames", "100000000", "--out", "killed"}, dir.path(), dir / "stdout",
+                           dir / "stderr");
+  REQUIRE(wait_for_lines(dir / "killed" / "frames.csv", 2000));
+  child.send_signal(SIGKILL);
+  CHECK(child.wait() == 128 + SIGKILL);
+
+  const std::string csv = read_file(dir / "killed" / "frames.csv");
+  REQUIRE_FALSE(csv.empty());
+  CHECK(csv.back() == '\n');
+  const auto rows = lines_of(csv);
+  CHECK(rows.size() >= 2000);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto cells = split(rows[i]);
+    REQUIRE(cells.size() == 8);
+    REQUIRE(cells[0] == std::to_string(i - 1));
+  }
+  // The manifest shows the run never ended.
+  const auto manifest = read_json(dir / "killed" / "manifest.json");
+  CHECK(manifest["status"] == "running");
+  CHECK(manifest["exit_status"].is_null());
+}
+
+TEST_CASE("fovea run: SIGINT ends the run cleanly with the summary written", "[cli][signals]") {
+  TempDir dir;
+  test::ChildProcess child({kFovea, "run", "--frames", "100000000", "--out", "stopped"}, dir.path(), dir / "stdout",
+                           dir / "stderr");
+  REQUIRE(wait_for_lines(dir / "stopped" / "frames.csv", 1000));
+  child.send_signal(SIGINT);
+  CHECK(child.wait() == 130);
+
+  const auto rows = lines_of(read_file(dir / "stopped" / "frames.csv"));
+  const auto summary = read_json(dir / "stopped" / "summary.json");
+  CHECK(summary["interrupted"] == true);
+  CHECK(summary["frames"] == rows.size() - 1);
+  const auto manifest = read_json(dir / "stopped" / "manifest.json");
+  CHECK(manifest["status"] == "interrupted");
+  CHECK(manifest["exit_status"] == 130);
+  CHECK(manifest["frames_completed"] == rows.size() - 1);
+  CHECK(read_file(dir / "stderr").find("interrupted") != std::string::npos);
+}
+
+TEST_CASE("fovea: validate is silent on success, --help explains, keys lists every key", "[cli]") {
+  TempDir dir;
+  const auto v = run_process({kFovea, "validate", std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml"}, dir.path());
+  CHECK(v.status == 0);
+  CHECK(v.out.empty());
+  CHECK(v.err.empty());
+
+  const auto help = run_process({kFovea, "--help"}, dir.path());
+  CHECK(help.status == 0);
+  for (const char* word : {"run", "validate", "keys", "Examples"}) CHECK(help.out.find(word) != std::string::npos);
+  const auto run_help = run_process({kFovea, "run", "--help"}, dir.path());
+  for (const char* word : {"--frames", "--out", "--set", "--quiet"}) CHECK(run_help.out.find(word) != std::string::npos);
+
+  const auto keys = run_process({kFovea, "keys"}, dir.path());
+  CHECK(keys.status == 0);
+  CHECK(keys.out.find("world.entities[].model.shape") != std::string::npos);
+}

@@ -1,0 +1,170 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "config/config.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace fovea;
+using fovea::config::ConfigError;
+using fovea::config::load_config_text;
+
+namespace {
+
+/// The message a config gives, or "" when it is valid.
+std::string error_of(const std::string& yaml, const std::vector<std::string>& sets = {}) {
+  try {
+    load_config_text(yaml, "test.yaml", sets);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("config: an empty document gives every default", "[config]") {
+  const auto loaded = load_config_text("", "empty.yaml");
+  const Settings defaults;
+  CHECK(loaded.settings.name == defaults.name);
+  CHECK(loaded.settings.seed == defaults.seed);
+  CHECK(loaded.settings.frames == defaults.frames);
+  CHECK(loaded.settings.world.box_size_m == defaults.world.box_size_m);
+  CHECK(loaded.settings.world.entities.empty());
+}
+
+TEST_CASE("config: values are read into the settings", "[config]") {
+  const auto loaded = load_config_text(R"(
+name: study-1
+seed: 12
+world:
+  box_size_m: [4, 5.5, 6]
+  gravity_mps2: [0, -9.81, 0]
+  entities:
+    - name: rocks
+      count: 7
+      model: {shape: rock, size_m: 0.3, resolution_voxels: 10, aspect: [1, 2, 1], variants: 3}
+      material: {density_kgpm3: 2600, restitution: 0.4, friction: 0.9, colour: [0.1, 0.2, 0.3]}
+      placement: packed
+      static: true
+)",
+                                       "test.yaml");
+  const Settings& s = loaded.settings;
+  CHECK(s.name == "study-1");
+  CHECK(s.seed == 12);
+  CHECK(s.world.box_size_m == Vec3(4, 5.5, 6));
+  CHECK(s.world.gravity_mps2 == Vec3(0, -9.81, 0));
+  REQUIRE(s.world.entities.size() == 1);
+  const EntityGroupSettings& g = s.world.entities[0];
+  CHECK(g.count == 7);
+  CHECK(g.model.shape == Shape::rock);
+  CHECK(g.model.aspect == Vec3(1, 2, 1));
+  CHECK(g.model.variants == 3);
+  CHECK(g.material.friction == 0.9);
+  CHECK(g.placement == Placement::packed);
+  CHECK(g.is_static);
+  CHECK(g.speed_mps == EntityGroupSettings{}.speed_mps);  // unset keys keep their defaults
+  CHECK(loaded.locations.at("world.entities[0].count") == "test.yaml:9:7");
+}
+
+TEST_CASE("config errors: the exact message for each kind of bad input", "[config][errors]") {
+  CHECK(error_of("world:\n  entites: []\n") == "test.yaml:2:3: world.entites: unknown key; did you mean world.entities?");
+  CHECK(error_of("world:\n  zzz: 1\n") ==
+        "test.yaml:2:3: world.zzz: unknown key; expected one of box_size_m, gravity_mps2, time_step_s, entities");
+  CHECK(error_of("sede: 3\n") == "test.yaml:1:1: sede: unknown key; did you mean seed?");
+  CHECK(error_of("world:\n  entities:\n    - count: ten\n") ==
+        "test.yaml:3:14: world.entities[0].count: expected an integer in [0, 10000000], found \"ten\"");
+  CHECK(error_of("world:\n  entities:\n    - count: -5\n") ==
+        "test.yaml:3:14: world.entities[0].count: expected an integer in [0, 10000000], found -5");
+  CHECK(error_of("world:\n  entities:\n    - count: 2.5\n") ==
+        "test.yaml:3:14: world.entities[0].count: expected an integer in [0, 10000000], found 2.5");
+  CHECK(error_of("world:\n  time_step_s: 0\n") ==
+        "test.yaml:2:16: world.time_step_s: expected a number in (0, 1], found 0");
+  CHECK(error_of("world:\n  box_size_m: [1, -2, 3]\n") ==
+        "test.yaml:2:19: world.box_size_m[1]: expected a number > 0, found -2");
+  CHECK(error_of("world:\n  box_size_m: [1, 2]\n") ==
+        "test.yaml:2:15: world.box_size_m: expected a list of 3 numbers > 0, found a list of 2");
+  CHECK(error_of("world:\n  box_size_m: 5\n") ==
+        "test.yaml:2:15: world.box_size_m: expected a list of 3 numbers > 0, found 5");
+  CHECK(error_of("world:\n  entities:\n    - model:\n        shape: bal\n") ==
+        "test.yaml:4:16: world.entities[0].model.shape: expected one of ball, box, rock, l_shape, humanoid, found "
+        "\"bal\"; did you mean ball?");
+  CHECK(error_of("world:\n  entities:\n    - static: maybe\n") ==
+        "test.yaml:3:15: world.entities[0].static: expected true or false, found \"maybe\"");
+  CHECK(error_of("name: my run\n") ==
+        "test.yaml:1:7: name: expected a name of letters, digits, '-', '_' or '.', found \"my run\"");
+  CHECK(error_of("world:\n  entities: {count: 3}\n") ==
+        "test.yaml:2:13: world.entities: expected a list of entity groups, found a map");
+  CHECK(error_of("world: [1, 2]\n") == "test.yaml:1:8: world: expected a map of keys, found a list");
+  CHECK(error_of("- 1\n- 2\n") == "test.yaml:1:1: expected a map of keys at the top level, found a list");
+  CHECK(error_of("seed: 1\nseed: 2\n") == "test.yaml:2:1: seed: duplicate key");
+  CHECK(error_of("frames:\n") == "test.yaml:1:1: frames: expected an integer in [0, 1000000000000], found nothing");
+}
+
+TEST_CASE("config errors: YAML syntax errors give the position", "[config][errors]") {
+  CHECK(error_of("world:\n  box_size_m: [10, 10\n") ==
+        "test.yaml:3:1: YAML syntax error: end of sequence flow not found");
+  CHECK(error_of("a: b: c\n") == "test.yaml:1:5: YAML syntax error: illegal map value");
+}
+
+TEST_CASE("config errors: a missing file names the file", "[config][errors]") {
+  CHECK_THROWS_WITH(config::load_config_file("/nonexistent/fovea.yaml"),
+                    "/nonexistent/fovea.yaml: cannot read config: No such file or directory");
+}
+
+TEST_CASE("config --set: overrides with the same checks, errors name the argument", "[config][set]") {
+  const std::string base = "world:\n  entities:\n    - count: 3\n";
+  const auto loaded = load_config_text(base, "test.yaml",
+                                       {"seed=9", "world.entities[0].count=40", "world.gravity_mps2=[0, -1, 0]",
+                                        "world.entities[0].model.shape=rock"});
+  CHECK(loaded.settings.seed == 9);
+  CHECK(loaded.settings.world.entities[0].count == 40);
+  CHECK(loaded.settings.world.gravity_mps2 == Vec3(0, -1, 0));
+  CHECK(loaded.settings.world.entities[0].model.shape == Shape::rock);
+  CHECK(loaded.locations.at("world.entities[0].count") == "--set world.entities[0].count=40");
+  CHECK(loaded.locations.at("world.entities[0].model.shape") == "--set world.entities[0].model.shape=rock");
+
+  CHECK(error_of(base, {"world.entites=3"}) ==
+        "--set world.entites=3: world.entites: unknown key; did you mean world.entities?");
+  CHECK(error_of(base, {"world.entities[0].count=-1"}) ==
+        "--set world.entities[0].count=-1: world.entities[0].count: expected an integer in [0, 10000000], found -1");
+  CHECK(error_of(base, {"world.entities[2].count=1"}) == "--set world.entities[2].count=1: world.entities has 1 entries, no [2]");
+  CHECK(error_of(base, {"frames"}) == "--set frames: expected key=value with a key like world.entities[0].count");
+  CHECK(error_of(base, {"world..seed=1"}) == "--set world..seed=1: expected key=value with a key like world.entities[0].count");
+  CHECK(error_of(base, {"seed=[1"}).rfind("--set seed=[1: YAML syntax error in the value: ", 0) == 0);
+  CHECK(error_of(base, {"world.new.deep=1"}) == "--set world.new.deep=1: world.new: unknown key; expected one of "
+                                                "box_size_m, gravity_mps2, time_step_s, entities");
+  // An error in the file is still reported against the file when --set is used elsewhere.
+  CHECK(error_of("seed: x\n", {"frames=3"}) == "test.yaml:1:7: seed: expected an integer in [0, 9007199254740992], found \"x\"");
+}
+
+TEST_CASE("config: the resolved config loads back to the same settings", "[config]") {
+  const auto loaded = load_config_text(std::string(config::default_config_text()), config::kDefaultConfigName,
+                                       {"world.entities[1].material.restitution=0.3333333333333333"});
+  const std::string resolved = config::resolved_yaml(loaded.settings);
+  const auto again = load_config_text(resolved, "resolved.yaml");
+  CHECK(config::resolved_yaml(again.settings) == resolved);
+  CHECK(again.settings.world.entities[1].material.restitution == 0.3333333333333333);
+  // Every key appears in the resolved config, defaults included.
+  CHECK(resolved.find("friction: 0.5") != std::string::npos);
+  CHECK(resolved.find("placement: random") != std::string::npos);
+}
+
+TEST_CASE("config: the built-in default is configs/default.yaml and is valid", "[config]") {
+  const std::string file = test::read_file(std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml");
+  REQUIRE_FALSE(file.empty());
+  CHECK(std::string(config::default_config_text()) == file);
+  CHECK_NOTHROW(load_config_text(file, config::kDefaultConfigName));
+}
+
+TEST_CASE("config: every shipped config under configs/ is valid", "[config]") {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(FOVEA_SOURCE_DIR) + "/configs")) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path().string());
+    CHECK_NOTHROW(config::load_config_file(entry.path().string()));
+    ++checked;
+  }
+  CHECK(checked >= 1);
+}

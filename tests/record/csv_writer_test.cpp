@@ -1,0 +1,44 @@
+#include <catch2/catch.hpp>
+
+#include "record/csv_writer.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace fovea;
+
+TEST_CASE("CsvWriter: header, exact numbers, RFC 4180 quoting", "[record][csv]") {
+  test::TempDir dir;
+  const std::string path = (dir / "t.csv").string();
+  {
+    CsvWriter csv(path, {"a", "b", "c"});
+    csv.cell(std::int64_t{3}).cell(0.1 + 0.2).cell(std::string_view("plain"));
+    csv.end_row();
+    csv.cell(std::int64_t{-1}).cell(1e-9).cell(std::string_view("has, comma and \"quotes\""));
+    csv.end_row();
+  }
+  CHECK(test::read_file(path) == "a,b,c\n3,0.30000000000000004,plain\n-1,1e-09,\"has, comma and \"\"quotes\"\"\"\n");
+}
+
+TEST_CASE("CsvWriter: each finished row is on disk before the next starts", "[record][csv]") {
+  test::TempDir dir;
+  const std::string path = (dir / "t.csv").string();
+  CsvWriter csv(path, {"x"});
+  csv.cell(std::int64_t{1});
+  csv.end_row();
+  csv.cell(std::int64_t{2});  // an unfinished row is not visible
+  CHECK(test::read_file(path) == "x\n1\n");
+  csv.end_row();
+  CHECK(test::read_file(path) == "x\n1\n2\n");
+}
+
+TEST_CASE("CsvWriter: a row with the wrong number of cells is refused", "[record][csv]") {
+  test::TempDir dir;
+  CsvWriter csv((dir / "t.csv").string(), {"a", "b"});
+  csv.cell(1.0);
+  CHECK_THROWS_AS(csv.end_row(), std::logic_error);
+}
+
+TEST_CASE("CsvWriter: an unwritable path is a clear error", "[record][csv]") {
+  CHECK_THROWS_WITH(CsvWriter("/nonexistent/dir/t.csv", {"a"}),
+                    "/nonexistent/dir/t.csv: cannot create: No such file or directory");
+}

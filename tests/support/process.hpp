@@ -1,0 +1,44 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fovea::test {
+
+/// A child process with stdout and stderr going to files, for end-to-end tests that need to
+/// signal it while it runs.
+class ChildProcess {
+ public:
+  /// Starts argv[0] (a path) with `argv` in folder `cwd`; stdin is /dev/null.
+  ChildProcess(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+               const std::filesystem::path& stdout_file, const std::filesystem::path& stderr_file);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  void send_signal(int signal);
+  /// Waits for the end: the exit status, or 128 + the signal that killed it.
+  int wait();
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  int status_ = 0;
+};
+
+struct ProcessResult {
+  int status = 0;        ///< exit status, or 128 + signal
+  std::string out;       ///< everything written to stdout
+  std::string err;       ///< everything written to stderr
+};
+
+/// Runs a command to its end in `cwd` and collects its output.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& cwd);
+
+/// A whole file as a string ("" when missing).
+std::string read_file(const std::filesystem::path& path);
+
+}  // namespace fovea::test

@@ -1,0 +1,96 @@
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <set>
+
+#include "world/animation.hpp"
+#include "world/motion.hpp"
+
+using namespace fovea;
+
+namespace {
+
+WorldSettings two_groups() {
+  WorldSettings w;
+  w.box_size_m = {8, 8, 8};
+  EntityGroupSettings balls;
+  balls.name = "balls";
+  balls.count = 60;
+  EntityGroupSettings rocks;
+  rocks.name = "rocks";
+  rocks.count = 40;
+  rocks.model.shape = Shape::rock;
+  rocks.model.variants = 4;
+  rocks.placement = Placement::packed;
+  w.entities = {balls, rocks};
+  return w;
+}
+
+bool same_bytes(std::span<const EntityState> a, std::span<const EntityState> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size_bytes()) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("Animation: entities of a group share models, rock variants differ", "[world][animation]") {
+  const Animation world(two_groups(), 5);
+  REQUIRE(world.entities().size() == 100);
+  CHECK(world.models().size() == 1 + 4);
+  std::set<ModelId> ball_models, rock_models;
+  for (const Entity& e : world.entities()) (e.group == 0 ? ball_models : rock_models).insert(e.model);
+  CHECK(ball_models.size() == 1);
+  CHECK(rock_models.size() == 4);
+}
+
+TEST_CASE("Animation: the same settings and seed give bit-identical worlds, another seed does not",
+          "[world][animation][determinism]") {
+  Animation a(two_groups(), 7), b(two_groups(), 7), c(two_groups(), 8);
+  for (int i = 0; i < 300; ++i) {
+    a.step();
+    b.step();
+    c.step();
+  }
+  CHECK(same_bytes(a.states(), b.states()));
+  CHECK_FALSE(same_bytes(a.states(), c.states()));
+}
+
+TEST_CASE("Animation: static entities stay put and frames report time and entities", "[world][animation]") {
+  WorldSettings w = two_groups();
+  w.entities[1].is_static = true;
+  w.gravity_mps2 = {0, -9.81, 0};
+  Animation world(w, 3);
+  std::vector<EntityState> before(world.states().begin(), world.states().end());
+  FrameStats last;
+  for (int i = 0; i < 100; ++i) last = world.step();
+  CHECK(last.frame == 99);
+  CHECK(last.sim_time_s == Approx(1.0));
+  CHECK(last.entity_count == 100);
+  for (std::size_t i = 0; i < world.states().size(); ++i) {
+    if (world.entities()[i].group == 1) {
+      CHECK(std::memcmp(&before[i], &world.states()[i], sizeof(EntityState)) == 0);
+      CHECK(world.entities()[i].inverse_mass_per_kg == 0);
+    }
+  }
+}
+
+TEST_CASE("Animation: initial motion has the configured speeds", "[world][animation]") {
+  WorldSettings w = two_groups();
+  w.entities[0].speed_mps = 2.5;
+  w.entities[0].spin_radps = 0.75;
+  const Animation world(w, 1);
+  for (std::size_t i = 0; i < 60; ++i) {
+    CHECK(glm::length(world.states()[i].linear_velocity_mps) == Approx(2.5));
+    CHECK(glm::length(world.states()[i].angular_velocity_radps) == Approx(0.75));
+  }
+}
+
+TEST_CASE("Animation: a world too small throws PlacementError for its group", "[world][animation]") {
+  WorldSettings w = two_groups();
+  w.box_size_m = {2, 2, 2};
+  try {
+    Animation world(w, 1);
+    FAIL("expected a PlacementError");
+  } catch (const PlacementError& e) {
+    CHECK(e.group_index() == 0);
+  }
+}

@@ -1,0 +1,161 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/rng.hpp"
+#include "world/animation.hpp"
+#include "world/mass_properties.hpp"
+#include "world/model_generators.hpp"
+#include "world/motion.hpp"
+
+using namespace fovea;
+
+namespace {
+
+Entity entity_from(const VoxelModel& model, double density, double restitution = 1.0) {
+  const MassProperties p = compute_mass_properties(model, density);
+  Entity e;
+  e.mass_kg = p.mass_kg;
+  e.inverse_mass_per_kg = 1 / p.mass_kg;
+  e.centre_of_mass_model_m = p.centre_of_mass_m;
+  e.inertia_body_kgm2 = p.inertia_kgm2;
+  e.inverse_inertia_body = glm::inverse(p.inertia_kgm2);
+  e.bounding_radius_m = p.bounding_radius_m;
+  e.material.restitution = restitution;
+  return e;
+}
+
+double relative(double a, double b) { return std::abs(a - b) / std::abs(b); }
+double relative(const Vec3& a, const Vec3& b) { return glm::length(a - b) / glm::length(b); }
+
+}  // namespace
+
+TEST_CASE("motion: semi-implicit Euler under gravity follows its closed form exactly", "[world][motion]") {
+  const Entity e = entity_from(make_box({2, 2, 2}, 0.1), 1000);
+  std::vector<Entity> entities{e};
+  std::vector<EntityState> states(1);
+  const Vec3 x0(1, 2, 3), v0(0.5, 4, -1), g(0, -9.81, 0);
+  states[0].position_m = x0;
+  states[0].linear_velocity_mps = v0;
+  const double dt = 0.01;
+  const int n = 250;
+  for (int i = 0; i < n; ++i) integrate_motion(states, entities, g, dt);
+  // v_n = v0 + n g dt;  x_n = x0 + n v0 dt + g dt^2 n (n + 1) / 2.
+  const Vec3 v = v0 + double(n) * g * dt;
+  const Vec3 x = x0 + double(n) * v0 * dt + g * dt * dt * double(n) * double(n + 1) / 2.0;
+  CHECK(relative(states[0].linear_velocity_mps, v) < 1e-12);
+  CHECK(relative(states[0].position_m, x) < 1e-12);
+}
+
+TEST_CASE("motion: free motion conserves momentum exactly and energy to 1e-6", "[world][motion]") {
+  // 200 tumbling asymmetric bodies (L-shapes, rocks, humanoids) in empty space. Without
+  // torques, linear and angular momentum are invariants of the integrator (to rounding);
+  // the kinetic energy drifts only through the orientation update (measured: 2.3e-8).
+  Rng rng(21);
+  std::vector<Entity> entities;
+  std::vector<EntityState> states;
+  const VoxelModel models[3] = {make_l_shape({8, 8, 4}, 0.05), make_rock({10, 9, 8}, 0.05, 3),
+                                make_humanoid({9, 20, 5}, 0.05)};
+  for (int i = 0; i < 200; ++i) {
+    entities.push_back(entity_from(models[i % 3], 1000 + 10 * i));
+    EntityState s;
+    s.position_m = Vec3(rng.uniform(-50, 50), rng.uniform(-50, 50), rng.uniform(-50, 50));
+    s.orientation = rng.rotation();
+    s.linear_velocity_mps = rng.uniform(0, 3) * rng.unit_vector();
+    s.angular_velocity_radps = rng.uniform(0, 2) * rng.unit_vector();
+    states.push_back(s);
+  }
+  const Vec3 p0 = linear_momentum_kgmps(states, entities);
+  const Vec3 l0 = angular_momentum_kgm2ps(states, entities, Vec3(0.0));
+  const double e0 = kinetic_energy_j(states, entities);
+  const double dt = 0.01;
+  double worst_energy = 0;
+  for (int i = 0; i < 1000; ++i) {  // 10 s of simulated time
+    integrate_motion(states, entities, Vec3(0.0), dt);
+    worst_energy = std::max(worst_energy, relative(kinetic_energy_j(states, entities), e0));
+  }
+  CHECK(relative(linear_momentum_kgmps(states, entities), p0) < 1e-12);
+  CHECK(relative(angular_momentum_kgm2ps(states, entities, Vec3(0.0)), l0) < 1e-10);
+  INFO("worst relative kinetic energy drift " << worst_energy);
+  CHECK(worst_energy < 1e-6);
+}
+
+TEST_CASE("motion: a single tumbling body keeps its angular momentum and energy", "[world][motion]") {
+  // An L-shape spun about an axis near its intermediate principal axis tumbles (the tennis
+  // racket effect), the hardest case for the orientation update. Measured drift 2.3e-6 over
+  // 10 s (a first-order update without the midpoint drifts 4 %).
+  const Entity e = entity_from(make_l_shape({8, 8, 4}, 0.1), 1000);
+  std::vector<Entity> entities{e};
+  std::vector<EntityState> states(1);
+  states[0].angular_velocity_radps = Vec3(0.05, 3.0, 0.05);
+  const Vec3 l0 = angular_momentum_kgm2ps(states, entities, Vec3(0.0));
+  const double e0 = kinetic_energy_j(states, entities);
+  double worst_energy = 0;
+  for (int i = 0; i < 2000; ++i) {
+    integrate_motion(states, entities, Vec3(0.0), 0.005);
+    worst_energy = std::max(worst_energy, relative(kinetic_energy_j(states, entities), e0));
+    REQUIRE(glm::length(states[0].orientation) == Approx(1.0).epsilon(1e-12));
+  }
+  CHECK(relative(angular_momentum_kgm2ps(states, entities, Vec3(0.0)), l0) < 1e-10);
+  INFO("worst relative kinetic energy drift " << worst_energy);
+  CHECK(worst_energy < 1e-5);
+}
+
+TEST_CASE("motion: elastic wall bounces keep the kinetic energy", "[world][motion]") {
+  const Entity e = entity_from(make_ball({8, 8, 8}, 0.05), 1000, 1.0);
+  std::vector<Entity> entities(10, e);
+  std::vector<EntityState> states(10);
+  Rng rng(2);
+  for (auto& s : states) {
+    s.position_m = Vec3(rng.uniform(1, 2), rng.uniform(1, 2), rng.uniform(1, 2));
+    s.linear_velocity_mps = 5.0 * rng.unit_vector();
+  }
+  const Aabb box{Vec3(0.0), Vec3(3.0)};
+  const double e0 = kinetic_energy_j(states, entities);
+  std::int64_t hits = 0;
+  for (int i = 0; i < 1000; ++i) {
+    integrate_motion(states, entities, Vec3(0.0), 0.01);
+    hits += bounce_off_walls(states, entities, box);
+  }
+  CHECK(hits > 100);
+  CHECK(relative(kinetic_energy_j(states, entities), e0) < 1e-12);
+}
+
+TEST_CASE("motion: 10,000 frames of 200 entities in a box, none leaves it", "[world][motion][slow]") {
+  // Fast entities (up to 1.5 bounding radii per step), gravity, inelastic and elastic
+  // materials, tumbling shapes: every frame, every bounding sphere is inside the box.
+  WorldSettings w;
+  w.box_size_m = {6, 4, 5};
+  w.gravity_mps2 = {0, -9.81, 0};
+  w.time_step_s = 0.01;
+  EntityGroupSettings fast;
+  fast.name = "fast";
+  fast.count = 120;
+  fast.model.shape = Shape::rock;
+  fast.model.size_m = 0.4;
+  fast.model.variants = 4;
+  fast.speed_mps = 25;
+  fast.spin_radps = 5;
+  EntityGroupSettings dull = fast;
+  dull.name = "dull";
+  dull.count = 80;
+  dull.model.shape = Shape::humanoid;
+  dull.material.restitution = 0.2;
+  dull.speed_mps = 3;
+  w.entities = {fast, dull};
+  Animation world(w, 99);
+
+  std::int64_t hits = 0;
+  bool all_inside = true;
+  for (int frame = 0; frame < 10000 && all_inside; ++frame) {
+    hits += world.step().wall_hits;
+    for (std::size_t i = 0; i < world.states().size(); ++i) {
+      const Vec3& p = world.states()[i].position_m;
+      const double r = world.entities()[i].bounding_radius_m;
+      for (int axis = 0; axis < 3; ++axis)
+        all_inside &= p[axis] - r >= -1e-12 && p[axis] + r <= w.box_size_m[axis] + 1e-12;
+    }
+  }
+  CHECK(all_inside);
+  CHECK(hits > 10000);
+}

@@ -1,0 +1,138 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "world/animation.hpp"
+#include "world/placement.hpp"
+
+using namespace fovea;
+
+namespace {
+
+/// Brute-force oracle: no two spheres overlap (touching allowed within 1e-9) and all are in the box.
+void require_valid(const std::vector<Vec3>& centres, const std::vector<double>& radii, const Aabb& box) {
+  for (std::size_t i = 0; i < centres.size(); ++i) {
+    for (int a = 0; a < 3; ++a) {
+      REQUIRE(centres[i][a] - radii[i] >= box.min_m[a] - 1e-12);
+      REQUIRE(centres[i][a] + radii[i] <= box.max_m[a] + 1e-12);
+    }
+    for (std::size_t j = 0; j < i; ++j)
+      REQUIRE(glm::length(centres[i] - centres[j]) >= (radii[i] + radii[j]) * (1 - 1e-9));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("SphereOccupancy: agrees with a brute-force overlap test", "[world][placement]") {
+  Rng rng(4);
+  SphereOccupancy grid(0.6);
+  std::vector<std::pair<Vec3, double>> added;
+  for (int i = 0; i < 3000; ++i) {
+    const Vec3 c(rng.uniform(0, 10), rng.uniform(0, 10), rng.uniform(0, 10));
+    const double r = rng.uniform(0.05, 0.3);
+    bool brute_free = true;
+    for (const auto& [c2, r2] : added) brute_free &= glm::length(c - c2) >= (r + r2) * (1 - 1e-9);
+    REQUIRE(grid.is_free(c, r) == brute_free);
+    if (brute_free && rng.uniform() < 0.5) {
+      grid.add(c, r);
+      added.emplace_back(c, r);
+    }
+  }
+  CHECK(added.size() > 100);
+}
+
+TEST_CASE("placement random: inside the box, no overlaps, reproducible from the seed", "[world][placement]") {
+  const Aabb box{Vec3(0.0), Vec3(8, 5, 6)};
+  std::vector<double> radii(500);
+  for (std::size_t i = 0; i < radii.size(); ++i) radii[i] = 0.2 + 0.05 * double(i % 3);
+  SphereOccupancy occupied(0.6);
+  Rng rng(1);
+  const auto centres = place_group(box, radii, Placement::random, 0, "g", occupied, rng);
+  REQUIRE(centres.size() == 500);
+  require_valid(centres, radii, box);
+
+  SphereOccupancy again(0.6);
+  Rng rng_again(1);
+  CHECK(place_group(box, radii, Placement::random, 0, "g", again, rng_again) == centres);
+}
+
+TEST_CASE("placement packed: a touching lattice in the min corner", "[world][placement]") {
+  const Aabb box{Vec3(0.0), Vec3(10.0)};
+  std::vector<double> radii(125, 0.25);
+  SphereOccupancy occupied(0.5);
+  Rng rng(1);
+  const auto centres = place_group(box, radii, Placement::packed, 0, "g", occupied, rng);
+  REQUIRE(centres.size() == 125);
+  require_valid(centres, radii, box);
+  // Tightly packed: every entity touches a neighbour.
+  for (std::size_t i = 0; i < centres.size(); ++i) {
+    double nearest = 1e9;
+    for (std::size_t j = 0; j < centres.size(); ++j)
+      if (j != i) nearest = std::min(nearest, glm::length(centres[i] - centres[j]));
+    REQUIRE(nearest == Approx(0.5));
+  }
+  // In the corner: the chosen cells are the 125 lattice cells nearest the min corner.
+  // Oracle: all 20^3 cells of the box sorted by distance.
+  std::vector<double> all;
+  for (int k = 0; k < 20; ++k)
+    for (int j = 0; j < 20; ++j)
+      for (int i = 0; i < 20; ++i) all.push_back(glm::length(Vec3(i, j, k) * 0.5));
+  std::sort(all.begin(), all.end());
+  const double cutoff = all[124];
+  const auto strictly_nearer = std::count_if(all.begin(), all.end(), [&](double d) { return d < cutoff - 1e-9; });
+  std::size_t chosen_nearer = 0;
+  for (const Vec3& c : centres) {
+    const double d = glm::length(c - Vec3(0.25));
+    REQUIRE(d <= cutoff + 1e-9);
+    chosen_nearer += d < cutoff - 1e-9;
+  }
+  CHECK(chosen_nearer == static_cast<std::size_t>(strictly_nearer));
+}
+
+TEST_CASE("placement packed: a second group packs around the first", "[world][placement]") {
+  const Aabb box{Vec3(0.0), Vec3(4.0)};
+  SphereOccupancy occupied(1.0);
+  Rng rng(1);
+  std::vector<double> big(20, 0.5), small(100, 0.2);
+  auto a = place_group(box, big, Placement::packed, 0, "big", occupied, rng);
+  auto b = place_group(box, small, Placement::packed, 1, "small", occupied, rng);
+  std::vector<Vec3> centres = a;
+  centres.insert(centres.end(), b.begin(), b.end());
+  std::vector<double> radii = big;
+  radii.insert(radii.end(), small.begin(), small.end());
+  require_valid(centres, radii, box);
+}
+
+TEST_CASE("placement: a world too small is an error naming the group, never a hang", "[world][placement]") {
+  const Aabb box{Vec3(0.0), Vec3(2.0)};
+  std::vector<double> radii(500, 0.3);
+  SECTION("random") {
+    SphereOccupancy occupied(0.6);
+    Rng rng(1);
+    try {
+      place_group(box, radii, Placement::random, 3, "balls", occupied, rng);
+      FAIL("expected a PlacementError");
+    } catch (const PlacementError& e) {
+      CHECK(e.group_index() == 3);
+      CHECK_THAT(e.what(), Catch::StartsWith("world too small for its entities: placed "));
+      CHECK_THAT(e.what(), Catch::EndsWith(" of 500 'balls' (bounding radius 0.3 m) in a 2 x 2 x 2 m box"));
+    }
+  }
+  SECTION("packed") {
+    SphereOccupancy occupied(0.6);
+    Rng rng(1);
+    // 3 cells of 0.6 m per axis fit in 2 m: 27 entities.
+    CHECK_THROWS_WITH(place_group(box, radii, Placement::packed, 0, "balls", occupied, rng),
+                      "world too small for its entities: placed 27 of 500 'balls' (bounding radius 0.3 m) in a 2 x 2 "
+                      "x 2 m box");
+  }
+  SECTION("an entity larger than the box") {
+    SphereOccupancy occupied(4);
+    Rng rng(1);
+    std::vector<double> huge(1, 1.5);
+    CHECK_THROWS_WITH(place_group(box, huge, Placement::random, 0, "boulder", occupied, rng),
+                      "world too small for its entities: an entity of 'boulder' (bounding radius 1.5 m) does not "
+                      "fit in a 2 x 2 x 2 m box");
+  }
+}
