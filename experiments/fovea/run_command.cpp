@@ -20,15 +20,19 @@
 namespace fovea {
 namespace {
 
-// Set by SIGINT; the frame loop checks it between frames. A signal handler can only touch
-// a volatile sig_atomic_t, hence the one global of the program.
-volatile std::sig_atomic_t g_interrupt_requested = 0;
+// The signal that asked the run to stop (SIGINT from Ctrl-C, SIGTERM from a batch
+// scheduler's time limit), or 0; the frame loop checks it between frames. A signal handler
+// can only touch a volatile sig_atomic_t, hence the one global of the program.
+volatile std::sig_atomic_t g_stop_signal = 0;
 
-extern "C" void on_interrupt(int) {
-  g_interrupt_requested = 1;
-  // A second Ctrl-C kills the process the ordinary way.
-  std::signal(SIGINT, SIG_DFL);
+extern "C" void on_stop_signal(int signal) {
+  g_stop_signal = signal;
+  // A second signal kills the process the ordinary way.
+  std::signal(signal, SIG_DFL);
 }
+
+/// How often manifest.json's frames_completed is brought up to date during a run.
+constexpr double kManifestRefreshMs = 2000;
 
 /// Loads a config (file or built-in) with --set overrides; prints the error and returns
 /// nullopt when it is bad.
@@ -92,24 +96,33 @@ int run_command(const RunOptions& options) {
     return kExitFailure;
   }
 
-  g_interrupt_requested = 0;
-  std::signal(SIGINT, on_interrupt);
+  g_stop_signal = 0;
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
   int status = kExitOk;
+  bool interrupted = false;
   std::int64_t frames_done = 0;
   std::int64_t wall_hits = 0;
   Stopwatch wall;
+  double manifest_written_ms = 0;
   try {
     FrameLog log((folder / "frames.csv").string());
     Progress progress(settings.frames, !options.quiet && Progress::stderr_is_terminal());
     for (; frames_done < settings.frames; ++frames_done) {
-      if (g_interrupt_requested) {
-        status = kExitInterrupted;
+      if (g_stop_signal != 0) {
+        interrupted = true;
+        status = 128 + g_stop_signal;  // the shell's convention: 130 for SIGINT, 143 for SIGTERM
         break;
       }
       const FrameStats stats = world->step();
       log.write(stats, {kinetic_energy_j(world->states(), world->entities())});
       wall_hits += stats.wall_hits;
       progress.update(frames_done + 1);
+      if (wall.elapsed_ms() - manifest_written_ms > kManifestRefreshMs) {
+        manifest.frames_completed = frames_done + 1;
+        write_json(folder / "manifest.json", to_json(manifest));
+        manifest_written_ms = wall.elapsed_ms();
+      }
     }
     progress.finish();
     const double wall_s = wall.elapsed_ms() / 1000.0;
@@ -117,7 +130,7 @@ int run_command(const RunOptions& options) {
     nlohmann::ordered_json summary;
     summary["frames"] = frames_done;
     summary["frames_requested"] = settings.frames;
-    summary["interrupted"] = status == kExitInterrupted;
+    summary["interrupted"] = interrupted;
     summary["entities"] = world->entities().size();
     summary["sim_time_s"] = world->sim_time_s();
     summary["wall_time_s"] = wall_s;
@@ -128,17 +141,18 @@ int run_command(const RunOptions& options) {
 
     if (!options.quiet)
       std::cerr << "fovea: " << frames_done << " frames of " << world->entities().size() << " entities in "
-                << format_number(std::round(wall_s * 1000) / 1000) << " s ("
+                << format_significant(wall_s) << " s ("
                 << static_cast<std::int64_t>(static_cast<double>(frames_done) / std::max(wall_s, 1e-9)) << " frames/s)"
-                << (status == kExitInterrupted ? ", interrupted" : "") << " -> " << folder.string() << "\n";
+                << (interrupted ? ", interrupted" : "") << " -> " << folder.string() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "fovea: " << e.what() << "\n";
     status = kExitFailure;
   }
   std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
 
   manifest.end_time_utc = utc_iso8601(std::chrono::system_clock::now());
-  manifest.status = status == kExitOk ? "completed" : status == kExitInterrupted ? "interrupted" : "failed";
+  manifest.status = status == kExitOk ? "completed" : interrupted ? "interrupted" : "failed";
   manifest.exit_status = status;
   manifest.frames_completed = frames_done;
   try {

@@ -12,7 +12,7 @@ enum ExitStatus : int {
   kExitOk = 0,
   kExitFailure = 1,       ///< the run could not write its results
   kExitBadInput = 2,      ///< bad command line or config: nothing was written
-  kExitInterrupted = 130, ///< SIGINT: the run stopped cleanly, results complete up to then
+  kExitInterrupted = 130, ///< SIGINT (143 for SIGTERM): stopped cleanly, results complete up to then
 };
 
 struct RunOptions {

@@ -70,9 +70,11 @@ void apply_set(YAML::Node& root, const std::string& argument, Sources& sources) 
     const bool last = s + 1 == steps.size();
     if (step.index >= 0) {
       if (!current.IsSequence() || static_cast<std::size_t>(step.index) >= current.size())
-        throw ConfigError("--set " + argument + ": " + walked + " has " +
-                          std::to_string(current.IsSequence() ? current.size() : 0) + " entries, no [" +
-                          std::to_string(step.index) + "]");
+      {
+        const std::size_t entries = current.IsSequence() ? current.size() : 0;
+        throw ConfigError("--set " + argument + ": " + walked + " has " + std::to_string(entries) +
+                          (entries == 1 ? " entry" : " entries") + ", no [" + std::to_string(step.index) + "]");
+      }
       walked += "[" + std::to_string(step.index) + "]";
       if (last) {
         current[static_cast<std::size_t>(step.index)] = value;

@@ -67,7 +67,7 @@ std::string found_text(const YAML::Node& node) {
   if (node.IsMap()) return "a map";
   const std::string& text = node.Scalar();
   double number;
-  if (parse_double_text(text, number)) return text;
+  if (node.Tag() != "!" && parse_double_text(text, number)) return text;
   return "\"" + text + "\"";
 }
 
@@ -81,11 +81,16 @@ double parse_number(const YAML::Node& node, bool integer, const NumberRange& ran
                     const YAML::Mark& mark, ParseState& state) {
   const std::string expected = std::string("expected ") + (integer ? "an " : "a ") + range.type_text(integer);
   const auto fail = [&] { state.fail(path, mark_of(node, mark), expected + ", found " + found_text(node)); };
-  if (!node.IsScalar()) fail();
+  // A quoted scalar ("100") is a string in YAML, and fovea reads it as one.
+  if (!node.IsScalar() || node.Tag() == "!") fail();
   double value = 0;
   if (integer) {
     long long i;
     if (!parse_integer_text(node.Scalar(), i)) fail();
+    // Compare as integers: 2^53 + 1 would round to 2^53 as a double and slip through.
+    if ((std::isfinite(range.min) && i < static_cast<long long>(std::ceil(range.min))) ||
+        (std::isfinite(range.max) && i > static_cast<long long>(std::floor(range.max))))
+      fail();
     value = static_cast<double>(i);
   } else if (!parse_double_text(node.Scalar(), value)) {
     fail();

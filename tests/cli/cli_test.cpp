@@ -174,7 +174,7 @@ TEST_CASE("fovea run: bad input gets one clear line, exit status 2 and no result
       {{"negative.yaml"}, "negative.yaml:3:14: world.entities[0].count: expected an integer in [0, 10000000], found -5"},
       {{"small_world.yaml"},
        "small_world.yaml:5:7: world.entities[0].count: world too small for its entities: placed 18 of 500 'balls' "
-       "(bounding radius 0.293 m) in a 2 x 2 x 2 m box"},
+       "(bounding radius 0.293 m) in a 2 x 2 x 2 m box; placement: packed fits more"},
       {{"--set", "world.entities[0].count=-2"},
        "--set world.entities[0].count=-2: world.entities[0].count: expected an integer in [0, 10000000], found -2"},
   };
@@ -235,13 +235,15 @@ TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli]
   CHECK(manifest["exit_status"].is_null());
 }
 
-TEST_CASE("fovea run: SIGINT ends the run cleanly with the summary written", "[cli][signals]") {
+TEST_CASE("fovea run: SIGINT and SIGTERM end the run cleanly with the summary written", "[cli][signals]") {
+  // SIGINT is Ctrl-C; SIGTERM is what a batch scheduler sends at its time limit.
+  const int signal = GENERATE(SIGINT, SIGTERM);
   TempDir dir;
   test::ChildProcess child({kFovea, "run", "--frames", "100000000", "--out", "stopped"}, dir.path(), dir / "stdout",
                            dir / "stderr");
   REQUIRE(wait_for_lines(dir / "stopped" / "frames.csv", 1000));
-  child.send_signal(SIGINT);
-  CHECK(child.wait() == 130);
+  child.send_signal(signal);
+  CHECK(child.wait() == 128 + signal);
 
   const auto rows = lines_of(read_file(dir / "stopped" / "frames.csv"));
   const auto summary = read_json(dir / "stopped" / "summary.json");
@@ -249,7 +251,7 @@ TEST_CASE("fovea run: SIGINT ends the run cleanly with the summary written", "[c
   CHECK(summary["frames"] == rows.size() - 1);
   const auto manifest = read_json(dir / "stopped" / "manifest.json");
   CHECK(manifest["status"] == "interrupted");
-  CHECK(manifest["exit_status"] == 130);
+  CHECK(manifest["exit_status"] == 128 + signal);
   CHECK(manifest["frames_completed"] == rows.size() - 1);
   CHECK(read_file(dir / "stderr").find("interrupted") != std::string::npos);
 }

@@ -100,6 +100,10 @@ TEST_CASE("config errors: the exact message for each kind of bad input", "[confi
   CHECK(error_of("- 1\n- 2\n") == "test.yaml:1:1: expected a map of keys at the top level, found a list");
   CHECK(error_of("seed: 1\nseed: 2\n") == "test.yaml:2:1: seed: duplicate key");
   CHECK(error_of("frames:\n") == "test.yaml:1:1: frames: expected an integer in [0, 1000000000000], found nothing");
+  CHECK(error_of("frames: \"100\"\n") ==
+        "test.yaml:1:9: frames: expected an integer in [0, 1000000000000], found \"100\"");
+  CHECK(error_of("seed: 9007199254740993\n") ==
+        "test.yaml:1:7: seed: expected an integer in [0, 9007199254740992], found 9007199254740993");
 }
 
 TEST_CASE("config errors: YAML syntax errors give the position", "[config][errors]") {
@@ -129,7 +133,7 @@ TEST_CASE("config --set: overrides with the same checks, errors name the argumen
         "--set world.entites=3: world.entites: unknown key; did you mean world.entities?");
   CHECK(error_of(base, {"world.entities[0].count=-1"}) ==
         "--set world.entities[0].count=-1: world.entities[0].count: expected an integer in [0, 10000000], found -1");
-  CHECK(error_of(base, {"world.entities[2].count=1"}) == "--set world.entities[2].count=1: world.entities has 1 entries, no [2]");
+  CHECK(error_of(base, {"world.entities[2].count=1"}) == "--set world.entities[2].count=1: world.entities has 1 entry, no [2]");
   CHECK(error_of(base, {"frames"}) == "--set frames: expected key=value with a key like world.entities[0].count");
   CHECK(error_of(base, {"world..seed=1"}) == "--set world..seed=1: expected key=value with a key like world.entities[0].count");
   CHECK(error_of(base, {"seed=[1"}).rfind("--set seed=[1: YAML syntax error in the value: ", 0) == 0);

@@ -116,7 +116,7 @@ TEST_CASE("placement: a world too small is an error naming the group, never a ha
     } catch (const PlacementError& e) {
       CHECK(e.group_index() == 3);
       CHECK_THAT(e.what(), Catch::StartsWith("world too small for its entities: placed "));
-      CHECK_THAT(e.what(), Catch::EndsWith(" of 500 'balls' (bounding radius 0.3 m) in a 2 x 2 x 2 m box"));
+      CHECK_THAT(e.what(), Catch::EndsWith(" of 500 'balls' (bounding radius 0.3 m) in a 2 x 2 x 2 m box; placement: packed fits more"));
     }
   }
   SECTION("packed") {
