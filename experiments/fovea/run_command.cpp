@@ -137,6 +137,8 @@ int run_command(const RunOptions& options) {
     summary["frames_per_second"] = wall_s > 0 ? static_cast<double>(frames_done) / wall_s : 0.0;
     summary["totals"] = {{"wall_hits", wall_hits}};
     summary["columns"] = log.column_summaries();
+    // Median and p95 are exact up to 2^20 frames, then from every quantile_stride-th frame.
+    summary["quantile_stride"] = log.quantile_stride();
     write_json(folder / "summary.json", summary);
 
     if (!options.quiet)

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace fovea {
 
@@ -20,6 +19,40 @@ ColumnSummary summarize(std::span<const double> values) {
   s.p95 = sorted[std::max<std::size_t>(rank, 1) - 1];
   s.min = sorted.front();
   s.max = sorted.back();
+  return s;
+}
+
+ColumnAccumulator::ColumnAccumulator(std::size_t sample_capacity) : capacity_(std::max<std::size_t>(sample_capacity, 2)) {
+  sample_.reserve(capacity_);
+}
+
+void ColumnAccumulator::add(double value) {
+  if (count_ == 0) {
+    min_ = max_ = value;
+  } else {
+    min_ = std::min(min_, value);
+    max_ = std::max(max_, value);
+  }
+  sum_ += value;
+  if (count_ % stride_ == 0) {
+    if (sample_.size() == capacity_) {
+      // Keep values 0, 2, 4, ... of the sample: it becomes every (2 stride)-th row.
+      for (std::size_t i = 0; 2 * i < sample_.size(); ++i) sample_[i] = sample_[2 * i];
+      sample_.resize((sample_.size() + 1) / 2);
+      stride_ *= 2;
+    }
+    if (count_ % stride_ == 0) sample_.push_back(value);
+  }
+  ++count_;
+}
+
+ColumnSummary ColumnAccumulator::summary() const {
+  ColumnSummary s = summarize(sample_);
+  if (count_ > 0) {
+    s.mean = sum_ / static_cast<double>(count_);
+    s.min = min_;
+    s.max = max_;
+  }
   return s;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <vector>
 
 namespace fovea {
 
@@ -15,5 +17,31 @@ struct ColumnSummary {
 
 /// Summary of `values` (all zeros for an empty column). Sorts a copy.
 ColumnSummary summarize(std::span<const double> values);
+
+/// A column's summary built row by row in bounded memory, whatever the run's length.
+///
+/// Count, mean, min and max are exact. The median and p95 are exact while the column has
+/// at most `sample_capacity` values; beyond that they come from a systematic sample: every
+/// `stride()`-th value, the stride doubling (and every other kept value dropped) each time
+/// the sample fills. Deterministic, so a run's summary.json is reproducible, and at the
+/// default capacity (2^20) a billion-frame run keeps 8 MB per column.
+class ColumnAccumulator {
+ public:
+  explicit ColumnAccumulator(std::size_t sample_capacity = std::size_t{1} << 20);
+  void add(double value);
+  ColumnSummary summary() const;
+  std::int64_t count() const { return count_; }
+  /// 1 while the quantiles are exact.
+  std::int64_t stride() const { return stride_; }
+
+ private:
+  std::size_t capacity_;
+  std::int64_t count_ = 0;
+  std::int64_t stride_ = 1;
+  double sum_ = 0;
+  double min_ = 0;
+  double max_ = 0;
+  std::vector<double> sample_;
+};
 
 }  // namespace fovea

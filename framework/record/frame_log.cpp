@@ -1,6 +1,5 @@
 #include "record/frame_log.hpp"
 
-#include "record/column_stats.hpp"
 
 namespace fovea {
 
@@ -11,13 +10,13 @@ std::vector<std::string> FrameLog::columns() {
   return c;
 }
 
-FrameLog::FrameLog(const std::string& path) : csv_(path, columns()), values_(columns().size()) {}
+FrameLog::FrameLog(const std::string& path) : csv_(path, columns()), columns_(columns().size()) {}
 
 void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
   std::size_t column = 0;
   const auto record = [&](auto value) {
     csv_.cell(value);
-    values_[column++].push_back(static_cast<double>(value));
+    columns_[column++].add(static_cast<double>(value));
   };
   record(stats.frame);
   record(stats.sim_time_s);
@@ -35,10 +34,12 @@ nlohmann::ordered_json FrameLog::column_summaries() const {
   const std::vector<std::string> names = columns();
   for (std::size_t c = 0; c < names.size(); ++c) {
     if (names[c] == "frame") continue;
-    const ColumnSummary s = summarize(values_[c]);
+    const ColumnSummary s = columns_[c].summary();
     j[names[c]] = {{"mean", s.mean}, {"median", s.median}, {"p95", s.p95}, {"min", s.min}, {"max", s.max}};
   }
   return j;
 }
+
+std::int64_t FrameLog::quantile_stride() const { return columns_.empty() ? 1 : columns_.front().stride(); }
 
 }  // namespace fovea

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "record/column_stats.hpp"
 #include "record/csv_writer.hpp"
 #include "world/animation.hpp"
 
@@ -25,14 +26,17 @@ class FrameLog {
 
   void write(const FrameStats& stats, const FrameMeasures& measures);
   std::int64_t rows() const { return rows_; }
-  /// {column: {mean, median, p95, min, max}} over the rows written.
+  /// {column: {mean, median, p95, min, max}} over the rows written (ColumnAccumulator says
+  /// when the median and p95 come from a sample: runs of over 2^20 frames).
   nlohmann::ordered_json column_summaries() const;
+  /// 1 while the median and p95 are exact; else the sampling stride.
+  std::int64_t quantile_stride() const;
 
   static std::vector<std::string> columns();
 
  private:
   CsvWriter csv_;
-  std::vector<std::vector<double>> values_;  // per column, for the summary
+  std::vector<ColumnAccumulator> columns_;  // per column, for the summary
   std::int64_t rows_ = 0;
 };
 

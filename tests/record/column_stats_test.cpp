@@ -40,3 +40,45 @@ TEST_CASE("summarize: p95 agrees with counting on random data", "[record][stats]
     CHECK(double(below) < 0.95 * double(v.size()));
   }
 }
+
+TEST_CASE("ColumnAccumulator: exact while small, a bounded systematic sample beyond", "[record][stats]") {
+  Rng rng(12);
+  std::vector<double> all;
+  ColumnAccumulator small(1000), bounded(64);
+  for (int i = 0; i < 1000; ++i) {
+    const double v = rng.uniform(0, 10);
+    all.push_back(v);
+    small.add(v);
+    bounded.add(v);
+  }
+  // Within capacity: identical to the exact summary.
+  const ColumnSummary exact = summarize(all), s = small.summary();
+  CHECK(small.stride() == 1);
+  CHECK(s.median == exact.median);
+  CHECK(s.p95 == exact.p95);
+  CHECK(s.mean == Approx(exact.mean).epsilon(1e-12));
+
+  // Beyond it: mean, min and max stay exact; the quantiles are those of every
+  // stride-th value (the oracle picks them directly).
+  const ColumnSummary b = bounded.summary();
+  CHECK(bounded.stride() == 16);  // 1000 values into 64 slots: stride 1, 2, 4, 8, 16
+  CHECK(b.mean == Approx(exact.mean).epsilon(1e-12));
+  CHECK(b.min == exact.min);
+  CHECK(b.max == exact.max);
+  std::vector<double> every_16th;
+  for (std::size_t i = 0; i < all.size(); i += 16) every_16th.push_back(all[i]);
+  CHECK(b.median == summarize(every_16th).median);
+  CHECK(b.p95 == summarize(every_16th).p95);
+
+  // On a long column the sampled quantiles are close to the truth: 100,000 uniform values
+  // into 1024 slots keeps 782 (stride 128); the median's standard error is then about 0.18.
+  ColumnAccumulator longer(1024);
+  std::vector<double> many;
+  for (int i = 0; i < 100000; ++i) {
+    many.push_back(rng.uniform(0, 10));
+    longer.add(many.back());
+  }
+  CHECK(longer.stride() == 128);
+  CHECK(std::abs(longer.summary().median - summarize(many).median) < 1.0);
+  CHECK(std::abs(longer.summary().p95 - summarize(many).p95) < 1.0);
+}
