@@ -11,7 +11,7 @@ struct BuildInfo {
   bool git_dirty = false;  ///< true when tracked files differed from the commit
 };
 
-/// Generated at build time by cmake/build_info.cmake.
+/// Generated at build time by framework/core/build_info.cmake.
 BuildInfo build_info();
 
 }  // namespace fovea
