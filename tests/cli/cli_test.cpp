@@ -3,7 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <pty.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -64,6 +67,31 @@ bool wait_for_lines(const std::filesystem::path& path, std::size_t lines) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
+}
+
+/// Runs a command with a pseudo-terminal as its stdin, stdout and stderr (as in an
+/// interactive shell) and returns everything it wrote there.
+std::string run_on_terminal(const std::vector<std::string>& argv, const std::filesystem::path& cwd) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int master = -1;
+  const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (chdir(cwd.c_str()) != 0) _exit(127);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  std::string output;
+  char buffer[4096];
+  for (ssize_t n; (n = read(master, buffer, sizeof buffer)) > 0;) output.append(buffer, static_cast<std::size_t>(n));
+  close(master);  // read fails with EIO once the child has closed the terminal
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  return output;
 }
 
 const char* kSmallConfig = R"(name: small
@@ -254,6 +282,17 @@ TEST_CASE("fovea run: SIGINT and SIGTERM end the run cleanly with the summary wr
   CHECK(manifest["exit_status"] == 128 + signal);
   CHECK(manifest["frames_completed"] == rows.size() - 1);
   CHECK(read_file(dir / "stderr").find("interrupted") != std::string::npos);
+}
+
+TEST_CASE("fovea run: a progress line on a terminal, none with --quiet", "[cli][progress]") {
+  TempDir dir;
+  const std::string shown = run_on_terminal({kFovea, "run", "--frames", "20000", "--out", "a"}, dir.path());
+  CHECK(shown.find("\r\033[Kframe ") != std::string::npos);  // redrawn in place
+  CHECK(shown.find("frames/s") != std::string::npos);
+  CHECK(shown.find("s left") != std::string::npos);
+  CHECK(shown.find("20000 frames of 200 entities") != std::string::npos);
+  const std::string quiet = run_on_terminal({kFovea, "run", "--frames", "20000", "--out", "b", "--quiet"}, dir.path());
+  CHECK(quiet.empty());
 }
 
 TEST_CASE("fovea: validate is silent on success, --help explains, keys lists every key", "[cli]") {
