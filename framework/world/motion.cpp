@@ -11,10 +11,10 @@ Mat3 world_inertia(const Entity& entity, const Quat& orientation) {
 
 namespace {
 
-/// R M R^T v: a body-frame tensor M (inertia or its inverse) applied in world space.
-Vec3 rotate_by_inertia(const Mat3& body_tensor, const Quat& orientation, const Vec3& v) {
-  const Mat3 r = glm::mat3_cast(orientation);
-  return r * (body_tensor * (glm::transpose(r) * v));
+/// R M R^T v: a body-frame tensor M (inertia or its inverse) applied to a world vector,
+/// rotating v into the body frame and back with the quaternion (cheaper than building R).
+Vec3 apply_body_tensor(const Mat3& body_tensor, const Quat& orientation, const Vec3& v) {
+  return orientation * (body_tensor * (glm::conjugate(orientation) * v));
 }
 
 /// q advanced by angular velocity w over dt: q + dt/2 (0, w) q, renormalised.
@@ -39,11 +39,11 @@ void integrate_motion(std::span<EntityState> states, std::span<const Entity> ent
     // w alone lets a tumbling body's energy drift by percents over seconds; the midpoint
     // rule below (w re-evaluated from L at the half-step orientation) is second order and
     // keeps the drift orders of magnitude smaller for two more matrix products.
-    const Vec3 momentum = rotate_by_inertia(e.inertia_body_kgm2, s.orientation, w);
+    const Vec3 momentum = apply_body_tensor(e.inertia_body_kgm2, s.orientation, w);
     const Quat half = advance_orientation(s.orientation, w, 0.5 * dt_s);
-    const Vec3 w_half = rotate_by_inertia(e.inverse_inertia_body, half, momentum);
+    const Vec3 w_half = apply_body_tensor(e.inverse_inertia_body, half, momentum);
     s.orientation = advance_orientation(s.orientation, w_half, dt_s);
-    s.angular_velocity_radps = rotate_by_inertia(e.inverse_inertia_body, s.orientation, momentum);
+    s.angular_velocity_radps = apply_body_tensor(e.inverse_inertia_body, s.orientation, momentum);
   }
 }
 
@@ -81,9 +81,10 @@ double kinetic_energy_j(std::span<const EntityState> states, std::span<const Ent
     const Entity& e = entities[i];
     if (e.is_static) continue;
     const EntityState& s = states[i];
-    const Vec3& w = s.angular_velocity_radps;
+    // w . (R I R^T w) = (R^T w) . I (R^T w): the rotational part in the body frame.
+    const Vec3 w_body = glm::conjugate(s.orientation) * s.angular_velocity_radps;
     energy += 0.5 * e.mass_kg * glm::dot(s.linear_velocity_mps, s.linear_velocity_mps) +
-              0.5 * glm::dot(w, world_inertia(e, s.orientation) * w);
+              0.5 * glm::dot(w_body, e.inertia_body_kgm2 * w_body);
   }
   return energy;
 }
@@ -103,7 +104,7 @@ Vec3 angular_momentum_kgm2ps(std::span<const EntityState> states, std::span<cons
     if (e.is_static) continue;
     const EntityState& s = states[i];
     l += e.mass_kg * glm::cross(s.position_m - origin_m, s.linear_velocity_mps) +
-         world_inertia(e, s.orientation) * s.angular_velocity_radps;
+         apply_body_tensor(e.inertia_body_kgm2, s.orientation, s.angular_velocity_radps);
   }
   return l;
 }
