@@ -30,7 +30,7 @@ TEST_CASE("Rng: output is pinned, so seeds mean the same on every machine", "[co
   CHECK(stream.next_u64() == 0x37e64251014dc824ULL);
 }
 
-TEST_CASE("Rng: uniform draws lie in [0, 1) with the right mean and variance", "[core][rng]") {
+TEST_CASE("Rng: uniform draws lie between 0 (included) and 1 (excluded) with the right mean and variance", "[core][rng]") {
   Rng rng(3);
   const int n = 200000;
   double sum = 0, sum2 = 0;
@@ -47,7 +47,7 @@ TEST_CASE("Rng: uniform draws lie in [0, 1) with the right mean and variance", "
   CHECK(std::abs(var - 1.0 / 12.0) < 0.002);
 }
 
-TEST_CASE("Rng: below(n) covers [0, n) evenly", "[core][rng]") {
+TEST_CASE("Rng: below(n) covers 0 to n-1 evenly", "[core][rng]") {
   Rng rng(5);
   int counts[6] = {};
   for (int i = 0; i < 60000; ++i) ++counts[rng.below(6)];
