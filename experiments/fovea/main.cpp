@@ -24,12 +24,13 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) run_options.command_line.emplace_back(argv[i]);
   CLI::App* run = app.add_subcommand("run", "Run a scene headless and write results/<name>-<UTC time>/");
   std::string config_path;
-  std::int64_t frames = -1;
+  std::string frames;  // checked by the config, as `frames`
   std::string out;
   run->add_option("config", config_path, "YAML config (default: the built-in configs/default.yaml)");
-  run->add_option("--frames", frames, "frames to run, overriding the config's `frames`")->check(CLI::Range(std::int64_t{0}, std::int64_t{1'000'000'000'000}));
+  run->add_option("--frames", frames, "frames to run, overriding the config's `frames` (same checks)");
   run->add_option("--out", out, "write the results here instead (a new or empty folder)");
-  run->add_option("--set", run_options.sets, "override a config key, e.g. --set world.entities[0].count=500 (repeatable)")
+  std::vector<std::string> run_sets;
+  run->add_option("--set", run_sets, "override a config key, e.g. --set world.entities[0].count=500 (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run->add_flag("--quiet,-q", run_options.quiet, "no progress line and no closing summary on stderr");
@@ -53,11 +54,17 @@ int main(int argc, char** argv) {
 
   if (run->parsed()) {
     if (!config_path.empty()) run_options.config_path = config_path;
-    if (frames >= 0) run_options.frames = frames;
+    for (const auto& s : run_sets) run_options.overrides.push_back(fovea::config::set_override(s));
+    // --frames N is `--set frames=N` under its own name: the config's checks and messages.
+    if (!frames.empty()) run_options.overrides.push_back({"frames=" + frames, "--frames " + frames});
     if (!out.empty()) run_options.out = out;
     return fovea::run_command(run_options);
   }
-  if (validate->parsed()) return fovea::validate_command(validate_path, validate_sets);
+  if (validate->parsed()) {
+    std::vector<fovea::config::Override> overrides;
+    for (const auto& s : validate_sets) overrides.push_back(fovea::config::set_override(s));
+    return fovea::validate_command(validate_path, overrides);
+  }
   if (keys->parsed()) return fovea::keys_command();
   return fovea::kExitBadInput;
 }

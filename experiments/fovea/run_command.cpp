@@ -36,24 +36,31 @@ constexpr double kManifestRefreshMs = 2000;
 
 /// Loads a config (file or built-in) with --set overrides; prints the error and returns
 /// nullopt when it is bad.
-std::optional<config::LoadedConfig> load(const std::optional<std::string>& path, const std::vector<std::string>& sets) {
+std::optional<config::LoadedConfig> load(const std::optional<std::string>& path,
+                                         const std::vector<config::Override>& overrides) {
   try {
-    if (path) return config::load_config_file(*path, sets);
-    return config::load_config_text(std::string(config::default_config_text()), config::kDefaultConfigName, sets);
+    if (path) return config::load_config_file(*path, overrides);
+    return config::load_config_text(std::string(config::default_config_text()), config::kDefaultConfigName, overrides);
   } catch (const config::ConfigError& e) {
     std::cerr << e.what() << "\n";
     return std::nullopt;
   }
 }
 
-/// Builds the world; a placement failure is reported against the config line of the group.
+/// Builds the world; a group that cannot be built or placed is reported against the line
+/// of the setting at fault.
 std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded) {
+  const auto group = [](std::uint32_t g) { return "world.entities[" + std::to_string(g) + "]."; };
   try {
     return std::make_unique<Animation>(loaded.settings.world, static_cast<std::uint64_t>(loaded.settings.seed));
   } catch (const PlacementError& e) {
-    std::cerr << loaded.error_at("world.entities[" + std::to_string(e.group_index()) + "].count", e.what()) << "\n";
-    return nullptr;
+    std::cerr << loaded.error_at(group(e.group_index()) + "count", e.what()) << "\n";
+  } catch (const ModelError& e) {
+    std::cerr << loaded.error_at(group(e.group_index()) + e.setting(), e.what()) << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << loaded.source << ": not enough memory to build this world\n";
   }
+  return nullptr;
 }
 
 std::string write_json(const std::filesystem::path& path, const nlohmann::ordered_json& j) {
@@ -65,10 +72,9 @@ std::string write_json(const std::filesystem::path& path, const nlohmann::ordere
 
 int run_command(const RunOptions& options) {
   const WallTime start = std::chrono::system_clock::now();
-  std::optional<config::LoadedConfig> loaded = load(options.config_path, options.sets);
+  std::optional<config::LoadedConfig> loaded = load(options.config_path, options.overrides);
   if (!loaded) return kExitBadInput;
   Settings& settings = loaded->settings;
-  if (options.frames) settings.frames = *options.frames;
   const std::unique_ptr<Animation> world = build_world(*loaded);
   if (!world) return kExitBadInput;
 
@@ -152,6 +158,7 @@ int run_command(const RunOptions& options) {
   }
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  const int stop_signal = g_stop_signal;
 
   manifest.end_time_utc = utc_iso8601(std::chrono::system_clock::now());
   manifest.status = status == kExitOk ? "completed" : interrupted ? "interrupted" : "failed";
@@ -163,11 +170,15 @@ int run_command(const RunOptions& options) {
     std::cerr << "fovea: " << e.what() << "\n";
     return kExitFailure;
   }
+  // Stopped by a signal: with the results complete, die by that signal, so a shell loop or
+  // a scheduler sees the signal (exit(130) would tell bash the run handled Ctrl-C itself,
+  // and a `for` loop of runs would carry on).
+  if (interrupted) std::raise(stop_signal);
   return status;
 }
 
-int validate_command(const std::string& config_path, const std::vector<std::string>& sets) {
-  const std::optional<config::LoadedConfig> loaded = load(config_path, sets);
+int validate_command(const std::string& config_path, const std::vector<config::Override>& overrides) {
+  const std::optional<config::LoadedConfig> loaded = load(config_path, overrides);
   if (!loaded) return kExitBadInput;
   if (!build_world(*loaded)) return kExitBadInput;
   return kExitOk;

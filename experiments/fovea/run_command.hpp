@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "config/config.hpp"
+
 namespace fovea {
 
 /// Exit statuses of the fovea command (docs/cli.md).
@@ -17,8 +19,7 @@ enum ExitStatus : int {
 
 struct RunOptions {
   std::optional<std::string> config_path;  ///< none: the built-in default scene
-  std::vector<std::string> sets;           ///< --set key=value, in order
-  std::optional<std::int64_t> frames;      ///< --frames
+  std::vector<config::Override> overrides; ///< --set key=value and --frames N, in order
   std::optional<std::string> out;          ///< --out
   bool quiet = false;
   std::vector<std::string> command_line;   ///< argv, for the manifest
@@ -30,7 +31,7 @@ int run_command(const RunOptions& options);
 
 /// `fovea validate`: checks a config (keys, types, ranges, and that its entities fit) and
 /// prints nothing on success.
-int validate_command(const std::string& config_path, const std::vector<std::string>& sets);
+int validate_command(const std::string& config_path, const std::vector<config::Override>& overrides);
 
 /// `fovea keys`: prints every config key with its type, default and meaning.
 int keys_command();

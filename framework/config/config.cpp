@@ -1,7 +1,9 @@
 #include "config/config.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -13,53 +15,78 @@ namespace {
 /// One step of a key path: a map key, or a list index.
 struct PathStep {
   std::string key;
-  long index = -1;
+  long long index = -1;
 };
 
-std::vector<PathStep> split_path(const std::string& path, const std::string& argument) {
+ConfigError bad_assignment(const Override& o) {
+  return ConfigError(o.shown_as + ": expected key=value with a key like world.entities[0].count");
+}
+
+std::vector<PathStep> split_path(const std::string& path, const Override& o) {
   std::vector<PathStep> steps;
   std::size_t i = 0;
-  const auto bad = [&] { return ConfigError("--set " + argument + ": expected key=value with a key like world.entities[0].count"); };
   while (i < path.size()) {
     const std::size_t end = path.find_first_of(".[", i);
     const std::string key = path.substr(i, end == std::string::npos ? std::string::npos : end - i);
-    if (key.empty()) throw bad();
+    if (key.empty()) throw bad_assignment(o);
     steps.push_back({key, -1});
     i = end == std::string::npos ? path.size() : end;
     while (i < path.size() && path[i] == '[') {
       const std::size_t close = path.find(']', i);
-      if (close == std::string::npos || close == i + 1) throw bad();
-      const std::string digits = path.substr(i + 1, close - i - 1);
-      if (digits.find_first_not_of("0123456789") != std::string::npos) throw bad();
-      steps.push_back({"", std::stol(digits)});
+      if (close == std::string::npos) throw bad_assignment(o);
+      long long index = -1;
+      const char* first = path.data() + i + 1;
+      const char* last = path.data() + close;
+      const auto parsed = std::from_chars(first, last, index);
+      if (first == last || parsed.ec != std::errc() || parsed.ptr != last || index < 0) throw bad_assignment(o);
+      steps.push_back({"", index});
       i = close + 1;
     }
     if (i < path.size()) {
-      if (path[i] != '.') throw bad();
+      if (path[i] != '.') throw bad_assignment(o);
       ++i;
-      if (i == path.size()) throw bad();
+      if (i == path.size()) throw bad_assignment(o);
     }
   }
-  if (steps.empty()) throw bad();
+  if (steps.empty()) throw bad_assignment(o);
   return steps;
 }
 
-/// Writes `value` at `path` into the document, creating maps on the way; list elements must
-/// exist already.
-void apply_set(YAML::Node& root, const std::string& argument, Sources& sources) {
-  const std::size_t equals = argument.find('=');
-  if (equals == std::string::npos || equals == 0)
-    throw ConfigError("--set " + argument + ": expected key=value with a key like world.entities[0].count");
-  const std::string path = argument.substr(0, equals);
-  const std::string text = argument.substr(equals + 1);
-  const std::vector<PathStep> steps = split_path(path, argument);
+std::string kind_of(const YAML::Node& node) {
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a map";
+  return "a single value";
+}
+
+/// Nesting deeper than any config needs; also stops a self-referencing alias.
+constexpr int kMaxDepth = 64;
+
+/// How many times `target` (by identity) is reachable in `node`: more than once when a YAML
+/// alias (*anchor) shares it.
+int occurrences(const YAML::Node& node, const YAML::Node& target, int depth = 0) {
+  if (depth > kMaxDepth) return 0;
+  int n = node.is(target) ? 1 : 0;
+  if (node.IsSequence())
+    for (const auto& child : node) n += occurrences(child, target, depth + 1);
+  else if (node.IsMap())
+    for (const auto& entry : node) n += occurrences(entry.second, target, depth + 1);
+  return n;
+}
+
+/// Writes the override's value at its path into the document, creating maps on the way;
+/// list elements must exist already.
+void apply_override(YAML::Node& root, const Override& o, Sources& sources) {
+  const std::size_t equals = o.assignment.find('=');
+  if (equals == std::string::npos || equals == 0) throw bad_assignment(o);
+  const std::string path = o.assignment.substr(0, equals);
+  const std::vector<PathStep> steps = split_path(path, o);
   YAML::Node value;
   try {
-    value = YAML::Load(text);
+    value = YAML::Load(o.assignment.substr(equals + 1));
   } catch (const YAML::Exception& e) {
-    throw ConfigError("--set " + argument + ": YAML syntax error in the value: " + e.msg);
+    throw ConfigError(o.shown_as + ": YAML syntax error in the value: " + e.msg);
   }
-  sources.sets.emplace_back(path, argument);
+  sources.sets.emplace_back(path, o.shown_as);
 
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   YAML::Node current;
@@ -68,24 +95,29 @@ void apply_set(YAML::Node& root, const std::string& argument, Sources& sources) 
   for (std::size_t s = 0; s < steps.size(); ++s) {
     const PathStep& step = steps[s];
     const bool last = s + 1 == steps.size();
+    const std::string where = walked.empty() ? "the top level" : walked;
     if (step.index >= 0) {
-      if (!current.IsSequence() || static_cast<std::size_t>(step.index) >= current.size())
-      {
-        const std::size_t entries = current.IsSequence() ? current.size() : 0;
-        throw ConfigError("--set " + argument + ": " + walked + " has " + std::to_string(entries) +
-                          (entries == 1 ? " entry" : " entries") + ", no [" + std::to_string(step.index) + "]");
-      }
-      walked += "[" + std::to_string(step.index) + "]";
+      if (!current.IsDefined() || current.IsNull())
+        throw ConfigError(o.shown_as + ": " + where + " is not in the config; set the whole list, as " + walked +
+                          "=[...]");
+      if (!current.IsSequence()) throw ConfigError(o.shown_as + ": " + where + " is " + kind_of(current) + ", not a list");
+      const auto index = static_cast<std::size_t>(step.index);
+      if (index >= current.size())
+        throw ConfigError(o.shown_as + ": " + where + " has " + std::to_string(current.size()) +
+                          (current.size() == 1 ? " entry" : " entries") + ", no [" + std::to_string(index) + "]");
+      walked += "[" + std::to_string(index) + "]";
+      YAML::Node next = current[index];
+      if (!last && occurrences(root, next) > 1)
+        throw ConfigError(o.shown_as + ": " + walked + " is shared through a YAML alias (*anchor); write it out in "
+                                                       "the config to change one copy");
       if (last) {
-        current[static_cast<std::size_t>(step.index)] = value;
+        current[index] = value;
         return;
       }
-      YAML::Node next = current[static_cast<std::size_t>(step.index)];
       current.reset(next);
     } else {
       if (current.IsNull()) current = YAML::Node(YAML::NodeType::Map);
-      if (!current.IsMap())
-        throw ConfigError("--set " + argument + ": " + walked + " is not a map of keys");
+      if (!current.IsMap()) throw ConfigError(o.shown_as + ": " + where + " is " + kind_of(current) + ", not a map of keys");
       walked += (walked.empty() ? "" : ".") + step.key;
       if (last) {
         current[step.key] = value;
@@ -93,19 +125,56 @@ void apply_set(YAML::Node& root, const std::string& argument, Sources& sources) 
       }
       if (!current[step.key]) current[step.key] = YAML::Node(YAML::NodeType::Null);
       YAML::Node next = current[step.key];
+      if (occurrences(root, next) > 1)
+        throw ConfigError(o.shown_as + ": " + walked + " is shared through a YAML alias (*anchor); write it out in "
+                                                       "the config to change one copy");
       current.reset(next);
     }
   }
 }
 
-LoadedConfig parse_document(YAML::Node root, const std::string& source_name, const std::vector<std::string>& sets) {
+/// Rejects a key written twice in one map, anywhere in the file. Done on the file as
+/// written, before any override, so the message points at the file's second key.
+void check_duplicate_keys(const YAML::Node& node, const std::string& path, const Sources& sources, int depth = 0) {
+  if (depth > kMaxDepth)
+    throw ConfigError(sources.where(path, node.Mark()) + ": " + path + ": nested deeper than " +
+                      std::to_string(kMaxDepth) + " levels (a self-referencing alias?)");
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      check_duplicate_keys(node[i], path + "[" + std::to_string(i) + "]", sources, depth + 1);
+  } else if (node.IsMap()) {
+    std::vector<std::string> seen;
+    for (const auto& entry : node) {
+      const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
+      const std::string key_path = path.empty() ? key : path + "." + key;
+      for (const auto& s : seen)
+        if (s == key) throw ConfigError(sources.where(key_path, entry.first.Mark()) + ": " + key_path + ": duplicate key");
+      seen.push_back(key);
+      check_duplicate_keys(entry.second, key_path, sources, depth + 1);
+    }
+  }
+}
+
+LoadedConfig parse_document(YAML::Node root, const std::string& source_name, const std::vector<Override>& overrides) {
   Sources sources{source_name, {}};
-  for (const auto& argument : sets) apply_set(root, argument, sources);
+  check_duplicate_keys(root, "", sources);
+  for (const auto& o : overrides) apply_override(root, o, sources);
   LoadedConfig loaded;
   loaded.source = source_name;
   ParseState state{sources, loaded.locations};
   settings_schema().parse(root, loaded.settings, "", root.IsDefined() ? root.Mark() : YAML::Mark(), state);
   return loaded;
+}
+
+std::vector<Override> as_overrides(const std::vector<std::string>& sets) {
+  std::vector<Override> overrides;
+  for (const auto& s : sets) overrides.push_back(set_override(s));
+  return overrides;
+}
+
+std::string position(const std::string& source_name, const YAML::Mark& mark) {
+  // yaml-cpp counts lines and columns from 0.
+  return source_name + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
 }  // namespace
@@ -120,25 +189,38 @@ std::string LoadedConfig::error_at(const std::string& path, const std::string& m
 }
 
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
-                              const std::vector<std::string>& sets) {
-  YAML::Node root;
+                              const std::vector<Override>& overrides) {
+  std::vector<YAML::Node> documents;
   try {
-    root = YAML::Load(text);
+    documents = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
-    // yaml-cpp counts lines and columns from 0.
-    throw ConfigError(source_name + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                      ": YAML syntax error: " + e.msg);
+    throw ConfigError(position(source_name, e.mark) + ": YAML syntax error: " + e.msg);
   }
-  return parse_document(root, source_name, sets);
+  // A second document (after `---`) would be silently ignored by a single-document read.
+  if (documents.size() > 1)
+    throw ConfigError(position(source_name, documents[1].Mark()) +
+                      ": a config is one YAML document; this is a second one (after ---)");
+  return parse_document(documents.empty() ? YAML::Node() : documents[0], source_name, overrides);
 }
 
-LoadedConfig load_config_file(const std::string& path, const std::vector<std::string>& sets) {
+LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
+                              const std::vector<std::string>& sets) {
+  return load_config_text(text, source_name, as_overrides(sets));
+}
+
+LoadedConfig load_config_file(const std::string& path, const std::vector<Override>& overrides) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read config: is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path + ": cannot read config: " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ConfigError(path + ": cannot read config: " + std::strerror(errno));
-  return load_config_text(text.str(), path, sets);
+  return load_config_text(text.str(), path, overrides);
+}
+
+LoadedConfig load_config_file(const std::string& path, const std::vector<std::string>& sets) {
+  return load_config_file(path, as_overrides(sets));
 }
 
 std::string resolved_yaml(const Settings& settings) {

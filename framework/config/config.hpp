@@ -22,10 +22,22 @@ struct LoadedConfig {
   std::string error_at(const std::string& path, const std::string& message) const;
 };
 
-/// Reads and validates a config file, then applies `sets` ("key=value", YAML values, list
-/// elements as `world.entities[0].count`) with the same checks. Throws ConfigError.
+/// One override from the command line: "key=value" (a YAML value; list elements as
+/// `world.entities[0].count`), and how messages name it.
+struct Override {
+  std::string assignment;
+  std::string shown_as;  ///< "--set key=value", or "--frames 200" for the --frames option
+};
+inline Override set_override(const std::string& assignment) { return {assignment, "--set " + assignment}; }
+
+/// Reads and validates a config file (one YAML document), then applies the overrides in
+/// order, with the same checks. Throws ConfigError.
+LoadedConfig load_config_file(const std::string& path, const std::vector<Override>& overrides);
+/// Same, with `--set` overrides given as "key=value" strings.
 LoadedConfig load_config_file(const std::string& path, const std::vector<std::string>& sets = {});
 /// Same, from text; `source_name` names it in messages.
+LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
+                              const std::vector<Override>& overrides);
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
                               const std::vector<std::string>& sets = {});
 

@@ -8,15 +8,16 @@
 namespace fovea::config {
 
 std::string Sources::where(const std::string& path, const YAML::Mark& mark) const {
-  // A --set names its own argument: its text was not in the file. It covers its key, the
-  // keys inside the value it set, and the maps it created on the way to its key.
+  // An override names its own argument: its text was not in the file. It covers its key and
+  // the keys inside the value it set, and the maps it created on the way to its key (those
+  // alone have no position in the file); a key written in the file keeps its position.
   const auto covers = [](const std::string& outer, const std::string& inner) {
     return inner == outer ||
            (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
             (inner[outer.size()] == '.' || inner[outer.size()] == '['));
   };
   for (auto it = sets.rbegin(); it != sets.rend(); ++it)
-    if (covers(it->first, path) || covers(path, it->first)) return "--set " + it->second;
+    if (covers(it->first, path) || (mark.is_null() && covers(path, it->first))) return it->second;
   if (mark.is_null()) return file;
   return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
@@ -48,14 +49,21 @@ NumberRange between(double min, double max) { return {min, max, false, false}; }
 namespace {
 
 bool parse_integer_text(const std::string& text, long long& value) {
+  const char* begin = text.data();
   const char* end = text.data() + text.size();
-  const auto result = std::from_chars(text.data(), end, value);
+  if (begin != end && *begin == '+' && begin + 1 != end && *(begin + 1) != '-') ++begin;
+  const auto result = std::from_chars(begin, end, value);
   return result.ec == std::errc() && result.ptr == end;
 }
 
-bool parse_double_text(const std::string& text, double& value) {
+/// A YAML 1.2 decimal number: from_chars's syntax plus an optional leading '+'.
+/// `out_of_range` tells a number too large for a double (1e309) from text that is no number.
+bool parse_double_text(const std::string& text, double& value, bool* out_of_range = nullptr) {
+  const char* begin = text.data();
   const char* end = text.data() + text.size();
-  const auto result = std::from_chars(text.data(), end, value);
+  if (begin != end && *begin == '+' && begin + 1 != end && *(begin + 1) != '-') ++begin;
+  const auto result = std::from_chars(begin, end, value);
+  if (out_of_range) *out_of_range = result.ec == std::errc::result_out_of_range && result.ptr == end;
   return result.ec == std::errc() && result.ptr == end && std::isfinite(value);
 }
 
@@ -67,11 +75,22 @@ std::string found_text(const YAML::Node& node) {
   if (node.IsMap()) return "a map";
   const std::string& text = node.Scalar();
   double number;
-  if (node.Tag() != "!" && parse_double_text(text, number)) return text;
+  bool too_large = false;
+  if (node.Tag() != "!" && (parse_double_text(text, number, &too_large) || too_large)) return text;
   return "\"" + text + "\"";
 }
 
+void reject_explicit_tag(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state) {
+  // yaml-cpp gives "?" to untagged plain nodes and "!" to quoted scalars.
+  if (!node.IsDefined()) return;
+  const std::string& tag = node.Tag();
+  if (tag.empty() || tag == "?" || tag == "!") return;
+  state.fail(path, mark_of(node, mark), "explicit YAML tags are not supported, found " + tag);
+}
+
 YAML::Mark mark_of(const YAML::Node& node, const YAML::Mark& fallback) {
+  // An empty value (`count:`) is a null node marked where the next line starts; its key's
+  // position is the one to show.
   if (!node.IsDefined() || node.IsNull()) return fallback;
   const YAML::Mark mark = node.Mark();
   return mark.is_null() ? fallback : mark;
@@ -106,9 +125,12 @@ Vec3 parse_vec3(const YAML::Node& node, const NumberRange& range, const std::str
                "expected a list of 3 numbers" + range.bounds_text() + ", found " +
                    (node.IsSequence() ? "a list of " + std::to_string(node.size()) : found_text(node)));
   Vec3 v;
-  for (int i = 0; i < 3; ++i)
-    v[i] = parse_number(node[static_cast<std::size_t>(i)], false, range, path + "[" + std::to_string(i) + "]",
-                        mark_of(node, mark), state);
+  for (int i = 0; i < 3; ++i) {
+    const YAML::Node element = node[static_cast<std::size_t>(i)];
+    const std::string element_path = path + "[" + std::to_string(i) + "]";
+    reject_explicit_tag(element, element_path, mark_of(node, mark), state);
+    v[i] = parse_number(element, false, range, element_path, mark_of(element, mark_of(node, mark)), state);
+  }
   return v;
 }
 

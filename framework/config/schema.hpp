@@ -40,9 +40,9 @@ struct KeyInfo {
 /// Where values came from, to name them in errors: the file, or a `--set` argument.
 struct Sources {
   std::string file;  ///< as the user named it
-  /// (key path, whole argument) of each --set, in order.
+  /// (key path, how to name it: "--set key=value") of each override, in order.
   std::vector<std::pair<std::string, std::string>> sets;
-  /// "file:line:col" or "--set key=value" for the value at `path` with `mark`.
+  /// "file:line:col", or the override that wrote the value at `path` with `mark`.
   std::string where(const std::string& path, const YAML::Mark& mark) const;
 };
 
@@ -74,6 +74,9 @@ NumberRange between(double min, double max);
 std::string found_text(const YAML::Node& node);
 /// The mark of a node, or `fallback` (its key's) when the node has none (empty values).
 YAML::Mark mark_of(const YAML::Node& node, const YAML::Mark& fallback);
+/// Rejects an explicit YAML tag (`!!str 5`, `!custom x`): fovea's types come from the schema,
+/// and a tag that says otherwise would be silently ignored.
+void reject_explicit_tag(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
 double parse_number(const YAML::Node& node, bool integer, const NumberRange& range, const std::string& path,
                     const YAML::Mark& mark, ParseState& state);
 Vec3 parse_vec3(const YAML::Node& node, const NumberRange& range, const std::string& path, const YAML::Mark& mark,
@@ -193,8 +196,14 @@ class Section {
                    st.fail(p, mark_of(n, m), std::string("expected a list of ") + noun + ", found " + found_text(n));
                  std::vector<T> items;
                  for (std::size_t i = 0; i < n.size(); ++i) {
+                   const std::string item_path = p + "[" + std::to_string(i) + "]";
+                   const YAML::Mark item_mark = mark_of(n[i], mark_of(n, m));
+                   // An empty item (a stray `-`) is a mistake, not a request for defaults.
+                   if (!n[i].IsDefined() || n[i].IsNull())
+                     st.fail(item_path, item_mark, "expected a map of keys, found nothing");
+                   st.locations[item_path] = st.sources.where(item_path, item_mark);
                    T item{};
-                   element.parse(n[i], item, p + "[" + std::to_string(i) + "]", mark_of(n[i], mark_of(n, m)), st);
+                   element.parse(n[i], item, item_path, item_mark, st);
                    items.push_back(std::move(item));
                  }
                  s.*member = std::move(items);
@@ -212,12 +221,12 @@ class Section {
 
   /// Reads a map node into `out`, key by key; keys absent keep out's current values.
   void parse(const YAML::Node& node, S& out, const std::string& path, const YAML::Mark& mark, ParseState& state) const {
+    reject_explicit_tag(node, path, mark, state);
     if (node.IsNull()) return;
     if (!node.IsMap())
       state.fail(path, mark_of(node, mark),
                  std::string("expected a map of keys") + (path.empty() ? " at the top level" : "") + ", found " +
                      found_text(node));
-    std::vector<std::string> seen;
     for (const auto& entry : node) {
       const YAML::Mark key_mark = entry.first.Mark();
       const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
@@ -232,10 +241,9 @@ class Section {
           message += "expected one of " + joined_names();
         state.fail(key_path, key_mark, message);
       }
-      for (const auto& s : seen)
-        if (s == key) state.fail(key_path, key_mark, "duplicate key");
-      seen.push_back(key);
+      // Duplicate keys were rejected on the file as written (config.cpp), before overrides.
       state.locations[key_path] = state.sources.where(key_path, key_mark);
+      reject_explicit_tag(entry.second, key_path, mark_of(entry.second, key_mark), state);
       field->parse(entry.second, out, key_path, mark_of(entry.second, key_mark), state);
     }
   }

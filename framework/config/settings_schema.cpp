@@ -3,25 +3,29 @@
 namespace fovea::config {
 namespace {
 
+// Ranges keep every quantity well inside double precision: a micrometre-sized model of the
+// lightest material still has a representable inertia (about 1e-36 kg m^2), a kilometre one
+// of the densest no overflow, and speeds cannot carry entities to infinity in any run.
+
 Section<ModelSettings> model_schema() {
   Section<ModelSettings> s;
   s.choice("shape", &ModelSettings::shape,
            {{"ball", Shape::ball}, {"box", Shape::box}, {"rock", Shape::rock}, {"l_shape", Shape::l_shape},
             {"humanoid", Shape::humanoid}},
            "built-in voxel model generator");
-  s.number("size_m", &ModelSettings::size_m, above(0), "length of the model's longest side, metres");
+  s.number("size_m", &ModelSettings::size_m, between(1e-6, 1e6), "length of the model's longest side, metres");
   s.number("resolution_voxels", &ModelSettings::resolution_voxels, between(1, 256), "voxels along the longest side");
-  s.vec3("aspect", &ModelSettings::aspect, above(0), "stretch of the shape's own proportions along x, y, z");
+  s.vec3("aspect", &ModelSettings::aspect, between(1e-3, 1e3), "stretch of the shape's own proportions along x, y, z");
   s.number("variants", &ModelSettings::variants, between(1, 1024),
-           "distinct seeded shapes in the group (rocks differ; other shapes are identical), used in turn");
+           "distinct seeded rock shapes in the group, used in turn (other shapes have one)");
   return s;
 }
 
 Section<MaterialSettings> material_schema() {
   Section<MaterialSettings> s;
-  s.number("density_kgpm3", &MaterialSettings::density_kgpm3, above(0), "density, kilograms per cubic metre");
+  s.number("density_kgpm3", &MaterialSettings::density_kgpm3, between(1e-3, 1e6), "density, kilograms per cubic metre");
   s.number("restitution", &MaterialSettings::restitution, between(0, 1), "coefficient of restitution: 1 elastic, 0 dead");
-  s.number("friction", &MaterialSettings::friction, at_least(0), "Coulomb friction coefficient");
+  s.number("friction", &MaterialSettings::friction, between(0, 100), "Coulomb friction coefficient");
   s.vec3("colour", &MaterialSettings::colour, between(0, 1), "linear RGB, each in [0, 1]");
   return s;
 }
@@ -35,8 +39,9 @@ Section<EntityGroupSettings> group_schema() {
   s.choice("placement", &EntityGroupSettings::placement,
            {{"random", Placement::random}, {"packed", Placement::packed}},
            "initial positions: random (no overlaps) or packed (a lattice in the box's min corner)");
-  s.number("speed_mps", &EntityGroupSettings::speed_mps, at_least(0), "initial speed, metres per second, random direction");
-  s.number("spin_radps", &EntityGroupSettings::spin_radps, at_least(0),
+  s.number("speed_mps", &EntityGroupSettings::speed_mps, between(0, 1e6),
+           "initial speed, metres per second, random direction");
+  s.number("spin_radps", &EntityGroupSettings::spin_radps, between(0, 1e6),
            "initial angular speed, radians per second, random axis");
   s.boolean("static", &EntityGroupSettings::is_static, "static entities never move and have infinite mass");
   return s;
@@ -44,8 +49,9 @@ Section<EntityGroupSettings> group_schema() {
 
 Section<WorldSettings> world_schema() {
   Section<WorldSettings> s;
-  s.vec3("box_size_m", &WorldSettings::box_size_m, above(0), "size of the world box, metres; it spans [0, size]");
-  s.vec3("gravity_mps2", &WorldSettings::gravity_mps2, {}, "gravity, metres per second squared; [0, 0, 0] is off");
+  s.vec3("box_size_m", &WorldSettings::box_size_m, between(1e-6, 1e9), "size of the world box, metres; it spans [0, size]");
+  s.vec3("gravity_mps2", &WorldSettings::gravity_mps2, between(-1e6, 1e6),
+         "gravity, metres per second squared; [0, 0, 0] is off");
   s.number("time_step_s", &WorldSettings::time_step_s, {0, 1, true, false}, "fixed simulation time step, seconds");
   s.list("entities", &WorldSettings::entities, group_schema(), "entity groups", "the groups of entities, placed in order");
   return s;

@@ -38,18 +38,40 @@ Animation::Animation(const WorldSettings& settings, std::uint64_t seed) : settin
   camera_.target_m = centre;
   camera_.position_m = centre + Vec3(0.0, 0.25 * extent, 1.0 / std::tan(glm::radians(camera_.vertical_fov_deg) / 2) * extent);
 
-  // Models and their mass properties, one per (group, variant); entities share them.
+  // Models and their mass properties, one per (group, variant); entities share them. Only
+  // rocks are seeded, so other shapes build one model whatever `variants` says.
   struct Prototype { ModelId model; Entity entity; };
   std::vector<std::vector<Prototype>> prototypes(settings.entities.size());
-  double max_radius_m = 0;
+  std::vector<int> variants(settings.entities.size(), 0);
+  std::int64_t total_cells = 0;
   for (std::uint32_t g = 0; g < settings.entities.size(); ++g) {
     const EntityGroupSettings& group = settings.entities[g];
     if (group.count == 0) continue;
-    const int variants = std::min(group.model.variants, group.count);
-    for (int v = 0; v < variants; ++v) {
+    variants[g] = group.model.shape == Shape::rock ? std::min(group.model.variants, group.count) : 1;
+    const IVec3 dims = model_dims(group.model.shape, group.model.resolution_voxels, group.model.aspect);
+    const std::int64_t cells = std::int64_t{dims.x} * dims.y * dims.z;
+    total_cells += cells * variants[g];
+    if (total_cells > kMaxModelVoxelCells)
+      throw ModelError(g, variants[g] > 1 ? "model.variants" : "model.resolution_voxels",
+                       "the models need " + std::to_string(total_cells) + " voxel cells up to this group (" +
+                           std::to_string(cells) + " per model x " + std::to_string(variants[g]) +
+                           " variants here), more than the " + std::to_string(kMaxModelVoxelCells) +
+                           " allowed; lower resolution_voxels or variants");
+  }
+  double max_radius_m = 0;
+  for (std::uint32_t g = 0; g < settings.entities.size(); ++g) {
+    const EntityGroupSettings& group = settings.entities[g];
+    for (int v = 0; v < variants[g]; ++v) {
       const auto id = static_cast<ModelId>(models_.size());
       models_.push_back(make_model(group.model, model_seed(seed, g, v)));
       const MassProperties props = compute_mass_properties(models_.back(), group.material.density_kgpm3);
+      // The config's ranges keep these finite; this guards the arithmetic all the same.
+      const Mat3 inverse = glm::inverse(props.inertia_kgm2);
+      bool finite = std::isfinite(props.mass_kg) && props.mass_kg > 0 && std::isfinite(props.bounding_radius_m);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) finite = finite && std::isfinite(props.inertia_kgm2[i][j]) && std::isfinite(inverse[i][j]);
+      if (!finite)
+        throw ModelError(g, "model.size_m", "mass and inertia are not representable in double precision at this size and density");
       Entity e;
       e.model = id;
       e.group = g;
@@ -61,15 +83,17 @@ Animation::Animation(const WorldSettings& settings, std::uint64_t seed) : settin
       e.bounding_radius_m = props.bounding_radius_m;
       if (!group.is_static) {
         e.inverse_mass_per_kg = 1.0 / props.mass_kg;
-        e.inverse_inertia_body = glm::inverse(props.inertia_kgm2);
+        e.inverse_inertia_body = inverse;
       }
       max_radius_m = std::max(max_radius_m, props.bounding_radius_m);
       prototypes[g].push_back({id, e});
     }
   }
 
-  // Placement, group by group, all groups sharing one occupancy so none overlap.
-  SphereOccupancy occupied(std::max(2 * max_radius_m, 1e-6));
+  // Placement, group by group, all groups sharing one occupancy so none overlap. Cells at
+  // least a diameter wide, and few enough that the box spans under 2^20 of them.
+  const double box_extent_m = std::max({box_.size_m().x, box_.size_m().y, box_.size_m().z});
+  SphereOccupancy occupied(std::max({2 * max_radius_m, box_extent_m / SphereOccupancy::kCellLimit, 1e-12}));
   Rng placement_rng(seed, rng_stream(RngStream::placement));
   for (std::uint32_t g = 0; g < settings.entities.size(); ++g) {
     const EntityGroupSettings& group = settings.entities[g];

@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +37,24 @@ struct FrameStats {
   double frame_ms = 0;            ///< wall-clock time of the whole step
 };
 
+/// A group's models cannot be built as configured. `setting` names the group's setting at
+/// fault ("model.variants") so the caller can point at its line in the config.
+class ModelError : public std::runtime_error {
+ public:
+  ModelError(std::uint32_t group_index, std::string setting, const std::string& message)
+      : std::runtime_error(message), group_index_(group_index), setting_(std::move(setting)) {}
+  std::uint32_t group_index() const { return group_index_; }
+  const std::string& setting() const { return setting_; }
+
+ private:
+  std::uint32_t group_index_;
+  std::string setting_;
+};
+
+/// Voxel cells all of a world's models may hold together (one byte each): 128 Mi, eight
+/// 256^3 grids. Beyond it the run stops with a ModelError instead of exhausting memory.
+inline constexpr std::int64_t kMaxModelVoxelCells = std::int64_t{1} << 27;
+
 /// The synthetic camera (004 section 3.1, "viewing parameters"). A placeholder until the
 /// perception and render parts: it frames the box from its +z side.
 struct Camera {
@@ -48,7 +68,8 @@ struct Camera {
 ///
 /// Owns all world data; each frame calls the parts in order and hands them plain arrays.
 /// Construction builds the voxel models, their mass properties and the initial placement
-/// from the settings and seed; it throws PlacementError when the entities do not fit.
+/// from the settings and seed; it throws ModelError when a group's models cannot be built
+/// and PlacementError when the entities do not fit.
 class Animation {
  public:
   Animation(const WorldSettings& settings, std::uint64_t seed);

@@ -1,6 +1,7 @@
 #include "world/placement.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 
@@ -20,11 +21,18 @@ std::string box_text(const Aabb& box) {
 
 SphereOccupancy::SphereOccupancy(double cell_size_m) : cell_size_m_(cell_size_m) {}
 
-IVec3 SphereOccupancy::cell_of(const Vec3& p) const { return IVec3(glm::floor(p / cell_size_m_)); }
+IVec3 SphereOccupancy::cell_of(const Vec3& p) const {
+  // Clamped to the key's range: cells beyond it share the edge cells, which keeps every
+  // test exact (neighbours stay neighbours under clamping) and only slows a world more
+  // than 2^20 cells across, which the caller avoids by its choice of cell size.
+  const Vec3 cell = glm::clamp(glm::floor(p / cell_size_m_), Vec3(-kCellLimit), Vec3(kCellLimit - 1));
+  return IVec3(cell);
+}
 
 std::int64_t SphereOccupancy::key(const IVec3& c) const {
-  // 21 bits per axis: room for 2 million cells along each side.
-  const auto part = [](int v) { return static_cast<std::int64_t>(v + (1 << 20)) & 0x1FFFFF; };
+  // 21 bits per axis; c + kCellLimit lies in [0, 2^21) once the neighbour offset is added to
+  // a clamped cell, wrapping at worst onto a far cell (a slower search, never a wrong one).
+  const auto part = [](int v) { return static_cast<std::int64_t>(v + kCellLimit) & 0x1FFFFF; };
   return part(c.x) | (part(c.y) << 21) | (part(c.z) << 42);
 }
 
@@ -97,27 +105,34 @@ std::vector<Vec3> place_group(const Aabb& box, std::span<const double> radii_m, 
   // distance reach - 1 (in cells) of the corner lies in it, so when the last cell taken is
   // that near, no cell outside could have been nearer. Otherwise the cube grows. An octant
   // ball of radius R holds about pi/6 R^3 cells, hence the first guess.
+  // Cell coordinates and squared distances are 64-bit: a long thin box can hold more than
+  // 46341 cells along one axis. No axis needs more cells than there are entities.
   const double spacing_m = 2 * max_radius_m;
-  IVec3 cells_per_axis;
+  const auto count = static_cast<std::int64_t>(radii_m.size());
+  std::int64_t cells_per_axis[3];
   for (int a = 0; a < 3; ++a)
-    cells_per_axis[a] = 1 + static_cast<int>(std::floor((size[a] - spacing_m) / spacing_m + 1e-9));
-  const auto distance2 = [](const IVec3& c) { return c.x * c.x + c.y * c.y + c.z * c.z; };
-  int reach = 2 + static_cast<int>(std::ceil(std::cbrt(6.0 / 3.14159 * static_cast<double>(radii_m.size()))));
+    cells_per_axis[a] = 1 + static_cast<std::int64_t>(
+                                std::min(std::floor((size[a] - spacing_m) / spacing_m + 1e-9), static_cast<double>(count)));
+  using Cell = std::array<std::int64_t, 3>;
+  const auto distance2 = [](const Cell& c) { return c[0] * c[0] + c[1] * c[1] + c[2] * c[2]; };
+  auto reach = 2 + static_cast<std::int64_t>(std::ceil(std::cbrt(6.0 / 3.14159 * static_cast<double>(count))));
   for (;;) {
-    const IVec3 limit = glm::min(cells_per_axis, IVec3(reach));
-    const bool whole_box = limit == cells_per_axis;
-    std::vector<IVec3> cells;
-    cells.reserve(static_cast<std::size_t>(limit.x) * static_cast<std::size_t>(limit.y) * static_cast<std::size_t>(limit.z));
-    for (int k = 0; k < limit.z; ++k)
-      for (int j = 0; j < limit.y; ++j)
-        for (int i = 0; i < limit.x; ++i) cells.emplace_back(i, j, k);
+    const Cell limit = {std::min(cells_per_axis[0], reach), std::min(cells_per_axis[1], reach),
+                        std::min(cells_per_axis[2], reach)};
+    const bool whole_box = limit[0] == cells_per_axis[0] && limit[1] == cells_per_axis[1] && limit[2] == cells_per_axis[2];
+    std::vector<Cell> cells;
+    cells.reserve(static_cast<std::size_t>(limit[0] * limit[1] * limit[2]));
+    for (std::int64_t k = 0; k < limit[2]; ++k)
+      for (std::int64_t j = 0; j < limit[1]; ++j)
+        for (std::int64_t i = 0; i < limit[0]; ++i) cells.push_back({i, j, k});
     // Nearest the corner first; ties keep the (k, j, i) order, so the result is fully defined.
     std::stable_sort(cells.begin(), cells.end(),
-                     [&](const IVec3& a, const IVec3& b) { return distance2(a) < distance2(b); });
+                     [&](const Cell& a, const Cell& b) { return distance2(a) < distance2(b); });
     std::vector<Vec3> free_cells;
-    int last_distance2 = 0;
-    for (const IVec3& cell : cells) {
-      const Vec3 c = box.min_m + max_radius_m + Vec3(cell) * spacing_m;
+    std::int64_t last_distance2 = 0;
+    for (const Cell& cell : cells) {
+      const Vec3 c = box.min_m + max_radius_m +
+                     Vec3(static_cast<double>(cell[0]), static_cast<double>(cell[1]), static_cast<double>(cell[2])) * spacing_m;
       if (!occupied.is_free(c, max_radius_m)) continue;
       free_cells.push_back(c);
       last_distance2 = distance2(cell);
@@ -129,7 +144,7 @@ std::vector<Vec3> place_group(const Aabb& box, std::span<const double> radii_m, 
       return free_cells;
     }
     if (whole_box) throw too_small(free_cells.size());
-    reach += std::max(1, reach / 4);
+    reach += std::max<std::int64_t>(1, reach / 4);
   }
 }
 

@@ -36,8 +36,10 @@ class PlacementError : public std::runtime_error {
 /// world size; keeps the placement of 100,000 entities fast.
 class SphereOccupancy {
  public:
-  /// `cell_size_m` should be at least the largest diameter that will be added.
+  /// `cell_size_m` should be at least the largest diameter that will be added, and at least
+  /// the world's extent / 2^20 so that cells do not clamp (see cell_of).
   explicit SphereOccupancy(double cell_size_m);
+  static constexpr int kCellLimit = 1 << 20;
   /// True when a sphere at `centre_m` with `radius_m` overlaps none already added
   /// (touching is allowed, within a relative 1e-9).
   bool is_free(const Vec3& centre_m, double radius_m) const;

@@ -226,6 +226,18 @@ TEST_CASE("fovea run: bad input gets one clear line, exit status 2 and no result
   }
   const auto bad_option = run_process({kFovea, "run", "--frames", "-3"}, dir.path());
   CHECK(bad_option.status == 2);
+  CHECK(bad_option.err == "--frames -3: frames: expected an integer in [0, 1000000000000], found -3\n");
+  // A model too large for memory is refused before any voxel is allocated.
+  const auto huge = run_process({kFovea, "run", "--set", "world.entities[1].model.resolution_voxels=256", "--set",
+                                 "world.entities[1].model.variants=50"},
+                                dir.path());
+  CHECK(huge.status == 2);
+  CHECK(huge.err ==
+        "--set world.entities[1].model.variants=50: world.entities[1].model.variants: the models need 838861312 voxel "
+        "cells up to this group (16777216 per model x 50 variants here), more than the 134217728 allowed; lower "
+        "resolution_voxels or variants\n");
+  const auto folder = run_process({kFovea, "validate", dir.path().string()}, dir.path());
+  CHECK(folder.status == 2);
   CHECK_FALSE(std::filesystem::exists(dir / "results"));
 }
 
@@ -272,6 +284,8 @@ TEST_CASE("fovea run: SIGINT and SIGTERM end the run cleanly with the summary wr
   REQUIRE(wait_for_lines(dir / "stopped" / "frames.csv", 1000));
   child.send_signal(signal);
   CHECK(child.wait() == 128 + signal);
+  // It dies by the signal after cleaning up (not exit(130)), so a shell loop of runs stops too.
+  CHECK(child.terminating_signal() == signal);
 
   const auto rows = lines_of(read_file(dir / "stopped" / "frames.csv"));
   const auto summary = read_json(dir / "stopped" / "summary.json");

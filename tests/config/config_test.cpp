@@ -82,11 +82,11 @@ TEST_CASE("config errors: the exact message for each kind of bad input", "[confi
   CHECK(error_of("world:\n  time_step_s: 0\n") ==
         "test.yaml:2:16: world.time_step_s: expected a number in (0, 1], found 0");
   CHECK(error_of("world:\n  box_size_m: [1, -2, 3]\n") ==
-        "test.yaml:2:19: world.box_size_m[1]: expected a number > 0, found -2");
+        "test.yaml:2:19: world.box_size_m[1]: expected a number in [1e-06, 1000000000], found -2");
   CHECK(error_of("world:\n  box_size_m: [1, 2]\n") ==
-        "test.yaml:2:15: world.box_size_m: expected a list of 3 numbers > 0, found a list of 2");
+        "test.yaml:2:15: world.box_size_m: expected a list of 3 numbers in [1e-06, 1000000000], found a list of 2");
   CHECK(error_of("world:\n  box_size_m: 5\n") ==
-        "test.yaml:2:15: world.box_size_m: expected a list of 3 numbers > 0, found 5");
+        "test.yaml:2:15: world.box_size_m: expected a list of 3 numbers in [1e-06, 1000000000], found 5");
   CHECK(error_of("world:\n  entities:\n    - model:\n        shape: bal\n") ==
         "test.yaml:4:16: world.entities[0].model.shape: expected one of ball, box, rock, l_shape, humanoid, found "
         "\"bal\"; did you mean ball?");
@@ -171,4 +171,56 @@ TEST_CASE("config: every shipped config under configs/ is valid", "[config]") {
     ++checked;
   }
   CHECK(checked >= 1);
+}
+
+TEST_CASE("config errors: what a careless file or command line can hide", "[config][errors]") {
+  // Content a YAML reader would silently drop or invent must be an error.
+  CHECK(error_of("seed: 1\n---\nseed: 2\n") == "test.yaml:3:1: a config is one YAML document; this is a second one (after ---)");
+  CHECK(error_of("world:\n  entities:\n    - count: 3\n    -\n") ==
+        "test.yaml:3:5: world.entities[1]: expected a map of keys, found nothing");
+  CHECK(error_of("seed: !!str 5\n") ==
+        "test.yaml:1:7: seed: explicit YAML tags are not supported, found tag:yaml.org,2002:str");
+  CHECK(error_of("world:\n  gravity_mps2: [0, 1e309, 0]\n") ==
+        "test.yaml:2:21: world.gravity_mps2[1]: expected a number in [-1000000, 1000000], found 1e309");
+  CHECK(error_of("world:\n  gravity_mps2: [+1, -9.81, +0.5]\n").empty());  // YAML 1.2 allows '+'
+
+  // An alias shares one node: changing one copy by --set would change both.
+  const std::string aliased = "world:\n  entities: [&g {name: a, count: 3}, *g]\n";
+  CHECK(error_of(aliased).empty());
+  CHECK(error_of(aliased, {"world.entities[1].count=7"}) ==
+        "--set world.entities[1].count=7: world.entities[1] is shared through a YAML alias (*anchor); write it out in "
+        "the config to change one copy");
+
+  // A --set names itself only for what it wrote: a duplicate key in the file stays the file's.
+  CHECK(error_of("seed: 1\nseed: 2\n", {"seed=3"}) == "test.yaml:2:1: seed: duplicate key");
+  CHECK(error_of("world:\n  entities: []\n", {"world.box_size_m[1]=3"}) ==
+        "--set world.box_size_m[1]=3: world.box_size_m is not in the config; set the whole list, as "
+        "world.box_size_m=[...]");
+  CHECK(error_of("seed: 1\n", {"seed[0]=3"}) == "--set seed[0]=3: seed is a single value, not a list");
+  CHECK(error_of("7\n", {"seed=3"}) == "--set seed=3: the top level is a single value, not a map of keys");
+  CHECK(error_of("", {"world.entities[99999999999999999999].count=1"}) ==
+        "--set world.entities[99999999999999999999].count=1: expected key=value with a key like world.entities[0].count");
+  // --frames is an override under its own name.
+  try {
+    load_config_text("", "test.yaml", std::vector<config::Override>{{"frames=1e3", "--frames 1e3"}});
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()) == "--frames 1e3: frames: expected an integer in [0, 1000000000000], found 1e3");
+  }
+}
+
+TEST_CASE("config: a group's errors point at the group even where its keys are defaults", "[config]") {
+  const auto loaded = load_config_text("world:\n  entities:\n    - name: a\n    - name: b\n", "test.yaml",
+                                       {"world.entities[0].count=1"});
+  // world.entities[1].count is not written: the message points at the group's own line.
+  CHECK(loaded.error_at("world.entities[1].count", "world too small") ==
+        "test.yaml:4:7: world.entities[1].count: world too small");
+  CHECK(loaded.error_at("world.entities[0].count", "world too small") ==
+        "--set world.entities[0].count=1: world.entities[0].count: world too small");
+}
+
+TEST_CASE("config errors: a folder is not a config", "[config][errors]") {
+  test::TempDir dir;
+  CHECK_THROWS_WITH(config::load_config_file(dir.path().string()),
+                    dir.path().string() + ": cannot read config: is a folder, not a file");
 }

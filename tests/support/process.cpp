@@ -51,6 +51,7 @@ int ChildProcess::wait() {
     }
     reaped_ = true;
     status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    signal_ = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   }
   return status_;
 }

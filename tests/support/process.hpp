@@ -22,11 +22,14 @@ class ChildProcess {
   void send_signal(int signal);
   /// Waits for the end: the exit status, or 128 + the signal that killed it.
   int wait();
+  /// After wait(): the signal that ended the process, 0 when it exited by itself.
+  int terminating_signal() const { return signal_; }
 
  private:
   pid_t pid_ = -1;
   bool reaped_ = false;
   int status_ = 0;
+  int signal_ = 0;
 };
 
 struct ProcessResult {

@@ -129,3 +129,21 @@ TEST_CASE("Animation: a stored hash pins the simulation across commits", "[world
   for (int i = 0; i < 500; ++i) world.step();
   CHECK(hash_states(world.states()) == 0x090e240c1b5b6cd3ULL);
 }
+
+TEST_CASE("Animation: models beyond the voxel budget are refused before they are built", "[world][animation]") {
+  WorldSettings w = two_groups();
+  w.entities[1].model.resolution_voxels = 256;
+  w.entities[1].model.variants = 9;  // 9 x 256^3 cells > 2^27
+  try {
+    Animation world(w, 1);
+    FAIL("expected a ModelError");
+  } catch (const ModelError& e) {
+    CHECK(e.group_index() == 1);
+    CHECK(e.setting() == "model.variants");
+  }
+  // Shapes other than rocks have one model whatever `variants` says.
+  w.entities[1].model.shape = Shape::box;
+  w.entities[1].model.resolution_voxels = 16;
+  const Animation boxes(w, 1);
+  CHECK(boxes.models().size() == 2);
+}

@@ -136,3 +136,26 @@ TEST_CASE("placement: a world too small is an error naming the group, never a ha
                       "fit in a 2 x 2 x 2 m box");
   }
 }
+
+TEST_CASE("placement packed: a long thin box of 50,000 cells along one axis", "[world][placement]") {
+  // Squared cell distances beyond 46341 cells overflow 32 bits; the lattice must still be the
+  // n cells nearest the corner, so the farthest centre sits at x = n - r.
+  const Aabb box{Vec3(0.0), Vec3(60000, 1, 1)};
+  std::vector<double> radii(50000, 0.5);
+  SphereOccupancy occupied(1.0);
+  Rng rng(1);
+  const auto centres = place_group(box, radii, Placement::packed, 0, "g", occupied, rng);
+  double farthest = 0;
+  for (const Vec3& c : centres) farthest = std::max(farthest, c.x);
+  CHECK(farthest == 49999.5);
+}
+
+TEST_CASE("SphereOccupancy: cells beyond the key's range clamp and stay exact", "[world][placement]") {
+  // A world 10^13 cells across: positions far apart share clamped edge cells, and the
+  // overlap test must still be right.
+  SphereOccupancy grid(1e-6);
+  grid.add(Vec3(10.0, 0, 0), 2e-7);
+  CHECK_FALSE(grid.is_free(Vec3(10.0 + 3e-7, 0, 0), 2e-7));
+  CHECK(grid.is_free(Vec3(10.0 + 5e-7, 0, 0), 2e-7));
+  CHECK(grid.is_free(Vec3(-10.0, 0, 0), 2e-7));
+}
