@@ -17,9 +17,13 @@ Vec3 apply_body_tensor(const Mat3& body_tensor, const Quat& orientation, const V
   return orientation * (body_tensor * (glm::conjugate(orientation) * v));
 }
 
-/// q advanced by angular velocity w over dt: q + dt/2 (0, w) q, renormalised.
+/// q turned by angular velocity w for dt: the exact rotation by |w| dt about w (the
+/// quaternion exponential), renormalised against rounding. The linearised form
+/// q + dt/2 (0, w) q turns by 2 atan(|w| dt / 2) instead, 7 % too little at |w| dt = 1.
 Quat advance_orientation(const Quat& q, const Vec3& w, double dt_s) {
-  return glm::normalize(q + (0.5 * dt_s) * (Quat(0.0, w.x, w.y, w.z) * q));
+  const double speed = glm::length(w);
+  if (speed * dt_s < 1e-12) return q;
+  return glm::normalize(glm::angleAxis(speed * dt_s, w / speed) * q);
 }
 
 }  // namespace

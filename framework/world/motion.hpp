@@ -15,8 +15,9 @@ Mat3 world_inertia(const Entity& entity, const Quat& orientation);
 ///
 /// Semi-implicit Euler: v += g dt, then x += v dt with the new v. Rotation: the world
 /// angular momentum L = I_world w is what a free rigid body conserves, so the step keeps L
-/// and integrates the orientation quaternion (q += dt/2 (0, w) q, renormalised) with w
-/// taken at the half-step orientation (midpoint rule), then recovers w = I_world(q)^-1 L.
+/// and turns the orientation quaternion by the exact rotation exp(dt w / 2) (renormalised),
+/// with w taken at the half-step orientation (midpoint rule), then recovers
+/// w = I_world(q)^-1 L.
 /// Without torques this conserves L to rounding; the kinetic energy drift is measured in
 /// tests/world/motion_test.cpp and docs/world.md.
 void integrate_motion(std::span<EntityState> states, std::span<const Entity> entities, const Vec3& gravity_mps2,
