@@ -8,17 +8,40 @@
 
 namespace fovea {
 
+void append_number(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "nan";
+  } else if (std::isinf(value)) {
+    out += value > 0 ? "inf" : "-inf";
+  } else if (value == 0) {
+    out += '0';  // also maps -0 to 0
+  } else {
+    // Plain decimals where they read well (10000000, 0.001), exponents only beyond; both are
+    // the shortest text that reads back to exactly `value`.
+    char buffer[64];
+    const double magnitude = std::fabs(value);
+    const auto format = magnitude >= 1e-5 && magnitude < 1e16 ? std::chars_format::fixed : std::chars_format::general;
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, format);
+    out.append(buffer, result.ptr);
+  }
+}
+
+void append_number(std::string& out, std::int64_t value) {
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
+}
+
 std::string format_number(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  if (value == 0) return "0";  // also maps -0 to 0
-  // Plain decimals where they read well (10000000, 0.001), exponents only beyond; both are
-  // the shortest text that reads back to exactly `value`.
-  char buffer[64];
-  const double magnitude = std::fabs(value);
-  const auto format = magnitude >= 1e-5 && magnitude < 1e16 ? std::chars_format::fixed : std::chars_format::general;
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, format);
-  return std::string(buffer, result.ptr);
+  std::string text;
+  append_number(text, value);
+  return text;
+}
+
+std::string format_number(std::int64_t value) {
+  std::string text;
+  append_number(text, value);
+  return text;
 }
 
 std::string format_significant(double value, int digits) {
@@ -26,8 +49,6 @@ std::string format_significant(double value, int digits) {
   std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
   return buffer;
 }
-
-std::string format_number(std::int64_t value) { return std::to_string(value); }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);

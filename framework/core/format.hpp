@@ -10,6 +10,10 @@ namespace fovea {
 /// a deterministic run writes the same bytes.
 std::string format_number(double value);
 std::string format_number(std::int64_t value);
+/// The same text appended to `out`, without allocating beyond out's own growth (for the
+/// per-frame CSV rows).
+void append_number(std::string& out, double value);
+void append_number(std::string& out, std::int64_t value);
 /// `value` to a few significant digits, for messages ("0.293").
 std::string format_significant(double value, int digits = 3);
 

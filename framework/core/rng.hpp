@@ -9,8 +9,10 @@ namespace fovea {
 /// A small, fast, portable random generator (xoshiro256**, seeded through splitmix64).
 ///
 /// fovea does not use <random>'s distributions because their output differs between
-/// standard libraries; everything here is specified bit for bit, so a seed gives the same
-/// world on every machine. Each purpose takes its own stream (seed, stream), so adding a
+/// standard libraries; the generator is specified bit for bit. rotation() and the rock
+/// generator also call std::sin / std::cos, which libm versions may round differently in
+/// the last bit: a seed gives the same world for the same build and C library (Debian 12's
+/// glibc for fovea's own results). Each purpose takes its own stream (seed, stream), so adding a
 /// random choice in one part does not shift the numbers another part sees.
 class Rng {
  public:

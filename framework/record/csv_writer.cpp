@@ -26,13 +26,13 @@ void CsvWriter::separator() {
 
 CsvWriter& CsvWriter::cell(double value) {
   separator();
-  line_ += format_number(value);
+  append_number(line_, value);
   return *this;
 }
 
 CsvWriter& CsvWriter::cell(std::int64_t value) {
   separator();
-  line_ += format_number(value);
+  append_number(line_, value);
   return *this;
 }
 

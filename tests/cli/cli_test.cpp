@@ -150,6 +150,9 @@ TEST_CASE("fovea run: writes a complete results folder", "[cli]") {
   CHECK(check.status == 0);
   CHECK(check.out.empty());
   CHECK(check.err.empty());
+  const auto again = run_process({kFovea, "run", (out / "config.yaml").string(), "--quiet", "--out", "again"}, dir.path());
+  REQUIRE(again.status == 0);
+  CHECK(without_wall_clock(read_file(dir / "again" / "frames.csv")) == without_wall_clock(read_file(out / "frames.csv")));
   // Not a terminal: no progress line, just the closing summary.
   CHECK(r.err.find('\r') == std::string::npos);
   CHECK(r.err.find("30 frames of 200 entities") != std::string::npos);

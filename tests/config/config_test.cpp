@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "config/config.hpp"
+#include "world/animation.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -162,12 +163,13 @@ TEST_CASE("config: the built-in default is configs/default.yaml and is valid", "
   CHECK_NOTHROW(load_config_text(file, config::kDefaultConfigName));
 }
 
-TEST_CASE("config: every shipped config under configs/ is valid", "[config]") {
+TEST_CASE("config: every shipped config under configs/ is valid and its world can be built", "[config]") {
   int checked = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(FOVEA_SOURCE_DIR) + "/configs")) {
     if (entry.path().extension() != ".yaml") continue;
     INFO(entry.path().string());
-    CHECK_NOTHROW(config::load_config_file(entry.path().string()));
+    const auto loaded = config::load_config_file(entry.path().string());
+    CHECK_NOTHROW(Animation(loaded.settings.world, static_cast<std::uint64_t>(loaded.settings.seed)));
     ++checked;
   }
   CHECK(checked >= 1);

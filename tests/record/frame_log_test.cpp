@@ -1,0 +1,65 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "record/frame_log.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+#include "world/animation.hpp"
+#include "world/motion.hpp"
+
+// Every allocation in this test binary is counted, so a test can assert that a stretch of
+// code allocates nothing (STYLE: no allocation per frame in the steady state).
+namespace {
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace fovea;
+
+TEST_CASE("frame loop: stepping the world and writing its row allocate nothing in the steady state",
+          "[record][frame_log]") {
+  WorldSettings w;
+  EntityGroupSettings rocks;
+  rocks.count = 200;
+  rocks.model.shape = Shape::rock;
+  rocks.model.variants = 3;
+  w.entities = {rocks};
+  Animation world(w, 1);
+  test::TempDir dir;
+  FrameLog log((dir / "frames.csv").string());
+  for (int i = 0; i < 50; ++i) log.write(world.step(), {kinetic_energy_j(world.states(), world.entities())});
+  const long before = g_allocations.load();
+  for (int i = 0; i < 1000; ++i) log.write(world.step(), {kinetic_energy_j(world.states(), world.entities())});
+  CHECK(g_allocations.load() - before == 0);
+  CHECK(log.rows() == 1050);
+}
+
+TEST_CASE("FrameLog: columns, one row per frame, summaries per column", "[record][frame_log]") {
+  WorldSettings w;
+  EntityGroupSettings balls;
+  balls.count = 10;
+  w.entities = {balls};
+  Animation world(w, 1);
+  test::TempDir dir;
+  {
+    FrameLog log((dir / "frames.csv").string());
+    for (int i = 0; i < 3; ++i) log.write(world.step(), {1.5});
+    const auto summary = log.column_summaries();
+    CHECK(summary["kinetic_energy_j"]["mean"] == 1.5);
+    CHECK(summary["entities"]["max"] == 10);
+    CHECK_FALSE(summary.contains("frame"));
+    CHECK(log.quantile_stride() == 1);
+  }
+  const std::string csv = test::read_file(dir / "frames.csv");
+  CHECK(csv.rfind("frame,sim_time_s,entities,kinetic_energy_j,wall_hits,integrate_ms,walls_ms,frame_ms\n0,0.01,10,1.5,", 0) == 0);
+}
