@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   std::string frames;  // checked by the config, as `frames`
   std::string out;
   run->add_option("config", config_path, "YAML config (default: the built-in configs/default.yaml)");
-  run->add_option("--frames", frames, "frames to run, overriding the config's `frames` (same checks)");
+  CLI::Option* frames_option =
+      run->add_option("--frames", frames, "frames to run, overriding the config's `frames` (same checks)");
   run->add_option("--out", out, "write the results here instead (a new or empty folder)");
   std::vector<std::string> run_sets;
   run->add_option("--set", run_sets, "override a config key, e.g. --set world.entities[0].count=500 (repeatable)")
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
     if (!config_path.empty()) run_options.config_path = config_path;
     for (const auto& s : run_sets) run_options.overrides.push_back(fovea::config::set_override(s));
     // --frames N is `--set frames=N` under its own name: the config's checks and messages.
-    if (!frames.empty()) run_options.overrides.push_back({"frames=" + frames, "--frames " + frames});
+    if (frames_option->count() > 0) run_options.overrides.push_back({"frames=" + frames, "--frames " + (frames.empty() ? "''" : frames)});
     if (!out.empty()) run_options.out = out;
     return fovea::run_command(run_options);
   }

@@ -26,9 +26,17 @@ namespace {
 volatile std::sig_atomic_t g_stop_signal = 0;
 
 extern "C" void on_stop_signal(int signal) {
-  g_stop_signal = signal;
-  // A second signal kills the process the ordinary way.
-  std::signal(signal, SIG_DFL);
+  // The first signal decides how the run ends; after it, a second one of either kind kills
+  // the process the ordinary way.
+  if (g_stop_signal == 0) g_stop_signal = signal;
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+/// Catches `signal` unless the process was started with it ignored (a background job of a
+/// non-interactive shell, nohup): those keep ignoring it, as the caller intended.
+void catch_stop_signal(int signal) {
+  if (std::signal(signal, on_stop_signal) == SIG_IGN) std::signal(signal, SIG_IGN);
 }
 
 /// How often manifest.json's frames_completed is brought up to date during a run.
@@ -103,10 +111,11 @@ int run_command(const RunOptions& options) {
   }
 
   g_stop_signal = 0;
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  catch_stop_signal(SIGINT);
+  catch_stop_signal(SIGTERM);
   int status = kExitOk;
   bool interrupted = false;
+  int stop_signal = 0;
   std::int64_t frames_done = 0;
   std::int64_t wall_hits = 0;
   Stopwatch wall;
@@ -115,11 +124,7 @@ int run_command(const RunOptions& options) {
     FrameLog log((folder / "frames.csv").string());
     Progress progress(settings.frames, !options.quiet && Progress::stderr_is_terminal());
     for (; frames_done < settings.frames; ++frames_done) {
-      if (g_stop_signal != 0) {
-        interrupted = true;
-        status = 128 + g_stop_signal;  // the shell's convention: 130 for SIGINT, 143 for SIGTERM
-        break;
-      }
+      if (g_stop_signal != 0) break;
       const FrameStats stats = world->step();
       log.write(stats, {kinetic_energy_j(world->states(), world->entities())});
       wall_hits += stats.wall_hits;
@@ -131,6 +136,13 @@ int run_command(const RunOptions& options) {
       }
     }
     progress.finish();
+    // A signal during the last frame still counts: the user asked to stop, and a shell loop
+    // of runs must see it.
+    if (g_stop_signal != 0) {
+      interrupted = true;
+      stop_signal = g_stop_signal;
+      status = 128 + stop_signal;  // the shell's convention: 130 for SIGINT, 143 for SIGTERM
+    }
     const double wall_s = wall.elapsed_ms() / 1000.0;
 
     nlohmann::ordered_json summary;
@@ -158,10 +170,9 @@ int run_command(const RunOptions& options) {
   }
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-  const int stop_signal = g_stop_signal;
 
   manifest.end_time_utc = utc_iso8601(std::chrono::system_clock::now());
-  manifest.status = status == kExitOk ? "completed" : interrupted ? "interrupted" : "failed";
+  manifest.status = status == kExitOk ? "completed" : status == kExitFailure ? "failed" : "interrupted";
   manifest.exit_status = status;
   manifest.frames_completed = frames_done;
   try {
@@ -173,7 +184,7 @@ int run_command(const RunOptions& options) {
   // Stopped by a signal: with the results complete, die by that signal, so a shell loop or
   // a scheduler sees the signal (exit(130) would tell bash the run handled Ctrl-C itself,
   // and a `for` loop of runs would carry on).
-  if (interrupted) std::raise(stop_signal);
+  if (status == 128 + stop_signal && stop_signal != 0) std::raise(stop_signal);
   return status;
 }
 

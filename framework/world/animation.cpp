@@ -55,7 +55,7 @@ Animation::Animation(const WorldSettings& settings, std::uint64_t seed) : settin
       throw ModelError(g, variants[g] > 1 ? "model.variants" : "model.resolution_voxels",
                        "the models need " + std::to_string(total_cells) + " voxel cells up to this group (" +
                            std::to_string(cells) + " per model x " + std::to_string(variants[g]) +
-                           " variants here), more than the " + std::to_string(kMaxModelVoxelCells) +
+                           (variants[g] == 1 ? " variant" : " variants") + " here), more than the " + std::to_string(kMaxModelVoxelCells) +
                            " allowed; lower resolution_voxels or variants");
   }
   double max_radius_m = 0;

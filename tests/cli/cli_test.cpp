@@ -312,6 +312,22 @@ TEST_CASE("fovea run: a progress line on a terminal, none with --quiet", "[cli][
   CHECK(quiet.empty());
 }
 
+TEST_CASE("fovea run: a signal the run was started with ignored stays ignored", "[cli][signals]") {
+  // nohup, or a background job of a script: the caller asked for SIGINT to be ignored.
+  TempDir dir;
+  test::ChildProcess child({kFovea, "run", "--frames", "100000000", "--out", "bg"}, dir.path(), dir / "stdout",
+                           dir / "stderr", {SIGINT});
+  REQUIRE(wait_for_lines(dir / "bg" / "frames.csv", 1000));
+  child.send_signal(SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::size_t rows_after_sigint = lines_of(read_file(dir / "bg" / "frames.csv")).size();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(lines_of(read_file(dir / "bg" / "frames.csv")).size() > rows_after_sigint);  // still running
+  child.send_signal(SIGTERM);
+  CHECK(child.wait() == 128 + SIGTERM);
+  CHECK(read_json(dir / "bg" / "manifest.json")["status"] == "interrupted");
+}
+
 TEST_CASE("fovea: validate is silent on success, --help explains, keys lists every key", "[cli]") {
   TempDir dir;
   const auto v = run_process({kFovea, "validate", std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml"}, dir.path());

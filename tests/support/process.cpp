@@ -14,7 +14,8 @@
 namespace fovea::test {
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-                           const std::filesystem::path& stdout_file, const std::filesystem::path& stderr_file) {
+                           const std::filesystem::path& stdout_file, const std::filesystem::path& stderr_file,
+                           const std::vector<int>& ignored) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -28,6 +29,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::file
     if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
         chdir(cwd.c_str()) != 0)
       _exit(127);
+    for (const int s : ignored) signal(s, SIG_IGN);
     execv(args[0], args.data());
     _exit(127);
   }

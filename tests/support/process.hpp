@@ -12,9 +12,11 @@ namespace fovea::test {
 /// signal it while it runs.
 class ChildProcess {
  public:
-  /// Starts argv[0] (a path) with `argv` in folder `cwd`; stdin is /dev/null.
+  /// Starts argv[0] (a path) with `argv` in folder `cwd`; stdin is /dev/null. The signals
+  /// in `ignored` start ignored, as for a background job of a non-interactive shell.
   ChildProcess(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-               const std::filesystem::path& stdout_file, const std::filesystem::path& stderr_file);
+               const std::filesystem::path& stdout_file, const std::filesystem::path& stderr_file,
+               const std::vector<int>& ignored = {});
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
