@@ -83,8 +83,6 @@ class Animation {
   std::span<const VoxelModel> models() const { return models_; }
   std::span<const Entity> entities() const { return entities_; }
   std::span<const EntityState> states() const { return states_; }
-  /// Mutable state, for tests and tools that set up a situation by hand.
-  std::span<EntityState> states_for_editing() { return states_; }
   std::int64_t frames_done() const { return frames_done_; }
   double sim_time_s() const { return static_cast<double>(frames_done_) * settings_.time_step_s; }
 

@@ -6,11 +6,6 @@
 
 namespace fovea {
 
-Mat3 world_inertia(const Entity& entity, const Quat& orientation) {
-  const Mat3 r = glm::mat3_cast(orientation);
-  return r * entity.inertia_body_kgm2 * glm::transpose(r);
-}
-
 namespace {
 
 /// R M R^T v: a body-frame tensor M (inertia or its inverse) applied to a world vector,

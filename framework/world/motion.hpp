@@ -8,9 +8,6 @@
 
 namespace fovea {
 
-/// World-space inertia tensor R I_body R^T.
-Mat3 world_inertia(const Entity& entity, const Quat& orientation);
-
 /// Advances every dynamic entity by one fixed step `dt_s` (static entities are skipped).
 ///
 /// Semi-implicit Euler: v += g dt, then x += v dt with the new v. Rotation: the world

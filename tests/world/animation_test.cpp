@@ -147,3 +147,15 @@ TEST_CASE("Animation: models beyond the voxel budget are refused before they are
   const Animation boxes(w, 1);
   CHECK(boxes.models().size() == 2);
 }
+
+TEST_CASE("to_world: the centre of mass sits at the position, the model turns with the orientation",
+          "[world][animation]") {
+  Entity e;
+  e.centre_of_mass_model_m = Vec3(0.5, 1.0, 0.25);
+  EntityState s;
+  s.position_m = Vec3(3, 4, 5);
+  s.orientation = glm::angleAxis(glm::radians(90.0), Vec3(0, 0, 1));
+  CHECK(glm::length(to_world(e, s, e.centre_of_mass_model_m) - s.position_m) < 1e-15);
+  // One metre along model +x from the centre of mass is one metre along world +y.
+  CHECK(glm::length(to_world(e, s, e.centre_of_mass_model_m + Vec3(1, 0, 0)) - Vec3(3, 5, 5)) < 1e-12);
+}
