@@ -33,10 +33,48 @@ extern "C" void on_stop_signal(int signal) {
   std::signal(SIGTERM, SIG_DFL);
 }
 
-/// Catches `signal` unless the process was started with it ignored (a background job of a
-/// non-interactive shell, nohup): those keep ignoring it, as the caller intended.
-void catch_stop_signal(int signal) {
-  if (std::signal(signal, on_stop_signal) == SIG_IGN) std::signal(signal, SIG_IGN);
+/// Catches SIGINT and SIGTERM for the frame loop's lifetime, then puts back what was there.
+/// A signal the process was started with ignored (a background job of a non-interactive
+/// shell, nohup) stays ignored, as the caller intended.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    previous_int_ = catch_unless_ignored(SIGINT);
+    previous_term_ = catch_unless_ignored(SIGTERM);
+  }
+  ~StopSignals() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  using Handler = void (*)(int);
+  static Handler catch_unless_ignored(int signal) {
+    const Handler previous = std::signal(signal, on_stop_signal);
+    if (previous == SIG_IGN) std::signal(signal, SIG_IGN);
+    return previous;
+  }
+  Handler previous_int_;
+  Handler previous_term_;
+};
+
+RunManifest start_manifest(const config::LoadedConfig& loaded, const RunOptions& options, WallTime start) {
+  RunManifest manifest;
+  const BuildInfo build = build_info();
+  manifest.fovea_version = build.version;
+  manifest.git_commit = build.git_commit;
+  manifest.git_dirty = build.git_dirty;
+  manifest.seed = loaded.settings.seed;
+  manifest.command_line = options.command_line;
+  manifest.working_directory = std::filesystem::current_path().string();
+  manifest.config = loaded.source;
+  manifest.machine = describe_machine();
+  manifest.start_time_utc = utc_iso8601(start);
+  manifest.frames_requested = loaded.settings.frames;
+  return manifest;
 }
 
 /// How often manifest.json's frames_completed is brought up to date during a run.
@@ -88,31 +126,18 @@ int run_command(const RunOptions& options) {
 
   // Only now, with everything checked, does anything touch the disk.
   std::filesystem::path folder;
-  RunManifest manifest;
+  RunManifest manifest = start_manifest(*loaded, options, start);
   try {
     folder = options.out ? create_named_run_folder(*options.out)
                          : create_run_folder("results", settings.name, start);
     write_file_atomically(folder / "config.yaml", config::resolved_yaml(settings));
-    const BuildInfo build = build_info();
-    manifest.fovea_version = build.version;
-    manifest.git_commit = build.git_commit;
-    manifest.git_dirty = build.git_dirty;
-    manifest.seed = settings.seed;
-    manifest.command_line = options.command_line;
-    manifest.working_directory = std::filesystem::current_path().string();
-    manifest.config = loaded->source;
-    manifest.machine = describe_machine();
-    manifest.start_time_utc = utc_iso8601(start);
-    manifest.frames_requested = settings.frames;
     write_json(folder / "manifest.json", to_json(manifest));
   } catch (const std::exception& e) {
     std::cerr << "fovea: " << e.what() << "\n";
     return kExitFailure;
   }
 
-  g_stop_signal = 0;
-  catch_stop_signal(SIGINT);
-  catch_stop_signal(SIGTERM);
+  std::optional<StopSignals> stop_signals(std::in_place);
   int status = kExitOk;
   bool interrupted = false;
   int stop_signal = 0;
@@ -168,8 +193,7 @@ int run_command(const RunOptions& options) {
     std::cerr << "fovea: " << e.what() << "\n";
     status = kExitFailure;
   }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  stop_signals.reset();
 
   manifest.end_time_utc = utc_iso8601(std::chrono::system_clock::now());
   manifest.status = status == kExitOk ? "completed" : status == kExitFailure ? "failed" : "interrupted";
@@ -181,10 +205,13 @@ int run_command(const RunOptions& options) {
     std::cerr << "fovea: " << e.what() << "\n";
     return kExitFailure;
   }
-  // Stopped by a signal: with the results complete, die by that signal, so a shell loop or
-  // a scheduler sees the signal (exit(130) would tell bash the run handled Ctrl-C itself,
-  // and a `for` loop of runs would carry on).
-  if (status == 128 + stop_signal && stop_signal != 0) std::raise(stop_signal);
+  // Stopped by a signal: with the results complete, die by that signal (default action),
+  // so a shell loop or a scheduler sees it (exit(130) would tell bash the run handled
+  // Ctrl-C itself, and a `for` loop of runs would carry on).
+  if (status == 128 + stop_signal && stop_signal != 0) {
+    std::signal(stop_signal, SIG_DFL);
+    std::raise(stop_signal);
+  }
   return status;
 }
 
