@@ -12,7 +12,7 @@ VoxelModel::VoxelModel(IVec3 dims, double voxel_size_m) : dims_(dims), voxel_siz
 }
 
 std::int64_t VoxelModel::occupied_count() const {
-  return std::count(cells_.begin(), cells_.end(), std::uint8_t{1});
+  return static_cast<std::int64_t>(cells_.size()) - std::count(cells_.begin(), cells_.end(), std::uint8_t{0});
 }
 
 }  // namespace fovea

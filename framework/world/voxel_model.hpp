@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/math.hpp"
@@ -11,6 +12,8 @@ namespace fovea {
 ///
 /// Model space: the grid's min corner is the origin and voxel (x, y, z) spans
 /// [x, x+1] * voxel_size_m along x (likewise y, z). Cells are stored x fastest, then y, z.
+/// Each cell holds a colour index: 0 is empty, 1 to 255 name an entry of the palette
+/// (MagicaVoxel's convention), so colour costs no memory beyond occupancy.
 class VoxelModel {
  public:
   VoxelModel() = default;
@@ -29,6 +32,13 @@ class VoxelModel {
     return in_grid(x, y, z) && cells_[index(x, y, z)] != 0;
   }
   void set(int x, int y, int z, bool occupied) { cells_[index(x, y, z)] = occupied ? 1 : 0; }
+  /// 0 for an empty cell, else the palette index of its colour.
+  std::uint8_t colour_index(int x, int y, int z) const { return cells_[index(x, y, z)]; }
+  void set_colour_index(int x, int y, int z, std::uint8_t colour_index) { cells_[index(x, y, z)] = colour_index; }
+  /// 256 RGBA colours (red in the low byte), entry i for colour index i; empty when the model
+  /// has no colours of its own (built-in shapes take their group's material colour).
+  const std::vector<std::uint32_t>& palette() const { return palette_; }
+  void set_palette(std::vector<std::uint32_t> palette) { palette_ = std::move(palette); }
 
   std::int64_t occupied_count() const;
   /// Centre of voxel (x, y, z) in model space.
@@ -53,6 +63,7 @@ class VoxelModel {
   IVec3 dims_{0, 0, 0};
   double voxel_size_m_ = 1.0;
   std::vector<std::uint8_t> cells_;
+  std::vector<std::uint32_t> palette_;
 };
 
 }  // namespace fovea

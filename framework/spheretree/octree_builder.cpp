@@ -1,0 +1,119 @@
+#include "spheretree/octree_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace fovea {
+namespace {
+
+/// What a scan of one octree cell finds.
+struct CellScan {
+  bool occupied = false;
+  bool has_surface = false;
+  IVec3 box_min{0};  ///< occupied voxels' bounding box, inclusive
+  IVec3 box_max{0};
+};
+
+/// Scans cell [lo, hi) clipped to the grid. Cost: the cell's volume; summed over a level it
+/// is at most the grid's, so a whole build is O(voxels x levels).
+CellScan scan_cell(const VoxelModel& model, const std::vector<std::uint8_t>& surface, IVec3 lo, IVec3 hi) {
+  const IVec3 dims = model.dims();
+  lo = glm::max(lo, IVec3(0));
+  hi = glm::min(hi, dims);
+  CellScan scan;
+  for (int z = lo.z; z < hi.z; ++z)
+    for (int y = lo.y; y < hi.y; ++y) {
+      const std::size_t row = static_cast<std::size_t>(dims.x) * (static_cast<std::size_t>(y) + static_cast<std::size_t>(dims.y) * static_cast<std::size_t>(z));
+      for (int x = lo.x; x < hi.x; ++x) {
+        if (model.colour_index(x, y, z) == 0) continue;
+        const IVec3 v(x, y, z);
+        if (!scan.occupied) {
+          scan.occupied = true;
+          scan.box_min = scan.box_max = v;
+        } else {
+          scan.box_min = glm::min(scan.box_min, v);
+          scan.box_max = glm::max(scan.box_max, v);
+        }
+        scan.has_surface = scan.has_surface || surface[row + static_cast<std::size_t>(x)] != 0;
+      }
+    }
+  return scan;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> surface_voxel_mask(const VoxelModel& model) {
+  const IVec3 d = model.dims();
+  std::vector<std::uint8_t> mask(static_cast<std::size_t>(d.x) * static_cast<std::size_t>(d.y) * static_cast<std::size_t>(d.z), 0);
+  std::size_t i = 0;
+  for (int z = 0; z < d.z; ++z)
+    for (int y = 0; y < d.y; ++y)
+      for (int x = 0; x < d.x; ++x, ++i)
+        if (model.colour_index(x, y, z) != 0)
+          mask[i] = !model.occupied(x - 1, y, z) || !model.occupied(x + 1, y, z) || !model.occupied(x, y - 1, z) ||
+                    !model.occupied(x, y + 1, z) || !model.occupied(x, y, z - 1) || !model.occupied(x, y, z + 1);
+  return mask;
+}
+
+SphereTree build_octree_sphere_tree(const VoxelModel& model, const OctreeBuildOptions& options) {
+  if (model.occupied_count() == 0) throw std::invalid_argument("a sphere tree needs at least one occupied voxel");
+  if (options.levels < 0 || options.levels > 255) throw std::invalid_argument("sphere tree levels must be in [0, 255]");
+  const double s = model.voxel_size_m();
+  const std::vector<std::uint8_t> surface = surface_voxel_mask(model);
+
+  SphereTree tree;
+  const auto add_node = [&](const CellScan& scan, IVec3 lo, IVec3 hi, int depth) {
+    // The sphere around the occupied box [box_min, box_max + 1) in voxel units.
+    const Vec3 box_lo = Vec3(scan.box_min) * s;
+    const Vec3 box_hi = Vec3(scan.box_max + 1) * s;
+    tree.centre_m.push_back(0.5 * (box_lo + box_hi));
+    tree.radius_m.push_back(0.5 * glm::length(box_hi - box_lo));
+    tree.first_child.push_back(0);
+    tree.child_count.push_back(0);
+    tree.level.push_back(static_cast<std::uint8_t>(depth));
+    tree.cell_min.push_back(lo);
+    tree.cell_max.push_back(hi);
+  };
+
+  const IVec3 dims = model.dims();
+  const IVec3 root_hi(std::max({dims.x, dims.y, dims.z}));
+  add_node(scan_cell(model, surface, IVec3(0), root_hi), IVec3(0), root_hi, 0);
+  tree.level_begin = {0, 1};
+
+  for (int depth = 0; depth < options.levels; ++depth) {
+    const std::uint32_t begin = tree.level_begin[static_cast<std::size_t>(depth)];
+    const std::uint32_t end = tree.level_begin[static_cast<std::size_t>(depth) + 1];
+    for (std::uint32_t n = begin; n < end; ++n) {
+      const IVec3 lo = tree.cell_min[n], hi = tree.cell_max[n];
+      if (hi - lo == IVec3(1)) continue;  // a single voxel: the branch ends
+      // Split points per axis: [lo, mid) and [mid, hi), or the whole axis when it is 1 long.
+      IVec3 mid;
+      for (int a = 0; a < 3; ++a) mid[a] = hi[a] - lo[a] > 1 ? lo[a] + (hi[a] - lo[a] + 1) / 2 : hi[a];
+      const auto first = static_cast<std::uint32_t>(tree.size());
+      for (int cz = 0; cz < 2; ++cz)
+        for (int cy = 0; cy < 2; ++cy)
+          for (int cx = 0; cx < 2; ++cx) {
+            const IVec3 c(cx, cy, cz);
+            IVec3 child_lo, child_hi;
+            bool empty_half = false;
+            for (int a = 0; a < 3; ++a) {
+              child_lo[a] = c[a] == 0 ? lo[a] : mid[a];
+              child_hi[a] = c[a] == 0 ? mid[a] : hi[a];
+              empty_half = empty_half || child_lo[a] >= child_hi[a];
+            }
+            if (empty_half) continue;
+            const CellScan scan = scan_cell(model, surface, child_lo, child_hi);
+            if (!scan.occupied || (options.remove_hidden && !scan.has_surface)) continue;
+            add_node(scan, child_lo, child_hi, depth + 1);
+          }
+      tree.child_count[n] = static_cast<std::uint8_t>(tree.size() - first);
+      tree.first_child[n] = tree.child_count[n] > 0 ? first : 0;
+    }
+    if (tree.size() == end) break;  // no node went deeper
+    tree.level_begin.push_back(static_cast<std::uint32_t>(tree.size()));
+  }
+  return tree;
+}
+
+}  // namespace fovea

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "spheretree/sphere_tree.hpp"
+#include "world/voxel_model.hpp"
+
+namespace fovea {
+
+struct OctreeBuildOptions {
+  int levels = 4;             ///< levels of spheres below the root (004 section 3.3: four)
+  bool remove_hidden = true;  ///< drop nodes hidden on all six sides (004 section 3.3.1, last step)
+};
+
+/// Builds the sphere tree of 004 section 3.3.1 by octree subdivision of the voxel model.
+///
+/// The root cell is the smallest cube holding the grid (side = its longest dimension, in
+/// voxels, from the grid's min corner). A cell splits at the middle of each axis longer
+/// than one voxel (halves of ceil and floor size when the length is odd), giving up to 8
+/// children, kept where they hold an occupied voxel. A branch ends at `levels` or where
+/// its cell is a single voxel. Each kept node's sphere is the smallest sphere around the
+/// box of the occupied voxels in its cell, r = sqrt(x^2 + y^2 + z^2) / 2 for an x * y * z
+/// box, never larger than the cell's circumsphere.
+///
+/// Hidden nodes: a cell all of whose voxels are occupied and whose six neighbouring slabs
+/// are occupied too holds no surface voxel (no occupied voxel with a free face); such a node
+/// can never be the first thing touched, and it is removed with its branch. Equivalently, a
+/// node is kept only where its cell holds a surface voxel. This is exactly what keeps the
+/// coverage guarantee: at every depth, every surface voxel lies wholly inside a sphere of
+/// the tree's cut at that depth, and a node's surface voxels inside its children's spheres.
+SphereTree build_octree_sphere_tree(const VoxelModel& model, const OctreeBuildOptions& options = {});
+
+/// Occupied voxels with at least one free face (a face on an empty cell or the grid's edge),
+/// as a mask in the model's cell order.
+std::vector<std::uint8_t> surface_voxel_mask(const VoxelModel& model);
+
+}  // namespace fovea
