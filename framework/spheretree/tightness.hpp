@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "spheretree/sphere_tree.hpp"
+#include "world/voxel_model.hpp"
+
+namespace fovea {
+
+/// How far one depth of a sphere tree strays from the model: the one-sided Hausdorff
+/// distance from the union of the cut's spheres to the model (Hubbard 1996, section 7,
+/// measures hierarchies this way, per level).
+struct LevelTightness {
+  int depth = 0;
+  std::size_t spheres = 0;             ///< spheres in the cut at this depth
+  double max_distance_voxels = 0;      ///< largest distance from a point in a sphere to the model
+  double mean_distance_voxels = 0;     ///< mean over the points of the union (volume-weighted)
+  double max_fraction_of_root = 0;     ///< max distance / root radius (Hubbard's unit)
+  double mean_fraction_of_root = 0;
+};
+
+struct TightnessReport {
+  /// Spacing of the sampling lattice in voxels (1/4 unless the model is large).
+  double lattice_spacing_voxels = 0;
+  std::vector<LevelTightness> levels;  ///< depth 0 (the root) to the tree's height
+};
+
+/// Measures every depth of `tree` against `model` on a lattice of spacing 1/k voxel
+/// (k = 4, lowered until the lattice holds at most `max_lattice_points`). The distance at
+/// each lattice point is exact: the nearest point of a union of voxel cubes to a lattice
+/// point is itself a lattice point in the union (clamping to a lattice-aligned box stays
+/// on the lattice), so an exact Euclidean distance transform of the lattice points inside
+/// the model gives it. Maximum and mean are then taken over the lattice points inside the
+/// union of the cut's spheres: the maximum can miss the true supremum by at most half a
+/// lattice diagonal (sqrt(3) / 2k voxels). Throws std::invalid_argument when even k = 1
+/// exceeds the budget.
+TightnessReport measure_tightness(const VoxelModel& model, const SphereTree& tree,
+                                  std::int64_t max_lattice_points = 16'000'000);
+
+}  // namespace fovea
