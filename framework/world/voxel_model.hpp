@@ -21,6 +21,8 @@ class VoxelModel {
 
   IVec3 dims() const { return dims_; }
   double voxel_size_m() const { return voxel_size_m_; }
+  /// Rescales the model (files carry no unit: the config says how large a model is).
+  void set_voxel_size_m(double voxel_size_m) { voxel_size_m_ = voxel_size_m; }
   /// The grid's extent in metres.
   Vec3 extent_m() const { return Vec3(dims_) * voxel_size_m_; }
 
