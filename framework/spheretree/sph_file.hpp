@@ -1,0 +1,49 @@
+#pragma once
+
+#include <istream>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+#include "spheretree/sphere_tree.hpp"
+#include "world/voxel_model.hpp"
+
+namespace fovea {
+
+/// A .sph file that does not follow the format; `line` is 1-based.
+class SphFormatError : public std::runtime_error {
+ public:
+  SphFormatError(std::size_t line, const std::string& message)
+      : std::runtime_error("line " + std::to_string(line) + ": " + message), line_(line) {}
+  std::size_t line() const { return line_; }
+
+ private:
+  std::size_t line_;
+};
+
+/// Slots a .sph file may declare (levels and branching factor): 10 million, so that a bad
+/// header cannot make fovea allocate without bound.
+inline constexpr std::uint64_t kSphMaxSlots = 10'000'000;
+
+/// Reads a sphere tree in the Sphere-Tree Construction Toolkit's .sph format (docs/formats.md):
+/// a line `levels branch`, then one line `x y z r ...` per slot of the complete tree of that
+/// branching factor, breadth first (the children of slot n are n*B+1 to n*B+B), a radius <= 0
+/// marking an unused slot; extra numbers on a line and anything after the last slot are
+/// ignored. The file's centres are relative to the centre of the mesh's bounding box;
+/// `offset_m` (that centre in model space, see model_bounds_centre_m) is added to each.
+/// Unused slots, and used slots under an unused parent, are dropped. Throws SphFormatError.
+SphereTree read_sph(std::istream& in, const Vec3& offset_m);
+/// From a file; errors are "path: line N: ...".
+SphereTree read_sph_file(const std::string& path, const Vec3& offset_m);
+
+/// Writes `tree` as the Toolkit writes trees: branching factor = the largest child count,
+/// levels = height + 1, every slot of the complete tree (unused ones as `0 0 0 -1 1`), each
+/// used one as `x y z r 1` with centres relative to `offset_m`. Throws std::invalid_argument
+/// when the complete tree would exceed kSphMaxSlots.
+void write_sph(std::ostream& out, const SphereTree& tree, const Vec3& offset_m);
+
+/// Centre of the bounding box of the model's occupied voxels, in model space: the centre of
+/// the mesh voxel_surface_mesh makes, hence the origin of .sph files built from it.
+Vec3 model_bounds_centre_m(const VoxelModel& model);
+
+}  // namespace fovea
