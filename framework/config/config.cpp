@@ -155,6 +155,21 @@ void check_duplicate_keys(const YAML::Node& node, const std::string& path, const
   }
 }
 
+/// Checks between keys, and file paths made absolute from `base_folder`.
+void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
+  for (std::size_t g = 0; g < loaded.settings.world.entities.size(); ++g) {
+    EntityGroupSettings& group = loaded.settings.world.entities[g];
+    const std::string at = "world.entities[" + std::to_string(g) + "].";
+    if (group.model.shape == Shape::file && group.model.file.empty())
+      throw ConfigError(loaded.error_at(at + "model.shape", "shape: file needs model.file, the .vox file to read"));
+    if (group.model.shape != Shape::file && !group.model.file.empty())
+      throw ConfigError(loaded.error_at(at + "model.file", "model.file is set but model.shape is not file; set shape: file"));
+    for (std::string* path : {&group.model.file, &group.sphere_tree.file})
+      if (!path->empty() && std::filesystem::path(*path).is_relative())
+        *path = (base_folder / *path).lexically_normal().string();
+  }
+}
+
 LoadedConfig parse_document(YAML::Node root, const std::string& source_name, const std::vector<Override>& overrides) {
   Sources sources{source_name, {}};
   check_duplicate_keys(root, "", sources);
@@ -200,7 +215,10 @@ LoadedConfig load_config_text(const std::string& text, const std::string& source
   if (documents.size() > 1)
     throw ConfigError(position(source_name, documents[1].Mark()) +
                       ": a config is one YAML document; this is a second one (after ---)");
-  return parse_document(documents.empty() ? YAML::Node() : documents[0], source_name, overrides);
+  LoadedConfig loaded = parse_document(documents.empty() ? YAML::Node() : documents[0], source_name, overrides);
+  // Text has no folder of its own: its relative paths are taken from the working folder.
+  finish(loaded, std::filesystem::path());
+  return loaded;
 }
 
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
@@ -216,7 +234,17 @@ LoadedConfig load_config_file(const std::string& path, const std::vector<Overrid
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ConfigError(path + ": cannot read config: " + std::strerror(errno));
-  return load_config_text(text.str(), path, overrides);
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text.str());
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(position(path, e.mark) + ": YAML syntax error: " + e.msg);
+  }
+  if (documents.size() > 1)
+    throw ConfigError(position(path, documents[1].Mark()) + ": a config is one YAML document; this is a second one (after ---)");
+  LoadedConfig loaded = parse_document(documents.empty() ? YAML::Node() : documents[0], path, overrides);
+  finish(loaded, std::filesystem::path(path).parent_path());
+  return loaded;
 }
 
 LoadedConfig load_config_file(const std::string& path, const std::vector<std::string>& sets) {

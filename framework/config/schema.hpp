@@ -147,6 +147,21 @@ class Section {
                });
   }
 
+  /// A file path: any text ("" for none). Relative paths are taken from the config file's
+  /// folder (config.cpp resolves them after parsing).
+  Section& path(const char* key, std::string S::*member, const char* doc) {
+    return add(key,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 if (!n.IsNull() && !n.IsScalar())
+                   st.fail(p, mark_of(n, m), "expected a file path, found " + found_text(n));
+                 s.*member = n.IsNull() ? std::string() : n.Scalar();
+               },
+               [=](YAML::Emitter& out, const S& s) { out << YAML::DoubleQuoted << s.*member; },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 keys.push_back({p, "path (relative to the config file)", "\"" + d.*member + "\"", doc});
+               });
+  }
+
   /// An enum member written as one of `options`' names.
   template <class E>
   Section& choice(const char* name, E S::*member, std::vector<std::pair<std::string, E>> options, const char* doc) {

@@ -11,13 +11,24 @@ Section<ModelSettings> model_schema() {
   Section<ModelSettings> s;
   s.choice("shape", &ModelSettings::shape,
            {{"ball", Shape::ball}, {"box", Shape::box}, {"rock", Shape::rock}, {"l_shape", Shape::l_shape},
-            {"humanoid", Shape::humanoid}},
-           "built-in voxel model generator");
+            {"humanoid", Shape::humanoid}, {"file", Shape::file}},
+           "built-in voxel model generator, or file for a MagicaVoxel .vox model (model.file)");
   s.number("size_m", &ModelSettings::size_m, between(1e-6, 1e6), "length of the model's longest side, metres");
   s.number("resolution_voxels", &ModelSettings::resolution_voxels, between(1, 256), "voxels along the longest side");
   s.vec3("aspect", &ModelSettings::aspect, between(1e-3, 1e3), "stretch of the shape's own proportions along x, y, z");
   s.number("variants", &ModelSettings::variants, between(1, 1024),
            "distinct seeded rock shapes in the group, used in turn (other shapes have one)");
+  s.path("file", &ModelSettings::file, "MagicaVoxel .vox file of the model, with shape: file");
+  s.number("file_model", &ModelSettings::file_model, between(0, 1023),
+           "which model of a .vox file holding several, 0 for the first");
+  return s;
+}
+
+Section<SphereTreeSettings> sphere_tree_schema() {
+  Section<SphereTreeSettings> s;
+  s.number("levels", &SphereTreeSettings::levels, between(0, 16), "levels of spheres below the root of the octree tree");
+  s.path("file", &SphereTreeSettings::file,
+         "a Sphere-Tree Construction Toolkit .sph file to use instead of fovea's octree tree");
   return s;
 }
 
@@ -36,6 +47,8 @@ Section<EntityGroupSettings> group_schema() {
   s.number("count", &EntityGroupSettings::count, between(0, 10'000'000), "number of entities in the group");
   s.section("model", &EntityGroupSettings::model, model_schema(), "the voxel model of the group's entities");
   s.section("material", &EntityGroupSettings::material, material_schema(), "physical material and colour");
+  s.section("sphere_tree", &EntityGroupSettings::sphere_tree, sphere_tree_schema(),
+            "how the group's sphere trees are made (004 section 3.3)");
   s.choice("placement", &EntityGroupSettings::placement,
            {{"random", Placement::random}, {"packed", Placement::packed}},
            "initial positions: random (no overlaps) or packed (a lattice in the box's min corner)");

@@ -167,6 +167,52 @@ std::vector<VoxelModel> read_vox(std::span<const std::uint8_t> bytes) {
   return models;
 }
 
+void write_vox(std::ostream& out, std::span<const VoxelModel> models) {
+  std::vector<std::uint8_t> children;
+  const auto int32 = [](std::vector<std::uint8_t>& bytes, std::int64_t v) {
+    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i)));
+  };
+  const auto chunk = [&](const char* id, const std::vector<std::uint8_t>& content) {
+    children.insert(children.end(), id, id + 4);
+    int32(children, static_cast<std::int64_t>(content.size()));
+    int32(children, 0);
+    children.insert(children.end(), content.begin(), content.end());
+  };
+  if (models.size() > 1) {
+    std::vector<std::uint8_t> pack;
+    int32(pack, static_cast<std::int64_t>(models.size()));
+    chunk("PACK", pack);
+  }
+  for (const VoxelModel& m : models) {
+    const IVec3 d = m.dims();
+    if (glm::any(glm::greaterThan(d, IVec3(kVoxMaxSide))))
+      throw std::invalid_argument("a .vox model has at most " + std::to_string(kVoxMaxSide) + " voxels per side");
+    // fovea (x, y, z), y up -> file (x, d.z - 1 - z, y), z up: read_vox's mapping reversed.
+    std::vector<std::uint8_t> size;
+    for (const int v : {d.x, d.z, d.y}) int32(size, v);
+    chunk("SIZE", size);
+    std::vector<std::uint8_t> xyzi;
+    int32(xyzi, m.occupied_count());
+    m.for_each_occupied([&](int x, int y, int z) {
+      for (const int v : {x, d.z - 1 - z, y}) xyzi.push_back(static_cast<std::uint8_t>(v));
+      xyzi.push_back(m.colour_index(x, y, z));
+    });
+    chunk("XYZI", xyzi);
+  }
+  if (!models.empty() && models.front().palette().size() == 256) {
+    std::vector<std::uint8_t> rgba;
+    for (std::size_t i = 1; i <= 256; ++i) int32(rgba, i < 256 ? models.front().palette()[i] : 0);
+    chunk("RGBA", rgba);
+  }
+  std::vector<std::uint8_t> file = {'V', 'O', 'X', ' '};
+  int32(file, 150);
+  file.insert(file.end(), {'M', 'A', 'I', 'N'});
+  int32(file, 0);
+  int32(file, static_cast<std::int64_t>(children.size()));
+  file.insert(file.end(), children.begin(), children.end());
+  out.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+}
+
 std::vector<VoxelModel> read_vox_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));

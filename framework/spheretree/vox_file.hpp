@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -37,6 +38,12 @@ std::vector<VoxelModel> read_vox(std::span<const std::uint8_t> bytes);
 
 /// Reads a file from disk; errors are "path: byte N: ..." (std::runtime_error).
 std::vector<VoxelModel> read_vox_file(const std::string& path);
+
+/// Writes models as a MagicaVoxel .vox file (version 150: PACK when there are several,
+/// SIZE and XYZI per model, RGBA when the first model has a palette), so built-in shapes can
+/// be edited in MagicaVoxel. The inverse of read_vox's axes. Throws std::invalid_argument for
+/// a model larger than kVoxMaxSide along an axis.
+void write_vox(std::ostream& out, std::span<const VoxelModel> models);
 
 /// MagicaVoxel's palette for files without an RGBA chunk: entry i is the RGBA colour (red in
 /// the low byte) of colour index i; entry 0 is unused. It is a 6 x 6 x 6 colour cube without

@@ -5,6 +5,9 @@
 
 #include "core/rng.hpp"
 #include "core/stopwatch.hpp"
+#include "spheretree/octree_builder.hpp"
+#include "spheretree/sph_file.hpp"
+#include "spheretree/vox_file.hpp"
 #include "world/mass_properties.hpp"
 #include "world/model_generators.hpp"
 #include "world/motion.hpp"
@@ -38,16 +41,50 @@ Animation::Animation(const WorldSettings& settings, std::uint64_t seed) : settin
   camera_.target_m = centre;
   camera_.position_m = centre + Vec3(0.0, 0.25 * extent, 1.0 / std::tan(glm::radians(camera_.vertical_fov_deg) / 2) * extent);
 
-  // Models and their mass properties, one per (group, variant); entities share them. Only
-  // rocks are seeded, so other shapes build one model whatever `variants` says.
-  struct Prototype { ModelId model; Entity entity; };
-  std::vector<std::vector<Prototype>> prototypes(settings.entities.size());
+  const std::vector<std::vector<Entity>> prototypes = build_models(settings, seed);
+  double max_radius_m = 0;
+  for (const auto& group : prototypes)
+    for (const Entity& e : group) max_radius_m = std::max(max_radius_m, e.bounding_radius_m);
+
+  // Placement, group by group, all groups sharing one occupancy so none overlap. Cells at
+  // least a diameter wide, and few enough that the box spans under 2^20 of them.
+  const double box_extent_m = std::max({box_.size_m().x, box_.size_m().y, box_.size_m().z});
+  SphereOccupancy occupied(std::max({2 * max_radius_m, box_extent_m / SphereOccupancy::kCellLimit, 1e-12}));
+  Rng placement_rng(seed, rng_stream(RngStream::placement));
+  for (std::uint32_t g = 0; g < settings.entities.size(); ++g) {
+    const EntityGroupSettings& group = settings.entities[g];
+    if (group.count == 0) continue;
+    std::vector<double> radii(static_cast<std::size_t>(group.count));
+    for (int i = 0; i < group.count; ++i)
+      radii[static_cast<std::size_t>(i)] = prototypes[g][static_cast<std::size_t>(i) % prototypes[g].size()].bounding_radius_m;
+    const std::vector<Vec3> centres = place_group(box_, radii, group.placement, g, group.name, occupied, placement_rng);
+
+    Rng motion_rng(seed, rng_stream(RngStream::initial_motion, g));
+    for (int i = 0; i < group.count; ++i) {
+      entities_.push_back(prototypes[g][static_cast<std::size_t>(i) % prototypes[g].size()]);
+      EntityState s;
+      s.position_m = centres[static_cast<std::size_t>(i)];
+      if (!group.is_static) {
+        s.orientation = motion_rng.rotation();
+        s.linear_velocity_mps = group.speed_mps * motion_rng.unit_vector();
+        s.angular_velocity_radps = group.spin_radps * motion_rng.unit_vector();
+      }
+      states_.push_back(s);
+    }
+  }
+}
+
+std::vector<std::vector<Entity>> Animation::build_models(const WorldSettings& settings, std::uint64_t seed) {
+  // One model per (group, variant), shared by the group's entities, with its sphere tree.
+  // Only rocks are seeded, so other shapes build one model whatever `variants` says. The
+  // voxel budget is checked before anything is built.
   std::vector<int> variants(settings.entities.size(), 0);
   std::int64_t total_cells = 0;
   for (std::uint32_t g = 0; g < settings.entities.size(); ++g) {
     const EntityGroupSettings& group = settings.entities[g];
     if (group.count == 0) continue;
     variants[g] = group.model.shape == Shape::rock ? std::min(group.model.variants, group.count) : 1;
+    if (group.model.shape == Shape::file) continue;  // bounded by the .vox reader, counted when read
     const IVec3 dims = model_dims(group.model.shape, group.model.resolution_voxels, group.model.aspect);
     const std::int64_t cells = std::int64_t{dims.x} * dims.y * dims.z;
     total_cells += cells * variants[g];
@@ -55,15 +92,32 @@ Animation::Animation(const WorldSettings& settings, std::uint64_t seed) : settin
       throw ModelError(g, variants[g] > 1 ? "model.variants" : "model.resolution_voxels",
                        "the models need " + std::to_string(total_cells) + " voxel cells up to this group (" +
                            std::to_string(cells) + " per model x " + std::to_string(variants[g]) +
-                           (variants[g] == 1 ? " variant" : " variants") + " here), more than the " + std::to_string(kMaxModelVoxelCells) +
-                           " allowed; lower resolution_voxels or variants");
+                           (variants[g] == 1 ? " variant" : " variants") + " here), more than the " +
+                           std::to_string(kMaxModelVoxelCells) + " allowed; lower resolution_voxels or variants");
   }
-  double max_radius_m = 0;
+
+  std::vector<std::vector<Entity>> prototypes(settings.entities.size());
+  Stopwatch tree_clock;
+  double tree_ms = 0;
   for (std::uint32_t g = 0; g < settings.entities.size(); ++g) {
     const EntityGroupSettings& group = settings.entities[g];
     for (int v = 0; v < variants[g]; ++v) {
       const auto id = static_cast<ModelId>(models_.size());
-      models_.push_back(make_model(group.model, model_seed(seed, g, v)));
+      models_.push_back(group.model.shape == Shape::file ? read_file_model(group, g)
+                                                         : make_model(group.model, model_seed(seed, g, v)));
+      if (group.model.shape == Shape::file) {
+        const IVec3 d = models_.back().dims();
+        total_cells += std::int64_t{d.x} * d.y * d.z;
+        if (total_cells > kMaxModelVoxelCells)
+          throw ModelError(g, "model.file", "with this file's model the world's models need more than " +
+                                                std::to_string(kMaxModelVoxelCells) + " voxel cells");
+      }
+      if (models_.back().occupied_count() == 0) throw ModelError(g, "model.file", "the model has no occupied voxel");
+
+      tree_clock.restart();
+      trees_.push_back(make_tree(group, g, models_.back()));
+      tree_ms += tree_clock.elapsed_ms();
+
       const MassProperties props = compute_mass_properties(models_.back(), group.material.density_kgpm3);
       // The config's ranges keep these finite; this guards the arithmetic all the same.
       const Mat3 inverse = glm::inverse(props.inertia_kgm2);
@@ -85,36 +139,40 @@ Animation::Animation(const WorldSettings& settings, std::uint64_t seed) : settin
         e.inverse_mass_per_kg = 1.0 / props.mass_kg;
         e.inverse_inertia_body = inverse;
       }
-      max_radius_m = std::max(max_radius_m, props.bounding_radius_m);
-      prototypes[g].push_back({id, e});
+      prototypes[g].push_back(e);
     }
   }
+  sphere_tree_build_ms_ = tree_ms;
+  return prototypes;
+}
 
-  // Placement, group by group, all groups sharing one occupancy so none overlap. Cells at
-  // least a diameter wide, and few enough that the box spans under 2^20 of them.
-  const double box_extent_m = std::max({box_.size_m().x, box_.size_m().y, box_.size_m().z});
-  SphereOccupancy occupied(std::max({2 * max_radius_m, box_extent_m / SphereOccupancy::kCellLimit, 1e-12}));
-  Rng placement_rng(seed, rng_stream(RngStream::placement));
-  for (std::uint32_t g = 0; g < settings.entities.size(); ++g) {
-    const EntityGroupSettings& group = settings.entities[g];
-    if (group.count == 0) continue;
-    std::vector<double> radii(static_cast<std::size_t>(group.count));
-    for (int i = 0; i < group.count; ++i)
-      radii[static_cast<std::size_t>(i)] = prototypes[g][static_cast<std::size_t>(i) % prototypes[g].size()].entity.bounding_radius_m;
-    const std::vector<Vec3> centres = place_group(box_, radii, group.placement, g, group.name, occupied, placement_rng);
+VoxelModel Animation::read_file_model(const EntityGroupSettings& group, std::uint32_t g) {
+  std::vector<VoxelModel> models;
+  try {
+    models = read_vox_file(group.model.file);
+  } catch (const std::exception& e) {
+    throw ModelError(g, "model.file", e.what());
+  }
+  const auto index = static_cast<std::size_t>(group.model.file_model);
+  if (index >= models.size())
+    throw ModelError(g, "model.file_model", group.model.file + " holds " + std::to_string(models.size()) +
+                                                (models.size() == 1 ? " model" : " models") + ", numbered from 0");
+  VoxelModel model = std::move(models[index]);
+  // A file has no unit: its longest side measures size_m, as for built-in shapes.
+  const IVec3 d = model.dims();
+  model.set_voxel_size_m(group.model.size_m / std::max({d.x, d.y, d.z}));
+  return model;
+}
 
-    Rng motion_rng(seed, rng_stream(RngStream::initial_motion, g));
-    for (int i = 0; i < group.count; ++i) {
-      entities_.push_back(prototypes[g][static_cast<std::size_t>(i) % prototypes[g].size()].entity);
-      EntityState s;
-      s.position_m = centres[static_cast<std::size_t>(i)];
-      if (!group.is_static) {
-        s.orientation = motion_rng.rotation();
-        s.linear_velocity_mps = group.speed_mps * motion_rng.unit_vector();
-        s.angular_velocity_radps = group.spin_radps * motion_rng.unit_vector();
-      }
-      states_.push_back(s);
-    }
+SphereTree Animation::make_tree(const EntityGroupSettings& group, std::uint32_t g, const VoxelModel& model) {
+  if (group.sphere_tree.file.empty()) return build_octree_sphere_tree(model, {group.sphere_tree.levels, true});
+  try {
+    SphereTree tree = read_sph_file(group.sphere_tree.file, model_bounds_centre_m(model));
+    const std::string problem = tree.check_layout();
+    if (!problem.empty()) throw std::runtime_error(group.sphere_tree.file + ": " + problem);
+    return tree;
+  } catch (const std::exception& e) {
+    throw ModelError(g, "sphere_tree.file", e.what());
   }
 }
 

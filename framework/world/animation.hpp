@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spheretree/sphere_tree.hpp"
 #include "world/entity.hpp"
 #include "world/placement.hpp"
 #include "world/voxel_model.hpp"
@@ -81,6 +82,12 @@ class Animation {
   const Aabb& box() const { return box_; }
   const Camera& camera() const { return camera_; }
   std::span<const VoxelModel> models() const { return models_; }
+  /// The sphere tree of each model, by ModelId: built by octree subdivision, or read from the
+  /// group's .sph file.
+  std::span<const SphereTree> sphere_trees() const { return trees_; }
+  const SphereTree& sphere_tree(ModelId model) const { return trees_[model]; }
+  /// Wall-clock time spent building or reading sphere trees when the world was made.
+  double sphere_tree_build_ms() const { return sphere_tree_build_ms_; }
   std::span<const Entity> entities() const { return entities_; }
   std::span<const EntityState> states() const { return states_; }
   std::int64_t frames_done() const { return frames_done_; }
@@ -90,7 +97,15 @@ class Animation {
   WorldSettings settings_;
   Aabb box_;
   Camera camera_;
+  /// Builds (or reads) every group's models and trees; returns each group's prototype
+  /// entities, one per variant.
+  std::vector<std::vector<Entity>> build_models(const WorldSettings& settings, std::uint64_t seed);
+  static VoxelModel read_file_model(const EntityGroupSettings& group, std::uint32_t g);
+  static SphereTree make_tree(const EntityGroupSettings& group, std::uint32_t g, const VoxelModel& model);
+
   std::vector<VoxelModel> models_;
+  std::vector<SphereTree> trees_;    // by ModelId
+  double sphere_tree_build_ms_ = 0;
   std::vector<Entity> entities_;     // cold, by EntityId
   std::vector<EntityState> states_;  // hot, by EntityId
   std::int64_t frames_done_ = 0;

@@ -16,7 +16,8 @@ Vec3 shape_proportions(Shape shape) {
     case Shape::humanoid: return {0.45, 1.0, 0.25};
     case Shape::ball:
     case Shape::box:
-    case Shape::rock: break;
+    case Shape::rock:
+    case Shape::file: break;
   }
   return {1.0, 1.0, 1.0};
 }
@@ -62,8 +63,9 @@ VoxelModel make_model(const ModelSettings& settings, std::uint64_t seed) {
     case Shape::rock: return make_rock(dims, voxel_size_m, seed);
     case Shape::l_shape: return make_l_shape(dims, voxel_size_m);
     case Shape::humanoid: return make_humanoid(dims, voxel_size_m);
+    case Shape::file: break;
   }
-  throw std::invalid_argument("unknown shape");
+  throw std::invalid_argument("make_model builds the built-in shapes; file models are read from their file");
 }
 
 VoxelModel make_ball(IVec3 dims, double voxel_size_m) {

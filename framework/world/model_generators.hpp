@@ -15,7 +15,8 @@ namespace fovea {
 /// Grid dimensions of a shape at a resolution, each side at least one voxel.
 IVec3 model_dims(Shape shape, int resolution_voxels, const Vec3& aspect);
 
-/// The model a group's settings describe; `seed` picks the rock's irregularity.
+/// The built-in model a group's settings describe; `seed` picks the rock's irregularity.
+/// (Shape::file models are read by the world from their file, not made here.)
 VoxelModel make_model(const ModelSettings& settings, std::uint64_t seed);
 
 /// Voxels whose centres lie inside the ellipsoid inscribed in the grid.

@@ -11,8 +11,8 @@
 
 namespace fovea {
 
-/// Built-in voxel model generators (world/model_generators.hpp).
-enum class Shape { ball, box, rock, l_shape, humanoid };
+/// Built-in voxel model generators (world/model_generators.hpp), or a model from a file.
+enum class Shape { ball, box, rock, l_shape, humanoid, file };
 
 /// How a group's entities get their initial positions (world/placement.hpp).
 enum class Placement {
@@ -26,6 +26,14 @@ struct ModelSettings {
   int resolution_voxels = 8;    ///< voxels along the longest side
   Vec3 aspect{1.0, 1.0, 1.0};   ///< stretch of the shape's own proportions per axis
   int variants = 1;             ///< distinct seeded shapes in the group, used in turn
+  std::string file;             ///< a MagicaVoxel .vox file, for Shape::file
+  int file_model = 0;           ///< which model of a .vox file that holds several
+};
+
+/// How a group's sphere trees are made (spheretree/octree_builder.hpp).
+struct SphereTreeSettings {
+  int levels = 4;               ///< levels of spheres below the root (004 section 3.3)
+  std::string file;             ///< a Toolkit .sph file to use instead of building one
 };
 
 struct MaterialSettings {
@@ -41,6 +49,7 @@ struct EntityGroupSettings {
   int count = 100;
   ModelSettings model;
   MaterialSettings material;
+  SphereTreeSettings sphere_tree;
   Placement placement = Placement::random;
   double speed_mps = 1.0;       ///< initial linear speed, direction uniform on the sphere
   double spin_radps = 1.0;      ///< initial angular speed, axis uniform on the sphere

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <sstream>
 
 #include "core/rng.hpp"
 #include "spheretree/vox_file.hpp"
@@ -197,4 +198,29 @@ TEST_CASE(".vox: random corruption gives an error or a valid model, never a cras
     }
   }
   CHECK(errors > 1000);
+}
+
+TEST_CASE(".vox: fovea's writer and reader are inverse, colours and palette included", "[spheretree][vox]") {
+  VoxelModel a({3, 5, 2}, 1.0);
+  a.set_colour_index(0, 0, 0, 3);
+  a.set_colour_index(2, 4, 1, 200);
+  a.set_colour_index(1, 2, 0, 1);
+  std::vector<std::uint32_t> palette = magicavoxel_default_palette();
+  palette[200] = 0xff123456u;
+  a.set_palette(palette);
+  VoxelModel b({1, 2, 1}, 1.0);
+  b.set(0, 1, 0, true);
+  const std::vector<VoxelModel> models = {a, b};
+  std::ostringstream out;
+  write_vox(out, models);
+  const std::string text = out.str();
+  const auto back = read_vox(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].dims() == a.dims());
+  for (int z = 0; z < 2; ++z)
+    for (int y = 0; y < 5; ++y)
+      for (int x = 0; x < 3; ++x) CHECK(back[0].colour_index(x, y, z) == a.colour_index(x, y, z));
+  CHECK(back[0].palette()[200] == 0xff123456u);
+  CHECK(back[1].occupied(0, 1, 0));
+  CHECK(back[1].occupied_count() == 1);
 }
