@@ -7,6 +7,7 @@
 
 #include "core/build_info.hpp"
 #include "fovea/run_command.hpp"
+#include "fovea/tree_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"fovea: perceptually scheduled real-time collision handling for animation research.\n"
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
              "  fovea run configs/default.yaml --frames 200 --set world.entities[0].count=500\n"
              "  fovea validate my_study.yaml          check a config; silent when it is valid\n"
              "  fovea keys                            every config key, its type and default\n"
+             "  fovea tree rock --resolution 32       a model's sphere tree: spheres and tightness per depth\n"
              "Documentation: docs/ (config keys: docs/config.md, results: docs/results.md).");
 
   fovea::RunOptions run_options;
@@ -46,6 +48,26 @@ int main(int argc, char** argv) {
 
   CLI::App* keys = app.add_subcommand("keys", "List every config key with its type, default and meaning");
 
+  fovea::TreeOptions tree_options;
+  CLI::App* tree = app.add_subcommand(
+      "tree", "Build a model's sphere tree; print per depth its spheres and tightness, and the build time");
+  tree->add_option("model", tree_options.model, "a built-in shape (ball, box, rock, l_shape, humanoid) or a .vox file")
+      ->required();
+  tree->add_option("--levels", tree_options.levels, "levels of spheres below the root (default 4)")
+      ->check(CLI::Range(0, 16));
+  tree->add_option("--resolution", tree_options.resolution_voxels, "voxels along the longest side, built-in shapes (default 32)")
+      ->check(CLI::Range(1, 256));
+  tree->add_option("--size", tree_options.size_m, "length of the longest side in metres (default 1)")
+      ->check(CLI::Range(1e-6, 1e6));
+  tree->add_option("--seed", tree_options.seed, "seed of a rock's shape (default 1)")->check(CLI::NonNegativeNumber);
+  tree->add_option("--model-index", tree_options.model_index, "which model of a .vox file holding several (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  tree->add_flag("--keep-hidden", tree_options.keep_hidden, "keep nodes hidden on all six sides (004 removes them)");
+  tree->add_option("--export-obj", tree_options.export_obj, "write the model's surface as a Wavefront .obj");
+  tree->add_option("--export-sph", tree_options.export_sph, "write the tree as a Sphere-Tree Construction Toolkit .sph");
+  tree->add_option("--export-vox", tree_options.export_vox, "write the model as a MagicaVoxel .vox");
+  tree->add_flag("--csv", tree_options.csv, "print the per-depth table as CSV only");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,5 +89,6 @@ int main(int argc, char** argv) {
     return fovea::validate_command(validate_path, overrides);
   }
   if (keys->parsed()) return fovea::keys_command();
+  if (tree->parsed()) return fovea::tree_command(tree_options);
   return fovea::kExitBadInput;
 }

@@ -179,6 +179,11 @@ int run_command(const RunOptions& options) {
     summary["wall_time_s"] = wall_s;
     summary["frames_per_second"] = wall_s > 0 ? static_cast<double>(frames_done) / wall_s : 0.0;
     summary["totals"] = {{"wall_hits", wall_hits}};
+    std::size_t spheres = 0;
+    for (const SphereTree& tree : world->sphere_trees()) spheres += tree.size();
+    summary["sphere_trees"] = {{"models", world->sphere_trees().size()},
+                               {"spheres", spheres},
+                               {"build_ms", world->sphere_tree_build_ms()}};
     summary["columns"] = log.column_summaries();
     // Median and p95 are exact up to 2^20 frames, then from every quantile_stride-th frame.
     summary["quantile_stride"] = log.quantile_stride();

@@ -328,6 +328,50 @@ TEST_CASE("fovea run: a signal the run was started with ignored stays ignored", 
   CHECK(read_json(dir / "bg" / "manifest.json")["status"] == "interrupted");
 }
 
+TEST_CASE("fovea tree: per-depth table, exports, and the exports driving a run", "[cli][spheretree]") {
+  TempDir dir;
+  const auto csv = run_process({kFovea, "tree", "rock", "--resolution", "16", "--csv"}, dir.path());
+  REQUIRE(csv.status == 0);
+  const auto rows = lines_of(csv.out);
+  REQUIRE(rows.size() == 6);  // header + depths 0 to 4 (16 voxels: single voxels at depth 4)
+  CHECK(rows[0] == "depth,spheres,max_distance_voxels,mean_distance_voxels,max_fraction_of_root,mean_fraction_of_root");
+  CHECK(rows[1].rfind("0,1,", 0) == 0);
+
+  const auto table = run_process({kFovea, "tree", "humanoid", "--resolution", "20", "--export-vox", "man.vox",
+                                  "--export-sph", "man.sph", "--export-obj", "man.obj"},
+                                 dir.path());
+  REQUIRE(table.status == 0);
+  CHECK(table.out.find("tightness: one-sided Hausdorff distance") != std::string::npos);
+  CHECK(table.out.find("ns per occupied voxel") != std::string::npos);
+  CHECK(read_file(dir / "man.obj").find("f 1//") != std::string::npos);
+
+  // The exported model and tree drive a world, paths relative to the config.
+  std::filesystem::create_directories(dir / "study");
+  std::ofstream(dir / "study" / "men.yaml") << "world:\n  box_size_m: [12, 12, 12]\n  entities:\n    - count: 5\n"
+                                               "      model: {shape: file, file: ../man.vox, size_m: 1.8}\n"
+                                               "      sphere_tree: {file: ../man.sph}\n";
+  const auto run = run_process({kFovea, "run", "study/men.yaml", "--frames", "5", "--quiet", "--out", "o"}, dir.path());
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const auto summary = read_json(dir / "o" / "summary.json");
+  CHECK(summary["sphere_trees"]["models"] == 1);
+  CHECK(summary["sphere_trees"]["spheres"].get<int>() > 10);
+
+  // The same tree file against another model is still a tree; a broken one is an error.
+  std::ofstream(dir / "broken.sph") << "2 8\n0 0 0 1\n";
+  std::ofstream(dir / "study" / "broken.yaml") << "world:\n  entities:\n    - count: 1\n"
+                                                  "      sphere_tree: {file: ../broken.sph}\n";
+  const auto broken = run_process({kFovea, "validate", "study/broken.yaml"}, dir.path());
+  CHECK(broken.status == 2);
+  // The path, relative to the config, is shown as the program resolved it.
+  CHECK(broken.err ==
+        "study/broken.yaml:4:21: world.entities[0].sphere_tree.file: broken.sph: line 3: the file ends after 1 of 9 spheres\n");
+
+  const auto unknown = run_process({kFovea, "tree", "pyramid"}, dir.path());
+  CHECK(unknown.status == 2);
+  CHECK(unknown.err == "fovea tree: pyramid: not a built-in shape (ball, box, rock, l_shape, humanoid) nor a .vox file\n");
+}
+
 TEST_CASE("fovea: validate is silent on success, --help explains, keys lists every key", "[cli]") {
   TempDir dir;
   const auto v = run_process({kFovea, "validate", std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml"}, dir.path());

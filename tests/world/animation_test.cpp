@@ -159,3 +159,39 @@ TEST_CASE("to_world: the centre of mass sits at the position, the model turns wi
   // One metre along model +x from the centre of mass is one metre along world +y.
   CHECK(glm::length(to_world(e, s, e.centre_of_mass_model_m + Vec3(1, 0, 0)) - Vec3(3, 5, 5)) < 1e-12);
 }
+
+TEST_CASE("Animation: every model gets its sphere tree, with the group's levels", "[world][animation][spheretree]") {
+  WorldSettings w = two_groups();
+  w.entities[0].sphere_tree.levels = 2;
+  w.entities[1].model.resolution_voxels = 32;
+  const Animation world(w, 1);
+  REQUIRE(world.sphere_trees().size() == world.models().size());
+  for (const Entity& e : world.entities()) {
+    const SphereTree& tree = world.sphere_tree(e.model);
+    CHECK(tree.check_layout() == "");
+    CHECK(tree.height() == (e.group == 0 ? 2 : 4));
+  }
+  CHECK(world.sphere_tree_build_ms() >= 0);
+}
+
+TEST_CASE("Animation: file models and trees that cannot be read name their setting", "[world][animation][spheretree]") {
+  WorldSettings w = two_groups();
+  w.entities[1].model.shape = Shape::file;
+  w.entities[1].model.file = "/nonexistent/model.vox";
+  try {
+    Animation world(w, 1);
+    FAIL("expected a ModelError");
+  } catch (const ModelError& e) {
+    CHECK(e.group_index() == 1);
+    CHECK(e.setting() == "model.file");
+    CHECK(std::string(e.what()) == "/nonexistent/model.vox: cannot read: No such file or directory");
+  }
+  w = two_groups();
+  w.entities[0].sphere_tree.file = "/nonexistent/tree.sph";
+  try {
+    Animation world(w, 1);
+    FAIL("expected a ModelError");
+  } catch (const ModelError& e) {
+    CHECK(e.setting() == "sphere_tree.file");
+  }
+}

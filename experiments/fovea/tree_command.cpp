@@ -1,0 +1,146 @@
+#include "fovea/tree_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+#include "core/format.hpp"
+#include "core/stopwatch.hpp"
+#include "fovea/run_command.hpp"
+#include "spheretree/octree_builder.hpp"
+#include "spheretree/sph_file.hpp"
+#include "spheretree/surface_mesh.hpp"
+#include "spheretree/tightness.hpp"
+#include "spheretree/vox_file.hpp"
+#include "world/model_generators.hpp"
+
+namespace fovea {
+namespace {
+
+struct NamedShape {
+  const char* name;
+  Shape shape;
+};
+constexpr NamedShape kShapes[] = {{"ball", Shape::ball},       {"box", Shape::box},          {"rock", Shape::rock},
+                                  {"l_shape", Shape::l_shape}, {"humanoid", Shape::humanoid}};
+
+/// The model the command names, or an error message.
+bool load_model(const TreeOptions& o, VoxelModel& model, std::string& description) {
+  for (const auto& s : kShapes) {
+    if (o.model != s.name) continue;
+    ModelSettings settings;
+    settings.shape = s.shape;
+    settings.resolution_voxels = o.resolution_voxels;
+    settings.size_m = o.size_m;
+    model = make_model(settings, static_cast<std::uint64_t>(o.seed));
+    description = o.model + (s.shape == Shape::rock ? " (seed " + std::to_string(o.seed) + ")" : "");
+    return true;
+  }
+  if (o.model.size() < 4 || o.model.compare(o.model.size() - 4, 4, ".vox") != 0) {
+    std::cerr << "fovea tree: " << o.model << ": not a built-in shape (ball, box, rock, l_shape, humanoid) nor a .vox file\n";
+    return false;
+  }
+  std::vector<VoxelModel> models;
+  try {
+    models = read_vox_file(o.model);
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return false;
+  }
+  if (static_cast<std::size_t>(o.model_index) >= models.size()) {
+    std::cerr << o.model << ": holds " << models.size() << " models, no --model-index " << o.model_index << "\n";
+    return false;
+  }
+  model = std::move(models[static_cast<std::size_t>(o.model_index)]);
+  const IVec3 d = model.dims();
+  model.set_voxel_size_m(o.size_m / std::max({d.x, d.y, d.z}));
+  description = o.model + (models.size() > 1 ? " model " + std::to_string(o.model_index) : "");
+  return true;
+}
+
+template <class Write>
+bool export_file(const std::string& path, const char* what, Write&& write) {
+  std::ofstream out(path, std::ios::binary);
+  if (out) write(out);
+  if (!out) {
+    std::cerr << "fovea tree: " << path << ": cannot write the " << what << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int tree_command(const TreeOptions& o) {
+  VoxelModel model;
+  std::string description;
+  if (!load_model(o, model, description)) return kExitBadInput;
+  if (model.occupied_count() == 0) {
+    std::cerr << "fovea tree: " << description << " has no occupied voxel\n";
+    return kExitBadInput;
+  }
+  const OctreeBuildOptions build{o.levels, !o.keep_hidden};
+
+  // Build time: the median of repeated builds (at least 5, about 0.2 s in all), as one build
+  // of a small model is too short to time alone.
+  std::vector<double> times_ms;
+  SphereTree tree;
+  Stopwatch total;
+  do {
+    Stopwatch one;
+    tree = build_octree_sphere_tree(model, build);
+    times_ms.push_back(one.elapsed_ms());
+  } while (times_ms.size() < 5 || (total.elapsed_ms() < 200 && times_ms.size() < 1000));
+  std::sort(times_ms.begin(), times_ms.end());
+  const double build_ms = times_ms[times_ms.size() / 2];
+
+  TightnessReport report;
+  try {
+    report = measure_tightness(model, tree);
+  } catch (const std::exception& e) {
+    std::cerr << "fovea tree: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  const std::int64_t occupied = model.occupied_count();
+  const auto surface_mask = surface_voxel_mask(model);
+  const auto surface = std::count(surface_mask.begin(), surface_mask.end(), std::uint8_t{1});
+  const IVec3 d = model.dims();
+
+  if (o.csv) {
+    std::cout << "depth,spheres,max_distance_voxels,mean_distance_voxels,max_fraction_of_root,mean_fraction_of_root\n";
+    for (const auto& l : report.levels)
+      std::cout << l.depth << ',' << l.spheres << ',' << format_number(l.max_distance_voxels) << ','
+                << format_number(l.mean_distance_voxels) << ',' << format_number(l.max_fraction_of_root) << ','
+                << format_number(l.mean_fraction_of_root) << '\n';
+  } else {
+    std::printf("model: %s, %d x %d x %d voxels of %s m, %lld occupied, %lld on the surface\n", description.c_str(), d.x,
+                d.y, d.z, format_significant(model.voxel_size_m()).c_str(), static_cast<long long>(occupied),
+                static_cast<long long>(surface));
+    std::printf("tree: %d levels below the root (%d asked), %zu spheres, hidden nodes %s\n", tree.height(), o.levels,
+                tree.size(), o.keep_hidden ? "kept" : "removed");
+    std::printf("build: %.4g ms (median of %zu), %.3g ns per occupied voxel\n", build_ms, times_ms.size(),
+                build_ms * 1e6 / static_cast<double>(occupied));
+    std::printf("tightness: one-sided Hausdorff distance from each depth's spheres to the model,\n"
+                "sampled exactly on a lattice of %s voxel (docs/spheretree.md)\n",
+                format_number(report.lattice_spacing_voxels).c_str());
+    std::printf("%5s %8s %10s %10s %10s %10s\n", "depth", "spheres", "max_vox", "mean_vox", "max/root", "mean/root");
+    for (const auto& l : report.levels)
+      std::printf("%5d %8zu %10.3f %10.3f %10.4f %10.4f\n", l.depth, l.spheres, l.max_distance_voxels,
+                  l.mean_distance_voxels, l.max_fraction_of_root, l.mean_fraction_of_root);
+  }
+
+  bool ok = true;
+  if (!o.export_obj.empty())
+    ok &= export_file(o.export_obj, "surface mesh", [&](std::ostream& out) {
+      write_obj(out, voxel_surface_mesh(model), "fovea: " + description + ", exposed voxel faces, model space");
+    });
+  if (!o.export_sph.empty())
+    ok &= export_file(o.export_sph, "sphere tree", [&](std::ostream& out) { write_sph(out, tree, model_bounds_centre_m(model)); });
+  if (!o.export_vox.empty())
+    ok &= export_file(o.export_vox, "model", [&](std::ostream& out) { write_vox(out, std::span(&model, 1)); });
+  return ok ? kExitOk : kExitFailure;
+}
+
+}  // namespace fovea
