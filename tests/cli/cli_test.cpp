@@ -344,6 +344,13 @@ TEST_CASE("fovea tree: per-depth table, exports, and the exports driving a run",
   CHECK(table.out.find("tightness: one-sided Hausdorff distance") != std::string::npos);
   CHECK(table.out.find("ns per occupied voxel") != std::string::npos);
   CHECK(read_file(dir / "man.obj").find("f 1//") != std::string::npos);
+  const auto from_file = run_process({kFovea, "tree", "man.vox", "--csv"}, dir.path());
+  CHECK(from_file.status == 0);
+  CHECK(lines_of(from_file.out).size() >= 5);
+  std::ofstream(dir / "bad.vox") << std::string("VOX \x96\0\0\0MAIN", 12);
+  const auto bad = run_process({kFovea, "tree", "bad.vox"}, dir.path());
+  CHECK(bad.status == 2);
+  CHECK(bad.err == "bad.vox: byte 12: file ends early: MAIN's content size needs 4 bytes, 0 remain\n");
 
   // The exported model and tree drive a world, paths relative to the config.
   std::filesystem::create_directories(dir / "study");
