@@ -19,23 +19,16 @@
 namespace fovea {
 namespace {
 
-struct NamedShape {
-  const char* name;
-  Shape shape;
-};
-constexpr NamedShape kShapes[] = {{"ball", Shape::ball},       {"box", Shape::box},          {"rock", Shape::rock},
-                                  {"l_shape", Shape::l_shape}, {"humanoid", Shape::humanoid}};
-
 /// The model the command names, or an error message.
 bool load_model(const TreeOptions& o, VoxelModel& model, std::string& description) {
-  for (const auto& s : kShapes) {
-    if (o.model != s.name) continue;
+  for (const auto& [name, shape] : kShapeNames) {
+    if (shape == Shape::file || o.model != name) continue;
     ModelSettings settings;
-    settings.shape = s.shape;
+    settings.shape = shape;
     settings.resolution_voxels = o.resolution_voxels;
     settings.size_m = o.size_m;
     model = make_model(settings, static_cast<std::uint64_t>(o.seed));
-    description = o.model + (s.shape == Shape::rock ? " (seed " + std::to_string(o.seed) + ")" : "");
+    description = o.model + (shape == Shape::rock ? " (seed " + std::to_string(o.seed) + ")" : "");
     return true;
   }
   if (o.model.size() < 4 || o.model.compare(o.model.size() - 4, 4, ".vox") != 0) {

@@ -9,9 +9,9 @@ namespace {
 
 Section<ModelSettings> model_schema() {
   Section<ModelSettings> s;
-  s.choice("shape", &ModelSettings::shape,
-           {{"ball", Shape::ball}, {"box", Shape::box}, {"rock", Shape::rock}, {"l_shape", Shape::l_shape},
-            {"humanoid", Shape::humanoid}, {"file", Shape::file}},
+  std::vector<std::pair<std::string, Shape>> shapes;
+  for (const auto& [name, shape] : kShapeNames) shapes.emplace_back(name, shape);
+  s.choice("shape", &ModelSettings::shape, shapes,
            "built-in voxel model generator, or file for a MagicaVoxel .vox model (model.file)");
   s.number("size_m", &ModelSettings::size_m, between(1e-6, 1e6), "length of the model's longest side, metres");
   s.number("resolution_voxels", &ModelSettings::resolution_voxels, between(1, 256), "voxels along the longest side");

@@ -3,8 +3,11 @@
 // Definition structs for the world, with the defaults a config falls back on. config/ fills
 // them from YAML; the world only ever sees these plain structs (docs/config.md lists them).
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/math.hpp"
@@ -13,6 +16,14 @@ namespace fovea {
 
 /// Built-in voxel model generators (world/model_generators.hpp), or a model from a file.
 enum class Shape { ball, box, rock, l_shape, humanoid, file };
+
+/// The shapes' names in configs and on the command line.
+inline constexpr std::array<std::pair<std::string_view, Shape>, 6> kShapeNames = {{{"ball", Shape::ball},
+                                                                                   {"box", Shape::box},
+                                                                                   {"rock", Shape::rock},
+                                                                                   {"l_shape", Shape::l_shape},
+                                                                                   {"humanoid", Shape::humanoid},
+                                                                                   {"file", Shape::file}}};
 
 /// How a group's entities get their initial positions (world/placement.hpp).
 enum class Placement {
