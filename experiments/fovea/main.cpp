@@ -51,8 +51,14 @@ int main(int argc, char** argv) {
   fovea::TreeOptions tree_options;
   CLI::App* tree = app.add_subcommand(
       "tree", "Build a model's sphere tree; print per depth its spheres and tightness, and the build time");
-  tree->add_option("model", tree_options.model, "a built-in shape (ball, box, rock, l_shape, humanoid) or a .vox file")
+  tree->add_option("model", tree_options.model,
+                   "a built-in shape (ball, box, rock, l_shape, humanoid), a .vox file, or a config (.yaml) "
+                   "with --group and --variant")
       ->required();
+  tree->add_option("--group", tree_options.group, "with a config: the entity group, from 0 (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  tree->add_option("--variant", tree_options.variant, "with a config: the group's model variant, from 0 (default 0)")
+      ->check(CLI::NonNegativeNumber);
   tree->add_option("--levels", tree_options.levels, "levels of spheres below the root (default 4)")
       ->check(CLI::Range(0, 16));
   tree->add_option("--resolution", tree_options.resolution_voxels, "voxels along the longest side, built-in shapes (default 32)")
@@ -62,7 +68,8 @@ int main(int argc, char** argv) {
   tree->add_option("--seed", tree_options.seed, "seed of a rock's shape (default 1)")->check(CLI::NonNegativeNumber);
   tree->add_option("--model-index", tree_options.model_index, "which model of a .vox file holding several (default 0)")
       ->check(CLI::NonNegativeNumber);
-  tree->add_flag("--keep-hidden", tree_options.keep_hidden, "keep nodes hidden on all six sides (004 removes them)");
+  tree->add_flag("--keep-hidden", tree_options.keep_hidden,
+                 "keep nodes hidden on all six sides (004 removes them; a config says it per group)");
   tree->add_option("--export-obj", tree_options.export_obj, "write the model's surface as a Wavefront .obj");
   tree->add_option("--export-sph", tree_options.export_sph, "write the tree as a Sphere-Tree Construction Toolkit .sph");
   tree->add_option("--export-vox", tree_options.export_vox, "write the model as a MagicaVoxel .vox");

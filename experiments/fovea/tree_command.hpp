@@ -6,7 +6,9 @@
 namespace fovea {
 
 struct TreeOptions {
-  std::string model;            ///< a built-in shape name, or a .vox file
+  std::string model;            ///< a built-in shape name, a .vox file, or a config (.yaml)
+  int group = 0;                ///< with a config: the entity group
+  int variant = 0;              ///< with a config: the group's model variant
   int levels = 4;
   int resolution_voxels = 32;   ///< for built-in shapes
   double size_m = 1.0;          ///< length of the longest side

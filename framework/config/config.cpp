@@ -164,9 +164,10 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
       throw ConfigError(loaded.error_at(at + "model.shape", "shape: file needs model.file, the .vox file to read"));
     if (group.model.shape != Shape::file && !group.model.file.empty())
       throw ConfigError(loaded.error_at(at + "model.file", "model.file is set but model.shape is not file; set shape: file"));
+    // Absolute, so the resolved config.yaml of a run finds the same files from anywhere.
     for (std::string* path : {&group.model.file, &group.sphere_tree.file})
       if (!path->empty() && std::filesystem::path(*path).is_relative())
-        *path = (base_folder / *path).lexically_normal().string();
+        *path = std::filesystem::absolute(base_folder / *path).lexically_normal().string();
   }
 }
 

@@ -27,6 +27,8 @@ Section<ModelSettings> model_schema() {
 Section<SphereTreeSettings> sphere_tree_schema() {
   Section<SphereTreeSettings> s;
   s.number("levels", &SphereTreeSettings::levels, between(0, 16), "levels of spheres below the root of the octree tree");
+  s.boolean("remove_hidden", &SphereTreeSettings::remove_hidden,
+            "remove nodes hidden on all six sides, as 004 does (docs/spheretree.md: what it costs)");
   s.path("file", &SphereTreeSettings::file,
          "a Sphere-Tree Construction Toolkit .sph file to use instead of fovea's octree tree");
   return s;

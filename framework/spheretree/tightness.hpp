@@ -32,9 +32,12 @@ struct TightnessReport {
 /// point is itself a lattice point in the union (clamping to a lattice-aligned box stays
 /// on the lattice), so an exact Euclidean distance transform of the lattice points inside
 /// the model gives it. Maximum and mean are then taken over the lattice points inside the
-/// union of the cut's spheres: the maximum can miss the true supremum by at most half a
-/// lattice diagonal (sqrt(3) / 2k voxels). Throws std::invalid_argument when even k = 1
-/// exceeds the budget.
+/// union of the cut's spheres. The maximum can miss the true supremum by at most a lattice
+/// diagonal, sqrt(3) / k voxels: the farthest point p may lie on a sphere's rim, but the ball
+/// of radius sqrt(3) / 2k lattice steps just inside p holds a lattice point (the lattice's
+/// covering radius), and distance changes no faster than position. (Half a diagonal is not
+/// enough near a rim: docs/spheretree.md shows a case.) Throws std::invalid_argument when
+/// even k = 1 exceeds the budget.
 TightnessReport measure_tightness(const VoxelModel& model, const SphereTree& tree,
                                   std::int64_t max_lattice_points = 16'000'000);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/format.hpp"
 #include "core/rng.hpp"
 #include "core/stopwatch.hpp"
 #include "spheretree/octree_builder.hpp"
@@ -113,6 +114,9 @@ std::vector<std::vector<Entity>> Animation::build_models(const WorldSettings& se
                                                 std::to_string(kMaxModelVoxelCells) + " voxel cells");
       }
       if (models_.back().occupied_count() == 0) throw ModelError(g, "model.file", "the model has no occupied voxel");
+      if (!group.sphere_tree.file.empty() && variants[g] > 1)
+        throw ModelError(g, "sphere_tree.file", "one tree file cannot fit " + std::to_string(variants[g]) +
+                                                    " different rock shapes; set model.variants: 1");
 
       tree_clock.restart();
       trees_.push_back(make_tree(group, g, models_.back()));
@@ -165,15 +169,31 @@ VoxelModel Animation::read_file_model(const EntityGroupSettings& group, std::uin
 }
 
 SphereTree Animation::make_tree(const EntityGroupSettings& group, std::uint32_t g, const VoxelModel& model) {
-  if (group.sphere_tree.file.empty()) return build_octree_sphere_tree(model, {group.sphere_tree.levels, true});
+  if (group.sphere_tree.file.empty())
+    return build_octree_sphere_tree(model, {group.sphere_tree.levels, group.sphere_tree.remove_hidden});
+  SphereTree tree;
   try {
-    SphereTree tree = read_sph_file(group.sphere_tree.file, model_bounds_centre_m(model));
-    const std::string problem = tree.check_layout();
-    if (!problem.empty()) throw std::runtime_error(group.sphere_tree.file + ": " + problem);
-    return tree;
+    tree = read_sph_file(group.sphere_tree.file, model_bounds_centre_m(model));
   } catch (const std::exception& e) {
     throw ModelError(g, "sphere_tree.file", e.what());
   }
+  const std::string problem = tree.check_layout();
+  if (!problem.empty()) throw ModelError(g, "sphere_tree.file", group.sphere_tree.file + ": " + problem);
+  // A tree made for another model, or at another size, would silently miss collisions: its
+  // root must at least hold every occupied voxel (a relative 1e-6 for the file's rounding).
+  double farthest_m = 0;
+  model.for_each_occupied([&](int x, int y, int z) {
+    for (int corner = 0; corner < 8; ++corner) {
+      const Vec3 p = Vec3(x + (corner & 1), y + ((corner >> 1) & 1), z + ((corner >> 2) & 1)) * model.voxel_size_m();
+      farthest_m = std::max(farthest_m, glm::length(p - tree.centre_m[0]));
+    }
+  });
+  if (farthest_m > tree.radius_m[0] * (1 + 1e-6))
+    throw ModelError(g, "sphere_tree.file",
+                     group.sphere_tree.file + ": its root sphere (radius " + format_significant(tree.radius_m[0]) +
+                         " m) does not hold the model, which reaches " + format_significant(farthest_m) +
+                         " m from its centre; was the tree made for this model at this model.size_m?");
+  return tree;
 }
 
 FrameStats Animation::step() {

@@ -44,6 +44,7 @@ struct ModelSettings {
 /// How a group's sphere trees are made (spheretree/octree_builder.hpp).
 struct SphereTreeSettings {
   int levels = 4;               ///< levels of spheres below the root (004 section 3.3)
+  bool remove_hidden = true;    ///< drop nodes hidden on all six sides (004 section 3.3.1)
   std::string file;             ///< a Toolkit .sph file to use instead of building one
 };
 

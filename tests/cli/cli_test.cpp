@@ -355,7 +355,7 @@ TEST_CASE("fovea tree: per-depth table, exports, and the exports driving a run",
   // The exported model and tree drive a world, paths relative to the config.
   std::filesystem::create_directories(dir / "study");
   std::ofstream(dir / "study" / "men.yaml") << "world:\n  box_size_m: [12, 12, 12]\n  entities:\n    - count: 5\n"
-                                               "      model: {shape: file, file: ../man.vox, size_m: 1.8}\n"
+                                               "      model: {shape: file, file: ../man.vox, size_m: 1}\n"
                                                "      sphere_tree: {file: ../man.sph}\n";
   const auto run = run_process({kFovea, "run", "study/men.yaml", "--frames", "5", "--quiet", "--out", "o"}, dir.path());
   INFO(run.err);
@@ -364,19 +364,45 @@ TEST_CASE("fovea tree: per-depth table, exports, and the exports driving a run",
   CHECK(summary["sphere_trees"]["models"] == 1);
   CHECK(summary["sphere_trees"]["spheres"].get<int>() > 10);
 
-  // The same tree file against another model is still a tree; a broken one is an error.
+  // A broken tree file is an error at its key.
   std::ofstream(dir / "broken.sph") << "2 8\n0 0 0 1\n";
   std::ofstream(dir / "study" / "broken.yaml") << "world:\n  entities:\n    - count: 1\n"
                                                   "      sphere_tree: {file: ../broken.sph}\n";
   const auto broken = run_process({kFovea, "validate", "study/broken.yaml"}, dir.path());
   CHECK(broken.status == 2);
-  // The path, relative to the config, is shown as the program resolved it.
-  CHECK(broken.err ==
-        "study/broken.yaml:4:21: world.entities[0].sphere_tree.file: broken.sph: line 3: the file ends after 1 of 9 spheres\n");
+  // The path, relative to the config, is shown as resolved: absolute.
+  CHECK(broken.err == "study/broken.yaml:4:21: world.entities[0].sphere_tree.file: " + (dir / "broken.sph").string() +
+                          ": line 3: the file ends after 1 of 9 spheres\n");
 
   const auto unknown = run_process({kFovea, "tree", "pyramid"}, dir.path());
   CHECK(unknown.status == 2);
-  CHECK(unknown.err == "fovea tree: pyramid: not a built-in shape (ball, box, rock, l_shape, humanoid) nor a .vox file\n");
+  CHECK(unknown.err ==
+        "fovea tree: pyramid: not a built-in shape (ball, box, rock, l_shape, humanoid), a .vox file or a .yaml config\n");
+
+  // A model straight from a config: the very rock variant a run uses, with its tree settings.
+  const auto from_config = run_process(
+      {kFovea, "tree", std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml", "--group", "1", "--variant", "4"}, dir.path());
+  CHECK(from_config.status == 0);
+  CHECK(from_config.out.find("group 1 ('rocks') variant 4, 12 x 12 x 12 voxels") != std::string::npos);
+  const auto no_variant = run_process(
+      {kFovea, "tree", std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml", "--group", "1", "--variant", "5"}, dir.path());
+  CHECK(no_variant.status == 2);
+  CHECK(no_variant.err.find("has 5 model variants, no --variant 5") != std::string::npos);
+
+  // An export that cannot be made fails the command and leaves no file behind.
+  const auto too_big = run_process({kFovea, "tree", "ball", "--resolution", "160", "--levels", "8", "--export-sph", "big.sph"},
+                                   dir.path());
+  CHECK(too_big.status == 1);
+  CHECK(too_big.err == "fovea tree: big.sph: this tree (9 levels, branching 8) needs more than 10000000 .sph slots\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "big.sph"));
+
+  // A tree made at another size does not hold the model: refused, not silently wrong.
+  std::ofstream(dir / "study" / "shrunk.yaml") << "world:\n  box_size_m: [12, 12, 12]\n  entities:\n    - count: 5\n"
+                                                  "      model: {shape: file, file: ../man.vox, size_m: 3}\n"
+                                                  "      sphere_tree: {file: ../man.sph}\n";
+  const auto shrunk = run_process({kFovea, "validate", "study/shrunk.yaml"}, dir.path());
+  CHECK(shrunk.status == 2);
+  CHECK(shrunk.err.find("does not hold the model") != std::string::npos);
 }
 
 TEST_CASE("fovea: validate is silent on success, --help explains, keys lists every key", "[cli]") {

@@ -226,3 +226,17 @@ TEST_CASE("config errors: a folder is not a config", "[config][errors]") {
   CHECK_THROWS_WITH(config::load_config_file(dir.path().string()),
                     dir.path().string() + ": cannot read config: is a folder, not a file");
 }
+
+TEST_CASE("config: file paths are resolved from the config's folder, to absolute paths", "[config]") {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir / "study");
+  std::ofstream(dir / "study" / "c.yaml") << "world:\n  entities:\n    - model: {shape: file, file: ../models/a.vox}\n"
+                                             "      sphere_tree: {file: trees/a.sph}\n";
+  const auto loaded = config::load_config_file((dir / "study" / "c.yaml").string());
+  CHECK(loaded.settings.world.entities[0].model.file == (dir / "models" / "a.vox").string());
+  CHECK(loaded.settings.world.entities[0].sphere_tree.file == (dir / "study" / "trees" / "a.sph").string());
+  CHECK(error_of("world:\n  entities:\n    - model: {shape: file}\n") ==
+        "test.yaml:3:15: world.entities[0].model.shape: shape: file needs model.file, the .vox file to read");
+  CHECK(error_of("world:\n  entities:\n    - model: {file: a.vox}\n") ==
+        "test.yaml:3:15: world.entities[0].model.file: model.file is set but model.shape is not file; set shape: file");
+}

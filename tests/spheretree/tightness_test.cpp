@@ -95,11 +95,18 @@ TEST_CASE("tightness: per-depth distances agree with brute force on the same lat
 
 TEST_CASE("tightness: a cube's circumsphere strays (sqrt 3 - 1) / 2 of a side", "[spheretree][tightness]") {
   // The root sphere of an 8^3 box bulges past each face by 8 (sqrt(3) - 1) / 2 = 2.93 voxels;
-  // the lattice finds it to within half a lattice diagonal.
+  // the lattice finds it to within a lattice diagonal, and never above it. At depth 4 of a
+  // 32^3 box the leaves (2^3 cells) bulge by sqrt(3) - 1 = 0.73 voxels, which the quarter-voxel
+  // lattice sees as 0.5: more than half a diagonal (0.22) short, within a whole one (0.43).
   const VoxelModel box = make_box({8, 8, 8}, 0.1);
   const TightnessReport report = measure_tightness(box, build_octree_sphere_tree(box));
   const double analytic = 8 * (std::sqrt(3.0) - 1) / 2;
-  CHECK(std::abs(report.levels[0].max_distance_voxels - analytic) <= std::sqrt(3.0) / 2 * 0.25);
+  CHECK(report.levels[0].max_distance_voxels <= analytic);
+  CHECK(analytic - report.levels[0].max_distance_voxels <= std::sqrt(3.0) * 0.25);
+  const VoxelModel big = make_box({32, 32, 32}, 0.1);
+  const TightnessReport deep = measure_tightness(big, build_octree_sphere_tree(big));
+  CHECK(deep.levels[4].max_distance_voxels <= std::sqrt(3.0) - 1);
+  CHECK(std::sqrt(3.0) - 1 - deep.levels[4].max_distance_voxels <= std::sqrt(3.0) * 0.25);
   CHECK(report.levels[0].max_fraction_of_root == Approx(report.levels[0].max_distance_voxels / (4 * std::sqrt(3.0))));
 }
 

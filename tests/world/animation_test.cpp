@@ -195,3 +195,16 @@ TEST_CASE("Animation: file models and trees that cannot be read name their setti
     CHECK(e.setting() == "sphere_tree.file");
   }
 }
+
+TEST_CASE("Animation: sphere_tree.remove_hidden keeps or removes hidden nodes", "[world][animation][spheretree]") {
+  WorldSettings w;
+  EntityGroupSettings boxes;
+  boxes.count = 2;
+  boxes.model.shape = Shape::box;
+  boxes.model.resolution_voxels = 8;
+  boxes.sphere_tree.levels = 3;
+  w.entities = {boxes};
+  CHECK(Animation(w, 1).sphere_tree(0).size() == 361);
+  w.entities[0].sphere_tree.remove_hidden = false;
+  CHECK(Animation(w, 1).sphere_tree(0).size() == 585);
+}
