@@ -96,6 +96,10 @@ int main(int argc, char** argv) {
     return fovea::validate_command(validate_path, overrides);
   }
   if (keys->parsed()) return fovea::keys_command();
-  if (tree->parsed()) return fovea::tree_command(tree_options);
+  if (tree->parsed()) {
+    for (const char* option : {"--levels", "--resolution", "--size", "--seed", "--model-index", "--keep-hidden"})
+      tree_options.model_options_given = tree_options.model_options_given || tree->count(option) > 0;
+    return fovea::tree_command(tree_options);
+  }
   return fovea::kExitBadInput;
 }

@@ -93,8 +93,8 @@ std::optional<config::LoadedConfig> load(const std::optional<std::string>& path,
   }
 }
 
-/// Builds the world; a group that cannot be built or placed is reported against the line
-/// of the setting at fault.
+}  // namespace
+
 std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded) {
   const auto group = [](std::uint32_t g) { return "world.entities[" + std::to_string(g) + "]."; };
   try {
@@ -108,6 +108,8 @@ std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded) {
   }
   return nullptr;
 }
+
+namespace {
 
 std::string write_json(const std::filesystem::path& path, const nlohmann::ordered_json& j) {
   write_file_atomically(path, j.dump(2) + "\n");

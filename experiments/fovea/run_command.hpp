@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "config/config.hpp"
+#include "world/animation.hpp"
 
 namespace fovea {
 
@@ -25,6 +28,10 @@ struct RunOptions {
   bool quiet = false;
   std::vector<std::string> command_line;   ///< argv, for the manifest
 };
+
+/// Builds a config's world; a group that cannot be built or placed is reported on stderr
+/// against the line of the setting at fault, and nullptr returned.
+std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded);
 
 /// `fovea run`: loads and checks the config, builds the world, runs it headless and writes
 /// the results folder. Returns the exit status; messages go to stderr.

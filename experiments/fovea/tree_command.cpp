@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <fstream>
 #include <iostream>
 #include <vector>
@@ -32,16 +33,22 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 /// The model of group `o.group`, variant `o.variant`, of a config's world: exactly the model
 /// (and tree settings) a run of that config uses.
-bool load_config_model(const TreeOptions& o, VoxelModel& model, OctreeBuildOptions& build, std::string& description) {
-  std::unique_ptr<Animation> world;
+bool load_config_model(const TreeOptions& o, VoxelModel& model, OctreeBuildOptions& build,
+                       std::optional<SphereTree>& file_tree, std::string& description) {
+  if (o.model_options_given) {
+    std::cerr << "fovea tree: " << o.model << ": the config describes the model and its tree; leave out --levels, "
+                 "--resolution, --size, --seed, --model-index and --keep-hidden\n";
+    return false;
+  }
   config::LoadedConfig loaded;
   try {
     loaded = config::load_config_file(o.model);
-    world = std::make_unique<Animation>(loaded.settings.world, static_cast<std::uint64_t>(loaded.settings.seed));
-  } catch (const std::exception& e) {
+  } catch (const config::ConfigError& e) {
     std::cerr << e.what() << "\n";
     return false;
   }
+  const std::unique_ptr<Animation> world = build_world(loaded);
+  if (!world) return false;
   const auto& groups = loaded.settings.world.entities;
   if (o.group < 0 || static_cast<std::size_t>(o.group) >= groups.size()) {
     std::cerr << "fovea tree: " << o.model << " has " << groups.size() << " entity groups, no --group " << o.group << "\n";
@@ -56,9 +63,11 @@ bool load_config_model(const TreeOptions& o, VoxelModel& model, OctreeBuildOptio
               << " model variants, no --variant " << o.variant << "\n";
     return false;
   }
-  model = world->models()[variants[static_cast<std::size_t>(o.variant)]];
+  const ModelId id = variants[static_cast<std::size_t>(o.variant)];
+  model = world->models()[id];
   const SphereTreeSettings& trees = groups[static_cast<std::size_t>(o.group)].sphere_tree;
   build = {trees.levels, trees.remove_hidden};
+  if (!trees.file.empty()) file_tree = world->sphere_tree(id);  // the file's tree, as the run uses it
   description = o.model + " group " + std::to_string(o.group) + " ('" + groups[static_cast<std::size_t>(o.group)].name +
                 "') variant " + std::to_string(o.variant);
   return true;
@@ -123,8 +132,9 @@ int tree_command(const TreeOptions& o) {
   VoxelModel model;
   std::string description;
   OctreeBuildOptions build{o.levels, !o.keep_hidden};
+  std::optional<SphereTree> file_tree;
   const bool from_config = ends_with(o.model, ".yaml") || ends_with(o.model, ".yml");
-  if (!(from_config ? load_config_model(o, model, build, description) : load_model(o, model, description)))
+  if (!(from_config ? load_config_model(o, model, build, file_tree, description) : load_model(o, model, description)))
     return kExitBadInput;
   if (model.occupied_count() == 0) {
     std::cerr << "fovea tree: " << description << " has no occupied voxel\n";
@@ -133,16 +143,21 @@ int tree_command(const TreeOptions& o) {
 
   // Build time: the median of repeated builds (at least 5, about 0.2 s in all), as one build
   // of a small model is too short to time alone.
+  // A tree read from a .sph file (a config's sphere_tree.file) is shown as it is; no build.
   std::vector<double> times_ms;
   SphereTree tree;
   Stopwatch total;
-  do {
-    Stopwatch one;
-    tree = build_octree_sphere_tree(model, build);
-    times_ms.push_back(one.elapsed_ms());
-  } while (times_ms.size() < 5 || (total.elapsed_ms() < 200 && times_ms.size() < 1000));
-  std::sort(times_ms.begin(), times_ms.end());
-  const double build_ms = times_ms[times_ms.size() / 2];
+  if (file_tree) {
+    tree = *file_tree;
+  } else {
+    do {
+      Stopwatch one;
+      tree = build_octree_sphere_tree(model, build);
+      times_ms.push_back(one.elapsed_ms());
+    } while (times_ms.size() < 5 || (total.elapsed_ms() < 200 && times_ms.size() < 1000));
+    std::sort(times_ms.begin(), times_ms.end());
+  }
+  const double build_ms = times_ms.empty() ? 0 : times_ms[times_ms.size() / 2];
 
   // Tightness needs a lattice of the model's size; past its budget the rest still stands.
   TightnessReport report;
@@ -168,10 +183,15 @@ int tree_command(const TreeOptions& o) {
     std::printf("model: %s, %d x %d x %d voxels of %s m, %lld occupied, %lld on the surface\n", description.c_str(), d.x,
                 d.y, d.z, format_significant(model.voxel_size_m()).c_str(), static_cast<long long>(occupied),
                 static_cast<long long>(surface));
-    std::printf("tree: %d levels below the root (%d asked), %zu spheres, hidden nodes %s\n", tree.height(), build.levels,
-                tree.size(), build.remove_hidden ? "removed" : "kept");
-    std::printf("build: %.4g ms (median of %zu), %.3g ns per occupied voxel\n", build_ms, times_ms.size(),
-                build_ms * 1e6 / static_cast<double>(occupied));
+    if (file_tree) {
+      std::printf("tree: %d levels below the root, %zu spheres, read from the group's sphere_tree.file\n", tree.height(),
+                  tree.size());
+    } else {
+      std::printf("tree: %d levels below the root (%d asked), %zu spheres, hidden nodes %s\n", tree.height(),
+                  build.levels, tree.size(), build.remove_hidden ? "removed" : "kept");
+      std::printf("build: %.4g ms (median of %zu), %.3g ns per occupied voxel\n", build_ms, times_ms.size(),
+                  build_ms * 1e6 / static_cast<double>(occupied));
+    }
     if (!not_measured.empty()) std::printf("tightness: not measured: %s\n", not_measured.c_str());
     else
       std::printf("tightness: one-sided Hausdorff distance from each depth's spheres to the model,\n"

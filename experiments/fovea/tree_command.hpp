@@ -19,6 +19,9 @@ struct TreeOptions {
   std::string export_sph;       ///< write the tree here
   std::string export_vox;       ///< write the model here
   bool csv = false;             ///< machine-readable output
+  /// Options that describe a model (--levels, --resolution, --size, --seed, --model-index,
+  /// --keep-hidden) were given: an error with a config, which describes the model itself.
+  bool model_options_given = false;
 };
 
 /// `fovea tree`: builds a model's sphere tree and prints, per depth, the sphere count and the

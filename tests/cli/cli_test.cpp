@@ -384,6 +384,14 @@ TEST_CASE("fovea tree: per-depth table, exports, and the exports driving a run",
       {kFovea, "tree", std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml", "--group", "1", "--variant", "4"}, dir.path());
   CHECK(from_config.status == 0);
   CHECK(from_config.out.find("group 1 ('rocks') variant 4, 12 x 12 x 12 voxels") != std::string::npos);
+  const auto with_options = run_process(
+      {kFovea, "tree", std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml", "--levels", "2"}, dir.path());
+  CHECK(with_options.status == 2);
+  CHECK(with_options.err.find("the config describes the model and its tree") != std::string::npos);
+  const auto file_tree =
+      run_process({kFovea, "tree", std::string(FOVEA_SOURCE_DIR) + "/configs/examples/vox_figures.yaml"}, dir.path());
+  CHECK(file_tree.status == 0);
+  CHECK(file_tree.out.find("read from the group's sphere_tree.file") != std::string::npos);
   const auto no_variant = run_process(
       {kFovea, "tree", std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml", "--group", "1", "--variant", "5"}, dir.path());
   CHECK(no_variant.status == 2);
