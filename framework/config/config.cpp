@@ -193,6 +193,24 @@ std::string position(const std::string& source_name, const YAML::Mark& mark) {
   return source_name + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
+/// YAML text to validated settings; relative file paths resolve from `base_folder`.
+LoadedConfig load_document(const std::string& text, const std::string& source_name,
+                           const std::vector<Override>& overrides, const std::filesystem::path& base_folder) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(position(source_name, e.mark) + ": YAML syntax error: " + e.msg);
+  }
+  // A second document (after `---`) would be silently ignored by a single-document read.
+  if (documents.size() > 1)
+    throw ConfigError(position(source_name, documents[1].Mark()) +
+                      ": a config is one YAML document; this is a second one (after ---)");
+  LoadedConfig loaded = parse_document(documents.empty() ? YAML::Node() : documents[0], source_name, overrides);
+  finish(loaded, base_folder);
+  return loaded;
+}
+
 }  // namespace
 
 std::string LoadedConfig::error_at(const std::string& path, const std::string& message) const {
@@ -206,20 +224,8 @@ std::string LoadedConfig::error_at(const std::string& path, const std::string& m
 
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
                               const std::vector<Override>& overrides) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(position(source_name, e.mark) + ": YAML syntax error: " + e.msg);
-  }
-  // A second document (after `---`) would be silently ignored by a single-document read.
-  if (documents.size() > 1)
-    throw ConfigError(position(source_name, documents[1].Mark()) +
-                      ": a config is one YAML document; this is a second one (after ---)");
-  LoadedConfig loaded = parse_document(documents.empty() ? YAML::Node() : documents[0], source_name, overrides);
   // Text has no folder of its own: its relative paths are taken from the working folder.
-  finish(loaded, std::filesystem::path());
-  return loaded;
+  return load_document(text, source_name, overrides, std::filesystem::path());
 }
 
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
@@ -235,17 +241,7 @@ LoadedConfig load_config_file(const std::string& path, const std::vector<Overrid
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ConfigError(path + ": cannot read config: " + std::strerror(errno));
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(text.str());
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(position(path, e.mark) + ": YAML syntax error: " + e.msg);
-  }
-  if (documents.size() > 1)
-    throw ConfigError(position(path, documents[1].Mark()) + ": a config is one YAML document; this is a second one (after ---)");
-  LoadedConfig loaded = parse_document(documents.empty() ? YAML::Node() : documents[0], path, overrides);
-  finish(loaded, std::filesystem::path(path).parent_path());
-  return loaded;
+  return load_document(text.str(), path, overrides, std::filesystem::path(path).parent_path());
 }
 
 LoadedConfig load_config_file(const std::string& path, const std::vector<std::string>& sets) {

@@ -28,6 +28,18 @@ std::vector<double> leading_numbers(const std::string& line) {
   return numbers;
 }
 
+/// Slots of a complete tree of `levels` levels (the root's included) and branching `branch`:
+/// 1 + B + ... + B^(levels - 1), or 0 when that exceeds kSphMaxSlots.
+std::uint64_t complete_tree_slots(int levels, std::uint64_t branch) {
+  std::uint64_t slots = 0, row = 1;
+  for (int l = 0; l < levels; ++l) {
+    slots += row;
+    if (slots > kSphMaxSlots) return 0;
+    row *= branch;
+  }
+  return slots;
+}
+
 bool blank(const std::string& line) { return line.find_first_not_of(" \t\r\n") == std::string::npos; }
 
 }  // namespace
@@ -58,14 +70,10 @@ SphereTree read_sph(std::istream& in, const Vec3& offset_m) {
     throw SphFormatError(line_number, "expected `levels branch` (levels 1 to 64, branch 1 to 255), found \"" + line + "\"");
   const auto levels = static_cast<int>(header[0]);
   const auto branch = static_cast<std::uint64_t>(header[1]);
-  std::uint64_t slots = 0, row = 1;
-  for (int l = 0; l < levels; ++l) {
-    slots += row;
-    if (slots > kSphMaxSlots)
-      throw SphFormatError(line_number, std::to_string(levels) + " levels of branching " + std::to_string(branch) +
-                                            " make more than " + std::to_string(kSphMaxSlots) + " slots");
-    row *= branch;
-  }
+  const std::uint64_t slots = complete_tree_slots(levels, branch);
+  if (slots == 0)
+    throw SphFormatError(line_number, std::to_string(levels) + " levels of branching " + std::to_string(branch) +
+                                          " make more than " + std::to_string(kSphMaxSlots) + " slots");
 
   std::vector<Vec3> centre(slots);
   std::vector<double> radius(slots);
@@ -130,14 +138,10 @@ void write_sph(std::ostream& out, const SphereTree& tree, const Vec3& offset_m) 
   std::uint64_t branch = 1;
   for (const std::uint8_t c : tree.child_count) branch = std::max<std::uint64_t>(branch, c);
   const int levels = tree.height() + 1;
-  std::uint64_t slots = 0, row = 1;
-  for (int l = 0; l < levels; ++l) {
-    slots += row;
-    if (slots > kSphMaxSlots)
-      throw std::invalid_argument("this tree (" + std::to_string(levels) + " levels, branching " + std::to_string(branch) +
-                                  ") needs more than " + std::to_string(kSphMaxSlots) + " .sph slots");
-    row *= branch;
-  }
+  const std::uint64_t slots = complete_tree_slots(levels, branch);
+  if (slots == 0)
+    throw std::invalid_argument("this tree (" + std::to_string(levels) + " levels, branching " + std::to_string(branch) +
+                                ") needs more than " + std::to_string(kSphMaxSlots) + " .sph slots");
   std::vector<std::int64_t> node_of_slot(slots, -1);
   std::vector<std::uint64_t> slot_of_node(tree.size());
   slot_of_node[0] = 0;

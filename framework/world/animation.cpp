@@ -181,13 +181,7 @@ SphereTree Animation::make_tree(const EntityGroupSettings& group, std::uint32_t 
   if (!problem.empty()) throw ModelError(g, "sphere_tree.file", group.sphere_tree.file + ": " + problem);
   // A tree made for another model, or at another size, would silently miss collisions: its
   // root must at least hold every occupied voxel (a relative 1e-6 for the file's rounding).
-  double farthest_m = 0;
-  model.for_each_occupied([&](int x, int y, int z) {
-    for (int corner = 0; corner < 8; ++corner) {
-      const Vec3 p = Vec3(x + (corner & 1), y + ((corner >> 1) & 1), z + ((corner >> 2) & 1)) * model.voxel_size_m();
-      farthest_m = std::max(farthest_m, glm::length(p - tree.centre_m[0]));
-    }
-  });
+  const double farthest_m = model.farthest_voxel_corner_m(tree.centre_m[0]);
   if (farthest_m > tree.radius_m[0] * (1 + 1e-6))
     throw ModelError(g, "sphere_tree.file",
                      group.sphere_tree.file + ": its root sphere (radius " + format_significant(tree.radius_m[0]) +

@@ -21,17 +21,12 @@ MassProperties compute_mass_properties(const VoxelModel& model, double density_k
 
   // I = sum_v m (|r|^2 E - r r^T) + m s^2 / 6 E, r from the centre of mass to the voxel centre.
   Mat3 about_com(0.0);
-  double radius2 = 0;
   model.for_each_occupied([&](int x, int y, int z) {
     const Vec3 r = model.voxel_centre_m(x, y, z) - props.centre_of_mass_m;
     about_com += Mat3(glm::dot(r, r)) - outer(r, r);
-    // Farthest corner of this voxel from the centre of mass: per axis, the corner on the
-    // far side of the voxel's centre.
-    const Vec3 far = glm::abs(r) + 0.5 * s;
-    radius2 = std::max(radius2, glm::dot(far, far));
   });
   props.inertia_kgm2 = voxel_mass * about_com + Mat3(static_cast<double>(count) * voxel_mass * s * s / 6.0);
-  props.bounding_radius_m = std::sqrt(radius2);
+  props.bounding_radius_m = model.farthest_voxel_corner_m(props.centre_of_mass_m);
   return props;
 }
 

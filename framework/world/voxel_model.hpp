@@ -43,6 +43,9 @@ class VoxelModel {
   void set_palette(std::vector<std::uint32_t> palette) { palette_ = std::move(palette); }
 
   std::int64_t occupied_count() const;
+  /// Distance from `point_m` (model space) to the farthest corner of any occupied voxel: the
+  /// radius of the smallest sphere about that point holding the whole model.
+  double farthest_voxel_corner_m(const Vec3& point_m) const;
   /// Centre of voxel (x, y, z) in model space.
   Vec3 voxel_centre_m(int x, int y, int z) const { return (Vec3(x, y, z) + 0.5) * voxel_size_m_; }
 
