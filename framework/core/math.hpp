@@ -13,6 +13,13 @@ using Mat3 = glm::dmat3;
 using Quat = glm::dquat;
 using IVec3 = glm::ivec3;
 
+/// An axis-aligned box in world space, metres.
+struct Aabb {
+  Vec3 min_m{0.0};
+  Vec3 max_m{0.0};
+  Vec3 size_m() const { return max_m - min_m; }
+};
+
 /// Outer product a b^T (GLM's column-major convention handled here once).
 inline Mat3 outer(const Vec3& a, const Vec3& b) {
   return Mat3(a * b.x, a * b.y, a * b.z);

@@ -13,13 +13,6 @@
 
 namespace fovea {
 
-/// An axis-aligned box in world space, metres.
-struct Aabb {
-  Vec3 min_m{0.0};
-  Vec3 max_m{0.0};
-  Vec3 size_m() const { return max_m - min_m; }
-};
-
 /// The entities of one group cannot all be placed; names the group so the caller can point
 /// at its line in the config.
 class PlacementError : public std::runtime_error {

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace fovea {
+
+/// Index of a box in a SweepAndPrune. Reused only after the update that reported the
+/// removal of its previous owner, so one frame's events never mean two boxes at once.
+using ProxyId = std::uint32_t;
+
+/// Two proxies whose boxes overlap, the smaller id first. Pairs order by (a, b), never by
+/// address (STYLE: deterministic order by design).
+struct ProxyPair {
+  ProxyId a = 0;
+  ProxyId b = 0;
+  friend auto operator<=>(const ProxyPair&, const ProxyPair&) = default;
+};
+
+/// The pair table of 004 section 3.1 ("all-pairs table"), made sparse: it holds only the
+/// pairs whose boxes overlap in 3D, so its memory grows with the overlaps, never with N^2.
+///
+/// The per-axis bits of the paper's table are not stored: an axis bit is the overlap of
+/// the two intervals on that axis, which SweepAndPrune reads from its id-indexed bounds
+/// when a swap flips the third (docs/broadphase.md says why: at 100,000 uniform entities a
+/// table of every pair overlapping on one axis would hold about 3 x 10^8 entries).
+///
+/// During an update the sweep records every 3D transition as an event; `finish_frame()` nets
+/// them (a pair may start and stop several times within one re-sort) into the frame's
+/// started and stopped lists and merges them into the current list. All three lists are
+/// sorted, so iteration order depends only on the ids.
+class PairSet {
+ public:
+  /// Every pair overlapping now, sorted.
+  std::span<const ProxyPair> current() const { return current_; }
+  /// Pairs that overlap now and did not before the last update, sorted.
+  std::span<const ProxyPair> started() const { return started_; }
+  /// Pairs that overlapped before the last update and do not now (including every pair of
+  /// a removed proxy), sorted.
+  std::span<const ProxyPair> stopped() const { return stopped_; }
+  bool contains(ProxyPair pair) const;
+  std::size_t size() const { return current_.size(); }
+
+  // The recording interface, for SweepAndPrune.
+
+  /// Clears the previous frame's started and stopped lists and the event buffers.
+  void begin_frame();
+  /// The pair's boxes began to overlap in 3D (a < b).
+  void record_start(ProxyPair pair) { start_events_.push_back(pair); }
+  /// The pair's boxes stopped overlapping in 3D (a < b).
+  void record_stop(ProxyPair pair) { stop_events_.push_back(pair); }
+  /// Records a stop for every current pair with a proxy flagged in `removed` (by id).
+  void record_stops_involving(std::span<const std::uint8_t> removed);
+  /// Nets the events into started and stopped and updates the current list.
+  void finish_frame();
+
+  /// Events recorded in the last update before netting (a measure of sweep work).
+  std::int64_t last_event_count() const { return last_event_count_; }
+
+ private:
+  std::vector<ProxyPair> current_;
+  std::vector<ProxyPair> started_;
+  std::vector<ProxyPair> stopped_;
+  std::vector<ProxyPair> start_events_;
+  std::vector<ProxyPair> stop_events_;
+  std::vector<ProxyPair> merged_;  // scratch for finish_frame
+  std::int64_t last_event_count_ = 0;
+};
+
+}  // namespace fovea

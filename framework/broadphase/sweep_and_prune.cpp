@@ -1,0 +1,243 @@
+#include "broadphase/sweep_and_prune.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "core/format.hpp"
+
+namespace fovea {
+
+namespace {
+
+constexpr std::uint32_t kIdMask = 0x7fffffffu;
+/// Bounds of a slot with no proxy: a min above and a max below everything, so a scan over
+/// all ids needs no liveness test.
+constexpr std::uint32_t kEmptyMin = 0xffffffffu;
+constexpr std::uint32_t kEmptyMax = 0;
+
+std::uint64_t endpoint(std::uint32_t key, std::uint32_t id_and_flag) {
+  return (std::uint64_t{key} << 32) | id_and_flag;
+}
+
+ProxyPair ordered(ProxyId a, ProxyId b) { return a < b ? ProxyPair{a, b} : ProxyPair{b, a}; }
+
+}  // namespace
+
+void SweepAndPrune::check_box(ProxyId id, const Aabb& box) const {
+  if (!is_live(id)) throw std::out_of_range("SweepAndPrune: proxy " + std::to_string(id) + " does not exist");
+  for (int k = 0; k < 3; ++k)
+    if (!(box.min_m[k] <= box.max_m[k]))  // also false for NaN
+      throw std::invalid_argument("SweepAndPrune: proxy " + std::to_string(id) + "'s box on axis " + "xyz"[k] +
+                                  " runs from " + format_number(box.min_m[k]) + " to " + format_number(box.max_m[k]) +
+                                  " m; a box needs min <= max and no NaN");
+}
+
+ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
+  ProxyId id;
+  if (!free_ids_.empty()) {
+    id = free_ids_.back();
+    free_ids_.pop_back();
+  } else {
+    if (flags_.size() >= kMaxProxies) throw std::length_error("SweepAndPrune: more than 2^31 - 1 proxies");
+    id = static_cast<ProxyId>(flags_.size());
+    flags_.push_back(0);
+    for (auto& b : bounds_) b.resize(b.size() + 2);
+  }
+  flags_[id] = static_cast<std::uint8_t>(kLive | kAdded | (is_static ? kStatic : 0));
+  for (auto& b : bounds_) {
+    b[2 * std::size_t{id}] = {kEmptyMin, kEmptyMin};
+    b[2 * std::size_t{id} + 1] = {kEmptyMax, kEmptyMax};
+  }
+  try {
+    set_box(id, box);
+  } catch (...) {
+    flags_[id] = 0;
+    free_ids_.push_back(id);
+    throw;
+  }
+  added_.push_back(id);
+  ++live_count_;
+  return id;
+}
+
+void SweepAndPrune::remove(ProxyId id) {
+  if (!is_live(id)) throw std::out_of_range("SweepAndPrune: proxy " + std::to_string(id) + " does not exist");
+  flags_[id] = static_cast<std::uint8_t>((flags_[id] & ~kLive) | kRemoved);
+  removed_.push_back(id);
+  --live_count_;
+}
+
+Aabb SweepAndPrune::stored_box(ProxyId id) const {
+  Aabb box;
+  for (int k = 0; k < 3; ++k) {
+    box.min_m[k] = bound_key::to_float(bounds_[k][2 * std::size_t{id}].sorted);
+    box.max_m[k] = bound_key::to_float(bounds_[k][2 * std::size_t{id} + 1].sorted);
+  }
+  return box;
+}
+
+void SweepAndPrune::update() {
+  pairs_.begin_frame();
+  swaps_ = 0;
+  flips_ = 0;
+  apply_removals();
+  for (int k = 0; k < 3; ++k) sort_axis(k);
+  insert_added();
+  pairs_.finish_frame();
+  // Ids freed by this update become reusable only now, after their stops were reported.
+  for (ProxyId id : removed_) free_ids_.push_back(id);
+  removed_.clear();
+}
+
+void SweepAndPrune::apply_removals() {
+  if (removed_.empty()) return;
+  removed_mask_.assign(flags_.size(), 0);
+  for (ProxyId id : removed_) removed_mask_[id] = 1;
+  pairs_.record_stops_involving(removed_mask_);
+  for (auto& list : endpoints_)
+    std::erase_if(list, [&](std::uint64_t e) { return removed_mask_[static_cast<std::uint32_t>(e) & kIdMask] != 0; });
+  // A proxy added and removed between two updates never reached the lists.
+  std::erase_if(added_, [&](ProxyId id) { return removed_mask_[id] != 0; });
+  for (ProxyId id : removed_) {
+    flags_[id] = 0;
+    for (auto& b : bounds_) {
+      b[2 * std::size_t{id}] = {kEmptyMin, kEmptyMin};
+      b[2 * std::size_t{id} + 1] = {kEmptyMax, kEmptyMax};
+    }
+  }
+}
+
+// 004 section 3.2 and 002 section 3: insertion sort of a nearly sorted list. Each endpoint
+// takes its new key as the pass reaches it (the gather from `next`) and sinks left past the
+// larger keys. A swap of a min past a max flips that pair's overlap bit on this axis: a min
+// moving left past another proxy's max starts their overlap on the axis, a max moving left
+// past another proxy's min ends it. The other two bits are read from the bounds those axes'
+// lists are sorted by right now (new for axes already sorted this update, old for the rest),
+// so the pair's 3D state changes exactly when the flipped bit completes or breaks all three.
+void SweepAndPrune::sort_axis(int axis) {
+  std::uint64_t* ep = endpoints_[axis].data();
+  Bounds* bounds = bounds_[axis].data();
+  const int axis1 = (axis + 1) % 3;
+  const int axis2 = (axis + 2) % 3;
+  const std::size_t n = endpoints_[axis].size();
+  std::int64_t swaps = 0;
+  std::int64_t flips = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t id_and_flag = static_cast<std::uint32_t>(ep[i]);
+    Bounds& bound = bounds[2 * std::size_t{id_and_flag & kIdMask} + (id_and_flag >> 31)];
+    bound.sorted = bound.next;
+    const std::uint64_t moving = endpoint(bound.next, id_and_flag);
+    std::size_t j = i;
+    while (j > 0 && ep[j - 1] > moving) {
+      const std::uint64_t passed = ep[j - 1];
+      const auto passed_id_and_flag = static_cast<std::uint32_t>(passed);
+      if ((passed_id_and_flag ^ id_and_flag) & kMaxFlag) {
+        ++flips;
+        const ProxyId a = id_and_flag & kIdMask;
+        const ProxyId b = passed_id_and_flag & kIdMask;
+        if (overlap_on(axis1, a, b) && overlap_on(axis2, a, b) && !(flags_[a] & flags_[b] & kStatic)) {
+          if (id_and_flag & kMaxFlag)
+            pairs_.record_stop(ordered(a, b));
+          else
+            pairs_.record_start(ordered(a, b));
+        }
+      }
+      ep[j] = passed;
+      --j;
+    }
+    swaps += static_cast<std::int64_t>(i - j);
+    ep[j] = moving;
+  }
+  swaps_ += swaps;
+  flips_ += flips;
+}
+
+void SweepAndPrune::insert_added() {
+  if (added_.empty()) return;
+  for (ProxyId id : added_)
+    for (auto& b : bounds_) {
+      b[2 * std::size_t{id}].sorted = b[2 * std::size_t{id}].next;
+      b[2 * std::size_t{id} + 1].sorted = b[2 * std::size_t{id} + 1].next;
+    }
+
+  // Merge the new endpoints in, per axis: sort them (M log M), then one backward merge into
+  // the grown list, so adding M proxies to N costs O(N + M log M), not a re-sort.
+  for (int k = 0; k < 3; ++k) {
+    scratch_.clear();
+    for (ProxyId id : added_) {
+      scratch_.push_back(endpoint(bounds_[k][2 * std::size_t{id}].sorted, id));
+      scratch_.push_back(endpoint(bounds_[k][2 * std::size_t{id} + 1].sorted, id | kMaxFlag));
+    }
+    std::sort(scratch_.begin(), scratch_.end());
+    std::vector<std::uint64_t>& list = endpoints_[k];
+    std::size_t old_end = list.size();
+    std::size_t new_end = scratch_.size();
+    list.resize(old_end + new_end);
+    for (std::size_t out = list.size(); new_end > 0;) {
+      if (old_end > 0 && list[old_end - 1] > scratch_[new_end - 1])
+        list[--out] = list[--old_end];
+      else
+        list[--out] = scratch_[--new_end];
+    }
+  }
+
+  // The added proxies' pairs. Testing each against every id costs M * N box tests; one
+  // sweep along x costs the x-overlaps K_x. Count K_x (one pass) and take the cheaper.
+  std::int64_t open = 0, x_overlaps = 0;
+  for (std::uint64_t e : endpoints_[0]) {
+    if (static_cast<std::uint32_t>(e) & kMaxFlag)
+      --open;
+    else
+      x_overlaps += open++;
+  }
+  const auto scan_cost = static_cast<std::int64_t>(added_.size()) * static_cast<std::int64_t>(flags_.size());
+  if (scan_cost <= x_overlaps + static_cast<std::int64_t>(endpoints_[0].size()))
+    find_pairs_of_added_by_scan();
+  else
+    find_pairs_of_added_by_sweep();
+
+  for (ProxyId id : added_) flags_[id] = static_cast<std::uint8_t>(flags_[id] & ~kAdded);
+  added_.clear();
+}
+
+void SweepAndPrune::record_if_new_pair(ProxyId a, ProxyId b) {
+  if (flags_[a] & flags_[b] & kStatic) return;
+  pairs_.record_start(ordered(a, b));
+}
+
+void SweepAndPrune::find_pairs_of_added_by_scan() {
+  const auto ids = static_cast<ProxyId>(flags_.size());
+  for (ProxyId a : added_)
+    for (ProxyId b = 0; b < ids; ++b) {
+      // Two added proxies are tested once, from the larger id; empty slots never overlap.
+      if (b == a || ((flags_[b] & kAdded) && b < a)) continue;
+      if (overlap_on(0, a, b) && overlap_on(1, a, b) && overlap_on(2, a, b)) record_if_new_pair(a, b);
+    }
+}
+
+// The sweep of the first frame (004 section 3.2: "Any intervals that overlap are then
+// detected"): along x, every min meets the proxies whose x interval is open there.
+void SweepAndPrune::find_pairs_of_added_by_sweep() {
+  active_.clear();
+  active_slot_.resize(flags_.size());
+  for (std::uint64_t e : endpoints_[0]) {
+    const auto id_and_flag = static_cast<std::uint32_t>(e);
+    const ProxyId id = id_and_flag & kIdMask;
+    if (id_and_flag & kMaxFlag) {
+      const std::uint32_t slot = active_slot_[id];
+      active_[slot] = active_.back();
+      active_slot_[active_[slot]] = slot;
+      active_.pop_back();
+      continue;
+    }
+    const bool id_added = flags_[id] & kAdded;
+    for (ProxyId other : active_)
+      if ((id_added || (flags_[other] & kAdded)) && overlap_on(1, id, other) && overlap_on(2, id, other))
+        record_if_new_pair(id, other);
+    active_slot_[id] = static_cast<std::uint32_t>(active_.size());
+    active_.push_back(id);
+  }
+}
+
+}  // namespace fovea

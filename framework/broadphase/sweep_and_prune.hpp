@@ -1,0 +1,143 @@
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "broadphase/pair_set.hpp"
+#include "core/math.hpp"
+
+namespace fovea {
+
+/// The bound a box is stored as on one axis: a float rounded outward (mins down, maxes up,
+/// so a stored box always holds the given one) mapped to an unsigned key whose integer order
+/// is the float order. -0 is stored as +0, so equal coordinates give equal keys.
+namespace bound_key {
+
+/// The largest float <= d (d may be infinite; never NaN here).
+inline float float_at_or_below(double d) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  if (d > kMax) return d == std::numeric_limits<double>::infinity() ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::max();
+  if (d < -kMax) return -std::numeric_limits<float>::infinity();
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) > d) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+  return f + 0.0f;  // -0 to +0
+}
+
+/// The smallest float >= d.
+inline float float_at_or_above(double d) { return -float_at_or_below(-d) + 0.0f; }
+
+/// Unsigned key with the order of the float: flip the sign bit of positives, all bits of
+/// negatives.
+inline std::uint32_t from_float(float f) {
+  const auto bits = std::bit_cast<std::uint32_t>(f);
+  return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+
+inline float to_float(std::uint32_t key) {
+  return std::bit_cast<float>((key & 0x80000000u) ? (key & 0x7fffffffu) : ~key);
+}
+
+}  // namespace bound_key
+
+/// The broad phase of 004 section 3.2 (after 002 section 3, I-COLLIDE): sweep and prune over
+/// the three axes, the endpoint lists kept sorted by insertion sort, which coherence between
+/// frames makes nearly linear; the overlapping pairs kept in a sparse PairSet.
+///
+/// Boxes are set by id each frame (`set_box`; a fixed-size cube moves with its entity, a
+/// dynamic box also changes size) and `update()` re-sorts and reports the pairs that started
+/// and stopped overlapping. Boxes touching at a face overlap (closed intervals). Static
+/// proxies never pair with each other. Proxies may be added and removed between updates;
+/// the update merges them in and out without a full re-sort.
+///
+/// Layout (docs/broadphase.md): per axis, one array of 2N endpoints of 8 bytes each, the
+/// bound's 32-bit key in the high half, then a max flag and the proxy id, so the sort
+/// compares one integer and a min sorts before a max at equal coordinates; and per axis one
+/// id-indexed array of (sorted, next) bound keys, which the sort gathers the new values
+/// from and the swap handler reads the other two axes' overlap bits from. No back-pointers
+/// from proxies to endpoints: nothing is written at random when two endpoints swap.
+class SweepAndPrune {
+ public:
+  /// Proxy ids use 31 bits of an endpoint.
+  static constexpr std::uint32_t kMaxProxies = 0x7fffffffu;
+
+  /// A new proxy with `box`, in the lists and the pairs from the next update on. Throws
+  /// std::invalid_argument for a box with a NaN coordinate or min > max, std::length_error
+  /// beyond kMaxProxies.
+  ProxyId add(const Aabb& box, bool is_static = false);
+  /// Takes the proxy out at the next update, which reports its pairs as stopped. Its id is
+  /// reused only by an add after that update.
+  void remove(ProxyId id);
+  /// The proxy's box for the next update. Same errors as add(). A proxy whose box is not set
+  /// keeps its previous one.
+  void set_box(ProxyId id, const Aabb& box) {
+    check_box(id, box);
+    for (int k = 0; k < 3; ++k) {
+      Bounds* b = &bounds_[k][2 * std::size_t{id}];
+      b[0].next = bound_key::from_float(bound_key::float_at_or_below(box.min_m[k]));
+      b[1].next = bound_key::from_float(bound_key::float_at_or_above(box.max_m[k]));
+    }
+  }
+
+  /// Applies removals, re-sorts the three axes by the new boxes (flipping overlap state at
+  /// every swap), merges in the added proxies, and leaves the result in pairs().
+  void update();
+
+  const PairSet& pairs() const { return pairs_; }
+  /// Proxies in the lists (after the last update) or waiting to be added.
+  std::uint32_t proxy_count() const { return live_count_; }
+  bool is_live(ProxyId id) const { return id < flags_.size() && (flags_[id] & kLive); }
+  bool is_static(ProxyId id) const { return flags_[id] & kStatic; }
+  /// The box as stored at the last update (outward-rounded floats, as doubles); an oracle
+  /// tests exactly these boxes.
+  Aabb stored_box(ProxyId id) const;
+
+  /// Work of the last update: endpoint swaps of the insertion sorts on all three axes, and
+  /// swaps where a min passed a max (an axis overlap bit flipped).
+  std::int64_t last_swap_count() const { return swaps_; }
+  std::int64_t last_flip_count() const { return flips_; }
+
+ private:
+  /// One proxy's bound on one axis: the key its endpoint is sorted by now, and the key
+  /// set_box gave it for the next update. Adjacent, so the gather of `next` and the write
+  /// of `sorted` touch one cache line.
+  struct Bounds {
+    std::uint32_t sorted;
+    std::uint32_t next;
+  };
+  static constexpr std::uint8_t kLive = 1, kStatic = 2, kAdded = 4, kRemoved = 8;
+  static constexpr std::uint32_t kMaxFlag = 0x80000000u;
+
+  void check_box(ProxyId id, const Aabb& box) const;
+  void apply_removals();
+  void sort_axis(int axis);
+  void insert_added();
+  void find_pairs_of_added_by_scan();
+  void find_pairs_of_added_by_sweep();
+  bool overlap_on(int axis, ProxyId a, ProxyId b) const {
+    const Bounds* b_ = bounds_[axis].data();
+    return b_[2 * std::size_t{a}].sorted <= b_[2 * std::size_t{b} + 1].sorted &&
+           b_[2 * std::size_t{b}].sorted <= b_[2 * std::size_t{a} + 1].sorted;
+  }
+  void record_if_new_pair(ProxyId a, ProxyId b);
+
+  std::array<std::vector<std::uint64_t>, 3> endpoints_;  // sorted per axis
+  std::array<std::vector<Bounds>, 3> bounds_;            // [2 id + is_max] per axis
+  std::vector<std::uint8_t> flags_;                      // by id
+  std::vector<ProxyId> added_;                           // since the last update
+  std::vector<ProxyId> removed_;                         // since the last update
+  std::vector<ProxyId> free_ids_;                        // reusable now
+  std::vector<std::uint8_t> removed_mask_;               // scratch: 1 for ids removed this update
+  std::vector<std::uint64_t> scratch_;                   // new endpoints of one axis
+  std::vector<ProxyId> active_;                          // scratch for the sweep
+  std::vector<std::uint32_t> active_slot_;               // scratch: id -> index in active_
+  std::uint32_t live_count_ = 0;
+  std::int64_t swaps_ = 0;
+  std::int64_t flips_ = 0;
+  PairSet pairs_;
+};
+
+}  // namespace fovea
