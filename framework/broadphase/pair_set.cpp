@@ -5,11 +5,23 @@
 
 namespace fovea {
 
+namespace {
+
+/// Room for n, growing by doubling: reserve(n) alone would allocate again for every new
+/// largest pair count, and the steady state must not allocate.
+void reserve_geometric(std::vector<ProxyPair>& v, std::size_t n) {
+  if (v.capacity() < n) v.reserve(std::max(n, 2 * v.capacity()));
+}
+
+}  // namespace
+
 bool PairSet::contains(ProxyPair pair) const {
   return std::binary_search(current_.begin(), current_.end(), pair);
 }
 
-void PairSet::begin_frame() {
+void PairSet::begin_frame(std::size_t proxy_count) {
+  const std::size_t room = std::max<std::size_t>(64, proxy_count);
+  for (auto* v : {&current_, &started_, &stopped_, &start_events_, &stop_events_, &merged_}) reserve_geometric(*v, room);
   started_.clear();
   stopped_.clear();
   start_events_.clear();
@@ -46,7 +58,7 @@ void PairSet::finish_frame() {
 
   // current = (current - stopped) + started, all sorted: one linear merge.
   merged_.clear();
-  merged_.reserve(current_.size() + started_.size());
+  reserve_geometric(merged_, current_.size() + started_.size());
   auto stop_it = stopped_.begin();
   auto start_it = started_.begin();
   for (const ProxyPair& p : current_) {
@@ -56,7 +68,10 @@ void PairSet::finish_frame() {
     merged_.push_back(p);
   }
   merged_.insert(merged_.end(), start_it, started_.end());
-  current_.swap(merged_);
+  // Copied back rather than swapped: each buffer then only grows, to the largest pair count
+  // seen, and the steady state allocates nothing.
+  reserve_geometric(current_, merged_.size());
+  current_.assign(merged_.begin(), merged_.end());
 }
 
 }  // namespace fovea

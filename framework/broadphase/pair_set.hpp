@@ -45,8 +45,10 @@ class PairSet {
 
   // The recording interface, for SweepAndPrune.
 
-  /// Clears the previous frame's started and stopped lists and the event buffers.
-  void begin_frame();
+  /// Clears the previous frame's started and stopped lists and the event buffers, and makes
+  /// room in every list for at least one pair per proxy, so that the first frames of a run
+  /// grow the buffers and later ones rarely do.
+  void begin_frame(std::size_t proxy_count);
   /// The pair's boxes began to overlap in 3D (a < b).
   void record_start(ProxyPair pair) { start_events_.push_back(pair); }
   /// The pair's boxes stopped overlapping in 3D (a < b).

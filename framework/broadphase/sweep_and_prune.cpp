@@ -24,6 +24,13 @@ ProxyPair ordered(ProxyId a, ProxyId b) { return a < b ? ProxyPair{a, b} : Proxy
 
 }  // namespace
 
+void SweepAndPrune::make_empty(ProxyBounds& b) {
+  for (int k = 0; k < 3; ++k) {
+    b.sorted[k][0] = b.next[k][0] = kEmptyMin;
+    b.sorted[k][1] = b.next[k][1] = kEmptyMax;
+  }
+}
+
 void SweepAndPrune::check_box(ProxyId id, const Aabb& box) const {
   if (!is_live(id)) throw std::out_of_range("SweepAndPrune: proxy " + std::to_string(id) + " does not exist");
   for (int k = 0; k < 3; ++k)
@@ -42,13 +49,10 @@ ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
     if (flags_.size() >= kMaxProxies) throw std::length_error("SweepAndPrune: more than 2^31 - 1 proxies");
     id = static_cast<ProxyId>(flags_.size());
     flags_.push_back(0);
-    for (auto& b : bounds_) b.resize(b.size() + 2);
+    bounds_.emplace_back();
   }
   flags_[id] = static_cast<std::uint8_t>(kLive | kAdded | (is_static ? kStatic : 0));
-  for (auto& b : bounds_) {
-    b[2 * std::size_t{id}] = {kEmptyMin, kEmptyMin};
-    b[2 * std::size_t{id} + 1] = {kEmptyMax, kEmptyMax};
-  }
+  make_empty(bounds_[id]);
   try {
     set_box(id, box);
   } catch (...) {
@@ -71,14 +75,14 @@ void SweepAndPrune::remove(ProxyId id) {
 Aabb SweepAndPrune::stored_box(ProxyId id) const {
   Aabb box;
   for (int k = 0; k < 3; ++k) {
-    box.min_m[k] = bound_key::to_float(bounds_[k][2 * std::size_t{id}].sorted);
-    box.max_m[k] = bound_key::to_float(bounds_[k][2 * std::size_t{id} + 1].sorted);
+    box.min_m[k] = bound_key::to_float(bounds_[id].sorted[k][0]);
+    box.max_m[k] = bound_key::to_float(bounds_[id].sorted[k][1]);
   }
   return box;
 }
 
 void SweepAndPrune::update() {
-  pairs_.begin_frame();
+  pairs_.begin_frame(live_count_);
   swaps_ = 0;
   flips_ = 0;
   apply_removals();
@@ -101,10 +105,7 @@ void SweepAndPrune::apply_removals() {
   std::erase_if(added_, [&](ProxyId id) { return removed_mask_[id] != 0; });
   for (ProxyId id : removed_) {
     flags_[id] = 0;
-    for (auto& b : bounds_) {
-      b[2 * std::size_t{id}] = {kEmptyMin, kEmptyMin};
-      b[2 * std::size_t{id} + 1] = {kEmptyMax, kEmptyMax};
-    }
+    make_empty(bounds_[id]);
   }
 }
 
@@ -116,35 +117,42 @@ void SweepAndPrune::apply_removals() {
 // lists are sorted by right now (new for axes already sorted this update, old for the rest),
 // so the pair's 3D state changes exactly when the flipped bit completes or breaks all three.
 void SweepAndPrune::sort_axis(int axis) {
-  std::uint64_t* ep = endpoints_[axis].data();
-  Bounds* bounds = bounds_[axis].data();
+  // Raw pointers in locals: the event pushes below cannot then make the compiler reload them.
+  std::uint64_t* const ep = endpoints_[axis].data();
+  ProxyBounds* const bounds = bounds_.data();
+  const std::uint8_t* const flags = flags_.data();
   const int axis1 = (axis + 1) % 3;
   const int axis2 = (axis + 2) % 3;
   const std::size_t n = endpoints_[axis].size();
   std::int64_t swaps = 0;
   std::int64_t flips = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t id_and_flag = static_cast<std::uint32_t>(ep[i]);
-    Bounds& bound = bounds[2 * std::size_t{id_and_flag & kIdMask} + (id_and_flag >> 31)];
-    bound.sorted = bound.next;
-    const std::uint64_t moving = endpoint(bound.next, id_and_flag);
+    const auto id_and_flag = static_cast<std::uint32_t>(ep[i]);
+    const ProxyId a = id_and_flag & kIdMask;
+    const std::uint32_t is_max = id_and_flag >> 31;
+    ProxyBounds& mine = bounds[a];
+    const std::uint32_t key = mine.next[axis][is_max];
+    mine.sorted[axis][is_max] = key;
+    const std::uint64_t moving = endpoint(key, id_and_flag);
     std::size_t j = i;
     while (j > 0 && ep[j - 1] > moving) {
       const std::uint64_t passed = ep[j - 1];
-      const auto passed_id_and_flag = static_cast<std::uint32_t>(passed);
-      if ((passed_id_and_flag ^ id_and_flag) & kMaxFlag) {
-        ++flips;
-        const ProxyId a = id_and_flag & kIdMask;
-        const ProxyId b = passed_id_and_flag & kIdMask;
-        if (overlap_on(axis1, a, b) && overlap_on(axis2, a, b) && !(flags_[a] & flags_[b] & kStatic)) {
-          if (id_and_flag & kMaxFlag)
-            pairs_.record_stop(ordered(a, b));
-          else
-            pairs_.record_start(ordered(a, b));
-        }
-      }
       ep[j] = passed;
       --j;
+      // Evaluated without branches: whether a min passed a max is a coin toss per swap, and
+      // a mispredicted branch costs more than reading the other proxy's bounds every time.
+      const auto passed_id_and_flag = static_cast<std::uint32_t>(passed);
+      const ProxyId b = passed_id_and_flag & kIdMask;
+      const ProxyBounds& theirs = bounds[b];
+      const bool flip = ((passed_id_and_flag ^ id_and_flag) & kMaxFlag) != 0;
+      flips += flip;
+      const bool other_axes = overlap_on(axis1, mine, theirs) & overlap_on(axis2, mine, theirs);
+      if (flip & other_axes & !(flags[a] & flags[b] & kStatic)) [[unlikely]] {
+        if (is_max)
+          pairs_.record_stop(ordered(a, b));
+        else
+          pairs_.record_start(ordered(a, b));
+      }
     }
     swaps += static_cast<std::int64_t>(i - j);
     ep[j] = moving;
@@ -156,18 +164,16 @@ void SweepAndPrune::sort_axis(int axis) {
 void SweepAndPrune::insert_added() {
   if (added_.empty()) return;
   for (ProxyId id : added_)
-    for (auto& b : bounds_) {
-      b[2 * std::size_t{id}].sorted = b[2 * std::size_t{id}].next;
-      b[2 * std::size_t{id} + 1].sorted = b[2 * std::size_t{id} + 1].next;
-    }
+    for (int k = 0; k < 3; ++k)
+      for (int m = 0; m < 2; ++m) bounds_[id].sorted[k][m] = bounds_[id].next[k][m];
 
   // Merge the new endpoints in, per axis: sort them (M log M), then one backward merge into
   // the grown list, so adding M proxies to N costs O(N + M log M), not a re-sort.
   for (int k = 0; k < 3; ++k) {
     scratch_.clear();
     for (ProxyId id : added_) {
-      scratch_.push_back(endpoint(bounds_[k][2 * std::size_t{id}].sorted, id));
-      scratch_.push_back(endpoint(bounds_[k][2 * std::size_t{id} + 1].sorted, id | kMaxFlag));
+      scratch_.push_back(endpoint(bounds_[id].sorted[k][0], id));
+      scratch_.push_back(endpoint(bounds_[id].sorted[k][1], id | kMaxFlag));
     }
     std::sort(scratch_.begin(), scratch_.end());
     std::vector<std::uint64_t>& list = endpoints_[k];
@@ -212,7 +218,9 @@ void SweepAndPrune::find_pairs_of_added_by_scan() {
     for (ProxyId b = 0; b < ids; ++b) {
       // Two added proxies are tested once, from the larger id; empty slots never overlap.
       if (b == a || ((flags_[b] & kAdded) && b < a)) continue;
-      if (overlap_on(0, a, b) && overlap_on(1, a, b) && overlap_on(2, a, b)) record_if_new_pair(a, b);
+      const ProxyBounds& ba = bounds_[a];
+      const ProxyBounds& bb = bounds_[b];
+      if (overlap_on(0, ba, bb) && overlap_on(1, ba, bb) && overlap_on(2, ba, bb)) record_if_new_pair(a, b);
     }
 }
 
@@ -233,7 +241,8 @@ void SweepAndPrune::find_pairs_of_added_by_sweep() {
     }
     const bool id_added = flags_[id] & kAdded;
     for (ProxyId other : active_)
-      if ((id_added || (flags_[other] & kAdded)) && overlap_on(1, id, other) && overlap_on(2, id, other))
+      if ((id_added || (flags_[other] & kAdded)) && overlap_on(1, bounds_[id], bounds_[other]) &&
+          overlap_on(2, bounds_[id], bounds_[other]))
         record_if_new_pair(id, other);
     active_slot_[id] = static_cast<std::uint32_t>(active_.size());
     active_.push_back(id);

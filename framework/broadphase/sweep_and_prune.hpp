@@ -55,10 +55,11 @@ inline float to_float(std::uint32_t key) {
 ///
 /// Layout (docs/broadphase.md): per axis, one array of 2N endpoints of 8 bytes each, the
 /// bound's 32-bit key in the high half, then a max flag and the proxy id, so the sort
-/// compares one integer and a min sorts before a max at equal coordinates; and per axis one
-/// id-indexed array of (sorted, next) bound keys, which the sort gathers the new values
-/// from and the swap handler reads the other two axes' overlap bits from. No back-pointers
-/// from proxies to endpoints: nothing is written at random when two endpoints swap.
+/// compares one integer and a min sorts before a max at equal coordinates; and one id-indexed
+/// array of each proxy's bound keys on all three axes, as sorted now and as set for the next
+/// update (48 bytes), which the sort gathers the new keys from and the swap handler reads
+/// the other two axes' overlap bits from: one cache line per proxy. No back-pointers from
+/// proxies to endpoints: nothing is written at random when two endpoints swap.
 class SweepAndPrune {
  public:
   /// Proxy ids use 31 bits of an endpoint.
@@ -75,10 +76,10 @@ class SweepAndPrune {
   /// keeps its previous one.
   void set_box(ProxyId id, const Aabb& box) {
     check_box(id, box);
+    ProxyBounds& b = bounds_[id];
     for (int k = 0; k < 3; ++k) {
-      Bounds* b = &bounds_[k][2 * std::size_t{id}];
-      b[0].next = bound_key::from_float(bound_key::float_at_or_below(box.min_m[k]));
-      b[1].next = bound_key::from_float(bound_key::float_at_or_above(box.max_m[k]));
+      b.next[k][0] = bound_key::from_float(bound_key::float_at_or_below(box.min_m[k]));
+      b.next[k][1] = bound_key::from_float(bound_key::float_at_or_above(box.max_m[k]));
     }
   }
 
@@ -101,31 +102,33 @@ class SweepAndPrune {
   std::int64_t last_flip_count() const { return flips_; }
 
  private:
-  /// One proxy's bound on one axis: the key its endpoint is sorted by now, and the key
-  /// set_box gave it for the next update. Adjacent, so the gather of `next` and the write
-  /// of `sorted` touch one cache line.
-  struct Bounds {
-    std::uint32_t sorted;
-    std::uint32_t next;
+  /// One proxy's bound keys, [axis][0 for min, 1 for max]: those its endpoints are sorted by
+  /// now, and those set_box gave it for the next update. Together, so the sort's gather of
+  /// `next` and write of `sorted`, and the overlap test on two other axes, each touch one
+  /// cache line of the proxy.
+  struct ProxyBounds {
+    std::uint32_t sorted[3][2];
+    std::uint32_t next[3][2];
   };
+  static_assert(sizeof(ProxyBounds) == 48);
   static constexpr std::uint8_t kLive = 1, kStatic = 2, kAdded = 4, kRemoved = 8;
   static constexpr std::uint32_t kMaxFlag = 0x80000000u;
 
   void check_box(ProxyId id, const Aabb& box) const;
+  /// Bounds of a slot with no proxy: never overlap anything.
+  static void make_empty(ProxyBounds& b);
   void apply_removals();
   void sort_axis(int axis);
   void insert_added();
   void find_pairs_of_added_by_scan();
   void find_pairs_of_added_by_sweep();
-  bool overlap_on(int axis, ProxyId a, ProxyId b) const {
-    const Bounds* b_ = bounds_[axis].data();
-    return b_[2 * std::size_t{a}].sorted <= b_[2 * std::size_t{b} + 1].sorted &&
-           b_[2 * std::size_t{b}].sorted <= b_[2 * std::size_t{a} + 1].sorted;
+  static bool overlap_on(int axis, const ProxyBounds& a, const ProxyBounds& b) {
+    return (a.sorted[axis][0] <= b.sorted[axis][1]) & (b.sorted[axis][0] <= a.sorted[axis][1]);
   }
   void record_if_new_pair(ProxyId a, ProxyId b);
 
   std::array<std::vector<std::uint64_t>, 3> endpoints_;  // sorted per axis
-  std::array<std::vector<Bounds>, 3> bounds_;            // [2 id + is_max] per axis
+  std::vector<ProxyBounds> bounds_;                      // by id
   std::vector<std::uint8_t> flags_;                      // by id
   std::vector<ProxyId> added_;                           // since the last update
   std::vector<ProxyId> removed_;                         // since the last update

@@ -54,6 +54,11 @@ Section<EntityGroupSettings> group_schema() {
   s.choice("placement", &EntityGroupSettings::placement,
            {{"random", Placement::random}, {"packed", Placement::packed}},
            "initial positions: random (no overlaps) or packed (a lattice in the box's min corner)");
+  s.choice("bounds", &EntityGroupSettings::bounds,
+           {{"fixed", BoundsKind::fixed}, {"dynamic", BoundsKind::dynamic}, {"auto", BoundsKind::automatic}},
+           "broad-phase box: fixed (a cube that holds the entity at any orientation), dynamic (the "
+           "tight box at its current orientation, every frame) or auto (dynamic when the model is "
+           "at least twice as long as it is thin)");
   s.number("speed_mps", &EntityGroupSettings::speed_mps, between(0, 1e6),
            "initial speed, metres per second, random direction");
   s.number("spin_radps", &EntityGroupSettings::spin_radps, between(0, 1e6),

@@ -4,7 +4,8 @@
 namespace fovea {
 
 std::vector<std::string> FrameLog::columns() {
-  std::vector<std::string> c = {"frame", "sim_time_s", "entities", "kinetic_energy_j", "wall_hits"};
+  std::vector<std::string> c = {"frame", "sim_time_s", "entities", "kinetic_energy_j", "wall_hits",
+                                "pairs", "pairs_started", "pairs_stopped"};
   for (int p = 0; p < kPhaseCount; ++p) c.push_back(std::string(phase_name(static_cast<Phase>(p))) + "_ms");
   c.push_back("frame_ms");
   return c;
@@ -23,6 +24,9 @@ void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
   record(stats.entity_count);
   record(measures.kinetic_energy_j);
   record(stats.wall_hits);
+  record(stats.pairs);
+  record(stats.pairs_started);
+  record(stats.pairs_stopped);
   for (const double ms : stats.phase_ms) record(ms);
   record(stats.frame_ms);
   csv_.end_row();

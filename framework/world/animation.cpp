@@ -1,6 +1,7 @@
 #include "world/animation.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 #include "core/format.hpp"
@@ -9,6 +10,7 @@
 #include "spheretree/octree_builder.hpp"
 #include "spheretree/sph_file.hpp"
 #include "spheretree/vox_file.hpp"
+#include "world/entity_bounds.hpp"
 #include "world/mass_properties.hpp"
 #include "world/model_generators.hpp"
 #include "world/motion.hpp"
@@ -19,6 +21,7 @@ std::string_view phase_name(Phase phase) {
   switch (phase) {
     case Phase::integrate: return "integrate";
     case Phase::walls: return "walls";
+    case Phase::broadphase: return "broadphase";
     case Phase::count: break;
   }
   return "unknown";
@@ -73,6 +76,20 @@ Animation::Animation(const WorldSettings& settings, std::uint64_t seed) : settin
       states_.push_back(s);
     }
   }
+
+  // The broad phase starts from the initial poses; static entities are boxed once.
+  for (EntityId id = 0; id < entities_.size(); ++id) {
+    [[maybe_unused]] const ProxyId proxy = broadphase_.add(bounds_of(id), entities_[id].is_static);
+    assert(proxy == id);
+  }
+  broadphase_.update();
+}
+
+Aabb Animation::bounds_of(EntityId id) const {
+  const Entity& e = entities_[id];
+  const EntityState& s = states_[id];
+  if (e.bounds == BoundsKind::dynamic) return tight_box(hull_points_[e.model], s.orientation, s.position_m);
+  return fixed_cube(s.position_m, e.bounding_radius_m);
 }
 
 std::vector<std::vector<Entity>> Animation::build_models(const WorldSettings& settings, std::uint64_t seed) {
@@ -134,6 +151,9 @@ std::vector<std::vector<Entity>> Animation::build_models(const WorldSettings& se
       e.model = id;
       e.group = g;
       e.is_static = group.is_static;
+      e.bounds = resolve_bounds(group.bounds, models_.back());
+      hull_points_.emplace_back();
+      if (e.bounds == BoundsKind::dynamic) hull_points_.back() = hull_points(models_.back(), props.centre_of_mass_m);
       e.material = group.material;
       e.mass_kg = props.mass_kg;
       e.centre_of_mass_model_m = props.centre_of_mass_m;
@@ -203,6 +223,15 @@ FrameStats Animation::step() {
   phase_clock.restart();
   stats.wall_hits = bounce_off_walls(states_, entities_, box_);
   stats.phase_ms[static_cast<int>(Phase::walls)] = phase_clock.elapsed_ms();
+
+  phase_clock.restart();
+  for (EntityId id = 0; id < entities_.size(); ++id)
+    if (!entities_[id].is_static) broadphase_.set_box(id, bounds_of(id));
+  broadphase_.update();
+  stats.pairs = static_cast<std::int64_t>(broadphase_.pairs().size());
+  stats.pairs_started = static_cast<std::int64_t>(broadphase_.pairs().started().size());
+  stats.pairs_stopped = static_cast<std::int64_t>(broadphase_.pairs().stopped().size());
+  stats.phase_ms[static_cast<int>(Phase::broadphase)] = phase_clock.elapsed_ms();
 
   ++frames_done_;
   stats.sim_time_s = sim_time_s();

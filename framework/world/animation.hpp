@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "broadphase/sweep_and_prune.hpp"
 #include "spheretree/sphere_tree.hpp"
 #include "world/entity.hpp"
 #include "world/placement.hpp"
@@ -22,6 +23,7 @@ namespace fovea {
 enum class Phase : int {
   integrate,  ///< world.integrate(dt): velocities and poses
   walls,      ///< provisional bounce off the box walls by bounding sphere
+  broadphase, ///< broadphase.update(boxes): sweep and prune, the overlapping pairs
   count
 };
 inline constexpr int kPhaseCount = static_cast<int>(Phase::count);
@@ -34,6 +36,9 @@ struct FrameStats {
   double sim_time_s = 0;          ///< simulated time at the end of the frame
   std::int64_t entity_count = 0;
   std::int64_t wall_hits = 0;     ///< bounces off the box walls this frame
+  std::int64_t pairs = 0;         ///< entity pairs whose broad-phase boxes overlap after the frame
+  std::int64_t pairs_started = 0; ///< of those, pairs that did not overlap before it
+  std::int64_t pairs_stopped = 0; ///< pairs that overlapped before it and no longer do
   std::array<double, kPhaseCount> phase_ms{};  ///< wall-clock time of each phase
   double frame_ms = 0;            ///< wall-clock time of the whole step
 };
@@ -90,6 +95,11 @@ class Animation {
   double sphere_tree_build_ms() const { return sphere_tree_build_ms_; }
   std::span<const Entity> entities() const { return entities_; }
   std::span<const EntityState> states() const { return states_; }
+  /// The broad phase (004 section 3.2): one proxy per entity, ProxyId == EntityId. Its
+  /// pairs() are the entity pairs whose boxes overlap after the last step.
+  const SweepAndPrune& broadphase() const { return broadphase_; }
+  /// The box that bounds `entity` in the broad phase at its current pose.
+  Aabb bounds_of(EntityId entity) const;
   std::int64_t frames_done() const { return frames_done_; }
   double sim_time_s() const { return static_cast<double>(frames_done_) * settings_.time_step_s; }
 
@@ -108,6 +118,8 @@ class Animation {
   double sphere_tree_build_ms_ = 0;
   std::vector<Entity> entities_;     // cold, by EntityId
   std::vector<EntityState> states_;  // hot, by EntityId
+  std::vector<std::vector<Vec3>> hull_points_;  // by ModelId; filled for models with dynamic bounds
+  SweepAndPrune broadphase_;
   std::int64_t frames_done_ = 0;
 };
 

@@ -27,6 +27,7 @@ struct Entity {
   ModelId model = 0;
   std::uint32_t group = 0;            ///< index into WorldSettings::entities
   bool is_static = false;
+  BoundsKind bounds = BoundsKind::fixed;  ///< fixed or dynamic (auto already resolved)
   MaterialSettings material;
   double mass_kg = 0;
   double inverse_mass_per_kg = 0;     ///< 0 for static entities (infinite mass)

@@ -31,6 +31,14 @@ enum class Placement {
   packed,  ///< a cubic lattice of touching bounding spheres filling the box from its min corner
 };
 
+/// The box that bounds an entity in the broad phase (004 section 3.2: "fixed-size bounding
+/// cubes ... or dynamically-sized bounding boxes"; world/entity_bounds.hpp).
+enum class BoundsKind {
+  fixed,      ///< a cube of side 2 x bounding radius around the centre of mass: only moves
+  dynamic,    ///< the tight axis-aligned box at the current orientation, every frame
+  automatic,  ///< dynamic for long thin models, fixed for compact ones (docs/broadphase.md)
+};
+
 struct ModelSettings {
   Shape shape = Shape::ball;
   double size_m = 0.5;          ///< extent of the longest side of the voxel grid
@@ -63,6 +71,7 @@ struct EntityGroupSettings {
   MaterialSettings material;
   SphereTreeSettings sphere_tree;
   Placement placement = Placement::random;
+  BoundsKind bounds = BoundsKind::automatic;
   double speed_mps = 1.0;       ///< initial linear speed, direction uniform on the sphere
   double spin_radps = 1.0;      ///< initial angular speed, axis uniform on the sphere
   bool is_static = false;       ///< never moves; infinite mass for the response

@@ -73,5 +73,5 @@ TEST_CASE("FrameLog: columns, one row per frame, summaries per column", "[record
     CHECK(log.quantile_stride() == 1);
   }
   const std::string csv = test::read_file(dir / "frames.csv");
-  CHECK(csv.rfind("frame,sim_time_s,entities,kinetic_energy_j,wall_hits,integrate_ms,walls_ms,frame_ms\n0,0.01,10,1.5,", 0) == 0);
+  CHECK(csv.rfind("frame,sim_time_s,entities,kinetic_energy_j,wall_hits,pairs,pairs_started,pairs_stopped,integrate_ms,walls_ms,broadphase_ms,frame_ms\n0,0.01,10,1.5,", 0) == 0);
 }
