@@ -48,8 +48,8 @@ ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
   } else {
     if (flags_.size() >= kMaxProxies) throw std::length_error("SweepAndPrune: more than 2^31 - 1 proxies");
     id = static_cast<ProxyId>(flags_.size());
+    bounds_.emplace_back();  // before flags_, which defines the id count, in case it throws
     flags_.push_back(0);
-    bounds_.emplace_back();
   }
   flags_[id] = static_cast<std::uint8_t>(kLive | kAdded | (is_static ? kStatic : 0));
   make_empty(bounds_[id]);
@@ -67,7 +67,7 @@ ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
 
 void SweepAndPrune::remove(ProxyId id) {
   if (!is_live(id)) throw std::out_of_range("SweepAndPrune: proxy " + std::to_string(id) + " does not exist");
-  flags_[id] = static_cast<std::uint8_t>((flags_[id] & ~kLive) | kRemoved);
+  flags_[id] = static_cast<std::uint8_t>(flags_[id] & ~kLive);
   removed_.push_back(id);
   --live_count_;
 }
@@ -216,7 +216,8 @@ void SweepAndPrune::find_pairs_of_added_by_scan() {
   const auto ids = static_cast<ProxyId>(flags_.size());
   for (ProxyId a : added_)
     for (ProxyId b = 0; b < ids; ++b) {
-      // Two added proxies are tested once, from the larger id; empty slots never overlap.
+      // Two added proxies are tested once, when the outer loop is at the smaller id; empty
+      // slots never overlap.
       if (b == a || ((flags_[b] & kAdded) && b < a)) continue;
       const ProxyBounds& ba = bounds_[a];
       const ProxyBounds& bb = bounds_[b];

@@ -57,8 +57,8 @@ inline float to_float(std::uint32_t key) {
 /// bound's 32-bit key in the high half, then a max flag and the proxy id, so the sort
 /// compares one integer and a min sorts before a max at equal coordinates; and one id-indexed
 /// array of each proxy's bound keys on all three axes, as sorted now and as set for the next
-/// update (48 bytes), which the sort gathers the new keys from and the swap handler reads
-/// the other two axes' overlap bits from: one cache line per proxy. No back-pointers from
+/// update (48 bytes, within at most two cache lines), which the sort gathers the new keys
+/// from and the swap handler reads the other two axes' overlap bits from. No back-pointers from
 /// proxies to endpoints: nothing is written at random when two endpoints swap.
 class SweepAndPrune {
  public:
@@ -88,7 +88,7 @@ class SweepAndPrune {
   void update();
 
   const PairSet& pairs() const { return pairs_; }
-  /// Proxies in the lists (after the last update) or waiting to be added.
+  /// Live proxies: added and not removed (the lists change at the next update).
   std::uint32_t proxy_count() const { return live_count_; }
   bool is_live(ProxyId id) const { return id < flags_.size() && (flags_[id] & kLive); }
   bool is_static(ProxyId id) const { return flags_[id] & kStatic; }
@@ -111,7 +111,7 @@ class SweepAndPrune {
     std::uint32_t next[3][2];
   };
   static_assert(sizeof(ProxyBounds) == 48);
-  static constexpr std::uint8_t kLive = 1, kStatic = 2, kAdded = 4, kRemoved = 8;
+  static constexpr std::uint8_t kLive = 1, kStatic = 2, kAdded = 4;
   static constexpr std::uint32_t kMaxFlag = 0x80000000u;
 
   void check_box(ProxyId id, const Aabb& box) const;

@@ -241,7 +241,7 @@ TEST_CASE("SweepAndPrune: dynamic boxes resized every frame match brute force", 
 
 TEST_CASE("SweepAndPrune: coordinates on a coarse grid, ties everywhere, match brute force", "[broadphase]") {
   SceneSpec spec;
-  spec.grid_m = 0.25;       // boxes of half 0.25 or 0.5 on a 0.25 grid: faces touch all the time
+  spec.grid_m = 0.25;       // boxes of half 0.25 on a 0.25 grid: faces touch all the time
   spec.min_half_m = 0.25;
   spec.max_half_m = 0.25;
   spec.box_m = 6;
@@ -386,7 +386,14 @@ TEST_CASE("bound_key: integer order is float order, and rounding is outward", "[
     REQUIRE(bound_key::to_float(bound_key::from_float(x)) == x);
     for (float y : values) REQUIRE((bound_key::from_float(x) < bound_key::from_float(y)) == (x < y));
   }
-  REQUIRE(bound_key::from_float(-0.0f + 0.0f) == bound_key::from_float(0.0f));
+  // -0 is stored as +0, so a max at -0 still touches a min at +0.
+  REQUIRE(bound_key::from_float(bound_key::float_at_or_below(-0.0)) == bound_key::from_float(0.0f));
+  REQUIRE(bound_key::from_float(bound_key::float_at_or_above(-0.0)) == bound_key::from_float(0.0f));
+  SweepAndPrune touch;
+  const ProxyId left = touch.add({Vec3(-1.0), Vec3(-0.0, 1.0, 1.0)});
+  const ProxyId right = touch.add({Vec3(0.0, -1.0, -1.0), Vec3(1.0)});
+  touch.update();
+  REQUIRE(touch.pairs().contains({left, right}));
   for (int i = 0; i < 10000; ++i) {
     const double d = rng.uniform(-1e4, 1e4) * std::pow(10.0, rng.uniform(-30, 30));
     REQUIRE(static_cast<double>(bound_key::float_at_or_below(d)) <= d);
