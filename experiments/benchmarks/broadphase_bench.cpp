@@ -64,7 +64,7 @@ RunResult run_fovea(const TraceSpec& spec) {
     sap.update();
     r.frame_ms.push_back(clock.elapsed_ms());
     std::int64_t exact = 0;
-    for (const ProxyPair& p : sap.pairs().current()) exact += boxes_overlap(boxes[p.a], boxes[p.b]);
+    for (const ProxyPair& p : sap.pairs().current()) exact += overlaps(boxes[p.a], boxes[p.b]);
     r.exact_pairs.push_back(exact);
     r.swaps.push_back(sap.last_swap_count());
   }
@@ -108,7 +108,7 @@ RunResult run_bullet(const TraceSpec& spec, const std::string& name, btBroadphas
     for (int i = 0; i < pairs.size(); ++i) {
       const auto a = reinterpret_cast<std::uintptr_t>(pairs[i].m_pProxy0->m_clientObject) - 1;
       const auto b = reinterpret_cast<std::uintptr_t>(pairs[i].m_pProxy1->m_clientObject) - 1;
-      exact += boxes_overlap(trace.boxes()[a], trace.boxes()[b]);
+      exact += overlaps(trace.boxes()[a], trace.boxes()[b]);
     }
     r.exact_pairs.push_back(exact);
   }
@@ -143,7 +143,7 @@ std::int64_t brute_force_pairs_after_first_step(const TraceSpec& spec) {
   const auto& boxes = trace.boxes();
   std::int64_t count = 0;
   for (std::size_t i = 0; i < boxes.size(); ++i)
-    for (std::size_t j = i + 1; j < boxes.size(); ++j) count += boxes_overlap(boxes[i], boxes[j]);
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) count += overlaps(boxes[i], boxes[j]);
   return count;
 }
 

@@ -96,11 +96,4 @@ class Trace {
   std::vector<Aabb> boxes_;
 };
 
-/// Closed-interval overlap of two boxes: the definition every broad phase is checked against.
-inline bool boxes_overlap(const Aabb& a, const Aabb& b) {
-  for (int k = 0; k < 3; ++k)
-    if (a.min_m[k] > b.max_m[k] || b.min_m[k] > a.max_m[k]) return false;
-  return true;
-}
-
 }  // namespace fovea::bench

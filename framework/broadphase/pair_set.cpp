@@ -34,7 +34,6 @@ void PairSet::record_stops_involving(std::span<const std::uint8_t> removed) {
 }
 
 void PairSet::finish_frame() {
-  last_event_count_ = static_cast<std::int64_t>(start_events_.size() + stop_events_.size());
   std::sort(start_events_.begin(), start_events_.end());
   std::sort(stop_events_.begin(), stop_events_.end());
 

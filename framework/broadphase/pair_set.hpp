@@ -58,9 +58,6 @@ class PairSet {
   /// Nets the events into started and stopped and updates the current list.
   void finish_frame();
 
-  /// Events recorded in the last update before netting (a measure of sweep work).
-  std::int64_t last_event_count() const { return last_event_count_; }
-
  private:
   std::vector<ProxyPair> current_;
   std::vector<ProxyPair> started_;
@@ -68,7 +65,6 @@ class PairSet {
   std::vector<ProxyPair> start_events_;
   std::vector<ProxyPair> stop_events_;
   std::vector<ProxyPair> merged_;  // scratch for finish_frame
-  std::int64_t last_event_count_ = 0;
 };
 
 }  // namespace fovea

@@ -84,7 +84,6 @@ Aabb SweepAndPrune::stored_box(ProxyId id) const {
 void SweepAndPrune::update() {
   pairs_.begin_frame(live_count_);
   swaps_ = 0;
-  flips_ = 0;
   apply_removals();
   for (int k = 0; k < 3; ++k) sort_axis(k);
   insert_added();
@@ -125,7 +124,6 @@ void SweepAndPrune::sort_axis(int axis) {
   const int axis2 = (axis + 2) % 3;
   const std::size_t n = endpoints_[axis].size();
   std::int64_t swaps = 0;
-  std::int64_t flips = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const auto id_and_flag = static_cast<std::uint32_t>(ep[i]);
     const ProxyId a = id_and_flag & kIdMask;
@@ -145,7 +143,6 @@ void SweepAndPrune::sort_axis(int axis) {
       const ProxyId b = passed_id_and_flag & kIdMask;
       const ProxyBounds& theirs = bounds[b];
       const bool flip = ((passed_id_and_flag ^ id_and_flag) & kMaxFlag) != 0;
-      flips += flip;
       const bool other_axes = overlap_on(axis1, mine, theirs) & overlap_on(axis2, mine, theirs);
       if (flip & other_axes & !(flags[a] & flags[b] & kStatic)) [[unlikely]] {
         if (is_max)
@@ -158,7 +155,6 @@ void SweepAndPrune::sort_axis(int axis) {
     ep[j] = moving;
   }
   swaps_ += swaps;
-  flips_ += flips;
 }
 
 void SweepAndPrune::insert_added() {

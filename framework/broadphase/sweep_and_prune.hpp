@@ -91,15 +91,12 @@ class SweepAndPrune {
   /// Live proxies: added and not removed (the lists change at the next update).
   std::uint32_t proxy_count() const { return live_count_; }
   bool is_live(ProxyId id) const { return id < flags_.size() && (flags_[id] & kLive); }
-  bool is_static(ProxyId id) const { return flags_[id] & kStatic; }
   /// The box as stored at the last update (outward-rounded floats, as doubles); an oracle
   /// tests exactly these boxes.
   Aabb stored_box(ProxyId id) const;
 
-  /// Work of the last update: endpoint swaps of the insertion sorts on all three axes, and
-  /// swaps where a min passed a max (an axis overlap bit flipped).
+  /// Work of the last update: endpoint swaps of the insertion sorts on all three axes.
   std::int64_t last_swap_count() const { return swaps_; }
-  std::int64_t last_flip_count() const { return flips_; }
 
  private:
   /// One proxy's bound keys, [axis][0 for min, 1 for max]: those its endpoints are sorted by
@@ -139,7 +136,6 @@ class SweepAndPrune {
   std::vector<std::uint32_t> active_slot_;               // scratch: id -> index in active_
   std::uint32_t live_count_ = 0;
   std::int64_t swaps_ = 0;
-  std::int64_t flips_ = 0;
   PairSet pairs_;
 };
 

@@ -20,6 +20,11 @@ struct Aabb {
   Vec3 size_m() const { return max_m - min_m; }
 };
 
+/// Closed boxes overlap: touching at a face, edge or corner counts.
+inline bool overlaps(const Aabb& a, const Aabb& b) {
+  return glm::all(glm::lessThanEqual(a.min_m, b.max_m)) && glm::all(glm::lessThanEqual(b.min_m, a.max_m));
+}
+
 /// Outer product a b^T (GLM's column-major convention handled here once).
 inline Mat3 outer(const Vec3& a, const Vec3& b) {
   return Mat3(a * b.x, a * b.y, a * b.z);

@@ -113,11 +113,7 @@ TEST_CASE("Animation: the broad phase's pairs equal brute force over the entity 
       }
       for (EntityId b = a + 1; b < n; ++b) {
         if (ea.is_static && world.entities()[b].is_static) continue;
-        const Aabb box_b = world.bounds_of(b);
-        bool overlap = true;
-        for (int k = 0; k < 3; ++k)
-          overlap = overlap && box_a.min_m[k] <= box_b.max_m[k] && box_b.min_m[k] <= box_a.max_m[k];
-        if (overlap) expected.insert({a, b});
+        if (overlaps(box_a, world.bounds_of(b))) expected.insert({a, b});
       }
     }
     const auto current = world.broadphase().pairs().current();
