@@ -40,6 +40,7 @@ enum class RngStream : std::uint64_t {
   model_shapes = 1,
   placement = 2,
   initial_motion = 3,
+  gaze = 4,
 };
 
 /// Stream for `purpose`, further split by an index (a group, an entity).

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "perception/perception_settings.hpp"
+
+namespace fovea {
+
+/// f(e, g): the probability that a viewer notices a gap of g degrees at an eccentricity of
+/// e degrees from the fixation point (004 section 3.4.2, figure 3), as a psychometric
+/// function whose threshold grows linearly with eccentricity:
+///
+///   f = gamma + (1 - gamma - lambda) * F(g; T(e), width),   T(e) = T0 * (1 + e / E2)
+///
+/// F is a logistic or a Weibull with F(T) = 0.5 and a 5%-to-95% rise spanning width * T.
+/// docs/perception.md gives the parameters' defaults and where they come from.
+class PerceptionModel {
+ public:
+  /// Throws std::invalid_argument when a parameter is out of its range (the config checks
+  /// ranges first; this guards other callers).
+  explicit PerceptionModel(const PerceptionModelSettings& settings);
+
+  /// T(e) in degrees. A negative eccentricity counts as 0.
+  double threshold_deg(double eccentricity_deg) const;
+  /// f(e, g), in [gamma, 1 - lambda]; non-decreasing in g, non-increasing in e. A gap of
+  /// 0 (or less) gives gamma. One exp (logistic) or one pow and one exp (Weibull), no
+  /// allocation: called for every collision every frame.
+  double probability(double eccentricity_deg, double gap_deg) const;
+
+  const PerceptionModelSettings& settings() const { return settings_; }
+
+ private:
+  PerceptionModelSettings settings_;
+  double logistic_scale_ = 1.0;  ///< logistic: F = 1 / (1 + exp(-(g / T - 1) * scale))
+  double weibull_shape_ = 1.0;   ///< Weibull: F = 1 - exp(-ln 2 * (g / T)^shape)
+  double threshold_slope_ = 1.0; ///< T0 / E2, degrees of threshold per degree of eccentricity
+  double range_ = 1.0;           ///< 1 - gamma - lambda, the height of the rise
+};
+
+}  // namespace fovea
