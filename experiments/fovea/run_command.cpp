@@ -5,11 +5,13 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "config/config.hpp"
 #include "core/build_info.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
+#include "record/collision_log.hpp"
 #include "record/frame_log.hpp"
 #include "record/manifest.hpp"
 #include "record/progress.hpp"
@@ -98,7 +100,8 @@ std::optional<config::LoadedConfig> load(const std::optional<std::string>& path,
 std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded) {
   const auto group = [](std::uint32_t g) { return "world.entities[" + std::to_string(g) + "]."; };
   try {
-    return std::make_unique<Animation>(loaded.settings.world, static_cast<std::uint64_t>(loaded.settings.seed));
+    return std::make_unique<Animation>(static_cast<const AnimationSettings&>(loaded.settings),
+                                       static_cast<std::uint64_t>(loaded.settings.seed));
   } catch (const PlacementError& e) {
     std::cerr << loaded.error_at(group(e.group_index()) + "count", e.what()) << "\n";
   } catch (const ModelError& e) {
@@ -145,16 +148,25 @@ int run_command(const RunOptions& options) {
   int stop_signal = 0;
   std::int64_t frames_done = 0;
   std::int64_t wall_hits = 0;
+  std::int64_t sphere_tests = 0;
+  std::int64_t interrupted_collisions = 0;
+  std::int64_t frames_exhausted = 0;
   Stopwatch wall;
   double manifest_written_ms = 0;
   try {
-    FrameLog log((folder / "frames.csv").string());
+    FrameLog log((folder / "frames.csv").string(), settings.ground_truth);
+    std::optional<CollisionLog> collision_log;
+    if (settings.record.collisions) collision_log.emplace((folder / "collisions.csv").string(), settings.ground_truth);
     Progress progress(settings.frames, !options.quiet && Progress::stderr_is_terminal());
     for (; frames_done < settings.frames; ++frames_done) {
       if (g_stop_signal != 0) break;
       const FrameStats stats = world->step();
       log.write(stats, {kinetic_energy_j(world->states(), world->entities())});
+      if (collision_log) collision_log->write(stats.frame, *world);
       wall_hits += stats.wall_hits;
+      sphere_tests += stats.sphere_tests;
+      interrupted_collisions += stats.interrupted;
+      frames_exhausted += stats.budget_exhausted ? 1 : 0;
       progress.update(frames_done + 1);
       if (wall.elapsed_ms() - manifest_written_ms > kManifestRefreshMs) {
         manifest.frames_completed = frames_done + 1;
@@ -180,7 +192,10 @@ int run_command(const RunOptions& options) {
     summary["sim_time_s"] = world->sim_time_s();
     summary["wall_time_s"] = wall_s;
     summary["frames_per_second"] = wall_s > 0 ? static_cast<double>(frames_done) / wall_s : 0.0;
-    summary["totals"] = {{"wall_hits", wall_hits}};
+    summary["totals"] = {{"wall_hits", wall_hits},
+                         {"sphere_tests", sphere_tests},
+                         {"interrupted_collisions", interrupted_collisions},
+                         {"frames_budget_exhausted", frames_exhausted}};
     std::size_t spheres = 0;
     for (const SphereTree& tree : world->sphere_trees()) spheres += tree.size();
     summary["sphere_trees"] = {{"models", world->sphere_trees().size()},

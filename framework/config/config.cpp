@@ -8,6 +8,9 @@
 #include <sstream>
 
 #include "config/settings_schema.hpp"
+#include "perception/perception_model.hpp"
+#include "perception/view.hpp"
+#include "schedule/scheduler.hpp"
 
 namespace fovea::config {
 namespace {
@@ -155,8 +158,76 @@ void check_duplicate_keys(const YAML::Node& node, const std::string& path, const
   }
 }
 
+std::string read_text_file(const std::string& path, const char* what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read " + what + ": is a folder, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot read " + what + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(path + ": cannot read " + what + ": " + std::strerror(errno));
+  return text.str();
+}
+
+/// perception.model.file: its values replace the inline ones. A parameter also written
+/// inline must agree with the file (a resolved config.yaml holds both, equal); one that
+/// differs is an error rather than silently ignored.
+void apply_perception_model_file(LoadedConfig& loaded) {
+  PerceptionModelSettings& inline_model = loaded.settings.perception.model;
+  PerceptionModelSettings from_file;
+  try {
+    from_file = load_perception_model_file(inline_model.file);
+  } catch (const ConfigError& e) {
+    throw ConfigError(loaded.error_at("perception.model.file", e.what()));
+  }
+  from_file.file = inline_model.file;
+  const auto check = [&](const char* key, bool same) {
+    const std::string path = std::string("perception.model.") + key;
+    if (!same && loaded.locations.count(path) != 0)
+      throw ConfigError(loaded.error_at(path, "differs from the value in perception.model.file (" + inline_model.file +
+                                                  "); give it in one place"));
+  };
+  check("function", inline_model.function == from_file.function);
+  check("threshold_deg", inline_model.threshold_deg == from_file.threshold_deg);
+  check("eccentricity_scale_deg", inline_model.eccentricity_scale_deg == from_file.eccentricity_scale_deg);
+  check("width", inline_model.width == from_file.width);
+  check("guess_rate", inline_model.guess_rate == from_file.guess_rate);
+  check("lapse_rate", inline_model.lapse_rate == from_file.lapse_rate);
+  inline_model = from_file;
+}
+
 /// Checks between keys, and file paths made absolute from `base_folder`.
 void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
+  Settings& settings = loaded.settings;
+  if (const std::string problem = check_schedule_settings(settings.schedule); !problem.empty())
+    throw ConfigError(loaded.error_at(loaded.locations.count("schedule.band_edges") ? "schedule.band_edges" : "schedule.queues",
+                                      problem));
+  const ScreenSettings& screen = settings.perception.view.screen;
+  if (settings.gaze.source == GazeSourceKind::fixed) {
+    if (settings.gaze.x_px > screen.width_px)
+      throw ConfigError(loaded.error_at("gaze.x_px", "the fixation point lies off the " + std::to_string(screen.width_px) +
+                                                         " px wide screen (perception.view.screen.width_px)"));
+    if (settings.gaze.y_px > screen.height_px)
+      throw ConfigError(loaded.error_at("gaze.y_px", "the fixation point lies off the " + std::to_string(screen.height_px) +
+                                                         " px high screen (perception.view.screen.height_px)"));
+  }
+  std::string& model_file = settings.perception.model.file;
+  if (!model_file.empty()) {
+    if (std::filesystem::path(model_file).is_relative())
+      model_file = std::filesystem::absolute(base_folder / model_file).lexically_normal().string();
+    apply_perception_model_file(loaded);
+  }
+  try {
+    const PerceptionModel model(settings.perception.model);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(loaded.error_at("perception.model", e.what()));
+  }
+  try {
+    const View view(settings.perception.view, Aabb{Vec3(0.0), settings.world.box_size_m});
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(loaded.error_at("perception.view.camera", e.what()));
+  }
+
   for (std::size_t g = 0; g < loaded.settings.world.entities.size(); ++g) {
     EntityGroupSettings& group = loaded.settings.world.entities[g];
     const std::string at = "world.entities[" + std::to_string(g) + "].";
@@ -234,14 +305,29 @@ LoadedConfig load_config_text(const std::string& text, const std::string& source
 }
 
 LoadedConfig load_config_file(const std::string& path, const std::vector<Override>& overrides) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read config: is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read config: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path + ": cannot read config: " + std::strerror(errno));
-  return load_document(text.str(), path, overrides, std::filesystem::path(path).parent_path());
+  return load_document(read_text_file(path, "config"), path, overrides, std::filesystem::path(path).parent_path());
+}
+
+PerceptionModelSettings load_perception_model_file(const std::string& path) {
+  const std::string text = read_text_file(path, "perception model");
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(position(path, e.mark) + ": YAML syntax error: " + e.msg);
+  }
+  Sources sources{path, {}};
+  check_duplicate_keys(root, "", sources);
+  std::map<std::string, std::string> locations;
+  ParseState state{sources, locations};
+  PerceptionModelSettings model;
+  perception_model_schema(false).parse(root, model, "", root.IsDefined() ? root.Mark() : YAML::Mark(), state);
+  try {
+    const PerceptionModel check(model);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(path + ": " + e.what());
+  }
+  return model;
 }
 
 LoadedConfig load_config_file(const std::string& path, const std::vector<std::string>& sets) {

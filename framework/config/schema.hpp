@@ -124,6 +124,40 @@ class Section {
                });
   }
 
+  /// A list of numbers, each in `range`, at most `max_count` of them.
+  Section& numbers(const char* name, std::vector<double> S::*member, NumberRange range, std::size_t max_count,
+                   const char* doc) {
+    return add(name,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 if (n.IsNull()) {
+                   (s.*member).clear();
+                   return;
+                 }
+                 if (!n.IsSequence())
+                   st.fail(p, mark_of(n, m), "expected a list of numbers" + range.bounds_text() + ", found " + found_text(n));
+                 if (n.size() > max_count)
+                   st.fail(p, mark_of(n, m), "expected at most " + std::to_string(max_count) + " numbers, found " +
+                                                 std::to_string(n.size()));
+                 std::vector<double> values;
+                 for (std::size_t i = 0; i < n.size(); ++i) {
+                   const std::string element_path = p + "[" + std::to_string(i) + "]";
+                   reject_explicit_tag(n[i], element_path, mark_of(n, m), st);
+                   values.push_back(parse_number(n[i], false, range, element_path, mark_of(n[i], mark_of(n, m)), st));
+                 }
+                 s.*member = std::move(values);
+               },
+               [=](YAML::Emitter& out, const S& s) {
+                 out << YAML::Flow << YAML::BeginSeq;
+                 for (const double v : s.*member) out << number_text(v, false);
+                 out << YAML::EndSeq;
+               },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 std::string text = "[";
+                 for (const double v : d.*member) text += (text.size() > 1 ? ", " : "") + number_text(v, false);
+                 keys.push_back({p, "list of numbers" + range.bounds_text(), text + "]", doc});
+               });
+  }
+
   Section& boolean(const char* name, bool S::*member, const char* doc) {
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {

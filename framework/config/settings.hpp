@@ -3,17 +3,23 @@
 #include <cstdint>
 #include <string>
 
-#include "world/world_settings.hpp"
+#include "world/animation_settings.hpp"
 
 namespace fovea {
 
+/// What a run writes besides frames.csv and summary.json (docs/results.md).
+struct RecordSettings {
+  bool collisions = false;  ///< collisions.csv: one row per collision per frame
+};
+
 /// Everything a run reads from its config. Each part's own settings struct lives with the
-/// part (world/world_settings.hpp); this aggregates them with the run-level keys.
-struct Settings {
+/// part (world/world_settings.hpp, schedule/schedule_settings.hpp, ...); the Animation's
+/// are gathered in AnimationSettings, and this adds the run-level keys.
+struct Settings : AnimationSettings {
   std::string name = "run";     ///< prefix of the results folder name
   std::int64_t seed = 1;        ///< every random choice derives from it
   std::int64_t frames = 1000;   ///< frames to run (`fovea run --frames` overrides)
-  WorldSettings world;
+  RecordSettings record;
 };
 
 }  // namespace fovea

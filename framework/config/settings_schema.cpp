@@ -77,6 +77,116 @@ Section<WorldSettings> world_schema() {
   return s;
 }
 
+Section<ScheduleSettings> schedule_schema() {
+  Section<ScheduleSettings> s;
+  s.choice("kind", &ScheduleSettings::kind,
+           {{"round_robin", SchedulerKind::round_robin},
+            {"sequential", SchedulerKind::sequential},
+            {"sorted_sequential", SchedulerKind::sorted_sequential},
+            {"priority_queues", SchedulerKind::priority_queues}},
+           "the order collisions are refined in (004 section 3.4.3; docs/narrowphase.md)");
+  s.number("queues", &ScheduleSettings::queues, between(1, 64), "K, the number of priority queues (priority_queues)");
+  s.numbers("band_edges", &ScheduleSettings::band_edges, between(0, 1), 63,
+            "K - 1 priorities f(e, g), strictly decreasing: queue 0 takes collisions at or above the first");
+  return s;
+}
+
+Section<BudgetSettings> budget_schema() {
+  Section<BudgetSettings> s;
+  s.choice("mode", &BudgetSettings::mode, {{"wall", BudgetMode::wall}, {"work", BudgetMode::work}},
+           "wall: stop on the clock after ms; work: stop after tests sphere tests (reproducible to the byte)");
+  s.number("ms", &BudgetSettings::ms, between(0, 1e6), "wall budget of the narrow phase per frame, milliseconds");
+  s.number("tests", &BudgetSettings::tests, between(0, 1e15), "work budget per frame, sphere-sphere tests");
+  return s;
+}
+
+}  // namespace
+
+Section<PerceptionModelSettings> perception_model_schema(bool with_file) {
+  Section<PerceptionModelSettings> s;
+  if (with_file)
+    s.path("file", &PerceptionModelSettings::file,
+           "a perception-model YAML file (the keys below) whose values replace these; \"\" for none");
+  s.choice("function", &PerceptionModelSettings::function,
+           {{"logistic", PsychometricFunction::logistic}, {"weibull", PsychometricFunction::weibull}},
+           "the sigmoid F of f(e, g) (docs/perception.md)");
+  s.number("threshold_deg", &PerceptionModelSettings::threshold_deg, between(1e-6, 180),
+           "T0: the gap, degrees, noticed at F = 0.5 at the fixation point");
+  s.number("eccentricity_scale_deg", &PerceptionModelSettings::eccentricity_scale_deg, between(1e-6, 180),
+           "E2: the eccentricity, degrees, at which the threshold has doubled");
+  s.number("width", &PerceptionModelSettings::width, between(1e-3, 100),
+           "the gap range over which F rises from 0.05 to 0.95, as a fraction of the threshold");
+  s.number("guess_rate", &PerceptionModelSettings::guess_rate, between(0, 0.5), "gamma: f at a gap of zero");
+  s.number("lapse_rate", &PerceptionModelSettings::lapse_rate, between(0, 0.5), "lambda: 1 - lambda is f for a huge gap");
+  return s;
+}
+
+namespace {
+
+Section<CameraSettings> camera_schema() {
+  Section<CameraSettings> s;
+  s.boolean("frame_box", &CameraSettings::frame_box,
+            "look at the world box's centre from its +z side, the whole box in view (position_m and target_m unused)");
+  s.vec3("position_m", &CameraSettings::position_m, between(-1e9, 1e9), "camera position, metres (frame_box: false)");
+  s.vec3("target_m", &CameraSettings::target_m, between(-1e9, 1e9), "point the camera looks at, metres (frame_box: false)");
+  s.vec3("up", &CameraSettings::up, between(-1e9, 1e9), "the camera's up direction, world space");
+  s.number("vertical_fov_deg", &CameraSettings::vertical_fov_deg, {0, 179, false, false},
+           "vertical field of view, degrees; 0: the angle the screen subtends at the viewing distance");
+  return s;
+}
+
+Section<ScreenSettings> screen_schema() {
+  Section<ScreenSettings> s;
+  s.number("width_px", &ScreenSettings::width_px, between(1, 65536), "screen width, pixels");
+  s.number("height_px", &ScreenSettings::height_px, between(1, 65536), "screen height, pixels");
+  s.number("width_cm", &ScreenSettings::width_cm, between(0.1, 1e4), "visible screen width, centimetres");
+  s.number("height_cm", &ScreenSettings::height_cm, between(0.1, 1e4), "visible screen height, centimetres");
+  s.number("viewing_distance_cm", &ScreenSettings::viewing_distance_cm, between(1, 1e5),
+           "eye to screen centre, centimetres, along the screen's normal");
+  return s;
+}
+
+Section<ViewSettings> view_schema() {
+  Section<ViewSettings> s;
+  s.section("camera", &ViewSettings::camera, camera_schema(), "the synthetic camera (004 section 3.1)");
+  s.section("screen", &ViewSettings::screen, screen_schema(), "the physical screen: pixels to degrees of visual angle");
+  return s;
+}
+
+Section<PerceptionSettings> perception_schema() {
+  Section<PerceptionSettings> s;
+  s.section("model", &PerceptionSettings::model, perception_model_schema(true),
+            "f(e, g), the probability of noticing a gap g at eccentricity e (004 section 3.4.2)");
+  s.section("view", &PerceptionSettings::view, view_schema(), "camera and screen: world to pixels to degrees");
+  return s;
+}
+
+Section<ScriptedGazeSettings> scripted_gaze_schema() {
+  Section<ScriptedGazeSettings> s;
+  s.number("fixation_mean_ms", &ScriptedGazeSettings::fixation_mean_ms, between(1, 1e6), "mean fixation duration, ms");
+  s.number("fixation_sd_ms", &ScriptedGazeSettings::fixation_sd_ms, between(0, 1e6),
+           "standard deviation of fixation durations (log-normal), ms");
+  s.number("margin", &ScriptedGazeSettings::margin, {0, 0.5, false, true},
+           "fraction of the screen's width and height kept clear of fixations at each edge");
+  return s;
+}
+
+Section<GazeSettings> gaze_schema() {
+  Section<GazeSettings> s;
+  s.choice("source", &GazeSettings::source, {{"fixed", GazeSourceKind::fixed}, {"scripted", GazeSourceKind::scripted}},
+           "where the fixation point comes from: fixed (x_px, y_px) or scripted (seeded fixations and saccades)");
+  s.number("x_px", &GazeSettings::x_px, between(0, 65536), "fixed fixation point, pixels from the screen's left edge");
+  s.number("y_px", &GazeSettings::y_px, between(0, 65536), "fixed fixation point, pixels from the screen's top edge");
+  s.section("scripted", &GazeSettings::scripted, scripted_gaze_schema(), "the scripted viewer (docs/perception.md)");
+  return s;
+}
+
+Section<RecordSettings> record_schema() {
+  Section<RecordSettings> s;
+  s.boolean("collisions", &RecordSettings::collisions, "write collisions.csv: one row per collision per frame");
+  return s;
+}
+
 }  // namespace
 
 const Section<Settings>& settings_schema() {
@@ -86,7 +196,21 @@ const Section<Settings>& settings_schema() {
     // Seeds are kept within 2^53 so they survive any tool that reads numbers as doubles.
     s.number("seed", &Settings::seed, between(0, 9007199254740992.0), "seed of every random choice");
     s.number("frames", &Settings::frames, between(0, 1e12), "frames to run");
-    s.section("world", &Settings::world, world_schema(), "the world: box, gravity, time step, entities");
+    // Keys of AnimationSettings (a base of Settings) name their type explicitly.
+    s.section<WorldSettings>("world", &Settings::world, world_schema(), "the world: box, gravity, time step, entities");
+    s.section<ScheduleSettings>("schedule", &Settings::schedule, schedule_schema(),
+                                "how the active collisions are scheduled (004 section 3.4.3)");
+    s.section<BudgetSettings>("budget", &Settings::budget, budget_schema(),
+                              "when collision processing stops each frame (004 section 3.4)");
+    s.choice<InterruptPolicy>("interrupt_policy", &Settings::interrupt_policy,
+                              {{"repulse", InterruptPolicy::repulse}, {"interpenetrate", InterruptPolicy::interpenetrate}},
+                              "collisions unresolved at the budget: repulse (treat as real) or interpenetrate (drop)");
+    s.boolean("ground_truth", &Settings::ground_truth,
+              "run the exact voxel test on every collision for the true metrics (slow; docs/metrics.md)");
+    s.section<PerceptionSettings>("perception", &Settings::perception, perception_schema(),
+                                  "the perception model and the view (004 section 3.4.2)");
+    s.section<GazeSettings>("gaze", &Settings::gaze, gaze_schema(), "where the viewer looks");
+    s.section("record", &Settings::record, record_schema(), "optional records of a run");
     return s;
   }();
   return schema;

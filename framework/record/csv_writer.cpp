@@ -36,6 +36,11 @@ CsvWriter& CsvWriter::cell(std::int64_t value) {
   return *this;
 }
 
+CsvWriter& CsvWriter::cell_missing() {
+  separator();
+  return *this;
+}
+
 CsvWriter& CsvWriter::cell(std::string_view text) {
   separator();
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) {

@@ -23,6 +23,8 @@ class CsvWriter {
   CsvWriter& cell(double value);
   CsvWriter& cell(std::int64_t value);
   CsvWriter& cell(std::string_view text);
+  /// An empty cell: a value that does not apply (pandas and R read it as missing).
+  CsvWriter& cell_missing();
   /// Ends the row: checks the cell count, writes it whole with one write, flushes.
   void end_row();
 

@@ -1,21 +1,39 @@
 #include "record/frame_log.hpp"
 
+#include <cmath>
+#include <type_traits>
+
 
 namespace fovea {
 
-std::vector<std::string> FrameLog::columns() {
-  std::vector<std::string> c = {"frame", "sim_time_s", "entities", "kinetic_energy_j", "wall_hits",
-                                "pairs", "pairs_started", "pairs_stopped"};
+std::vector<std::string> FrameLog::columns(bool ground_truth) {
+  std::vector<std::string> c = {"frame",       "sim_time_s",      "entities",
+                                "kinetic_energy_j", "wall_hits",   "pairs",
+                                "pairs_started",    "pairs_stopped", "gaze_x_px",
+                                "gaze_y_px",        "collisions",    "resolved_colliding",
+                                "resolved_not_colliding", "interrupted", "sphere_tests",
+                                "budget_exhausted", "budget_overshoot_us", "nabla_est",
+                                "p_est"};
+  if (ground_truth)
+    for (const char* name : {"nabla_true", "p_true", "false_collisions", "missed_collisions"}) c.push_back(name);
   for (int p = 0; p < kPhaseCount; ++p) c.push_back(std::string(phase_name(static_cast<Phase>(p))) + "_ms");
   c.push_back("frame_ms");
   return c;
 }
 
-FrameLog::FrameLog(const std::string& path) : csv_(path, columns()), columns_(columns().size()) {}
+FrameLog::FrameLog(const std::string& path, bool ground_truth)
+    : ground_truth_(ground_truth), csv_(path, columns(ground_truth)), columns_(columns(ground_truth).size()) {}
 
 void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
   std::size_t column = 0;
   const auto record = [&](auto value) {
+    if constexpr (std::is_floating_point_v<decltype(value)>) {
+      if (std::isnan(value)) {
+        csv_.cell_missing();
+        ++column;
+        return;
+      }
+    }
     csv_.cell(value);
     columns_[column++].add(static_cast<double>(value));
   };
@@ -27,6 +45,23 @@ void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
   record(stats.pairs);
   record(stats.pairs_started);
   record(stats.pairs_stopped);
+  record(stats.gaze_x_px);
+  record(stats.gaze_y_px);
+  record(stats.collisions);
+  record(stats.resolved_colliding);
+  record(stats.resolved_not_colliding);
+  record(stats.interrupted);
+  record(stats.sphere_tests);
+  record(std::int64_t{stats.budget_exhausted ? 1 : 0});
+  record(stats.budget_overshoot_us);
+  record(stats.nabla_est_m);
+  record(stats.p_est);
+  if (ground_truth_) {
+    record(stats.nabla_true_m);
+    record(stats.p_true);
+    record(stats.false_collisions);
+    record(stats.missed_collisions);
+  }
   for (const double ms : stats.phase_ms) record(ms);
   record(stats.frame_ms);
   csv_.end_row();
@@ -35,9 +70,13 @@ void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
 
 nlohmann::ordered_json FrameLog::column_summaries() const {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  const std::vector<std::string> names = columns();
+  const std::vector<std::string> names = columns(ground_truth_);
   for (std::size_t c = 0; c < names.size(); ++c) {
     if (names[c] == "frame") continue;
+    if (columns_[c].count() == 0) {
+      j[names[c]] = nullptr;  // no frame had a value: say so rather than invent zeros
+      continue;
+    }
     const ColumnSummary s = columns_[c].summary();
     j[names[c]] = {{"mean", s.mean}, {"median", s.median}, {"p95", s.p95}, {"min", s.min}, {"max", s.max}};
   }

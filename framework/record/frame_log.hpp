@@ -18,11 +18,14 @@ struct FrameMeasures {
 };
 
 /// frames.csv, one row per frame (docs/results.md lists the columns), and the statistics
-/// of every column for summary.json. Columns ending in `_ms` are wall-clock times; all the
-/// others are deterministic for a given config and seed.
+/// of every column for summary.json. Columns ending in `_ms` or `_us` are wall-clock times;
+/// all the others are deterministic for a given config and seed with a work budget. A
+/// value that does not apply to a frame (NaN: the overshoot of a budget that did not run
+/// out) is an empty cell, which pandas and R read as missing, and is left out of the summary.
 class FrameLog {
  public:
-  explicit FrameLog(const std::string& path);
+  /// With `ground_truth`, the true metrics' columns are written too.
+  explicit FrameLog(const std::string& path, bool ground_truth = false);
 
   void write(const FrameStats& stats, const FrameMeasures& measures);
   std::int64_t rows() const { return rows_; }
@@ -32,9 +35,10 @@ class FrameLog {
   /// 1 while the median and p95 are exact; else the sampling stride.
   std::int64_t quantile_stride() const;
 
-  static std::vector<std::string> columns();
+  static std::vector<std::string> columns(bool ground_truth = false);
 
  private:
+  bool ground_truth_ = false;
   CsvWriter csv_;
   std::vector<ColumnAccumulator> columns_;  // per column, for the summary
   std::int64_t rows_ = 0;

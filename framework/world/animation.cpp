@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cassert>
+#include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "core/format.hpp"
 #include "core/rng.hpp"
 #include "core/stopwatch.hpp"
+#include "perception/perceived_gap.hpp"
 #include "spheretree/octree_builder.hpp"
 #include "spheretree/sph_file.hpp"
 #include "spheretree/vox_file.hpp"
@@ -22,6 +25,8 @@ std::string_view phase_name(Phase phase) {
     case Phase::integrate: return "integrate";
     case Phase::walls: return "walls";
     case Phase::broadphase: return "broadphase";
+    case Phase::narrowphase: return "narrowphase";
+    case Phase::metrics: return "metrics";
     case Phase::count: break;
   }
   return "unknown";
@@ -38,13 +43,16 @@ std::uint64_t model_seed(std::uint64_t seed, std::uint32_t group, int variant) {
 
 }  // namespace
 
-Animation::Animation(const WorldSettings& settings, std::uint64_t seed) : settings_(settings) {
-  box_ = {Vec3(0.0), settings.box_size_m};
-  const Vec3 centre = 0.5 * settings.box_size_m;
-  const double extent = std::max({box_.size_m().x, box_.size_m().y, box_.size_m().z});
-  camera_.target_m = centre;
-  camera_.position_m = centre + Vec3(0.0, 0.25 * extent, 1.0 / std::tan(glm::radians(camera_.vertical_fov_deg) / 2) * extent);
-
+Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t seed)
+    : settings_(animation_settings),
+      box_{Vec3(0.0), animation_settings.world.box_size_m},
+      scheduler_(make_scheduler(animation_settings.schedule)),
+      scheduler_uses_priority_(animation_settings.schedule.kind == SchedulerKind::sorted_sequential ||
+                               animation_settings.schedule.kind == SchedulerKind::priority_queues),
+      view_(animation_settings.perception.view, box_),
+      perception_model_(animation_settings.perception.model),
+      gaze_(make_gaze_source(animation_settings.gaze, animation_settings.perception.view.screen, seed)) {
+  const WorldSettings& settings = animation_settings.world;
   const std::vector<std::vector<Entity>> prototypes = build_models(settings, seed);
   double max_radius_m = 0;
   for (const auto& group : prototypes)
@@ -83,6 +91,19 @@ Animation::Animation(const WorldSettings& settings, std::uint64_t seed) : settin
     assert(proxy == id);
   }
   broadphase_.update();
+
+  // The narrow phase's view of each model, and the exact shapes for the ground truth. A
+  // model's entities share its centre of mass and bounding radius (one density per group).
+  std::vector<CollisionModel> collision_models(models_.size());
+  std::vector<const Entity*> prototype_of(models_.size(), nullptr);
+  for (const auto& group : prototypes)
+    for (const Entity& e : group) prototype_of[e.model] = &e;
+  for (ModelId m = 0; m < models_.size(); ++m) {
+    collision_models[m] = make_collision_model(trees_[m], models_[m], prototype_of[m]->centre_of_mass_model_m,
+                                               prototype_of[m]->bounding_radius_m);
+    if (settings_.ground_truth) exact_shapes_.emplace_back(models_[m], prototype_of[m]->centre_of_mass_model_m);
+  }
+  narrowphase_ = NarrowPhase(std::move(collision_models));
 }
 
 Aabb Animation::bounds_of(EntityId id) const {
@@ -217,7 +238,12 @@ FrameStats Animation::step() {
   Stopwatch frame_clock;
   Stopwatch phase_clock;
 
-  integrate_motion(states_, entities_, settings_.gravity_mps2, settings_.time_step_s);
+  // The fixation point for this frame, on the run's clock (simulated time: reproducible).
+  const GazeSample gaze = gaze_->sample(sim_time_s());
+  stats.gaze_x_px = gaze.x_px;
+  stats.gaze_y_px = gaze.y_px;
+
+  integrate_motion(states_, entities_, settings_.world.gravity_mps2, settings_.world.time_step_s);
   stats.phase_ms[static_cast<int>(Phase::integrate)] = phase_clock.elapsed_ms();
 
   phase_clock.restart();
@@ -233,10 +259,109 @@ FrameStats Animation::step() {
   stats.pairs_stopped = static_cast<std::int64_t>(broadphase_.pairs().stopped().size());
   stats.phase_ms[static_cast<int>(Phase::broadphase)] = phase_clock.elapsed_ms();
 
+  // The narrow phase, under the budget. Its clock starts before the collisions are synced
+  // and prioritised: a scheduler pays for its own bookkeeping (004 section 3.4.3 on sorting).
+  phase_clock.restart();
+  Budget budget = Budget::from_settings(settings_.budget);
+  narrowphase_.sync(broadphase_.pairs(), entities_, frames_done_);
+  narrowphase_.begin_frame(entities_, states_);
+  if (scheduler_uses_priority_)
+    for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze);
+  scheduler_->run(narrowphase_, budget);
+  stats.budget_exhausted = budget.was_exhausted();
+  stats.budget_overshoot_us = std::numeric_limits<double>::quiet_NaN();
+  if (budget.was_exhausted() && budget.is_wall())
+    stats.budget_overshoot_us =
+        std::chrono::duration<double, std::micro>(Budget::Clock::now() - budget.deadline()).count();
+  narrowphase_.interrupt(settings_.interrupt_policy);
+  stats.phase_ms[static_cast<int>(Phase::narrowphase)] = phase_clock.elapsed_ms();
+
+  phase_clock.restart();
+  if (!scheduler_uses_priority_)
+    for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze);
+  measure(gaze, stats);
+  stats.phase_ms[static_cast<int>(Phase::metrics)] = phase_clock.elapsed_ms();
+
   ++frames_done_;
   stats.sim_time_s = sim_time_s();
   stats.frame_ms = frame_clock.elapsed_ms();
   return stats;
+}
+
+}  // namespace fovea
+
+namespace fovea {
+
+void Animation::perceive(std::uint32_t slot, const GazeSample& gaze) {
+  Collision& c = narrowphase_.collision(slot);
+  const GapEstimate g = narrowphase_.gap_estimate(slot, states_);
+  const PerceivedGap p =
+      perceive_gap(view_, perception_model_, gaze.x_px, gaze.y_px, g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
+  c.centre_m = g.centre_m;
+  c.centre_x_px = p.centre_x_px;
+  c.centre_y_px = p.centre_y_px;
+  c.gap_bound_m = g.bound_m;
+  c.eccentricity_px = p.eccentricity_px;
+  c.eccentricity_deg = p.eccentricity_deg;
+  c.gap_px = p.gap_px;
+  c.gap_deg = p.gap_deg;
+  c.visible = p.visible;
+  // Off screen or behind the camera: below every visible collision (004: lowest priority).
+  c.priority = p.visible ? p.probability : -1.0;
+}
+
+void Animation::measure(const GazeSample& gaze, FrameStats& stats) {
+  stats.collisions = static_cast<std::int64_t>(narrowphase_.size());
+  stats.sphere_tests = narrowphase_.sphere_tests();
+  const bool truth_on = settings_.ground_truth;
+  // A side table by slot: grows with the slots, geometrically, then never again.
+  if (truth_.capacity() < narrowphase_.slot_count())
+    truth_.reserve(std::max({narrowphase_.slot_count(), 2 * truth_.capacity(), entities_.size()}));
+  truth_.resize(narrowphase_.slot_count());
+  stats.nabla_true_m = truth_on ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  stats.p_true = truth_on ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  for (const std::uint32_t slot : narrowphase_.order()) {
+    Collision& c = narrowphase_.collision(slot);
+    const bool accepted = c.status == CollisionStatus::colliding;
+    if (c.interrupted) {
+      ++stats.interrupted;
+    } else {
+      ++(accepted ? stats.resolved_colliding : stats.resolved_not_colliding);
+    }
+    // A collision treated as real is placed again from its deepest spheres: where the
+    // response will push, and, when unresolved, the gap it may leave (004 section 3.4.2).
+    if (accepted) perceive(slot, gaze);
+    const bool unresolved_accepted = accepted && c.interrupted;
+    if (unresolved_accepted) {
+      stats.nabla_est_m += c.gap_bound_m;
+      stats.p_est += c.visible ? c.priority : 0.0;
+    }
+
+    CollisionTruth& t = truth_[slot];
+    t = CollisionTruth{};
+    if (!truth_on) continue;
+    const ExactPose pa{states_[c.a].position_m, states_[c.a].orientation};
+    const ExactPose pb{states_[c.b].position_m, states_[c.b].orientation};
+    t.checked = true;
+    if (!accepted) {
+      t.touching = exact_touching(exact_shapes_[c.model_a], pa, exact_shapes_[c.model_b], pb);
+      if (t.touching) ++stats.missed_collisions;
+      continue;
+    }
+    const ExactContact contact = exact_contact(exact_shapes_[c.model_a], pa, exact_shapes_[c.model_b], pb);
+    t.touching = contact.touching;
+    t.separation_m = contact.separation_m;
+    if (!t.touching) ++stats.false_collisions;
+    if (unresolved_accepted && !t.touching) {
+      const Vec3 middle = 0.5 * (contact.closest_a_m + contact.closest_b_m);
+      const PerceivedGap p = perceive_gap(view_, perception_model_, gaze.x_px, gaze.y_px, middle, contact.closest_a_m,
+                                          contact.closest_b_m, 0.0);
+      t.gap_deg = p.gap_deg;
+      t.probability = p.probability;
+      stats.nabla_true_m += t.separation_m;
+      stats.p_true += t.probability;
+    }
+  }
 }
 
 }  // namespace fovea

@@ -9,7 +9,14 @@
 #include <vector>
 
 #include "broadphase/sweep_and_prune.hpp"
+#include "gaze/gaze_source.hpp"
+#include "narrowphase/exact_voxel_test.hpp"
+#include "narrowphase/narrow_phase.hpp"
+#include "perception/perception_model.hpp"
+#include "perception/view.hpp"
+#include "schedule/scheduler.hpp"
 #include "spheretree/sphere_tree.hpp"
+#include "world/animation_settings.hpp"
 #include "world/entity.hpp"
 #include "world/placement.hpp"
 #include "world/voxel_model.hpp"
@@ -24,6 +31,8 @@ enum class Phase : int {
   integrate,  ///< world.integrate(dt): velocities and poses
   walls,      ///< provisional bounce off the box walls by bounding sphere
   broadphase, ///< broadphase.update(boxes): sweep and prune, the overlapping pairs
+  narrowphase,///< collisions synced, prioritised, refined under the budget, interrupted
+  metrics,    ///< nabla and P of what was left, and the ground truth when asked
   count
 };
 inline constexpr int kPhaseCount = static_cast<int>(Phase::count);
@@ -41,6 +50,35 @@ struct FrameStats {
   std::int64_t pairs_stopped = 0; ///< pairs that overlapped before it and no longer do
   std::array<double, kPhaseCount> phase_ms{};  ///< wall-clock time of each phase
   double frame_ms = 0;            ///< wall-clock time of the whole step
+
+  // The narrow phase (004 section 3.4); docs/metrics.md defines each.
+  double gaze_x_px = 0;           ///< the fixation point the frame was scheduled for
+  double gaze_y_px = 0;
+  std::int64_t collisions = 0;    ///< collisions refined this frame (one per overlapping pair)
+  std::int64_t resolved_colliding = 0;      ///< outcome 1: leaf-leaf intersection
+  std::int64_t resolved_not_colliding = 0;  ///< outcome 2: no intersection left
+  std::int64_t interrupted = 0;   ///< outcome 4: unresolved when the budget ran out
+  std::int64_t sphere_tests = 0;  ///< sphere-sphere tests of the descent
+  bool budget_exhausted = false;  ///< the budget ran out before every collision was resolved
+  /// Wall budgets that ran out: how long after the deadline the descent stopped, in
+  /// microseconds. NaN otherwise.
+  double budget_overshoot_us = 0;
+  double nabla_est_m = 0;         ///< sum of 3D gap bounds over collisions accepted unresolved
+  double p_est = 0;               ///< sum of f(e, g) over the same
+  // Ground truth (settings ground_truth), from the exact voxel test; NaN when off.
+  double nabla_true_m = 0;        ///< sum of true 3D gaps over collisions accepted unresolved
+  double p_true = 0;              ///< sum of f at the true gaps over the same
+  std::int64_t false_collisions = 0;   ///< treated as colliding, voxels apart (repulsions)
+  std::int64_t missed_collisions = 0;  ///< treated as not colliding, voxels touching (interpenetrations)
+};
+
+/// The exact test's verdict on one collision in the last frame (ground truth only).
+struct CollisionTruth {
+  bool checked = false;     ///< false when ground truth is off
+  bool touching = false;
+  double separation_m = 0;  ///< 0 when touching
+  double gap_deg = 0;       ///< the true gap on screen, for collisions accepted unresolved
+  double probability = 0;   ///< f at the true gap, for the same
 };
 
 /// A group's models cannot be built as configured. `setting` names the group's setting at
@@ -61,15 +99,6 @@ class ModelError : public std::runtime_error {
 /// 256^3 grids. Beyond it the run stops with a ModelError instead of exhausting memory.
 inline constexpr std::int64_t kMaxModelVoxelCells = std::int64_t{1} << 27;
 
-/// The synthetic camera (004 section 3.1, "viewing parameters"). A placeholder until the
-/// perception and render parts: it frames the box from its +z side.
-struct Camera {
-  Vec3 position_m{0.0};
-  Vec3 target_m{0.0};
-  Vec3 up{0.0, 1.0, 0.0};
-  double vertical_fov_deg = 50.0;
-};
-
 /// The world (004 section 3.1): a box, the entities in it, the camera, and the frame loop.
 ///
 /// Owns all world data; each frame calls the parts in order and hands them plain arrays.
@@ -78,14 +107,17 @@ struct Camera {
 /// and PlacementError when the entities do not fit.
 class Animation {
  public:
-  Animation(const WorldSettings& settings, std::uint64_t seed);
+  Animation(const AnimationSettings& settings, std::uint64_t seed);
+  /// A world with the default detection settings.
+  Animation(const WorldSettings& world, std::uint64_t seed) : Animation(with_world(world), seed) {}
 
   /// Advances the world by one fixed time step and reports what the frame did.
   FrameStats step();
 
-  const WorldSettings& settings() const { return settings_; }
+  const AnimationSettings& settings() const { return settings_; }
   const Aabb& box() const { return box_; }
-  const Camera& camera() const { return camera_; }
+  /// The camera and screen (004 section 3.1, "viewing parameters").
+  const View& view() const { return view_; }
   std::span<const VoxelModel> models() const { return models_; }
   /// The sphere tree of each model, by ModelId: built by octree subdivision, or read from the
   /// group's .sph file.
@@ -100,13 +132,22 @@ class Animation {
   const SweepAndPrune& broadphase() const { return broadphase_; }
   /// The box that bounds `entity` in the broad phase at its current pose.
   Aabb bounds_of(EntityId entity) const;
+  /// The collisions of the last step: one per overlapping pair, in list order.
+  const NarrowPhase& narrowphase() const { return narrowphase_; }
+  /// The exact test's verdict on the collision in `slot` in the last step.
+  const CollisionTruth& collision_truth(std::uint32_t slot) const { return truth_[slot]; }
+  const PerceptionModel& perception_model() const { return perception_model_; }
   std::int64_t frames_done() const { return frames_done_; }
-  double sim_time_s() const { return static_cast<double>(frames_done_) * settings_.time_step_s; }
+  double sim_time_s() const { return static_cast<double>(frames_done_) * settings_.world.time_step_s; }
 
  private:
-  WorldSettings settings_;
+  static AnimationSettings with_world(const WorldSettings& world) {
+    AnimationSettings s;
+    s.world = world;
+    return s;
+  }
+  AnimationSettings settings_;
   Aabb box_;
-  Camera camera_;
   /// Builds (or reads) every group's models and trees; returns each group's prototype
   /// entities, one per variant.
   std::vector<std::vector<Entity>> build_models(const WorldSettings& settings, std::uint64_t seed);
@@ -120,7 +161,20 @@ class Animation {
   std::vector<EntityState> states_;  // hot, by EntityId
   std::vector<std::vector<Vec3>> hull_points_;  // by ModelId; filled for models with dynamic bounds
   SweepAndPrune broadphase_;
+  NarrowPhase narrowphase_;
+  std::unique_ptr<Scheduler> scheduler_;
+  bool scheduler_uses_priority_ = false;
+  View view_;
+  PerceptionModel perception_model_;
+  std::unique_ptr<GazeSource> gaze_;
+  std::vector<ExactVoxelShape> exact_shapes_;  // by ModelId; only with ground truth
+  std::vector<CollisionTruth> truth_;           // by collision slot
   std::int64_t frames_done_ = 0;
+
+  /// Places each collision on screen and sets its priority f(e, g) (004 section 3.4.2).
+  void perceive(std::uint32_t slot, const GazeSample& gaze);
+  /// nabla, P and the ground truth of the frame's outcome.
+  void measure(const GazeSample& gaze, FrameStats& stats);
 };
 
 }  // namespace fovea

@@ -121,10 +121,13 @@ TEST_CASE("fovea run: writes a complete results folder", "[cli]") {
 
   const auto rows = lines_of(read_file(out / "frames.csv"));
   REQUIRE(rows.size() == 31);
-  CHECK(rows[0] == "frame,sim_time_s,entities,kinetic_energy_j,wall_hits,pairs,pairs_started,pairs_stopped,integrate_ms,walls_ms,broadphase_ms,frame_ms");
+  CHECK(rows[0] == "frame,sim_time_s,entities,kinetic_energy_j,wall_hits,pairs,pairs_started,pairs_stopped,"
+                    "gaze_x_px,gaze_y_px,collisions,resolved_colliding,resolved_not_colliding,interrupted,"
+                    "sphere_tests,budget_exhausted,budget_overshoot_us,nabla_est,p_est,integrate_ms,walls_ms,"
+                    "broadphase_ms,narrowphase_ms,metrics_ms,frame_ms");
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto cells = split(rows[i]);
-    REQUIRE(cells.size() == 12);
+    REQUIRE(cells.size() == 25);
     CHECK(cells[0] == std::to_string(i - 1));
     CHECK(cells[2] == "200");
   }
@@ -269,7 +272,7 @@ TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli]
   CHECK(rows.size() >= 2000);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto cells = split(rows[i]);
-    REQUIRE(cells.size() == 12);
+    REQUIRE(cells.size() == 25);
     REQUIRE(cells[0] == std::to_string(i - 1));
   }
   // The manifest shows the run never ended.

@@ -169,7 +169,7 @@ TEST_CASE("config: every shipped config under configs/ is valid and its world ca
     if (entry.path().extension() != ".yaml") continue;
     INFO(entry.path().string());
     const auto loaded = config::load_config_file(entry.path().string());
-    CHECK_NOTHROW(Animation(loaded.settings.world, static_cast<std::uint64_t>(loaded.settings.seed)));
+    CHECK_NOTHROW(Animation(static_cast<const AnimationSettings&>(loaded.settings), static_cast<std::uint64_t>(loaded.settings.seed)));
     ++checked;
   }
   CHECK(checked >= 1);
@@ -239,4 +239,67 @@ TEST_CASE("config: file paths are resolved from the config's folder, to absolute
         "test.yaml:3:15: world.entities[0].model.shape: shape: file needs model.file, the .vox file to read");
   CHECK(error_of("world:\n  entities:\n    - model: {file: a.vox}\n") ==
         "test.yaml:3:15: world.entities[0].model.file: model.file is set but model.shape is not file; set shape: file");
+}
+
+TEST_CASE("config: the narrow phase's keys are read and checked between each other", "[config][narrowphase]") {
+  const auto loaded = load_config_text(R"(
+schedule: {kind: priority_queues, queues: 4, band_edges: [0.9, 0.5, 0.05]}
+budget: {mode: wall, ms: 1.5}
+interrupt_policy: interpenetrate
+ground_truth: true
+perception:
+  model: {function: weibull, threshold_deg: 0.1}
+  view: {screen: {width_px: 800, height_px: 600}}
+gaze: {source: fixed, x_px: 400, y_px: 300}
+record: {collisions: true}
+)",
+                                       "test.yaml");
+  const Settings& s = loaded.settings;
+  CHECK(s.schedule.kind == SchedulerKind::priority_queues);
+  CHECK(s.schedule.band_edges == std::vector<double>{0.9, 0.5, 0.05});
+  CHECK(s.budget.mode == BudgetMode::wall);
+  CHECK(s.budget.ms == 1.5);
+  CHECK(s.interrupt_policy == InterruptPolicy::interpenetrate);
+  CHECK(s.ground_truth);
+  CHECK(s.perception.model.function == PsychometricFunction::weibull);
+  CHECK(s.perception.view.screen.width_px == 800);
+  CHECK(s.record.collisions);
+
+  CHECK(error_of("schedule: {queues: 3, band_edges: [0.5]}\n") ==
+        "test.yaml:1:23: schedule.band_edges: 3 queues need 2 band edges, found 1");
+  CHECK(error_of("schedule: {band_edges: [0.1, 0.5]}\n") ==
+        "test.yaml:1:12: schedule.band_edges: band edges must decrease strictly (queue 0 takes the highest priorities)");
+  CHECK(error_of("schedule: {band_edges: [0.5, 1.5]}\n") ==
+        "test.yaml:1:30: schedule.band_edges[1]: expected a number in [0, 1], found 1.5");
+  CHECK(error_of("gaze: {x_px: 2000}\n") ==
+        "test.yaml:1:8: gaze.x_px: the fixation point lies off the 1920 px wide screen (perception.view.screen.width_px)");
+  CHECK(error_of("budget: {mode: fast}\n") == "test.yaml:1:16: budget.mode: expected one of wall, work, found \"fast\"");
+  CHECK(error_of("interupt_policy: repulse\n") == "test.yaml:1:1: interupt_policy: unknown key; did you mean interrupt_policy?");
+  CHECK(error_of("perception: {model: {guess_rate: 0.5, lapse_rate: 0.5}}\n").find("perception.model") != std::string::npos);
+  CHECK(error_of("perception: {view: {camera: {frame_box: false, position_m: [1, 2, 3], target_m: [1, 2, 3]}}}\n")
+            .find("perception.view.camera") != std::string::npos);
+}
+
+TEST_CASE("config: a perception model file replaces the inline model, and a conflicting key is refused",
+          "[config][narrowphase]") {
+  test::TempDir dir;
+  std::ofstream(dir / "model.yaml") << "function: weibull\nthreshold_deg: 0.2\nwidth: 0.5\n";
+  std::ofstream(dir / "run.yaml") << "perception:\n  model:\n    file: model.yaml\n";
+  const auto loaded = config::load_config_file((dir / "run.yaml").string());
+  CHECK(loaded.settings.perception.model.function == PsychometricFunction::weibull);
+  CHECK(loaded.settings.perception.model.threshold_deg == 0.2);
+  CHECK(loaded.settings.perception.model.width == 0.5);
+  CHECK(loaded.settings.perception.model.lapse_rate == 0.02);  // the file's default
+  // The resolved config holds the file and the equal values: it loads back.
+  const std::string resolved = config::resolved_yaml(loaded.settings);
+  CHECK(config::resolved_yaml(load_config_text(resolved, "resolved.yaml").settings) == resolved);
+
+  std::ofstream(dir / "conflict.yaml") << "perception:\n  model:\n    file: model.yaml\n    threshold_deg: 0.3\n";
+  CHECK_THROWS_WITH(config::load_config_file((dir / "conflict.yaml").string()),
+                    Catch::Contains("conflict.yaml:4:5: perception.model.threshold_deg: differs from the value in "
+                                    "perception.model.file"));
+  std::ofstream(dir / "bad_model.yaml") << "threshold_deg: -1\n";
+  std::ofstream(dir / "uses_bad.yaml") << "perception: {model: {file: bad_model.yaml}}\n";
+  CHECK_THROWS_WITH(config::load_config_file((dir / "uses_bad.yaml").string()),
+                    Catch::Contains("bad_model.yaml:1:16: threshold_deg: expected a number in [1e-06, 180], found -1"));
 }

@@ -1,0 +1,83 @@
+#pragma once
+
+#include <cstdint>
+
+#include "core/math.hpp"
+#include "world/entity.hpp"
+
+namespace fovea {
+
+/// A record of the descent's state (004 section 3.3.2): a target sphere on one tree and a
+/// test list on the other. The test list is always a run of siblings, the children of one
+/// node (or the other tree's root at the start), so two indices hold it.
+struct SphereHit {
+  std::uint32_t target = 0;      ///< node on the target's tree
+  std::uint32_t test_begin = 0;  ///< first node of the test list, on the other tree
+  std::uint16_t test_count = 0;  ///< nodes in the test list
+  std::uint8_t target_tree = 0;  ///< 0: the target is on entity a's tree; 1: on b's
+};
+
+/// 004 section 3.1: "colliding, not colliding, or further processing required".
+enum class CollisionStatus : std::uint8_t {
+  needs_more_work,  ///< on the active list
+  colliding,        ///< on the real list: a leaf-leaf intersection, or interrupted and accepted
+  not_colliding,    ///< resolved apart, or interrupted and dropped
+};
+
+/// Two spheres found intersecting, one on each tree: the deepest such pair bounds the gap
+/// and places the centre of collision (004 section 3.4.2, figure 4).
+struct SpherePair {
+  std::uint32_t node_a = 0;  ///< on entity a's tree
+  std::uint32_t node_b = 0;  ///< on entity b's tree
+};
+
+/// One potential collision: a pair of entities whose broad-phase boxes overlap (004 section
+/// 3.1, "Collision"). It lives while the pair overlaps; its descent starts again from the
+/// roots every frame, because the poses have moved and last frame's hits prove nothing.
+///
+/// Its sphere hits live in the NarrowPhase's shared pool (ranges below), so a Collision is
+/// plain data and the descent allocates nothing in the steady state.
+struct Collision {
+  EntityId a = 0;  ///< a < b
+  EntityId b = 0;
+  ModelId model_a = 0;
+  ModelId model_b = 0;
+  CollisionStatus status = CollisionStatus::needs_more_work;
+  /// Set when the budget ran out with the collision unresolved (outcome 4); the status then
+  /// says what the interrupt policy made of it.
+  bool interrupted = false;
+  /// The first frame of the current overlap.
+  std::int64_t first_frame = 0;
+
+  // The descent (narrowphase/narrow_phase.cpp), as ranges of the hit pool.
+  std::uint32_t hits_begin = 0;      ///< the current level's sphere hits: [hits_begin, hits_end)
+  std::uint32_t hits_end = 0;
+  std::uint32_t cursor = 0;          ///< the next hit of the current level to process
+  std::uint32_t next_begin = 0;      ///< the next level's, made as the current one is processed
+  std::uint32_t next_end = 0;
+  std::int32_t levels_done = 0;      ///< levels of the descent completed this frame
+  std::int64_t sphere_tests = 0;     ///< sphere-sphere tests this frame
+  bool tested_any = false;           ///< whether any sphere pair has been found intersecting
+  SpherePair leaf_pair;              ///< the leaf-leaf intersection, when resolved colliding
+
+  // b's model space to a's: a tree-b centre c sits at b_to_a_rotation * c + b_to_a_offset_m
+  // in a's model space, where a's centres need no transform (narrow_phase.cpp).
+  Mat3 b_to_a_rotation{1.0};
+  Vec3 b_to_a_offset_m{0.0};
+
+  // Perception (004 section 3.4.2): at the start of the frame from the entities' centres,
+  // and for a collision accepted unresolved again at the end, from its deepest hits.
+  Vec3 centre_m{0.0};             ///< centre of collision, world space
+  double centre_x_px = 0;         ///< its projection on the screen (meaningless when not visible)
+  double centre_y_px = 0;
+  double gap_bound_m = 0;         ///< upper bound on the 3D gap between the two models
+  double eccentricity_px = 0;     ///< screen distance from the fixation point to the centre
+  double eccentricity_deg = 0;
+  double gap_px = 0;              ///< projected gap upper bound
+  double gap_deg = 0;
+  bool visible = false;           ///< the centre of collision is on screen
+  double priority = 0;            ///< f(e, g) when visible, -1 otherwise
+  std::int32_t queue = 0;         ///< priority queue, for the priority-queue scheduler
+};
+
+}  // namespace fovea

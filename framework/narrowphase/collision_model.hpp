@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/math.hpp"
+#include "spheretree/sphere_tree.hpp"
+#include "world/voxel_model.hpp"
+
+namespace fovea {
+
+/// A sphere in the descent's layout: centre and radius together, 32 bytes, so a test list
+/// (a run of siblings) is one contiguous read.
+struct DescentSphere {
+  Vec3 centre_m{0.0};  ///< relative to the model's centre of mass
+  double radius_m = 0;
+};
+
+/// A model's sphere tree as the descent reads it (narrow_phase.cpp), built once per model.
+///
+/// Centres are moved to the centre-of-mass frame, where entity poses apply directly. Each
+/// sphere also carries its gap slack: the distance from its centre to the nearest point of
+/// the model's voxels. 004 section 3.4.2 bounds the gap left by two intersecting spheres by
+/// the distance between their centres; that holds only where both centres lie in the model,
+/// and an octree sphere's centre may sit in empty space (the middle of an L, between a
+/// figure's legs). Adding both slacks makes it a bound that always holds: the two nearest
+/// model points are at most |c_a - c_b| + slack_a + slack_b apart (docs/narrowphase.md).
+struct CollisionModel {
+  std::vector<DescentSphere> spheres;       ///< by node, as in the SphereTree
+  std::vector<std::uint32_t> first_child;   ///< as in the SphereTree
+  std::vector<std::uint8_t> child_count;
+  std::vector<std::uint32_t> parent;        ///< parent node; the root's is itself
+  std::vector<double> gap_slack_m;          ///< by node, see above
+  double centre_slack_m = 0;                ///< the same for the centre of mass
+  double bounding_radius_m = 0;             ///< around the centre of mass, any orientation
+
+  bool is_leaf(std::uint32_t node) const { return child_count[node] == 0; }
+};
+
+/// Prepares `tree` of `model` for the descent; `centre_of_mass_model_m` is the entity's
+/// centre of mass in model space.
+CollisionModel make_collision_model(const SphereTree& tree, const VoxelModel& model, const Vec3& centre_of_mass_model_m,
+                                    double bounding_radius_m);
+
+/// Exact distance from `point_m` (model space) to the nearest point of the model's occupied
+/// voxels (closed cubes): 0 inside or on one. Searches outward from the point's cell, shell
+/// by shell, and stops once no farther shell can hold anything nearer.
+double distance_to_voxels_m(const VoxelModel& model, const Vec3& point_m);
+
+}  // namespace fovea

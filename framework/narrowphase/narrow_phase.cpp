@@ -1,0 +1,263 @@
+#include "narrowphase/narrow_phase.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace fovea {
+namespace {
+
+Mat3 rotation_of(const EntityState& s) { return glm::mat3_cast(s.orientation); }
+
+/// reserve() that grows geometrically: an exact reserve for a list that grows by one pair a
+/// frame would allocate every frame.
+template <class T>
+void reserve_at_least(std::vector<T>& v, std::size_t needed) {
+  if (v.capacity() < needed) v.reserve(std::max({needed, 2 * v.capacity(), std::size_t{64}}));
+}
+
+/// The centre of collision of two intersecting spheres (004 section 3.4.2, figure 4): the
+/// midpoint of the part of the line through their centres that lies inside both.
+Vec3 centre_of_collision(const Vec3& ca, double ra, const Vec3& cb, double rb) {
+  const Vec3 ab = cb - ca;
+  const double d = glm::length(ab);
+  if (d == 0) return ca;
+  // Along the line from ca (0) towards cb (d): a covers [-ra, ra], b covers [d - rb, d + rb].
+  const double lo = std::max(-ra, d - rb);
+  const double hi = std::min(ra, d + rb);
+  return ca + ab * ((lo + hi) / (2 * d));
+}
+
+}  // namespace
+
+NarrowPhase::NarrowPhase(std::vector<CollisionModel> models) : models_(std::move(models)) {}
+
+void NarrowPhase::sync(const PairSet& pairs, std::span<const Entity> entities, std::int64_t frame) {
+  // Merge the collisions' pairs with the broad phase's current ones (both sorted): a pair
+  // in both keeps its collision, one only in ours has stopped overlapping, one only in
+  // theirs has started. Reading current() rather than the started and stopped events keeps
+  // this right whenever it is first called.
+  const std::span<const ProxyPair> current = pairs.current();
+  by_pair_scratch_.clear();
+  // Room for one pair per entity at least, as the broad phase's PairSet keeps: the first
+  // frames grow the lists, later ones rarely do.
+  const std::size_t room = std::max(current.size(), entities.size());
+  reserve_at_least(by_pair_scratch_, room);
+  reserve_at_least(by_pair_, room);
+  reserve_at_least(collisions_, room);
+  reserve_at_least(free_slots_, room);
+  std::size_t mine = 0;
+  for (const ProxyPair& pair : current) {
+    while (mine < by_pair_.size() && by_pair_[mine].pair < pair) free_slots_.push_back(by_pair_[mine++].slot);
+    if (mine < by_pair_.size() && by_pair_[mine].pair == pair) {
+      by_pair_scratch_.push_back(by_pair_[mine++]);
+      continue;
+    }
+    by_pair_scratch_.push_back({pair, kNewSlot});
+  }
+  while (mine < by_pair_.size()) free_slots_.push_back(by_pair_[mine++].slot);
+
+  // Slots for the new pairs: freed ones first (their hit lists keep their capacity).
+  for (PairSlot& ps : by_pair_scratch_) {
+    if (ps.slot != kNewSlot) continue;
+    if (free_slots_.empty()) {
+      ps.slot = static_cast<std::uint32_t>(collisions_.size());
+      collisions_.emplace_back();
+    } else {
+      ps.slot = free_slots_.back();
+      free_slots_.pop_back();
+    }
+    Collision& c = collisions_[ps.slot];
+    c.a = ps.pair.a;
+    c.b = ps.pair.b;
+    c.model_a = entities[c.a].model;
+    c.model_b = entities[c.b].model;
+    c.first_frame = frame;
+  }
+  by_pair_.swap(by_pair_scratch_);
+  order_.clear();
+  reserve_at_least(order_, room);
+  for (const PairSlot& ps : by_pair_) order_.push_back(ps.slot);
+}
+
+void NarrowPhase::begin_frame(std::span<const Entity> entities, std::span<const EntityState> states) {
+  (void)entities;
+  sphere_tests_ = 0;
+  hit_pool_.clear();
+  reserve_at_least(hit_pool_, 32 * order_.size());  // 12 bytes a hit: a few levels' worth
+  for (const std::uint32_t slot : order_) {
+    Collision& c = collisions_[slot];
+    c.status = CollisionStatus::needs_more_work;
+    c.interrupted = false;
+    c.levels_done = 0;
+    c.sphere_tests = 0;
+    c.tested_any = false;
+    c.queue = 0;
+    // The start of 004 section 3.3.2: the root of tree a is the target, the root of tree b
+    // the test list.
+    c.hits_begin = c.cursor = static_cast<std::uint32_t>(hit_pool_.size());
+    hit_pool_.push_back({0, 0, 1, 0});
+    c.hits_end = c.next_begin = c.next_end = static_cast<std::uint32_t>(hit_pool_.size());
+    // b's centre-of-mass frame to a's: c_a = R_a^T (p_b + R_b c_b - p_a).
+    const EntityState& sa = states[c.a];
+    const EntityState& sb = states[c.b];
+    const Mat3 ra_t = glm::transpose(rotation_of(sa));
+    c.b_to_a_rotation = ra_t * rotation_of(sb);
+    c.b_to_a_offset_m = ra_t * (sb.position_m - sa.position_m);
+  }
+}
+
+std::span<const SphereHit> NarrowPhase::hits(std::uint32_t slot) const {
+  const Collision& c = collisions_[slot];
+  return {hit_pool_.data() + c.hits_begin, c.hits_end - c.hits_begin};
+}
+
+std::span<const SphereHit> NarrowPhase::next_hits(std::uint32_t slot) const {
+  const Collision& c = collisions_[slot];
+  return {hit_pool_.data() + c.next_begin, c.next_end - c.next_begin};
+}
+
+void NarrowPhase::push_next(Collision& c, const SphereHit& hit) {
+  const auto end = static_cast<std::uint32_t>(hit_pool_.size());
+  if (c.next_begin == c.next_end) {
+    c.next_begin = c.next_end = end;
+  } else if (c.next_end != end) {
+    // Another collision appended since this level began: only after a budget stopped this
+    // one part-way and something else ran before it resumed. Move the run to the end.
+    const std::uint32_t count = c.next_end - c.next_begin;
+    for (std::uint32_t i = 0; i < count; ++i) hit_pool_.push_back(hit_pool_[c.next_begin + i]);
+    c.next_begin = end;
+    c.next_end = end + count;
+  }
+  hit_pool_.push_back(hit);
+  ++c.next_end;
+}
+
+CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
+  Collision& c = collisions_[slot];
+  if (c.status != CollisionStatus::needs_more_work) return c.status;
+  const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
+  const Mat3 rotation = c.b_to_a_rotation;
+  const Vec3 offset = c.b_to_a_offset_m;
+  // Sphere centres are transformed only when tested, and only b's: the test runs in a's
+  // centre-of-mass frame, where a's centres are as stored.
+  const auto centre_in_a = [&](int tree_index, std::uint32_t node) {
+    const Vec3& local = tree[tree_index]->spheres[node].centre_m;
+    return tree_index == 0 ? local : rotation * local + offset;
+  };
+
+  while (c.cursor < c.hits_end) {
+    if (budget.exhausted()) return CollisionStatus::needs_more_work;
+    const SphereHit hit = hit_pool_[c.cursor++];
+    const int target_tree = hit.target_tree;
+    const int test_tree = 1 - target_tree;
+    const CollisionModel& target_model = *tree[target_tree];
+    const CollisionModel& test_model = *tree[test_tree];
+    const Vec3 target_centre = centre_in_a(target_tree, hit.target);
+    const double target_radius = target_model.spheres[hit.target].radius_m;
+    const bool target_is_leaf = target_model.is_leaf(hit.target);
+
+    std::int64_t tests = 0;
+    for (std::uint32_t member = hit.test_begin; member < hit.test_begin + hit.test_count; ++member) {
+      ++tests;
+      const Vec3 d = target_centre - centre_in_a(test_tree, member);
+      const double reach = target_radius + test_model.spheres[member].radius_m;
+      if (glm::dot(d, d) > reach * reach) continue;
+      c.tested_any = true;
+      const bool member_is_leaf = test_model.is_leaf(member);
+      if (target_is_leaf && member_is_leaf) {
+        // Outcome 1: two leaves intersect; the collision is real.
+        c.leaf_pair = target_tree == 0 ? SpherePair{hit.target, member} : SpherePair{member, hit.target};
+        c.status = CollisionStatus::colliding;
+        c.sphere_tests += tests;
+        sphere_tests_ += tests;
+        budget.spend(tests);
+        return c.status;
+      }
+      if (!target_is_leaf) {
+        // The cross-over: the member becomes the target, the old target's children its tests.
+        push_next(c, {member, target_model.first_child[hit.target],
+                      static_cast<std::uint16_t>(target_model.child_count[hit.target]),
+                      static_cast<std::uint8_t>(test_tree)});
+      } else {
+        // Unequal heights: the leaf target stays, the member's children become its tests.
+        push_next(c, {hit.target, test_model.first_child[member],
+                      static_cast<std::uint16_t>(test_model.child_count[member]),
+                      static_cast<std::uint8_t>(target_tree)});
+      }
+    }
+    c.sphere_tests += tests;
+    sphere_tests_ += tests;
+    budget.spend(tests);
+  }
+
+  // The level is done.
+  if (c.next_begin == c.next_end) {
+    c.status = CollisionStatus::not_colliding;  // outcome 2
+    return c.status;
+  }
+  c.hits_begin = c.cursor = c.next_begin;  // outcome 3: the next level
+  c.hits_end = c.next_end;
+  c.next_begin = c.next_end;
+  ++c.levels_done;
+  return c.status;
+}
+
+void NarrowPhase::interrupt(InterruptPolicy policy) {
+  for (const std::uint32_t slot : order_) {
+    Collision& c = collisions_[slot];
+    if (c.status != CollisionStatus::needs_more_work) continue;
+    c.interrupted = true;
+    c.status = policy == InterruptPolicy::repulse ? CollisionStatus::colliding : CollisionStatus::not_colliding;
+  }
+}
+
+GapEstimate NarrowPhase::gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const {
+  const Collision& c = collisions_[slot];
+  const CollisionModel& ma = models_[c.model_a];
+  const CollisionModel& mb = models_[c.model_b];
+  const EntityState& sa = states[c.a];
+  const EntityState& sb = states[c.b];
+  GapEstimate g;
+  if (!c.tested_any) {
+    // Before any sphere test: the entities' centres (004 section 3.4.2), and the bounding
+    // spheres for the centre of collision.
+    g.sphere_a_m = sa.position_m;
+    g.sphere_b_m = sb.position_m;
+    g.slack_m = ma.centre_slack_m + mb.centre_slack_m;
+    g.bound_m = glm::length(g.sphere_b_m - g.sphere_a_m) + g.slack_m;
+    g.centre_m = centre_of_collision(g.sphere_a_m, ma.bounding_radius_m, g.sphere_b_m, mb.bounding_radius_m);
+    return g;
+  }
+  // The intersecting pair each frontier hit came from is (its target, its test list's
+  // parent); the leaf pair of a resolved collision is the deepest of all.
+  SpherePair best = c.leaf_pair;
+  if (c.status != CollisionStatus::colliding || c.interrupted) {
+    double best_bound = std::numeric_limits<double>::infinity();
+    const auto consider = [&](const SphereHit& h) {
+      const CollisionModel& test_model = h.target_tree == 0 ? mb : ma;
+      const std::uint32_t other = test_model.parent[h.test_begin];
+      const SpherePair p = h.target_tree == 0 ? SpherePair{h.target, other} : SpherePair{other, h.target};
+      const Vec3 d = ma.spheres[p.node_a].centre_m - (c.b_to_a_rotation * mb.spheres[p.node_b].centre_m + c.b_to_a_offset_m);
+      const double bound = glm::length(d) + ma.gap_slack_m[p.node_a] + mb.gap_slack_m[p.node_b];
+      if (bound < best_bound) {
+        best_bound = bound;
+        best = p;
+      }
+    };
+    for (std::uint32_t i = c.cursor; i < c.hits_end; ++i) consider(hit_pool_[i]);
+    for (std::uint32_t i = c.next_begin; i < c.next_end; ++i) consider(hit_pool_[i]);
+  }
+  const Mat3 ra = rotation_of(sa);
+  const Mat3 rb = rotation_of(sb);
+  g.sphere_a_m = sa.position_m + ra * ma.spheres[best.node_a].centre_m;
+  g.sphere_b_m = sb.position_m + rb * mb.spheres[best.node_b].centre_m;
+  g.slack_m = ma.gap_slack_m[best.node_a] + mb.gap_slack_m[best.node_b];
+  g.bound_m = glm::length(g.sphere_b_m - g.sphere_a_m) + g.slack_m;
+  g.centre_m = centre_of_collision(g.sphere_a_m, ma.spheres[best.node_a].radius_m, g.sphere_b_m,
+                                   mb.spheres[best.node_b].radius_m);
+  return g;
+}
+
+}  // namespace fovea

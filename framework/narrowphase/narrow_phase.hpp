@@ -1,0 +1,113 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "broadphase/pair_set.hpp"
+#include "narrowphase/collision.hpp"
+#include "narrowphase/collision_model.hpp"
+#include "narrowphase/narrowphase_settings.hpp"
+#include "schedule/budget.hpp"
+#include "world/entity.hpp"
+
+namespace fovea {
+
+/// The 3D gap bound of a collision and the points it comes from, world space: what the
+/// perception model needs to place and weigh the collision (004 section 3.4.2).
+struct GapEstimate {
+  Vec3 centre_m{0.0};   ///< centre of collision: midpoint of the segment inside both spheres (figure 4)
+  Vec3 sphere_a_m{0.0}; ///< centre of the sphere on a's side (a's centre of mass before any test)
+  Vec3 sphere_b_m{0.0};
+  double slack_m = 0;   ///< both centres' distances to their models (collision_model.hpp)
+  double bound_m = 0;   ///< |sphere_a_m - sphere_b_m| + slack_m: no two nearest model points are farther apart
+};
+
+/// The narrow phase (004 sections 3.3.2 and 3.4): one Collision per overlapping broad-phase
+/// pair, and the interruptible "staircase" descent that refines them one level at a time.
+///
+/// Which collision to refine next is the scheduler's business (schedule/); this class only
+/// knows how to refine one, and keeps the list of collisions in list order (by entity pair),
+/// which is the order round robin and sequential scheduling follow.
+///
+/// Storage: collisions live in slots that are reused when a pair stops overlapping, and the
+/// pair index is merged, not rebuilt. All sphere hits of a frame go to one pool, cleared at
+/// the start of the next: a step appends its collision's next level as one contiguous run
+/// (no other collision runs until it finishes, or until the budget stops everything). The
+/// pool grows geometrically to the largest frame seen, so in the steady state no frame
+/// allocates.
+class NarrowPhase {
+ public:
+  NarrowPhase() = default;
+  /// `models` by ModelId.
+  explicit NarrowPhase(std::vector<CollisionModel> models);
+
+  /// Brings the collisions in line with the broad phase's current pairs: a new Collision
+  /// for each pair that overlaps and had none (its first_frame is `frame`), and the
+  /// collision of each pair that no longer overlaps removed.
+  void sync(const PairSet& pairs, std::span<const Entity> entities, std::int64_t frame);
+
+  /// Starts every collision's descent from the two roots at the entities' current poses:
+  /// all are active again, with no test done.
+  void begin_frame(std::span<const Entity> entities, std::span<const EntityState> states);
+
+  /// One step of a collision (004 section 3.3.2): tests the sphere hits of its current level
+  /// that are left, each target against its test list. Every intersection makes a sphere
+  /// hit of the next level: the intersecting member becomes the target and the old target's
+  /// children the test list, so the descent alternates between the trees; where the old
+  /// target is a leaf, it stays the target and the test list becomes the member's children
+  /// (trees of unequal height, 004 section 3.4.1). The budget is asked before each sphere
+  /// hit; when it is spent, the step stops where it is and a later call resumes there.
+  ///
+  /// Outcomes (004 section 3.4.1): a leaf-leaf intersection resolves the collision as
+  /// colliding (1); a level with no intersection at all resolves it as not colliding (2);
+  /// otherwise it stays active with the next level's hits (3). Returns the status.
+  CollisionStatus step(std::uint32_t slot, Budget& budget);
+
+  /// Outcome 4: every collision still active is interrupted, and becomes colliding
+  /// (repulse) or not colliding (interpenetrate).
+  void interrupt(InterruptPolicy policy);
+
+  /// The gap bound of a collision now: before any sphere pair has been found intersecting,
+  /// from the entities' centres and bounding spheres; after, from the intersecting pair on
+  /// the descent's frontier (its remaining hits) with the smallest bound; for a collision
+  /// resolved colliding, from its leaf pair.
+  GapEstimate gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const;
+
+  /// Slots of all collisions, in list order (ascending entity pair).
+  std::span<const std::uint32_t> order() const { return order_; }
+  Collision& collision(std::uint32_t slot) { return collisions_[slot]; }
+  const Collision& collision(std::uint32_t slot) const { return collisions_[slot]; }
+  std::size_t size() const { return order_.size(); }
+  /// The current level's sphere hits of a collision, processed or not.
+  std::span<const SphereHit> hits(std::uint32_t slot) const;
+  /// The next level's sphere hits made so far.
+  std::span<const SphereHit> next_hits(std::uint32_t slot) const;
+  /// One more than the largest slot in use: the size of a side table by slot.
+  std::size_t slot_count() const { return collisions_.size(); }
+  const CollisionModel& model(ModelId id) const { return models_[id]; }
+  std::span<const CollisionModel> models() const { return models_; }
+  /// Sphere-sphere tests since begin_frame.
+  std::int64_t sphere_tests() const { return sphere_tests_; }
+
+ private:
+  static constexpr std::uint32_t kNewSlot = 0xffffffffu;
+  struct PairSlot {
+    ProxyPair pair;
+    std::uint32_t slot = 0;
+  };
+
+  std::vector<CollisionModel> models_;
+  std::vector<Collision> collisions_;     // by slot
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<PairSlot> by_pair_;         // sorted by pair
+  std::vector<PairSlot> by_pair_scratch_; // the next by_pair_, swapped in
+  std::vector<std::uint32_t> order_;      // slots, in by_pair_ order
+  std::vector<SphereHit> hit_pool_;       // every collision's hits this frame
+
+  /// Appends a hit to the collision's next level, keeping that level one run of the pool.
+  void push_next(Collision& c, const SphereHit& hit);
+  std::int64_t sphere_tests_ = 0;
+};
+
+}  // namespace fovea
