@@ -173,7 +173,17 @@ TEST_CASE("Schedulers: priority queues assign bands and serve a queue only when 
   const std::vector<double> edges = {0.8, 0.5, 0.2};
   for (const std::int64_t limit : {scene.total_tests / 10, scene.total_tests / 3, 2 * scene.total_tests / 3}) {
     scene.begin(13);
+    // Priorities exactly on the edges belong to the higher queue.
+    const auto order = scene.narrowphase.order();
+    scene.narrowphase.collision(order[0]).priority = 0.8;
+    scene.narrowphase.collision(order[1]).priority = 0.5;
+    scene.narrowphase.collision(order[2]).priority = 0.2;
+    scene.narrowphase.collision(order[3]).priority = -1;  // off screen
     scene.run(SchedulerKind::priority_queues, Budget::work(limit), edges);
+    CHECK(scene.narrowphase.collision(order[0]).queue == 0);
+    CHECK(scene.narrowphase.collision(order[1]).queue == 1);
+    CHECK(scene.narrowphase.collision(order[2]).queue == 2);
+    CHECK(scene.narrowphase.collision(order[3]).queue == 3);
     const auto all = scene.collisions();
     for (const Collision* c : all) {
       const int expected = c->priority >= 0.8 ? 0 : c->priority >= 0.5 ? 1 : c->priority >= 0.2 ? 2 : 3;
