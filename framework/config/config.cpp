@@ -169,31 +169,35 @@ std::string read_text_file(const std::string& path, const char* what) {
   return text.str();
 }
 
-/// perception.model.file: its values replace the inline ones. A parameter also written
-/// inline must agree with the file (a resolved config.yaml holds both, equal); one that
-/// differs is an error rather than silently ignored.
+/// Reads a perception-model file into `model` (keys it does not set keep their values);
+/// returns the keys it set.
+std::map<std::string, std::string> read_perception_model_file(const std::string& path, PerceptionModelSettings& model);
+
+/// perception.model.file: the keys the file sets replace the inline ones; a key set both
+/// inline and in the file must agree (a resolved config.yaml holds both, equal), otherwise
+/// the config is refused rather than one silently ignored. Keys the file leaves out keep
+/// their inline values.
 void apply_perception_model_file(LoadedConfig& loaded) {
-  PerceptionModelSettings& inline_model = loaded.settings.perception.model;
-  PerceptionModelSettings from_file;
+  PerceptionModelSettings& model = loaded.settings.perception.model;
+  const PerceptionModelSettings inline_model = model;
+  std::map<std::string, std::string> in_file;
   try {
-    from_file = load_perception_model_file(inline_model.file);
+    in_file = read_perception_model_file(model.file, model);
   } catch (const ConfigError& e) {
     throw ConfigError(loaded.error_at("perception.model.file", e.what()));
   }
-  from_file.file = inline_model.file;
   const auto check = [&](const char* key, bool same) {
     const std::string path = std::string("perception.model.") + key;
-    if (!same && loaded.locations.count(path) != 0)
-      throw ConfigError(loaded.error_at(path, "differs from the value in perception.model.file (" + inline_model.file +
+    if (!same && in_file.count(key) != 0 && loaded.locations.count(path) != 0)
+      throw ConfigError(loaded.error_at(path, "differs from the value in perception.model.file (" + in_file.at(key) +
                                                   "); give it in one place"));
   };
-  check("function", inline_model.function == from_file.function);
-  check("threshold_deg", inline_model.threshold_deg == from_file.threshold_deg);
-  check("eccentricity_scale_deg", inline_model.eccentricity_scale_deg == from_file.eccentricity_scale_deg);
-  check("width", inline_model.width == from_file.width);
-  check("guess_rate", inline_model.guess_rate == from_file.guess_rate);
-  check("lapse_rate", inline_model.lapse_rate == from_file.lapse_rate);
-  inline_model = from_file;
+  check("function", inline_model.function == model.function);
+  check("threshold_deg", inline_model.threshold_deg == model.threshold_deg);
+  check("eccentricity_scale_deg", inline_model.eccentricity_scale_deg == model.eccentricity_scale_deg);
+  check("width", inline_model.width == model.width);
+  check("guess_rate", inline_model.guess_rate == model.guess_rate);
+  check("lapse_rate", inline_model.lapse_rate == model.lapse_rate);
 }
 
 /// Checks between keys, and file paths made absolute from `base_folder`.
@@ -308,7 +312,9 @@ LoadedConfig load_config_file(const std::string& path, const std::vector<Overrid
   return load_document(read_text_file(path, "config"), path, overrides, std::filesystem::path(path).parent_path());
 }
 
-PerceptionModelSettings load_perception_model_file(const std::string& path) {
+namespace {
+
+std::map<std::string, std::string> read_perception_model_file(const std::string& path, PerceptionModelSettings& model) {
   const std::string text = read_text_file(path, "perception model");
   YAML::Node root;
   try {
@@ -320,8 +326,15 @@ PerceptionModelSettings load_perception_model_file(const std::string& path) {
   check_duplicate_keys(root, "", sources);
   std::map<std::string, std::string> locations;
   ParseState state{sources, locations};
-  PerceptionModelSettings model;
   perception_model_schema(false).parse(root, model, "", root.IsDefined() ? root.Mark() : YAML::Mark(), state);
+  return locations;
+}
+
+}  // namespace
+
+PerceptionModelSettings load_perception_model_file(const std::string& path) {
+  PerceptionModelSettings model;
+  read_perception_model_file(path, model);
   try {
     const PerceptionModel check(model);
   } catch (const std::invalid_argument& e) {

@@ -65,8 +65,9 @@ struct Collision {
   Mat3 b_to_a_rotation{1.0};
   Vec3 b_to_a_offset_m{0.0};
 
-  // Perception (004 section 3.4.2): at the start of the frame from the entities' centres,
-  // and for a collision accepted unresolved again at the end, from its deepest hits.
+  // Perception (004 section 3.4.2). The priority is f(e, g) at the start of the frame, from
+  // the entities' centres; the placement below is that too, except for collisions treated
+  // as colliding, placed again at the end of the frame from their deepest spheres.
   Vec3 centre_m{0.0};             ///< centre of collision, world space
   double centre_x_px = 0;         ///< its projection on the screen (meaningless when not visible)
   double centre_y_px = 0;
@@ -76,7 +77,8 @@ struct Collision {
   double gap_px = 0;              ///< projected gap upper bound
   double gap_deg = 0;
   bool visible = false;           ///< the centre of collision is on screen
-  double priority = 0;            ///< f(e, g) when visible, -1 otherwise
+  double probability = 0;         ///< f(e, g) for the placement above; 0 when not visible
+  double priority = 0;            ///< f(e, g) at the start of the frame when visible, -1 otherwise
   std::int32_t queue = 0;         ///< priority queue, for the priority-queue scheduler
 };
 

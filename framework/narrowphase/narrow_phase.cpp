@@ -58,7 +58,7 @@ void NarrowPhase::sync(const PairSet& pairs, std::span<const Entity> entities, s
   }
   while (mine < by_pair_.size()) free_slots_.push_back(by_pair_[mine++].slot);
 
-  // Slots for the new pairs: freed ones first (their hit lists keep their capacity).
+  // Slots for the new pairs: freed ones first.
   for (PairSlot& ps : by_pair_scratch_) {
     if (ps.slot != kNewSlot) continue;
     if (free_slots_.empty()) {
@@ -93,6 +93,7 @@ void NarrowPhase::begin_frame(std::span<const Entity> entities, std::span<const 
     c.levels_done = 0;
     c.sphere_tests = 0;
     c.tested_any = false;
+    c.leaf_pair = SpherePair{};
     c.queue = 0;
     // The start of 004 section 3.3.2: the root of tree a is the target, the root of tree b
     // the test list.
@@ -123,8 +124,9 @@ void NarrowPhase::push_next(Collision& c, const SphereHit& hit) {
   if (c.next_begin == c.next_end) {
     c.next_begin = c.next_end = end;
   } else if (c.next_end != end) {
-    // Another collision appended since this level began: only after a budget stopped this
-    // one part-way and something else ran before it resumed. Move the run to the end.
+    // Another collision appended since this level began: possible only when a caller
+    // resumes this collision after a budget stopped it part-way and something else ran in
+    // between (the schedulers never do; tests do). Move the run to the end.
     const std::uint32_t count = c.next_end - c.next_begin;
     for (std::uint32_t i = 0; i < count; ++i) hit_pool_.push_back(hit_pool_[c.next_begin + i]);
     c.next_begin = end;
@@ -213,25 +215,33 @@ void NarrowPhase::interrupt(InterruptPolicy policy) {
   }
 }
 
+GapEstimate NarrowPhase::initial_gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const {
+  // Before any sphere test: the entities' centres (004 section 3.4.2), and their bounding
+  // spheres for the centre of collision.
+  const Collision& c = collisions_[slot];
+  const CollisionModel& ma = models_[c.model_a];
+  const CollisionModel& mb = models_[c.model_b];
+  GapEstimate g;
+  g.sphere_a_m = states[c.a].position_m;
+  g.sphere_b_m = states[c.b].position_m;
+  g.slack_m = ma.centre_slack_m + mb.centre_slack_m;
+  g.bound_m = glm::length(g.sphere_b_m - g.sphere_a_m) + g.slack_m;
+  g.centre_m = centre_of_collision(g.sphere_a_m, ma.bounding_radius_m, g.sphere_b_m, mb.bounding_radius_m);
+  return g;
+}
+
 GapEstimate NarrowPhase::gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const {
   const Collision& c = collisions_[slot];
+  if (!c.tested_any) return initial_gap_estimate(slot, states);
   const CollisionModel& ma = models_[c.model_a];
   const CollisionModel& mb = models_[c.model_b];
   const EntityState& sa = states[c.a];
   const EntityState& sb = states[c.b];
-  GapEstimate g;
-  if (!c.tested_any) {
-    // Before any sphere test: the entities' centres (004 section 3.4.2), and the bounding
-    // spheres for the centre of collision.
-    g.sphere_a_m = sa.position_m;
-    g.sphere_b_m = sb.position_m;
-    g.slack_m = ma.centre_slack_m + mb.centre_slack_m;
-    g.bound_m = glm::length(g.sphere_b_m - g.sphere_a_m) + g.slack_m;
-    g.centre_m = centre_of_collision(g.sphere_a_m, ma.bounding_radius_m, g.sphere_b_m, mb.bounding_radius_m);
-    return g;
-  }
-  // The intersecting pair each frontier hit came from is (its target, its test list's
-  // parent); the leaf pair of a resolved collision is the deepest of all.
+  // Every hit past the first level came from an intersecting pair: its target and its test
+  // list's parent. The pairs of the frontier (the current level's hits not yet processed and
+  // the next level's made so far) are the deepest found; once a collision is resolved not
+  // colliding its frontier is empty, and the last level's hits stand in. A collision
+  // resolved colliding has its leaf pair, the deepest of all.
   SpherePair best = c.leaf_pair;
   if (c.status != CollisionStatus::colliding || c.interrupted) {
     double best_bound = std::numeric_limits<double>::infinity();
@@ -246,11 +256,14 @@ GapEstimate NarrowPhase::gap_estimate(std::uint32_t slot, std::span<const Entity
         best = p;
       }
     };
-    for (std::uint32_t i = c.cursor; i < c.hits_end; ++i) consider(hit_pool_[i]);
+    const bool frontier_empty = c.cursor == c.hits_end && c.next_begin == c.next_end;
+    const std::uint32_t first = frontier_empty ? c.hits_begin : c.cursor;
+    for (std::uint32_t i = first; i < c.hits_end; ++i) consider(hit_pool_[i]);
     for (std::uint32_t i = c.next_begin; i < c.next_end; ++i) consider(hit_pool_[i]);
   }
   const Mat3 ra = rotation_of(sa);
   const Mat3 rb = rotation_of(sb);
+  GapEstimate g;
   g.sphere_a_m = sa.position_m + ra * ma.spheres[best.node_a].centre_m;
   g.sphere_b_m = sb.position_m + rb * mb.spheres[best.node_b].centre_m;
   g.slack_m = ma.gap_slack_m[best.node_a] + mb.gap_slack_m[best.node_b];

@@ -68,10 +68,14 @@ class NarrowPhase {
   /// (repulse) or not colliding (interpenetrate).
   void interrupt(InterruptPolicy policy);
 
+  /// The gap bound of a collision before any sphere test: from the entities' centres of
+  /// mass, and their bounding spheres for the centre of collision. Needs nothing of the
+  /// descent, so it can be asked at any time (priorities are taken from it).
+  GapEstimate initial_gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const;
   /// The gap bound of a collision now: before any sphere pair has been found intersecting,
-  /// from the entities' centres and bounding spheres; after, from the intersecting pair on
-  /// the descent's frontier (its remaining hits) with the smallest bound; for a collision
-  /// resolved colliding, from its leaf pair.
+  /// the initial one; after, from the intersecting pair on the descent's frontier (its
+  /// remaining hits, or the last level's once resolved apart) with the smallest bound; for
+  /// a collision resolved colliding, from its leaf pair.
   GapEstimate gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const;
 
   /// Slots of all collisions, in list order (ascending entity pair).

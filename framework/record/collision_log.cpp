@@ -1,12 +1,22 @@
 #include "record/collision_log.hpp"
 
+#include <cmath>
+
 namespace fovea {
+namespace {
+
+/// NaN (a value not computed) as an empty cell.
+CsvWriter& cell_or_missing(CsvWriter& csv, double value) {
+  return std::isnan(value) ? csv.cell_missing() : csv.cell(value);
+}
+
+}  // namespace
 
 std::vector<std::string> CollisionLog::columns(bool ground_truth) {
   std::vector<std::string> c = {"frame",       "entity_a",    "entity_b",        "first_frame",      "status",
                                 "interrupted", "levels",      "sphere_tests",    "queue",            "priority",
                                 "visible",     "centre_x_px", "centre_y_px",     "eccentricity_deg", "gap_bound_m",
-                                "gap_deg"};
+                                "gap_deg",     "probability"};
   if (ground_truth)
     for (const char* name : {"touching", "separation_m", "gap_true_deg", "p_true"}) c.push_back(name);
   return c;
@@ -29,15 +39,18 @@ void CollisionLog::write(std::int64_t frame, const Animation& world) {
         .cell(c.sphere_tests)
         .cell(std::int64_t{c.queue})
         .cell(c.priority)
-        .cell(std::int64_t{c.visible ? 1 : 0})
-        .cell(c.centre_x_px)
-        .cell(c.centre_y_px)
-        .cell(c.eccentricity_deg)
-        .cell(c.gap_bound_m)
-        .cell(c.gap_deg);
+        .cell(std::int64_t{c.visible ? 1 : 0});
+    // Screen positions of a centre behind the camera mean nothing: empty cells.
+    if (c.visible) {
+      csv_.cell(c.centre_x_px).cell(c.centre_y_px).cell(c.eccentricity_deg);
+    } else {
+      csv_.cell_missing().cell_missing().cell_missing();
+    }
+    csv_.cell(c.gap_bound_m).cell(c.gap_deg).cell(c.probability);
     if (ground_truth_) {
       const CollisionTruth& t = world.collision_truth(slot);
-      csv_.cell(std::int64_t{t.touching ? 1 : 0}).cell(t.separation_m);
+      csv_.cell(std::int64_t{t.touching ? 1 : 0});
+      cell_or_missing(csv_, t.separation_m);
       // The true gap on screen is measured for the collisions accepted unresolved only.
       if (c.interrupted && c.status == CollisionStatus::colliding && !t.touching) {
         csv_.cell(t.gap_deg).cell(t.probability);

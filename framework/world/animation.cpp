@@ -266,7 +266,7 @@ FrameStats Animation::step() {
   narrowphase_.sync(broadphase_.pairs(), entities_, frames_done_);
   narrowphase_.begin_frame(entities_, states_);
   if (scheduler_uses_priority_)
-    for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze);
+    for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze, true);
   scheduler_->run(narrowphase_, budget);
   stats.budget_exhausted = budget.was_exhausted();
   stats.budget_overshoot_us = std::numeric_limits<double>::quiet_NaN();
@@ -277,8 +277,10 @@ FrameStats Animation::step() {
   stats.phase_ms[static_cast<int>(Phase::narrowphase)] = phase_clock.elapsed_ms();
 
   phase_clock.restart();
+  // The same start-of-frame priorities for the schedulers that do not use them, outside the
+  // budget's clock, for the records.
   if (!scheduler_uses_priority_)
-    for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze);
+    for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze, true);
   measure(gaze, stats);
   stats.phase_ms[static_cast<int>(Phase::metrics)] = phase_clock.elapsed_ms();
 
@@ -292,9 +294,9 @@ FrameStats Animation::step() {
 
 namespace fovea {
 
-void Animation::perceive(std::uint32_t slot, const GazeSample& gaze) {
+void Animation::perceive(std::uint32_t slot, const GazeSample& gaze, bool at_start) {
   Collision& c = narrowphase_.collision(slot);
-  const GapEstimate g = narrowphase_.gap_estimate(slot, states_);
+  const GapEstimate g = at_start ? narrowphase_.initial_gap_estimate(slot, states_) : narrowphase_.gap_estimate(slot, states_);
   const PerceivedGap p =
       perceive_gap(view_, perception_model_, gaze.x_px, gaze.y_px, g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
   c.centre_m = g.centre_m;
@@ -306,8 +308,10 @@ void Animation::perceive(std::uint32_t slot, const GazeSample& gaze) {
   c.gap_px = p.gap_px;
   c.gap_deg = p.gap_deg;
   c.visible = p.visible;
-  // Off screen or behind the camera: below every visible collision (004: lowest priority).
-  c.priority = p.visible ? p.probability : -1.0;
+  c.probability = p.probability;
+  // Off screen, behind the camera, or not a number (only from broken poses): below every
+  // visible collision (004: lowest priority).
+  if (at_start) c.priority = p.visible && p.probability >= 0 ? p.probability : -1.0;
 }
 
 void Animation::measure(const GazeSample& gaze, FrameStats& stats) {
@@ -330,11 +334,11 @@ void Animation::measure(const GazeSample& gaze, FrameStats& stats) {
     }
     // A collision treated as real is placed again from its deepest spheres: where the
     // response will push, and, when unresolved, the gap it may leave (004 section 3.4.2).
-    if (accepted) perceive(slot, gaze);
+    if (accepted) perceive(slot, gaze, false);
     const bool unresolved_accepted = accepted && c.interrupted;
     if (unresolved_accepted) {
       stats.nabla_est_m += c.gap_bound_m;
-      stats.p_est += c.visible ? c.priority : 0.0;
+      stats.p_est += c.probability;
     }
 
     CollisionTruth& t = truth_[slot];
@@ -344,6 +348,8 @@ void Animation::measure(const GazeSample& gaze, FrameStats& stats) {
     const ExactPose pb{states_[c.b].position_m, states_[c.b].orientation};
     t.checked = true;
     if (!accepted) {
+      // Only whether they touch matters here; the separation is not computed.
+      t.separation_m = std::numeric_limits<double>::quiet_NaN();
       t.touching = exact_touching(exact_shapes_[c.model_a], pa, exact_shapes_[c.model_b], pb);
       if (t.touching) ++stats.missed_collisions;
       continue;

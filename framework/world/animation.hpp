@@ -76,7 +76,7 @@ struct FrameStats {
 struct CollisionTruth {
   bool checked = false;     ///< false when ground truth is off
   bool touching = false;
-  double separation_m = 0;  ///< 0 when touching
+  double separation_m = 0;  ///< 0 when touching; NaN for collisions not treated as colliding (not computed)
   double gap_deg = 0;       ///< the true gap on screen, for collisions accepted unresolved
   double probability = 0;   ///< f at the true gap, for the same
 };
@@ -171,8 +171,9 @@ class Animation {
   std::vector<CollisionTruth> truth_;           // by collision slot
   std::int64_t frames_done_ = 0;
 
-  /// Places each collision on screen and sets its priority f(e, g) (004 section 3.4.2).
-  void perceive(std::uint32_t slot, const GazeSample& gaze);
+  /// Places a collision on screen (004 section 3.4.2): `at_start`, from the entities' centres,
+  /// setting its priority f(e, g); otherwise from its deepest spheres now.
+  void perceive(std::uint32_t slot, const GazeSample& gaze, bool at_start);
   /// nabla, P and the ground truth of the frame's outcome.
   void measure(const GazeSample& gaze, FrameStats& stats);
 };

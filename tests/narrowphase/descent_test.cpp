@@ -398,6 +398,129 @@ TEST_CASE("Descent: the gap estimate bounds the exact separation, before and dur
   CHECK(separated > 40);
 }
 
+TEST_CASE("Descent: the gap estimate after the end, mid-level, and from a reused slot", "[narrowphase][descent][oracle]") {
+  Rng rng(404);
+  int apart_after_tests = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    auto [a, b] = random_duo(rng, 5, true);
+    const ExactContact truth = exact_contact(ExactVoxelShape(a.model, a.centre_of_mass_m), pose_of(a),
+                                             ExactVoxelShape(b.model, b.centre_of_mass_m), pose_of(b));
+    // Mid-level: a budget of 3 tests stops most descents inside their second level.
+    Duo part(a, b);
+    Budget three = Budget::work(3);
+    while (part.narrowphase.step(part.slot(), three) == CollisionStatus::needs_more_work && !three.was_exhausted()) {
+    }
+    INFO("trial " << trial);
+    CHECK(part.narrowphase.gap_estimate(part.slot(), part.states).bound_m >= truth.separation_m - 1e-12);
+    // After the end: resolved apart, the last level's pairs stand in; resolved colliding,
+    // the leaf pair. Either way a bound, taken from this frame's pairs.
+    Duo full(a, b);
+    const CollisionStatus outcome = full.run_to_end();
+    const GapEstimate end = full.narrowphase.gap_estimate(full.slot(), full.states);
+    CHECK(end.bound_m >= truth.separation_m - 1e-12);
+    if (outcome == CollisionStatus::not_colliding && full.collision().levels_done > 0) ++apart_after_tests;
+  }
+  CHECK(apart_after_tests > 10);
+
+  // A slot reused by another pair carries nothing of the old one: its estimate equals that
+  // of a fresh narrow phase that never saw the old pair.
+  Body small = make_body(Shape::box, 3, 2, 5, true);  // 3 x 3 x 3 voxels of 0.1 m
+  Body other = make_body(Shape::box, 3, 3, 5, true);
+  std::vector<Entity> entities(3);
+  entities[1].model = 1;
+  entities[2].model = 1;
+  std::vector<EntityState> states = {small.state, small.state, small.state};
+  states[1].position_m = Vec3(0.05, 0.1, 0.0);  // overlapping entity 0: colliding at a leaf pair
+  states[2].position_m = Vec3(0.5, 0.0, 0.0);   // face to face with 0, 0.2 m apart: roots meet, leaves do not
+  Budget unlimited = Budget::unlimited();
+  NarrowPhase np({small.collision, other.collision});
+  PairSet pairs;
+  pairs.begin_frame(3);
+  pairs.record_start({0, 1});
+  pairs.finish_frame();
+  np.sync(pairs, entities, 0);
+  np.begin_frame(entities, states);
+  const std::uint32_t slot = np.order()[0];
+  while (np.step(slot, unlimited) == CollisionStatus::needs_more_work) {
+  }
+  REQUIRE(np.collision(slot).status == CollisionStatus::colliding);
+  pairs.begin_frame(3);
+  pairs.record_stop({0, 1});
+  pairs.record_start({0, 2});
+  pairs.finish_frame();
+  np.sync(pairs, entities, 1);
+  REQUIRE(np.order()[0] == slot);  // the freed slot, reused
+  np.begin_frame(entities, states);
+  while (np.step(slot, unlimited) == CollisionStatus::needs_more_work) {
+  }
+  REQUIRE(np.collision(slot).status == CollisionStatus::not_colliding);
+  REQUIRE(np.collision(slot).levels_done >= 1);
+  const GapEstimate reused = np.gap_estimate(slot, states);
+
+  NarrowPhase fresh({small.collision, other.collision});
+  PairSet only;
+  only.begin_frame(3);
+  only.record_start({0, 2});
+  only.finish_frame();
+  fresh.sync(only, entities, 1);
+  fresh.begin_frame(entities, states);
+  while (fresh.step(fresh.order()[0], unlimited) == CollisionStatus::needs_more_work) {
+  }
+  const GapEstimate clean = fresh.gap_estimate(fresh.order()[0], states);
+  CHECK(reused.bound_m == clean.bound_m);
+  CHECK(reused.sphere_a_m == clean.sphere_a_m);
+  CHECK(reused.sphere_b_m == clean.sphere_b_m);
+  CHECK(clean.bound_m >= 0.2 - 1e-12);
+  CHECK(clean.bound_m < 0.5);  // from the last level's pairs, tighter than the centres' distance
+}
+
+TEST_CASE("Descent: a collision resumed after another one ran finishes as if never interrupted",
+          "[narrowphase][descent][interruption]") {
+  Rng rng(8);
+  int checked = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    auto [a, b] = random_duo(rng, 5, true);
+    auto [c, d] = random_duo(rng, 5, true);
+    c.state.position_m += Vec3(50.0);
+    d.state.position_m += Vec3(50.0);
+    // Reference: each pair alone, to the end.
+    Duo ab(a, b), cd(c, d);
+    const CollisionStatus ab_end = ab.run_to_end();
+    const CollisionStatus cd_end = cd.run_to_end();
+    const std::int64_t ab_tests = ab.collision().sphere_tests;
+    if (ab.collision().levels_done < 2) continue;
+    // Both pairs in one narrow phase: stop ab part-way through a level, run cd to the end
+    // (its hits go to the pool after ab's), then resume ab.
+    NarrowPhase np({a.collision, b.collision, c.collision, d.collision});
+    std::vector<Entity> entities(4);
+    for (EntityId i = 0; i < 4; ++i) entities[i].model = i;
+    const std::vector<EntityState> states = {a.state, b.state, c.state, d.state};
+    PairSet pairs;
+    pairs.begin_frame(4);
+    pairs.record_start({0, 1});
+    pairs.record_start({2, 3});
+    pairs.finish_frame();
+    np.sync(pairs, entities, 0);
+    np.begin_frame(entities, states);
+    const std::uint32_t first = np.order()[0], second = np.order()[1];
+    Budget some = Budget::work(ab_tests / 2);
+    while (np.step(first, some) == CollisionStatus::needs_more_work && !some.was_exhausted()) {
+    }
+    if (np.collision(first).status != CollisionStatus::needs_more_work || np.next_hits(first).empty()) continue;
+    ++checked;
+    Budget unlimited = Budget::unlimited();
+    while (np.step(second, unlimited) == CollisionStatus::needs_more_work) {
+    }
+    while (np.step(first, unlimited) == CollisionStatus::needs_more_work) {
+    }
+    INFO("trial " << trial);
+    CHECK(np.collision(first).status == ab_end);
+    CHECK(np.collision(first).sphere_tests == ab_tests);
+    CHECK(np.collision(second).status == cd_end);
+  }
+  CHECK(checked > 5);
+}
+
 TEST_CASE("Descent: the gap bound holds where sphere centres lie in empty space", "[narrowphase][descent][oracle]") {
   // A flat ring of voxels (8 x 8, the middle 4 x 4 empty) around one free voxel: the ring's
   // centre of mass and root sphere centre lie in its hole, where the free voxel sits, 1.5
