@@ -4,33 +4,16 @@
 
 #include <catch2/catch.hpp>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 
 #include "broadphase/pair_set.hpp"
 #include "core/rng.hpp"
 #include "narrowphase/exact_voxel_test.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "spheretree/octree_builder.hpp"
+#include "support/allocation_counter.hpp"
 #include "world/animation.hpp"
 #include "world/mass_properties.hpp"
 #include "world/model_generators.hpp"
-
-// Every allocation of this test executable is counted, so a test can show that a stretch
-// of code allocates nothing. The replacements pair malloc with free throughout; GCC cannot
-// see that across inlined std::allocator calls and warns, wrongly, about a mismatch.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<long> g_allocations{0};
-}
-void* operator new(std::size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace fovea;
 
@@ -576,10 +559,10 @@ TEST_CASE("Descent: a still world's frames allocate nothing once warm", "[narrow
     settings.budget.tests = 3000;  // some frames interrupted, some levels deep
     Animation world(settings, 3);
     for (int i = 0; i < 3; ++i) world.step();
-    const long before = g_allocations.load();
+    const long before = test::allocations();
     FrameStats stats;
     for (int i = 0; i < 20; ++i) stats = world.step();
-    const long allocations = g_allocations.load() - before;  // read before INFO allocates
+    const long allocations = test::allocations() - before;  // read before INFO allocates
     INFO("scheduler " << scheduler_name(kind));
     CHECK(allocations == 0);
     CHECK(stats.collisions > 100);

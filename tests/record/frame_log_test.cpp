@@ -1,40 +1,11 @@
 #include <catch2/catch.hpp>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "record/frame_log.hpp"
+#include "support/allocation_counter.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "world/animation.hpp"
 #include "world/motion.hpp"
-
-// Every allocation in this test binary is counted, so a test can assert that a stretch of
-// code allocates nothing (STYLE: no allocation per frame in the steady state).
-namespace {
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-// The whole family is replaced, so that no pairing of a replaced and a library (or
-// sanitizer) version can mismatch; aligned forms are left alone, as a pair.
-void* operator new(std::size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  ++g_allocations;
-  return std::malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return operator new(size, tag); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 using namespace fovea;
 
@@ -52,9 +23,9 @@ TEST_CASE("frame loop: stepping the world and writing its row allocate nothing i
   // Warm-up: the lists grow geometrically to the busiest frame seen, the narrow phase's hit
   // pool last, as deep descents of many collisions at once come along.
   for (int i = 0; i < 200; ++i) log.write(world.step(), {kinetic_energy_j(world.states(), world.entities())});
-  const long before = g_allocations.load();
+  const long before = test::allocations();
   for (int i = 0; i < 1000; ++i) log.write(world.step(), {kinetic_energy_j(world.states(), world.entities())});
-  CHECK(g_allocations.load() - before == 0);
+  CHECK(test::allocations() - before == 0);
   CHECK(log.rows() == 1200);
 }
 
