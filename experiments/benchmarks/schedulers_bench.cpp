@@ -1,0 +1,506 @@
+// Scheduler study (004 section 3.4.3): the four schedulers on one scene, one work budget,
+// several seeds, and what each leaves unresolved, estimated and true. docs/narrowphase.md
+// reads it.
+//
+// For each work budget (the config's, or --tests), each scheduler and each seed, the world
+// of configs/studies/packed500.yaml runs --frames frames; each run gives the mean per frame
+// of P and nabla (estimated and, with ground truth, true), false and missed collisions,
+// interrupted collisions and sphere tests. The table gives the mean over seeds and each
+// scheduler's ratio to round robin with a 95% t-interval over the per-seed ratios (the seeds
+// pair the runs: one seed is one world and one viewer for all four schedulers).
+//
+// Beside it, to say why the ratios are what they are: the work that resolving every
+// collision takes (round robin, no limit, no ground truth), and, by the priority band each
+// collision's start-of-frame priority falls in, how many collisions there are, how many
+// each scheduler resolved, and where P comes from.
+//
+//   ./fovea bench schedulers [--config FILE] [--tests 2000,10000] [--seeds 1,2,3,4,5] [--out FILE]
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "config/config.hpp"
+#include "core/format.hpp"
+#include "core/stopwatch.hpp"
+#include "schedule/scheduler.hpp"
+#include "world/animation.hpp"
+
+using namespace fovea;
+
+namespace {
+
+/// A work budget no frame reaches (the config allows up to 1e15).
+constexpr std::int64_t kUnlimitedTests = 1'000'000'000'000'000;
+
+constexpr SchedulerKind kAllSchedulers[] = {SchedulerKind::round_robin, SchedulerKind::sequential,
+                                            SchedulerKind::sorted_sequential, SchedulerKind::priority_queues};
+
+/// The per-frame means of one run.
+struct RunMetrics {
+  double p_est = 0;
+  double nabla_est_m = 0;
+  double p_true = 0;
+  double nabla_true_m = 0;
+  double false_collisions = 0;
+  double missed_collisions = 0;
+  double interrupted = 0;
+  double sphere_tests = 0;
+  double collisions = 0;
+  double resolved_colliding = 0;
+  double resolved_not_colliding = 0;
+  double visible = 0;  ///< collisions whose centre of collision is on screen
+};
+
+/// Per priority band (the queue the collision's start-of-frame priority puts it in), per
+/// frame: what the scheduler made of the collisions there.
+struct BandMetrics {
+  double collisions = 0;
+  double resolved = 0;             ///< not interrupted
+  double interrupted_touching = 0; ///< interrupted, voxels touching: repulsion was right
+  double interrupted_apart = 0;    ///< interrupted, voxels apart: a false collision (repulse)
+  double p_est = 0;
+  double p_est_touching = 0;       ///< the part of p_est from collisions that do touch
+  double p_true = 0;
+};
+
+struct Run {
+  std::int64_t budget_tests = 0;
+  SchedulerKind kind = SchedulerKind::round_robin;
+  std::int64_t seed = 0;
+  RunMetrics m;
+  std::vector<BandMetrics> bands;
+  std::int64_t queue_mismatches = 0;  ///< priority queues only: band of Collision::priority != Collision::queue
+};
+
+int band_of(double priority, const std::vector<double>& edges) {
+  int q = 0;
+  while (q < static_cast<int>(edges.size()) && priority < edges[static_cast<std::size_t>(q)]) ++q;
+  return q;
+}
+
+/// The config with the study's overrides after the user's own (`--set`): the loader checks
+/// them as it checks a config file.
+Settings load_run_settings(const std::string& path, std::vector<std::string> sets, const char* scheduler,
+                           std::int64_t seed, std::int64_t budget_tests, bool ground_truth_off) {
+  sets.push_back(std::string("schedule.kind=") + scheduler);
+  sets.push_back("seed=" + std::to_string(seed));
+  sets.push_back("budget.mode=work");
+  sets.push_back("budget.tests=" + std::to_string(budget_tests));
+  if (ground_truth_off) sets.push_back("ground_truth=false");
+  return config::load_config_file(path, sets).settings;
+}
+
+/// One run: `settings` as load_run_settings made them for (budget, scheduler, seed).
+Run run_one(const Settings& settings, std::int64_t frames) {
+  Run run;
+  run.budget_tests = settings.budget.tests;
+  run.kind = settings.schedule.kind;
+  run.seed = settings.seed;
+  const SchedulerKind kind = run.kind;
+  const std::vector<double>& edges = settings.schedule.band_edges;
+  run.bands.assign(edges.size() + 1, BandMetrics{});
+  Animation world(static_cast<const AnimationSettings&>(settings), static_cast<std::uint64_t>(settings.seed));
+  RunMetrics& m = run.m;
+  for (std::int64_t f = 0; f < frames; ++f) {
+    const FrameStats st = world.step();
+    m.p_est += st.p_est;
+    m.nabla_est_m += st.nabla_est_m;
+    m.p_true += st.p_true;
+    m.nabla_true_m += st.nabla_true_m;
+    m.false_collisions += static_cast<double>(st.false_collisions);
+    m.missed_collisions += static_cast<double>(st.missed_collisions);
+    m.interrupted += static_cast<double>(st.interrupted);
+    m.sphere_tests += static_cast<double>(st.sphere_tests);
+    m.collisions += static_cast<double>(st.collisions);
+    m.resolved_colliding += static_cast<double>(st.resolved_colliding);
+    m.resolved_not_colliding += static_cast<double>(st.resolved_not_colliding);
+    // The collisions as the frame left them, each with its ground truth.
+    const NarrowPhase& np = world.narrowphase();
+    for (const std::uint32_t slot : np.order()) {
+      const Collision& c = np.collision(slot);
+      m.visible += c.visible;
+      // Collision::priority is the start-of-frame f(e, g) for every scheduler (set before
+      // the run for the two that use it, after it for the others).
+      const int band = band_of(c.priority, edges);
+      if (kind == SchedulerKind::priority_queues && band != c.queue) ++run.queue_mismatches;
+      BandMetrics& b = run.bands[static_cast<std::size_t>(band)];
+      const CollisionTruth& truth = world.collision_truth(slot);
+      ++b.collisions;
+      if (!c.interrupted) {
+        ++b.resolved;
+        continue;
+      }
+      const bool accepted = c.status == CollisionStatus::colliding;
+      // FrameStats::p_est's term: f at the end-of-frame placement, 0 off screen.
+      const double p_est = accepted ? c.probability : 0.0;
+      b.p_est += p_est;
+      if (!truth.checked) continue;
+      if (truth.touching) {
+        ++b.interrupted_touching;
+        b.p_est_touching += p_est;
+      } else {
+        ++b.interrupted_apart;
+        b.p_true += accepted ? truth.probability : 0.0;
+      }
+    }
+  }
+  const double n = static_cast<double>(std::max<std::int64_t>(frames, 1));
+  for (double* v : {&m.p_est, &m.nabla_est_m, &m.p_true, &m.nabla_true_m, &m.false_collisions, &m.missed_collisions,
+                    &m.interrupted, &m.sphere_tests, &m.collisions, &m.resolved_colliding, &m.resolved_not_colliding,
+                    &m.visible})
+    *v /= n;
+  for (BandMetrics& b : run.bands)
+    for (double* v : {&b.collisions, &b.resolved, &b.interrupted_touching, &b.interrupted_apart, &b.p_est,
+                      &b.p_est_touching, &b.p_true})
+      *v /= n;
+  return run;
+}
+
+/// Sphere tests a frame that resolving every collision takes: round robin with no limit and
+/// no ground truth (which does not change the descent), mean and max over the frames.
+struct FullWork {
+  std::int64_t seed = 0;
+  double mean_tests = 0;
+  double max_tests = 0;
+};
+
+FullWork full_work(const Settings& settings, std::int64_t frames) {
+  Animation world(static_cast<const AnimationSettings&>(settings), static_cast<std::uint64_t>(settings.seed));
+  FullWork w{settings.seed, 0, 0};
+  for (std::int64_t f = 0; f < frames; ++f) {
+    const double tests = static_cast<double>(world.step().sphere_tests);
+    w.mean_tests += tests;
+    w.max_tests = std::max(w.max_tests, tests);
+  }
+  w.mean_tests /= static_cast<double>(std::max<std::int64_t>(frames, 1));
+  return w;
+}
+
+/// Two-sided 95% quantile of Student's t with `df` degrees of freedom.
+double t95(int df) {
+  static constexpr double kTable[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                      2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                      2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df < 1) return std::nan("");
+  return df <= 30 ? kTable[df - 1] : 1.96;
+}
+
+struct Interval {
+  double mean = std::nan("");
+  double lo = std::nan("");
+  double hi = std::nan("");
+};
+
+/// Mean and 95% t-interval of `values` (NaNs left out).
+Interval t_interval(const std::vector<double>& values) {
+  std::vector<double> v;
+  for (double x : values)
+    if (std::isfinite(x)) v.push_back(x);
+  Interval r;
+  if (v.empty()) return r;
+  double sum = 0;
+  for (double x : v) sum += x;
+  r.mean = sum / static_cast<double>(v.size());
+  if (v.size() < 2) return r;
+  double ss = 0;
+  for (double x : v) ss += (x - r.mean) * (x - r.mean);
+  const double half = t95(static_cast<int>(v.size()) - 1) * std::sqrt(ss / static_cast<double>(v.size() - 1)) /
+                      std::sqrt(static_cast<double>(v.size()));
+  r.lo = r.mean - half;
+  r.hi = r.mean + half;
+  return r;
+}
+
+std::string num(double v, int digits = 4) { return std::isnan(v) ? std::string("NA") : format_significant(v, digits); }
+
+/// For the tables: whole numbers from 1000 up, four significant digits below.
+std::string table_num(double v) {
+  if (std::isnan(v)) return "NA";
+  if (std::fabs(v) >= 1000) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f", v);
+    return text;
+  }
+  return format_significant(v, 4);
+}
+
+std::string interval_text(const Interval& i) {
+  if (std::isnan(i.mean)) return "NA";
+  if (std::isnan(i.lo)) return num(i.mean, 3);
+  return num(i.mean, 3) + " [" + num(i.lo, 3) + ", " + num(i.hi, 3) + "]";
+}
+
+/// Runs `tasks` on `jobs` threads; each task writes only its own result.
+void run_parallel(std::size_t tasks, int jobs, const std::function<void(std::size_t)>& task) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  for (int j = 0; j < std::max(1, jobs); ++j)
+    threads.emplace_back([&] {
+      for (std::size_t i = next++; i < tasks; i = next++) task(i);
+    });
+  for (std::thread& t : threads) t.join();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Scheduler study (docs/narrowphase.md): round robin, sequential, sorted sequential and priority\n"
+      "queues on one scene (default configs/studies/packed500.yaml, from the working directory: run it\n"
+      "from the repository root, as ./fovea bench schedulers does), the same work budget for all, over\n"
+      "several seeds. Per run: the mean per frame of P and nabla (estimated and true), false and missed\n"
+      "collisions, interrupted collisions and sphere tests. Prints the mean over seeds and each\n"
+      "scheduler's ratio to round robin with a 95% t-interval over the per-seed ratios; then the work\n"
+      "that resolving everything takes, and, by start-of-frame priority band, what each scheduler\n"
+      "resolved and where P comes from. Writes one CSV row per budget x scheduler x seed (--out) and\n"
+      "one per budget x scheduler x seed x band (the same name with _bands)."};
+  std::string config_path = "configs/studies/packed500.yaml";
+  std::vector<std::int64_t> budgets;
+  std::vector<std::int64_t> seeds = {1, 2, 3, 4, 5};
+  std::int64_t frames = -1;
+  std::vector<std::string> scheduler_names = {"round_robin", "sequential", "sorted_sequential", "priority_queues"};
+  std::vector<std::string> sets;
+  int jobs = static_cast<int>(std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
+  bool skip_full = false;
+  std::string out = "results/bench/schedulers.csv";
+  app.add_option("--config", config_path, "scene config (its budget.tests, frames and schedule.band_edges are the defaults)");
+  app.add_option("--tests", budgets, "work budgets, sphere tests a frame (default: the config's budget.tests)")
+      ->delimiter(',')->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 50));
+  app.add_option("--seeds", seeds, "seeds; each is one world and one viewer for every scheduler")
+      ->delimiter(',')->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 52));
+  app.add_option("--frames", frames, "frames per run (default: the config's)")->check(CLI::Range(std::int64_t{1}, std::int64_t{10000000}));
+  app.add_option("--schedulers", scheduler_names, "schedulers; round_robin is the reference of the ratios")
+      ->delimiter(',')->check(CLI::IsMember({"round_robin", "sequential", "sorted_sequential", "priority_queues"}));
+  app.add_option("--set", sets, "a config override key=value, as fovea run --set (repeatable)");
+  app.add_option("--jobs", jobs, "runs at a time (threads; the results do not depend on it)")->check(CLI::Range(1, 256));
+  app.add_flag("--skip-full", skip_full, "do not measure the work that resolving every collision takes");
+  app.add_option("--out", out, "CSV file to write; the band table goes beside it with _bands before .csv");
+  CLI11_PARSE(app, argc, argv);
+
+  if (!std::filesystem::exists(config_path)) {
+    std::fprintf(stderr,
+                 "fovea bench schedulers: cannot find %s (looked in %s); run from the repository root, as "
+                 "./fovea bench schedulers does, or pass --config\n",
+                 config_path.c_str(), std::filesystem::current_path().string().c_str());
+    return 2;
+  }
+  if (std::find(scheduler_names.begin(), scheduler_names.end(), "round_robin") == scheduler_names.end())
+    scheduler_names.insert(scheduler_names.begin(), "round_robin");
+  std::vector<SchedulerKind> kinds;
+  for (const SchedulerKind k : kAllSchedulers)
+    if (std::find(scheduler_names.begin(), scheduler_names.end(), scheduler_name(k)) != scheduler_names.end()) kinds.push_back(k);
+
+  config::LoadedConfig loaded;
+  try {
+    loaded = config::load_config_file(config_path, sets);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
+    return 2;
+  }
+  const Settings& settings = loaded.settings;
+  if (frames < 0) frames = settings.frames;
+  if (budgets.empty()) budgets.push_back(settings.budget.tests);
+  if (settings.budget.mode != BudgetMode::work)
+    std::fprintf(stderr, "fovea bench schedulers: %s has a wall budget; the study uses work budgets of %lld tests instead\n",
+                 config_path.c_str(), static_cast<long long>(settings.budget.tests));
+  const std::vector<double>& edges = settings.schedule.band_edges;
+  const std::size_t band_count = edges.size() + 1;
+
+  std::filesystem::path out_path(out);
+  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
+  std::filesystem::path bands_path = out_path;
+  bands_path.replace_filename(out_path.stem().string() + "_bands" + out_path.extension().string());
+  std::ofstream csv(out_path);
+  std::ofstream bands_csv(bands_path);
+  if (!csv || !bands_csv) {
+    std::fprintf(stderr, "fovea bench schedulers: cannot write %s or %s\n", out.c_str(), bands_path.string().c_str());
+    return 1;
+  }
+
+  std::int64_t entity_count = 0;
+  for (const EntityGroupSettings& g : settings.world.entities) entity_count += g.count;
+  std::printf("%s: %lld entities, %lld frames, seeds", config_path.c_str(), static_cast<long long>(entity_count),
+              static_cast<long long>(frames));
+  for (std::int64_t s : seeds) std::printf(" %lld", static_cast<long long>(s));
+  std::printf(", ground truth %s\n", settings.ground_truth ? "on" : "off");
+  std::fflush(stdout);
+
+  // The work of resolving everything, per seed.
+  std::vector<FullWork> full(skip_full ? 0 : seeds.size());
+  double full_mean = std::nan("");
+  if (!skip_full) {
+    std::fprintf(stderr, "fovea bench schedulers: full resolution, %zu seeds...\n", seeds.size());
+    std::vector<Settings> full_settings;
+    try {
+      for (const std::int64_t seed : seeds)
+        full_settings.push_back(load_run_settings(config_path, sets, "round_robin", seed, kUnlimitedTests, true));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
+      return 2;
+    }
+    run_parallel(seeds.size(), jobs, [&](std::size_t i) { full[i] = full_work(full_settings[i], frames); });
+    full_mean = 0;
+    double full_max = 0;
+    for (const FullWork& w : full) {
+      full_mean += w.mean_tests / static_cast<double>(full.size());
+      full_max = std::max(full_max, w.max_tests);
+    }
+    std::printf("resolving every collision takes %s sphere tests a frame (mean over frames and seeds; most in one frame %s)\n",
+                table_num(full_mean).c_str(), table_num(full_max).c_str());
+  }
+
+  // Every run's settings are loaded here, before any thread starts.
+  std::vector<Run> runs;
+  std::vector<Settings> run_settings;
+  try {
+    for (const std::int64_t b : budgets)
+      for (const SchedulerKind k : kinds)
+        for (const std::int64_t s : seeds) {
+          runs.push_back(Run{b, k, s, {}, {}, 0});
+          run_settings.push_back(load_run_settings(config_path, sets, scheduler_name(k), s, b, false));
+        }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
+    return 2;
+  }
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  Stopwatch total_clock;
+  run_parallel(runs.size(), jobs, [&](std::size_t i) {
+    runs[i] = run_one(run_settings[i], frames);
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    ++done;
+    std::fprintf(stderr, "\rfovea bench schedulers: %zu/%zu runs (%.0f s)", done, runs.size(), total_clock.elapsed_ms() / 1000);
+  });
+  std::fprintf(stderr, "\n");
+
+  csv << "budget_tests,scheduler,seed,frames,full_resolution_tests,p_est,nabla_est_m,p_true,nabla_true_m,"
+         "false_collisions,missed_collisions,interrupted,sphere_tests,collisions,resolved_colliding,"
+         "resolved_not_colliding,visible,p_est_ratio_rr,p_true_ratio_rr,nabla_est_ratio_rr,nabla_true_ratio_rr\n";
+  bands_csv << "budget_tests,scheduler,seed,band,band_low,band_high,collisions,resolved,interrupted_touching,"
+               "interrupted_apart,p_est,p_est_touching,p_true\n";
+
+  const auto find_run = [&](std::int64_t b, SchedulerKind k, std::int64_t s) -> const Run& {
+    for (const Run& r : runs)
+      if (r.budget_tests == b && r.kind == k && r.seed == s) return r;
+    return runs.front();
+  };
+  struct Column {
+    const char* name;
+    double RunMetrics::*field;
+  };
+  const Column columns[] = {{"p_est", &RunMetrics::p_est},
+                            {"nabla_est_m", &RunMetrics::nabla_est_m},
+                            {"p_true", &RunMetrics::p_true},
+                            {"nabla_true_m", &RunMetrics::nabla_true_m},
+                            {"false", &RunMetrics::false_collisions},
+                            {"missed", &RunMetrics::missed_collisions},
+                            {"interrupted", &RunMetrics::interrupted},
+                            {"sphere_tests", &RunMetrics::sphere_tests}};
+  const Column ratio_columns[] = {{"P est", &RunMetrics::p_est},
+                                  {"P true", &RunMetrics::p_true},
+                                  {"nabla est", &RunMetrics::nabla_est_m},
+                                  {"nabla true", &RunMetrics::nabla_true_m}};
+  const std::string t_label = "t with " + std::to_string(seeds.size() - 1) + " df";
+
+  std::int64_t queue_mismatches = 0;
+  for (const std::int64_t b : budgets) {
+    std::printf("\n== work budget %lld sphere tests a frame", static_cast<long long>(b));
+    if (!std::isnan(full_mean)) std::printf(" (%s%% of full resolution)", num(100.0 * static_cast<double>(b) / full_mean, 3).c_str());
+    std::printf("\nmean per frame, mean over seeds:\n%-18s", "scheduler");
+    for (const Column& c : columns) std::printf(" %12s", c.name);
+    std::printf("\n");
+    for (const SchedulerKind k : kinds) {
+      std::printf("%-18s", scheduler_name(k));
+      for (const Column& c : columns) {
+        double sum = 0;
+        for (const std::int64_t s : seeds) sum += find_run(b, k, s).m.*c.field;
+        std::printf(" %12s", table_num(sum / static_cast<double>(seeds.size())).c_str());
+      }
+      std::printf("\n");
+    }
+    std::printf("ratio to round_robin: mean of the per-seed ratios [95%% CI, %s]\n%-18s", t_label.c_str(), "scheduler");
+    for (const Column& c : ratio_columns) std::printf(" %-24s", c.name);
+    std::printf("\n");
+    for (const SchedulerKind k : kinds) {
+      if (k == SchedulerKind::round_robin) continue;
+      std::printf("%-18s", scheduler_name(k));
+      for (const Column& c : ratio_columns) {
+        std::vector<double> ratios;
+        for (const std::int64_t s : seeds) ratios.push_back(find_run(b, k, s).m.*c.field / find_run(b, SchedulerKind::round_robin, s).m.*c.field);
+        std::printf(" %-24s", interval_text(t_interval(ratios)).c_str());
+      }
+      std::printf("\n");
+    }
+
+    // Where P comes from, by start-of-frame priority band.
+    std::printf("by start-of-frame priority band (the priority queue it goes in; per frame, mean over seeds):\n");
+    std::printf("%-18s %-13s %10s %9s %9s %9s %9s %9s %12s\n", "scheduler", "band", "collisions", "resolved", "int.touch",
+                "int.apart", "P est", "P true", "P est touch");
+    for (const SchedulerKind k : kinds) {
+      for (std::size_t q = 0; q < band_count; ++q) {
+        BandMetrics mean;
+        for (const std::int64_t s : seeds) {
+          const BandMetrics& x = find_run(b, k, s).bands[q];
+          const double w = 1.0 / static_cast<double>(seeds.size());
+          mean.collisions += w * x.collisions;
+          mean.resolved += w * x.resolved;
+          mean.interrupted_touching += w * x.interrupted_touching;
+          mean.interrupted_apart += w * x.interrupted_apart;
+          mean.p_est += w * x.p_est;
+          mean.p_est_touching += w * x.p_est_touching;
+          mean.p_true += w * x.p_true;
+        }
+        const std::string label = q == 0 ? "f >= " + num(edges[0], 3)
+                                  : q + 1 == band_count ? "f < " + num(edges[q - 1], 3) + "/off"
+                                                        : "[" + num(edges[q], 3) + ", " + num(edges[q - 1], 3) + ")";
+        std::printf("%-18s %-13s %10.1f %9.1f %9.1f %9.1f %9.3f %9.3f %12.3f\n", q == 0 ? scheduler_name(k) : "",
+                    label.c_str(), mean.collisions, mean.resolved, mean.interrupted_touching, mean.interrupted_apart,
+                    mean.p_est, mean.p_true, mean.p_est_touching);
+      }
+    }
+
+    for (const SchedulerKind k : kinds)
+      for (std::size_t si = 0; si < seeds.size(); ++si) {
+        const std::int64_t s = seeds[si];
+        const Run& r = find_run(b, k, s);
+        const RunMetrics& rr = find_run(b, SchedulerKind::round_robin, s).m;
+        queue_mismatches += r.queue_mismatches;
+        csv << b << ',' << scheduler_name(k) << ',' << s << ',' << frames << ','
+            << (full.empty() ? std::string("NA") : num(full[si].mean_tests, 8));
+        for (const double v : {r.m.p_est, r.m.nabla_est_m, r.m.p_true, r.m.nabla_true_m, r.m.false_collisions,
+                               r.m.missed_collisions, r.m.interrupted, r.m.sphere_tests, r.m.collisions,
+                               r.m.resolved_colliding, r.m.resolved_not_colliding, r.m.visible, r.m.p_est / rr.p_est,
+                               r.m.p_true / rr.p_true, r.m.nabla_est_m / rr.nabla_est_m, r.m.nabla_true_m / rr.nabla_true_m})
+          csv << ',' << num(v, 8);
+        csv << '\n';
+        for (std::size_t q = 0; q < band_count; ++q) {
+          const BandMetrics& x = r.bands[q];
+          const double low = q + 1 == band_count ? -1.0 : edges[q];
+          const double high = q == 0 ? 1.0 : edges[q - 1];
+          bands_csv << b << ',' << scheduler_name(k) << ',' << s << ',' << q << ',' << num(low, 8) << ',' << num(high, 8);
+          for (const double v : {x.collisions, x.resolved, x.interrupted_touching, x.interrupted_apart, x.p_est,
+                                 x.p_est_touching, x.p_true})
+            bands_csv << ',' << num(v, 8);
+          bands_csv << '\n';
+        }
+      }
+  }
+  if (queue_mismatches > 0)
+    std::printf("\nWARNING: %lld collisions sat in another priority queue than their start-of-frame priority puts them in\n",
+                static_cast<long long>(queue_mismatches));
+  std::printf("\nwrote %s and %s (%.0f s)\n", out.c_str(), bands_path.string().c_str(), total_clock.elapsed_ms() / 1000);
+  return 0;
+}
