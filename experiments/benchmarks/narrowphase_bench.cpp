@@ -32,6 +32,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "config/config.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
 #include "narrowphase/narrow_phase.hpp"
@@ -91,6 +92,9 @@ double quantile(std::vector<double> v, double q) {
 // ---------------------------------------------------------------------------------------
 // Scenes, defined once here for both parts.
 
+/// Read from the working folder: run from the repository root, as `./fovea bench` does.
+constexpr const char* kPackedConfig = "configs/studies/packed500.yaml";
+
 /// `packed_rocks` is configs/studies/packed500.yaml's world (500 rocks of 12 voxels, 8
 /// shapes, four-level trees, packed into a corner of a 6 m box at 1 m/s): about 1,300 to
 /// 1,500 collisions and 500,000 sphere tests a frame once the rocks have spread (frame 30
@@ -100,39 +104,28 @@ double quantile(std::vector<double> v, double q) {
 /// interpenetrations, whose descents run to the leaves.
 AnimationSettings scene_settings(const std::string& name) {
   AnimationSettings s;
-  s.world.gravity_mps2 = Vec3(0.0);
-  s.world.time_step_s = 0.01;
-  EntityGroupSettings group;
-  group.speed_mps = 1.0;
-  group.spin_radps = 1.0;
-  group.sphere_tree.levels = 4;
   if (name == "packed_rocks") {
-    s.world.box_size_m = Vec3(6.0);
-    group.name = "rocks";
-    group.count = 500;
-    group.placement = Placement::packed;
-    group.model.shape = Shape::rock;
-    group.model.size_m = 0.6;
-    group.model.resolution_voxels = 12;
-    group.model.variants = 8;
+    // The study's own config, read as `fovea run` reads it, so the two never drift apart.
+    s = config::load_config_file(kPackedConfig).settings;
   } else {
     s.world.box_size_m = Vec3(12.0);
+    EntityGroupSettings group;
     group.name = "balls";
     group.count = 2000;
     group.placement = Placement::random;
     group.model.shape = Shape::ball;
     group.model.size_m = 0.5;
     group.model.resolution_voxels = 8;
+    group.sphere_tree.levels = 4;
+    s.world.entities.push_back(group);
+    s.gaze.source = GazeSourceKind::scripted;
   }
-  s.world.entities.push_back(group);
   s.schedule.kind = SchedulerKind::round_robin;
   // The world's own narrow phase does nothing in the descent part (the benchmark runs its
   // own); the overshoot part sets a wall budget.
   s.budget.mode = BudgetMode::work;
   s.budget.tests = 0;
   s.ground_truth = false;
-  s.perception.view.camera.frame_box = true;
-  s.gaze.source = GazeSourceKind::scripted;
   return s;
 }
 
@@ -192,9 +185,9 @@ void record_pair(TestRecord& r, const NarrowPhase& np, const Collision& c, std::
 /// tested. A step with an unlimited budget processes its collision's whole current level,
 /// target by target and member by member, and stops early only at a leaf-leaf hit, so the
 /// level's hits expanded in order and cut at the step's test count are exactly its tests.
-void record_descent(Snapshot& snap, std::span<const Entity> entities, TestRecord& r) {
+void record_descent(Snapshot& snap, TestRecord& r) {
   NarrowPhase& np = snap.narrowphase;
-  np.begin_frame(entities, snap.states);
+  np.begin_frame(snap.states);
   const auto transform_base = static_cast<std::uint32_t>(r.transforms.size());
   std::vector<std::uint32_t> slot_transform(np.slot_count(), 0);
   for (std::size_t i = 0; i < np.order().size(); ++i) {
@@ -403,12 +396,11 @@ DescentResult run_descent(const std::string& scene, std::uint64_t seed, int warm
     snap.narrowphase.sync(world.broadphase().pairs(), world.entities(), world.frames_done());
     snapshots.push_back(std::move(snap));
   }
-  const std::span<const Entity> entities = world.entities();
 
   TestRecord record;
   std::int64_t collisions = 0;
   for (Snapshot& snap : snapshots) {
-    record_descent(snap, entities, record);
+    record_descent(snap, record);
     collisions += static_cast<std::int64_t>(snap.narrowphase.size());
   }
   result.collisions_per_frame = collisions / snapshot_count;
@@ -434,7 +426,7 @@ DescentResult run_descent(const std::string& scene, std::uint64_t seed, int warm
                               std::int64_t tests = 0;
                               for (Snapshot& snap : snapshots) {
                                 const auto t0 = std::chrono::steady_clock::now();
-                                snap.narrowphase.begin_frame(entities, snap.states);
+                                snap.narrowphase.begin_frame(snap.states);
                                 const auto t1 = std::chrono::steady_clock::now();
                                 Budget budget = Budget::unlimited();
                                 scheduler->run(snap.narrowphase, budget);
@@ -623,6 +615,15 @@ int main(int argc, char** argv) {
       ->delimiter(',')->check(CLI::IsMember({"round_robin", "sequential", "sorted_sequential", "priority_queues"}));
   app.add_option("--out", out, "CSV file to write (long form: part, scene, variant, budget_ms, quantity, value, unit)");
   CLI11_PARSE(app, argc, argv);
+
+  // The packed scene is a config file: say so at once when it cannot be read.
+  try {
+    if (std::find(scenes.begin(), scenes.end(), "packed_rocks") != scenes.end() || overshoot_scene == "packed_rocks")
+      (void)scene_settings("packed_rocks");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fovea bench narrowphase: %s (run it from the repository root)\n", e.what());
+    return 2;
+  }
 
   std::filesystem::path out_path(out);
   if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());

@@ -3,17 +3,9 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/containers.hpp"
+
 namespace fovea {
-
-namespace {
-
-/// Room for n, growing by doubling: reserve(n) alone would allocate again for every new
-/// largest pair count, and the steady state must not allocate.
-void reserve_geometric(std::vector<ProxyPair>& v, std::size_t n) {
-  if (v.capacity() < n) v.reserve(std::max(n, 2 * v.capacity()));
-}
-
-}  // namespace
 
 bool PairSet::contains(ProxyPair pair) const {
   return std::binary_search(current_.begin(), current_.end(), pair);

@@ -169,9 +169,28 @@ std::string read_text_file(const std::string& path, const char* what) {
   return text.str();
 }
 
+std::string position(const std::string& source_name, const YAML::Mark& mark) {
+  // yaml-cpp counts lines and columns from 0.
+  return source_name + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
 /// Reads a perception-model file into `model` (keys it does not set keep their values);
-/// returns the keys it set.
-std::map<std::string, std::string> read_perception_model_file(const std::string& path, PerceptionModelSettings& model);
+/// returns the keys it set, with where.
+std::map<std::string, std::string> read_perception_model_file(const std::string& path, PerceptionModelSettings& model) {
+  const std::string text = read_text_file(path, "perception model");
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(position(path, e.mark) + ": YAML syntax error: " + e.msg);
+  }
+  Sources sources{path, {}};
+  check_duplicate_keys(root, "", sources);
+  std::map<std::string, std::string> locations;
+  ParseState state{sources, locations};
+  perception_model_schema(false).parse(root, model, "", root.IsDefined() ? root.Mark() : YAML::Mark(), state);
+  return locations;
+}
 
 /// perception.model.file: the keys the file sets replace the inline ones; a key set both
 /// inline and in the file must agree (a resolved config.yaml holds both, equal), otherwise
@@ -263,10 +282,6 @@ std::vector<Override> as_overrides(const std::vector<std::string>& sets) {
   return overrides;
 }
 
-std::string position(const std::string& source_name, const YAML::Mark& mark) {
-  // yaml-cpp counts lines and columns from 0.
-  return source_name + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
-}
 
 /// YAML text to validated settings; relative file paths resolve from `base_folder`.
 LoadedConfig load_document(const std::string& text, const std::string& source_name,
@@ -311,26 +326,6 @@ LoadedConfig load_config_text(const std::string& text, const std::string& source
 LoadedConfig load_config_file(const std::string& path, const std::vector<Override>& overrides) {
   return load_document(read_text_file(path, "config"), path, overrides, std::filesystem::path(path).parent_path());
 }
-
-namespace {
-
-std::map<std::string, std::string> read_perception_model_file(const std::string& path, PerceptionModelSettings& model) {
-  const std::string text = read_text_file(path, "perception model");
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(position(path, e.mark) + ": YAML syntax error: " + e.msg);
-  }
-  Sources sources{path, {}};
-  check_duplicate_keys(root, "", sources);
-  std::map<std::string, std::string> locations;
-  ParseState state{sources, locations};
-  perception_model_schema(false).parse(root, model, "", root.IsDefined() ? root.Mark() : YAML::Mark(), state);
-  return locations;
-}
-
-}  // namespace
 
 PerceptionModelSettings load_perception_model_file(const std::string& path) {
   PerceptionModelSettings model;

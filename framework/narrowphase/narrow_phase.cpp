@@ -5,17 +5,12 @@
 #include <cmath>
 #include <limits>
 
+#include "core/containers.hpp"
+
 namespace fovea {
 namespace {
 
 Mat3 rotation_of(const EntityState& s) { return glm::mat3_cast(s.orientation); }
-
-/// reserve() that grows geometrically: an exact reserve for a list that grows by one pair a
-/// frame would allocate every frame.
-template <class T>
-void reserve_at_least(std::vector<T>& v, std::size_t needed) {
-  if (v.capacity() < needed) v.reserve(std::max({needed, 2 * v.capacity(), std::size_t{64}}));
-}
 
 /// The centre of collision of two intersecting spheres (004 section 3.4.2, figure 4): the
 /// midpoint of the part of the line through their centres that lies inside both.
@@ -43,10 +38,10 @@ void NarrowPhase::sync(const PairSet& pairs, std::span<const Entity> entities, s
   // Room for one pair per entity at least, as the broad phase's PairSet keeps: the first
   // frames grow the lists, later ones rarely do.
   const std::size_t room = std::max(current.size(), entities.size());
-  reserve_at_least(by_pair_scratch_, room);
-  reserve_at_least(by_pair_, room);
-  reserve_at_least(collisions_, room);
-  reserve_at_least(free_slots_, room);
+  reserve_geometric(by_pair_scratch_, room);
+  reserve_geometric(by_pair_, room);
+  reserve_geometric(collisions_, room);
+  reserve_geometric(free_slots_, room);
   std::size_t mine = 0;
   for (const ProxyPair& pair : current) {
     while (mine < by_pair_.size() && by_pair_[mine].pair < pair) free_slots_.push_back(by_pair_[mine++].slot);
@@ -77,15 +72,14 @@ void NarrowPhase::sync(const PairSet& pairs, std::span<const Entity> entities, s
   }
   by_pair_.swap(by_pair_scratch_);
   order_.clear();
-  reserve_at_least(order_, room);
+  reserve_geometric(order_, room);
   for (const PairSlot& ps : by_pair_) order_.push_back(ps.slot);
 }
 
-void NarrowPhase::begin_frame(std::span<const Entity> entities, std::span<const EntityState> states) {
-  (void)entities;
+void NarrowPhase::begin_frame(std::span<const EntityState> states) {
   sphere_tests_ = 0;
   hit_pool_.clear();
-  reserve_at_least(hit_pool_, 32 * order_.size());  // 12 bytes a hit: a few levels' worth
+  reserve_geometric(hit_pool_, 32 * order_.size());  // 12 bytes a hit: a few levels' worth
   for (const std::uint32_t slot : order_) {
     Collision& c = collisions_[slot];
     c.status = CollisionStatus::needs_more_work;

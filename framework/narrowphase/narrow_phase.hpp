@@ -49,7 +49,7 @@ class NarrowPhase {
 
   /// Starts every collision's descent from the two roots at the entities' current poses:
   /// all are active again, with no test done.
-  void begin_frame(std::span<const Entity> entities, std::span<const EntityState> states);
+  void begin_frame(std::span<const EntityState> states);
 
   /// One step of a collision (004 section 3.3.2): tests the sphere hits of its current level
   /// that are left, each target against its test list. Every intersection makes a sphere

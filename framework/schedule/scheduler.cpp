@@ -4,19 +4,16 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/containers.hpp"
+
 namespace fovea {
 namespace {
 
-/// reserve() that grows geometrically, with room for every collision: the scratch lists
-/// reach their size in the first frames and stay there.
-void reserve_for(std::vector<std::uint32_t>& v, std::size_t needed) {
-  if (v.capacity() < needed) v.reserve(std::max({needed, 2 * v.capacity(), std::size_t{64}}));
-}
-
-/// Collects the collisions still needing work, in list order.
+/// Collects the collisions still needing work, in list order. Scratch lists get room for
+/// every collision, so they reach their size in the first frames and stay there.
 void collect_active(const NarrowPhase& narrowphase, std::vector<std::uint32_t>& out) {
   out.clear();
-  reserve_for(out, narrowphase.size());
+  reserve_geometric(out, narrowphase.size());
   for (const std::uint32_t slot : narrowphase.order())
     if (narrowphase.collision(slot).status == CollisionStatus::needs_more_work) out.push_back(slot);
 }
@@ -73,8 +70,8 @@ class SortedSequentialScheduler final : public Scheduler {
     // std::sort on (priority, list position) rather than std::stable_sort, which allocates
     // a buffer on every call; the position makes the keys unique, so the order is the same.
     keyed_.clear();
-    if (keyed_.capacity() < narrowphase.size()) keyed_.reserve(std::max(narrowphase.size(), 2 * keyed_.capacity()));
-    reserve_for(active_, narrowphase.size());
+    reserve_geometric(keyed_, narrowphase.size());
+    reserve_geometric(active_, narrowphase.size());
     std::uint32_t position = 0;
     for (const std::uint32_t slot : narrowphase.order()) {
       const Collision& c = narrowphase.collision(slot);
@@ -109,7 +106,7 @@ class PriorityQueueScheduler final : public Scheduler {
   void run(NarrowPhase& narrowphase, Budget& budget) override {
     for (auto& q : queues_) {
       q.clear();
-      reserve_for(q, narrowphase.size());
+      reserve_geometric(q, narrowphase.size());
     }
     for (const std::uint32_t slot : narrowphase.order()) {
       Collision& c = narrowphase.collision(slot);

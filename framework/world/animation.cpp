@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/containers.hpp"
 #include "core/format.hpp"
 #include "core/rng.hpp"
 #include "core/stopwatch.hpp"
@@ -264,7 +265,7 @@ FrameStats Animation::step() {
   phase_clock.restart();
   Budget budget = Budget::from_settings(settings_.budget);
   narrowphase_.sync(broadphase_.pairs(), entities_, frames_done_);
-  narrowphase_.begin_frame(entities_, states_);
+  narrowphase_.begin_frame(states_);
   if (scheduler_uses_priority_)
     for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze, true);
   scheduler_->run(narrowphase_, budget);
@@ -319,8 +320,7 @@ void Animation::measure(const GazeSample& gaze, FrameStats& stats) {
   stats.sphere_tests = narrowphase_.sphere_tests();
   const bool truth_on = settings_.ground_truth;
   // A side table by slot: grows with the slots, geometrically, then never again.
-  if (truth_.capacity() < narrowphase_.slot_count())
-    truth_.reserve(std::max({narrowphase_.slot_count(), 2 * truth_.capacity(), entities_.size()}));
+  reserve_geometric(truth_, std::max(narrowphase_.slot_count(), entities_.size()));
   truth_.resize(narrowphase_.slot_count());
   stats.nabla_true_m = truth_on ? 0.0 : std::numeric_limits<double>::quiet_NaN();
   stats.p_true = truth_on ? 0.0 : std::numeric_limits<double>::quiet_NaN();

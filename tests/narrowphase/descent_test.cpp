@@ -58,7 +58,7 @@ struct Duo {
     pairs.record_start({0, 1});
     pairs.finish_frame();
     narrowphase.sync(pairs, entities, 0);
-    narrowphase.begin_frame(entities, states);
+    narrowphase.begin_frame(states);
   }
   std::uint32_t slot() const { return narrowphase.order()[0]; }
   const Collision& collision() const { return narrowphase.collision(slot()); }
@@ -146,6 +146,12 @@ std::pair<Body, Body> random_duo(Rng& rng, int levels, bool remove_hidden) {
 
 ExactPose pose_of(const Body& b) { return {b.state.position_m, b.state.orientation}; }
 
+/// The exact voxel test's verdict on two posed bodies: the truth the descent answers to.
+ExactContact truth_of(const Body& a, const Body& b) {
+  return exact_contact(ExactVoxelShape(a.model, a.centre_of_mass_m), pose_of(a), ExactVoxelShape(b.model, b.centre_of_mass_m),
+                       pose_of(b));
+}
+
 }  // namespace
 
 TEST_CASE("Descent: run to the end, it agrees with exhaustive leaf tests, a recursive descent and the voxels",
@@ -160,8 +166,7 @@ TEST_CASE("Descent: run to the end, it agrees with exhaustive leaf tests, a recu
     REQUIRE(outcome != CollisionStatus::needs_more_work);
     const Body* trees[2] = {&a, &b};
     const bool reference = recursive_descent(trees, 0, 0, 0);
-    const bool touching = exact_touching(ExactVoxelShape(a.model, a.centre_of_mass_m), pose_of(a),
-                                         ExactVoxelShape(b.model, b.centre_of_mass_m), pose_of(b));
+    const bool touching = truth_of(a, b).touching;
     INFO("trial " << trial << ", levels " << levels);
     CHECK((outcome == CollisionStatus::colliding) == reference);
     if (outcome == CollisionStatus::colliding) {
@@ -233,7 +238,7 @@ TEST_CASE("Descent: the hit lists alternate between the trees, and a leaf target
     std::vector<EntityState> states(2);
     states[1].position_m = Vec3(2.2, 0, 0);  // touches the +x child only
     np.sync(pairs, entities, 0);
-    np.begin_frame(entities, states);
+    np.begin_frame(states);
     const std::uint32_t slot = np.order()[0];
     CHECK(np.step(slot, unlimited) == CollisionStatus::needs_more_work);
     // Root a met root b, and root a has children: root b is the target, a's children the tests.
@@ -254,7 +259,7 @@ TEST_CASE("Descent: the hit lists alternate between the trees, and a leaf target
     std::vector<EntityState> states(2);
     states[0].position_m = Vec3(2.2, 0, 0);
     np.sync(pairs, entities, 0);
-    np.begin_frame(entities, states);
+    np.begin_frame(states);
     const std::uint32_t slot = np.order()[0];
     CHECK(np.step(slot, unlimited) == CollisionStatus::needs_more_work);
     REQUIRE(np.hits(slot).size() == 1);
@@ -272,7 +277,7 @@ TEST_CASE("Descent: the hit lists alternate between the trees, and a leaf target
     std::vector<EntityState> states(2);
     states[1].position_m = Vec3(0, 2.6, 0);
     np.sync(pairs, entities, 0);
-    np.begin_frame(entities, states);
+    np.begin_frame(states);
     CHECK(np.step(np.order()[0], unlimited) == CollisionStatus::not_colliding);
     CHECK(np.sphere_tests() == 1);
   }
@@ -282,7 +287,7 @@ TEST_CASE("Descent: the hit lists alternate between the trees, and a leaf target
     std::vector<EntityState> states(2);
     states[1].position_m = Vec3(0, 2.2, 0);  // inside root a's reach, clear of both children
     np.sync(pairs, entities, 0);
-    np.begin_frame(entities, states);
+    np.begin_frame(states);
     const std::uint32_t slot = np.order()[0];
     CHECK(np.step(slot, unlimited) == CollisionStatus::needs_more_work);
     CHECK(np.step(slot, unlimited) == CollisionStatus::not_colliding);
@@ -364,8 +369,7 @@ TEST_CASE("Descent: the gap estimate bounds the exact separation, before and dur
   int separated = 0;
   for (int trial = 0; trial < 200; ++trial) {
     auto [a, b] = random_duo(rng, 5, true);
-    const ExactContact truth = exact_contact(ExactVoxelShape(a.model, a.centre_of_mass_m), pose_of(a),
-                                             ExactVoxelShape(b.model, b.centre_of_mass_m), pose_of(b));
+    const ExactContact truth = truth_of(a, b);
     Duo duo(a, b);
     Budget unlimited = Budget::unlimited();
     // At every level boundary of the descent the estimate must hold, including before any test.
@@ -386,8 +390,7 @@ TEST_CASE("Descent: the gap estimate after the end, mid-level, and from a reused
   int apart_after_tests = 0;
   for (int trial = 0; trial < 120; ++trial) {
     auto [a, b] = random_duo(rng, 5, true);
-    const ExactContact truth = exact_contact(ExactVoxelShape(a.model, a.centre_of_mass_m), pose_of(a),
-                                             ExactVoxelShape(b.model, b.centre_of_mass_m), pose_of(b));
+    const ExactContact truth = truth_of(a, b);
     // Mid-level: a budget of 3 tests stops most descents inside their second level.
     Duo part(a, b);
     Budget three = Budget::work(3);
@@ -422,7 +425,7 @@ TEST_CASE("Descent: the gap estimate after the end, mid-level, and from a reused
   pairs.record_start({0, 1});
   pairs.finish_frame();
   np.sync(pairs, entities, 0);
-  np.begin_frame(entities, states);
+  np.begin_frame(states);
   const std::uint32_t slot = np.order()[0];
   while (np.step(slot, unlimited) == CollisionStatus::needs_more_work) {
   }
@@ -433,7 +436,7 @@ TEST_CASE("Descent: the gap estimate after the end, mid-level, and from a reused
   pairs.finish_frame();
   np.sync(pairs, entities, 1);
   REQUIRE(np.order()[0] == slot);  // the freed slot, reused
-  np.begin_frame(entities, states);
+  np.begin_frame(states);
   while (np.step(slot, unlimited) == CollisionStatus::needs_more_work) {
   }
   REQUIRE(np.collision(slot).status == CollisionStatus::not_colliding);
@@ -446,7 +449,7 @@ TEST_CASE("Descent: the gap estimate after the end, mid-level, and from a reused
   only.record_start({0, 2});
   only.finish_frame();
   fresh.sync(only, entities, 1);
-  fresh.begin_frame(entities, states);
+  fresh.begin_frame(states);
   while (fresh.step(fresh.order()[0], unlimited) == CollisionStatus::needs_more_work) {
   }
   const GapEstimate clean = fresh.gap_estimate(fresh.order()[0], states);
@@ -484,7 +487,7 @@ TEST_CASE("Descent: a collision resumed after another one ran finishes as if nev
     pairs.record_start({2, 3});
     pairs.finish_frame();
     np.sync(pairs, entities, 0);
-    np.begin_frame(entities, states);
+    np.begin_frame(states);
     const std::uint32_t first = np.order()[0], second = np.order()[1];
     Budget some = Budget::work(ab_tests / 2);
     while (np.step(first, some) == CollisionStatus::needs_more_work && !some.was_exhausted()) {
@@ -522,8 +525,7 @@ TEST_CASE("Descent: the gap bound holds where sphere centres lie in empty space"
     b->collision = make_collision_model(b->tree, b->model, props.centre_of_mass_m, props.bounding_radius_m);
   }
   dot.state.position_m = ring.state.position_m;  // the dot in the middle of the hole
-  const ExactContact truth = exact_contact(ExactVoxelShape(ring.model, ring.centre_of_mass_m), pose_of(ring),
-                                           ExactVoxelShape(dot.model, dot.centre_of_mass_m), pose_of(dot));
+  const ExactContact truth = truth_of(ring, dot);
   REQUIRE_FALSE(truth.touching);
   CHECK(truth.separation_m == Approx(0.15).epsilon(1e-12));
   Duo duo(ring, dot);

@@ -43,7 +43,7 @@ struct Scene {
   std::int64_t total_tests = 0;  ///< sphere tests to resolve every collision
   /// Starts a frame: every collision active, priorities in [0, 1) from `seed`.
   void begin(std::uint64_t seed) {
-    narrowphase.begin_frame(world->entities(), world->states());
+    narrowphase.begin_frame(world->states());
     Rng rng(seed);
     for (const std::uint32_t slot : narrowphase.order()) narrowphase.collision(slot).priority = rng.uniform();
   }
