@@ -1,16 +1,23 @@
 #pragma once
 
-// Definition structs of the gaze part: where the viewer looks (004 section 2.3). The gaze
-// issue adds the mouse, replay and eye-tracker sources; fixed and scripted are here now.
+#include <string>
+
+// Definition structs of the gaze part: where the viewer looks (004 section 2.3: "an
+// eye-tracker to locate the user's point of gaze fixation"). docs/gaze.md walks through
+// every source and key.
 
 namespace fovea {
 
 enum class GazeSourceKind {
-  fixed,     ///< one point on the screen, all run long
-  scripted,  ///< seeded fixations and saccades over the screen (gaze/scripted_gaze.hpp)
+  fixed,      ///< one point on the screen, all run long
+  mouse,      ///< the mouse pointer in the window (needs rendering: a window to read it from)
+  scripted,   ///< seeded fixations and saccades over the screen (gaze/scripted_gaze.hpp)
+  replay,     ///< a gaze CSV recorded earlier, interpolated at frame times (gaze/replay_gaze.hpp)
+  pupil,      ///< Pupil Labs Core through the Pupil Remote network API (gaze/pupil_gaze.hpp)
+  gazepoint,  ///< Gazepoint through the Open Gaze API over TCP (gaze/gazepoint_gaze.hpp)
 };
 
-/// The scripted viewer's eye movements (docs/perception.md says where the numbers come from).
+/// The scripted viewer's eye movements (docs/gaze.md says where the numbers come from).
 struct ScriptedGazeSettings {
   double fixation_mean_ms = 250.0;  ///< mean fixation duration
   double fixation_sd_ms = 100.0;    ///< standard deviation of fixation durations (log-normal)
@@ -19,11 +26,49 @@ struct ScriptedGazeSettings {
   double margin = 0.1;
 };
 
+/// Which Pupil Capture topic carries the fixation.
+enum class PupilTopic {
+  surface,  ///< surfaces.<surface>: gaze mapped onto the screen surface (the usual set-up)
+  gaze,     ///< gaze.: gaze in the world camera's image, taken as the screen (screen-as-world set-ups)
+};
+
+/// What a frame uses when the source has no valid, current sample.
+enum class GazeFallbackKind {
+  centre,  ///< the screen's centre
+  mouse,   ///< the mouse pointer (needs a window)
+};
+
+struct GazeFallbackSettings {
+  /// The last valid point is held this long after its time stamp before `then` takes over:
+  /// a blink or a dropped sample should not move the scheduler's fixation.
+  double hold_ms = 200.0;
+  GazeFallbackKind then = GazeFallbackKind::centre;
+};
+
 struct GazeSettings {
   GazeSourceKind source = GazeSourceKind::fixed;
   double x_px = 960.0;  ///< fixed fixation point, pixels from the screen's left edge
   double y_px = 540.0;  ///< fixed fixation point, pixels from the screen's top edge (y down)
   ScriptedGazeSettings scripted;
+
+  /// replay: the CSV to read (t_s, x_px, y_px[, valid]; a gaze.csv of an earlier run).
+  std::string file;
+
+  /// pupil and gazepoint: where the tracker's server listens. Port 0 means the tracker's
+  /// default (Pupil Remote 50020, Gazepoint 4242). Only this host and port are contacted
+  /// (Pupil's SUB port too, on this host).
+  std::string host = "127.0.0.1";
+  int port = 0;
+  /// pupil: the surface defined in Pupil Capture's Surface Tracker for the screen.
+  std::string surface = "screen";
+  PupilTopic topic = PupilTopic::surface;
+  /// pupil: samples below this confidence are rejected (Pupil's own advice is 0.6).
+  double min_confidence = 0.6;
+
+  /// A tracker's newest sample older than this is not a current fixation (the tracker
+  /// stalled or stopped); the frame treats it as invalid and falls back.
+  double max_age_ms = 100.0;
+  GazeFallbackSettings fallback;
 };
 
 }  // namespace fovea

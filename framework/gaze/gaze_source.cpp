@@ -33,8 +33,20 @@ class FixedGaze final : public GazeSource {
 
 }  // namespace
 
+const char* gaze_source_name(GazeSourceKind kind) {
+  switch (kind) {
+    case GazeSourceKind::fixed: return "fixed";
+    case GazeSourceKind::mouse: return "mouse";
+    case GazeSourceKind::scripted: return "scripted";
+    case GazeSourceKind::replay: return "replay";
+    case GazeSourceKind::pupil: return "pupil";
+    case GazeSourceKind::gazepoint: return "gazepoint";
+  }
+  return "?";
+}
+
 std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const ScreenSettings& screen,
-                                             std::uint64_t seed) {
+                                             std::uint64_t seed, const GazeEnvironment& environment) {
   validate_screen(screen);
   switch (settings.source) {
     case GazeSourceKind::fixed: {
@@ -50,6 +62,13 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
     }
     case GazeSourceKind::scripted:
       return std::make_unique<ScriptedGaze>(settings.scripted, screen, seed);
+    case GazeSourceKind::mouse:
+    case GazeSourceKind::replay:
+    case GazeSourceKind::pupil:
+    case GazeSourceKind::gazepoint:
+      (void)environment;
+      throw std::invalid_argument(std::string("gaze.source: ") + gaze_source_name(settings.source) +
+                                  " is being built (issue 6)");
   }
   throw std::invalid_argument("gaze.source: unknown kind " + std::to_string(static_cast<int>(settings.source)));
 }

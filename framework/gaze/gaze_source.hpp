@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "gaze/gaze_settings.hpp"
 #include "perception/perception_settings.hpp"
@@ -12,23 +14,70 @@ namespace fovea {
 struct GazeSample {
   double x_px = 0;          ///< from the screen's left edge
   double y_px = 0;          ///< from the screen's top edge, y down
-  bool valid = false;       ///< false: the source has no fixation to give now
-  double time_s = 0;        ///< when the sample was taken, on the run's clock
+  bool valid = false;       ///< false: the source has no fixation to give now (blink, lost track)
+  double time_s = 0;        ///< when the eye was there, on the source's clock (GazeSource::clock)
   double confidence = 1.0;  ///< the source's confidence in [0, 1]; 1 for synthetic sources
 };
 
-/// A source of fixation points. The frame loop asks once per frame, with the run's clock
-/// (simulated time in headless runs, so a run is reproducible).
+/// The clock a source's time stamps are on.
+enum class GazeClock {
+  run,   ///< the run's clock, the time the frame loop passes in: simulated time in headless runs
+  wall,  ///< the process's monotonic clock, gaze_wall_clock_s(): trackers and the mouse
+};
+
+/// Seconds on the monotonic clock (std::chrono::steady_clock) that live sources stamp their
+/// samples with, so a sample's age is gaze_wall_clock_s() - time_s whatever the tracker's epoch.
+double gaze_wall_clock_s();
+
+/// A source of fixation points. The frame loop asks once per frame with the run's clock
+/// (simulated time in headless runs, so a run with a synthetic source is reproducible).
+/// Live sources ignore it and give their newest sample, stamped on the wall clock.
 class GazeSource {
  public:
   virtual ~GazeSource() = default;
-  /// The fixation at time `now_s`. Calls come with non-decreasing times.
+  /// The fixation at time `now_s` (run clock), or for live sources the newest sample. Calls
+  /// come with non-decreasing times and never block on a device or the network.
   virtual GazeSample sample(double now_s) = 0;
+  /// Which clock sample().time_s is on.
+  virtual GazeClock clock() const { return GazeClock::run; }
+  /// Inputs rejected so far: malformed or invalid messages and lost connections. Synthetic
+  /// sources never drop anything.
+  virtual std::uint64_t dropped() const { return 0; }
+  /// Moves the source's status messages since the last call (could not connect, connected,
+  /// lost, ...) to the end of `out`: each state change is said once, for the run to print.
+  virtual void take_messages(std::vector<std::string>& out) { (void)out; }
+};
+
+/// The mouse pointer as the window that owns it sees it. render/ implements this with SDL;
+/// tests with a fixed point. Window pixels, top-left origin, y down.
+struct PointerState {
+  double x_px = 0;
+  double y_px = 0;
+  double window_width_px = 0;   ///< the window's size, to map window pixels onto the screen's
+  double window_height_px = 0;
+  bool in_window = false;        ///< false: the pointer is outside the window (no sample)
+};
+
+class PointerInput {
+ public:
+  virtual ~PointerInput() = default;
+  virtual PointerState pointer() = 0;
+};
+
+/// What the factory may need besides the settings: the window's pointer for the mouse
+/// source (null in headless runs, where asking for the mouse is an error that says so).
+struct GazeEnvironment {
+  PointerInput* pointer = nullptr;
 };
 
 /// The source the settings name, for a screen of `screen`'s size; `seed` feeds the scripted
-/// source. Throws std::invalid_argument when a fixed point lies off the screen.
+/// source. Throws std::invalid_argument, naming the key, when the settings cannot work: a
+/// fixed point off the screen, a replay file that cannot be read, the mouse without a window.
+/// A tracker that is not running is not an error: its source starts, falls back and retries.
 std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const ScreenSettings& screen,
-                                             std::uint64_t seed);
+                                             std::uint64_t seed, const GazeEnvironment& environment = {});
+
+/// The config name of a source kind ("fixed", "pupil", ...), as frames.csv writes it.
+const char* gaze_source_name(GazeSourceKind kind);
 
 }  // namespace fovea

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "gaze/gaze_source.hpp"
+
+namespace fovea {
+
+/// What a tracker's receiver thread hands to the frame thread: the newest samples in a
+/// bounded ring (a flooding tracker overwrites the oldest, never grows memory), the count
+/// of dropped inputs and the status messages. Every call is short and takes one mutex, so
+/// the frame thread never waits on the network, only on another short critical section.
+class GazeInbox {
+ public:
+  /// Samples kept between two take_recent calls: two seconds of a 250 Hz tracker.
+  static constexpr std::size_t kRecentCapacity = 512;
+  /// Status messages kept until taken; older ones are discarded first.
+  static constexpr std::size_t kMessageCapacity = 32;
+
+  /// Receiver side: a new sample, valid or not, becomes the newest.
+  void publish(const GazeSample& sample);
+  /// Receiver side: `count` inputs were malformed, rejected, or lost with a connection.
+  void count_dropped(std::uint64_t count = 1) { dropped_.fetch_add(count, std::memory_order_relaxed); }
+  /// Receiver side: a state change to say once ("connected to ...", "lost ...").
+  void post(std::string message);
+
+  /// Frame side: the newest sample; invalid with time 0 before the first.
+  GazeSample newest() const;
+  std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  void take_messages(std::vector<std::string>& out);
+  /// Frame side: the samples published since the last call, oldest first, appended to
+  /// `out` (at most kRecentCapacity: the newest ones when more came).
+  void take_recent(std::vector<GazeSample>& out);
+
+ private:
+  mutable std::mutex mutex_;
+  GazeSample newest_;
+  std::array<GazeSample, kRecentCapacity> ring_{};
+  std::size_t ring_next_ = 0;   ///< where the next sample goes
+  std::size_t ring_count_ = 0;  ///< samples not yet taken, <= kRecentCapacity
+  std::vector<std::string> messages_;
+  std::atomic<std::uint64_t> dropped_{0};
+};
+
+/// Delays between reconnection attempts: first_s, doubling up to max_s; reset() after a
+/// success. A tracker that is not running costs one short attempt per delay, not a busy loop.
+class Backoff {
+ public:
+  Backoff(double first_s = 0.1, double max_s = 2.0) : first_s_(first_s), max_s_(max_s), next_s_(first_s) {}
+  double next_delay_s() {
+    const double d = next_s_;
+    next_s_ = next_s_ * 2 < max_s_ ? next_s_ * 2 : max_s_;
+    return d;
+  }
+  void reset() { next_s_ = first_s_; }
+
+ private:
+  double first_s_, max_s_, next_s_;
+};
+
+/// Sleeps `seconds` in slices of at most 10 ms; returns false early when a stop is
+/// requested, so a receiver thread ends within 10 ms of its source's destruction.
+bool sleep_unless_stopped(const std::stop_token& stop, double seconds);
+
+}  // namespace fovea

@@ -1,0 +1,1 @@
+#include "gaze/gazepoint_gaze.hpp"

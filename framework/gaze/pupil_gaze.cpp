@@ -1,0 +1,1 @@
+#include "gaze/pupil_gaze.hpp"

@@ -1,0 +1,1 @@
+// issue 6: written next
