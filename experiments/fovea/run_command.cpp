@@ -13,6 +13,7 @@
 #include "core/stopwatch.hpp"
 #include "record/collision_log.hpp"
 #include "record/frame_log.hpp"
+#include "record/gaze_log.hpp"
 #include "record/manifest.hpp"
 #include "record/progress.hpp"
 #include "record/results_folder.hpp"
@@ -108,6 +109,13 @@ std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded) {
     std::cerr << loaded.error_at(group(e.group_index()) + e.setting(), e.what()) << "\n";
   } catch (const std::bad_alloc&) {
     std::cerr << loaded.source << ": not enough memory to build this world\n";
+  } catch (const std::invalid_argument& e) {
+    // The parts name the key at fault first ("gaze.source: mouse reads ..."): point at its line.
+    const std::string message = e.what();
+    const std::size_t colon = message.find(": ");
+    const std::string key = message.substr(0, colon);
+    const bool keyed = colon != std::string::npos && key.find(' ') == std::string::npos;
+    std::cerr << (keyed ? loaded.error_at(key, message.substr(colon + 2)) : loaded.source + ": " + message) << "\n";
   }
   return nullptr;
 }
@@ -157,12 +165,20 @@ int run_command(const RunOptions& options) {
     FrameLog log((folder / "frames.csv").string(), settings.ground_truth);
     std::optional<CollisionLog> collision_log;
     if (settings.record.collisions) collision_log.emplace((folder / "collisions.csv").string(), settings.ground_truth);
+    std::optional<GazeLog> gaze_log;
+    if (settings.record.gaze) gaze_log.emplace((folder / "gaze.csv").string());
+    std::vector<std::string> gaze_messages;
     Progress progress(settings.frames, !options.quiet && Progress::stderr_is_terminal());
     for (; frames_done < settings.frames; ++frames_done) {
       if (g_stop_signal != 0) break;
       const FrameStats stats = world->step();
       log.write(stats, {kinetic_energy_j(world->states(), world->entities())});
       if (collision_log) collision_log->write(stats.frame, *world);
+      if (gaze_log) gaze_log->write(stats);
+      // A tracker's state changes (not found, connected, lost), each said once.
+      world->gaze().take_messages(gaze_messages);
+      for (const std::string& message : gaze_messages) std::cerr << "fovea: gaze: " << message << "\n";
+      gaze_messages.clear();
       wall_hits += stats.wall_hits;
       sphere_tests += stats.sphere_tests;
       interrupted_collisions += stats.interrupted;
@@ -238,8 +254,15 @@ int run_command(const RunOptions& options) {
 }
 
 int validate_command(const std::string& config_path, const std::vector<config::Override>& overrides) {
-  const std::optional<config::LoadedConfig> loaded = load(config_path, overrides);
+  std::optional<config::LoadedConfig> loaded = load(config_path, overrides);
   if (!loaded) return kExitBadInput;
+  // Live gaze (the mouse, a tracker) depends on where the config runs, not on the config:
+  // validating on a machine with no window or no tracker must not fail, nor connect to one.
+  GazeSettings& gaze = loaded->settings.gaze;
+  const bool live = gaze.source == GazeSourceKind::mouse || gaze.source == GazeSourceKind::pupil ||
+                    gaze.source == GazeSourceKind::gazepoint;
+  if (live) gaze.source = GazeSourceKind::scripted;
+  gaze.fallback.then = GazeFallbackKind::centre;
   if (!build_world(*loaded)) return kExitBadInput;
   return kExitOk;
 }

@@ -1,5 +1,6 @@
 #include "config/config.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "config/settings_schema.hpp"
+#include "gaze/replay_gaze.hpp"
 #include "perception/perception_model.hpp"
 #include "perception/view.hpp"
 #include "schedule/scheduler.hpp"
@@ -219,6 +221,29 @@ void apply_perception_model_file(LoadedConfig& loaded) {
   check("lapse_rate", inline_model.lapse_rate == model.lapse_rate);
 }
 
+/// The gaze keys that depend on each other or on a file: the replay file is read here, so a
+/// bad recording is reported at load time with its own file and line.
+void check_gaze(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
+  GazeSettings& gaze = loaded.settings.gaze;
+  if (!gaze.file.empty() && std::filesystem::path(gaze.file).is_relative())
+    gaze.file = std::filesystem::absolute(base_folder / gaze.file).lexically_normal().string();
+  if (gaze.source == GazeSourceKind::replay) {
+    if (gaze.file.empty())
+      throw ConfigError(loaded.error_at("gaze.source", "source: replay needs gaze.file, the gaze CSV to play back"));
+    try {
+      (void)read_gaze_csv(gaze.file);
+    } catch (const std::runtime_error& e) {
+      throw ConfigError(loaded.error_at("gaze.file", e.what()));
+    }
+  }
+  // Letters, digits, '.', '-' and ':' cover host names and IPv4 and IPv6 addresses; anything
+  // else (a URL, a space) is a mistake better caught here than as a connection that never works.
+  for (const char c : gaze.host)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':'))
+      throw ConfigError(loaded.error_at("gaze.host", "expected a host name or an IP address (letters, digits, '.', '-', "
+                                                     "':'), found \"" + gaze.host + "\""));
+}
+
 /// Checks between keys, and file paths made absolute from `base_folder`.
 void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   Settings& settings = loaded.settings;
@@ -234,6 +259,7 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
       throw ConfigError(loaded.error_at("gaze.y_px", "the fixation point lies off the " + std::to_string(screen.height_px) +
                                                          " px high screen (perception.view.screen.height_px)"));
   }
+  check_gaze(loaded, base_folder);
   std::string& model_file = settings.perception.model.file;
   if (!model_file.empty()) {
     if (std::filesystem::path(model_file).is_relative())

@@ -152,6 +152,18 @@ std::string parse_name(const YAML::Node& node, const std::string& path, const YA
   return node.Scalar();
 }
 
+std::string parse_text(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state) {
+  const auto valid = [](const std::string& text) {
+    if (text.empty() || text.size() > 256) return false;
+    for (const char c : text)
+      if (std::iscntrl(static_cast<unsigned char>(c))) return false;
+    return true;
+  };
+  if (!node.IsScalar() || !valid(node.Scalar()))
+    state.fail(path, mark_of(node, mark), "expected one line of text (1 to 256 characters), found " + found_text(node));
+  return node.Scalar();
+}
+
 std::size_t parse_choice(const YAML::Node& node, const std::vector<std::string>& names, const std::string& path,
                          const YAML::Mark& mark, ParseState& state) {
   if (node.IsScalar())

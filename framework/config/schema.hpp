@@ -83,6 +83,7 @@ Vec3 parse_vec3(const YAML::Node& node, const NumberRange& range, const std::str
                 ParseState& state);
 bool parse_bool(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
 std::string parse_name(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
+std::string parse_text(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
 /// Index of node's text in `names`, or a "did you mean" error.
 std::size_t parse_choice(const YAML::Node& node, const std::vector<std::string>& names, const std::string& path,
                          const YAML::Mark& mark, ParseState& state);
@@ -178,6 +179,19 @@ class Section {
                [=](YAML::Emitter& out, const S& s) { out << s.*member; },
                [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
                  keys.push_back({p, "name (letters, digits, - _ .)", d.*member, doc});
+               });
+  }
+
+  /// A line of text: any scalar up to 256 characters without control characters (a
+  /// host name, a Pupil surface name, which may hold spaces).
+  Section& text(const char* key, std::string S::*member, const char* doc) {
+    return add(key,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 s.*member = parse_text(n, p, m, st);
+               },
+               [=](YAML::Emitter& out, const S& s) { out << YAML::DoubleQuoted << s.*member; },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 keys.push_back({p, "text", "\"" + d.*member + "\"", doc});
                });
   }
 

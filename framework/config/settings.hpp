@@ -10,6 +10,7 @@ namespace fovea {
 /// What a run writes besides frames.csv and summary.json (docs/results.md).
 struct RecordSettings {
   bool collisions = false;  ///< collisions.csv: one row per collision per frame
+  bool gaze = false;        ///< gaze.csv: the fixation each frame used, replayable (docs/gaze.md)
 };
 
 /// Everything a run reads from its config. Each part's own settings struct lives with the

@@ -171,19 +171,50 @@ Section<ScriptedGazeSettings> scripted_gaze_schema() {
   return s;
 }
 
+Section<GazeFallbackSettings> gaze_fallback_schema() {
+  Section<GazeFallbackSettings> s;
+  s.number("hold_ms", &GazeFallbackSettings::hold_ms, between(0, 1e6),
+           "hold the last valid fixation this long after its time stamp, ms");
+  s.choice("then", &GazeFallbackSettings::then, {{"centre", GazeFallbackKind::centre}, {"mouse", GazeFallbackKind::mouse}},
+           "after the hold: the screen's centre, or the mouse (needs a window)");
+  return s;
+}
+
 Section<GazeSettings> gaze_schema() {
   Section<GazeSettings> s;
-  s.choice("source", &GazeSettings::source, {{"fixed", GazeSourceKind::fixed}, {"scripted", GazeSourceKind::scripted}},
-           "where the fixation point comes from: fixed (x_px, y_px) or scripted (seeded fixations and saccades)");
+  s.choice("source", &GazeSettings::source,
+           {{"fixed", GazeSourceKind::fixed},
+            {"mouse", GazeSourceKind::mouse},
+            {"scripted", GazeSourceKind::scripted},
+            {"replay", GazeSourceKind::replay},
+            {"pupil", GazeSourceKind::pupil},
+            {"gazepoint", GazeSourceKind::gazepoint}},
+           "where the fixation point comes from: fixed (x_px, y_px), mouse (the pointer in the window), "
+           "scripted (seeded fixations and saccades), replay (file), pupil (Pupil Capture) or gazepoint "
+           "(Gazepoint Control); docs/gaze.md");
   s.number("x_px", &GazeSettings::x_px, between(0, 65536), "fixed fixation point, pixels from the screen's left edge");
   s.number("y_px", &GazeSettings::y_px, between(0, 65536), "fixed fixation point, pixels from the screen's top edge");
-  s.section("scripted", &GazeSettings::scripted, scripted_gaze_schema(), "the scripted viewer (docs/perception.md)");
+  s.section("scripted", &GazeSettings::scripted, scripted_gaze_schema(), "the scripted viewer (docs/gaze.md)");
+  s.path("file", &GazeSettings::file, "replay: the gaze CSV to play back (t_s, x_px, y_px[, valid]; a run's gaze.csv)");
+  s.text("host", &GazeSettings::host, "pupil, gazepoint: the tracker's host; only it is contacted");
+  s.number("port", &GazeSettings::port, between(0, 65535),
+           "pupil, gazepoint: the tracker's port; 0 for its default (Pupil Remote 50020, Gazepoint 4242)");
+  s.text("surface", &GazeSettings::surface, "pupil: the surface defined on the screen in Pupil Capture's Surface Tracker");
+  s.choice("topic", &GazeSettings::topic, {{"surface", PupilTopic::surface}, {"gaze", PupilTopic::gaze}},
+           "pupil: surface (gaze mapped onto the surface) or gaze (the world image taken as the screen)");
+  s.number("min_confidence", &GazeSettings::min_confidence, between(0, 1),
+           "pupil: samples below this confidence are not used");
+  s.number("max_age_ms", &GazeSettings::max_age_ms, between(0, 1e6),
+           "a sample older than this is not a current fixation (a stalled tracker): the fallback takes over, ms");
+  s.section("fallback", &GazeSettings::fallback, gaze_fallback_schema(),
+            "what a frame uses when the source has no valid, current sample");
   return s;
 }
 
 Section<RecordSettings> record_schema() {
   Section<RecordSettings> s;
   s.boolean("collisions", &RecordSettings::collisions, "write collisions.csv: one row per collision per frame");
+  s.boolean("gaze", &RecordSettings::gaze, "write gaze.csv: the fixation each frame used, replayable (docs/gaze.md)");
   return s;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "core/format.hpp"
+#include "gaze/mouse_gaze.hpp"
+#include "gaze/replay_gaze.hpp"
 #include "gaze/scripted_gaze.hpp"
 #include "perception/view.hpp"
 
@@ -63,10 +65,20 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
     case GazeSourceKind::scripted:
       return std::make_unique<ScriptedGaze>(settings.scripted, screen, seed);
     case GazeSourceKind::mouse:
+      if (environment.pointer == nullptr)
+        throw std::invalid_argument(
+            "gaze.source: mouse reads the pointer of fovea's window, and this run has no window (it is "
+            "headless); use fixed, scripted or replay for headless runs");
+      return std::make_unique<MouseGaze>(*environment.pointer, screen);
     case GazeSourceKind::replay:
+      if (settings.file.empty()) throw std::invalid_argument("gaze.file: the replay source needs a gaze CSV to replay");
+      try {
+        return std::make_unique<ReplayGaze>(read_gaze_csv(settings.file));
+      } catch (const std::runtime_error& e) {
+        throw std::invalid_argument(std::string("gaze.file: ") + e.what());
+      }
     case GazeSourceKind::pupil:
     case GazeSourceKind::gazepoint:
-      (void)environment;
       throw std::invalid_argument(std::string("gaze.source: ") + gaze_source_name(settings.source) +
                                   " is being built (issue 6)");
   }

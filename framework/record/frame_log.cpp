@@ -10,7 +10,8 @@ std::vector<std::string> FrameLog::columns(bool ground_truth) {
   std::vector<std::string> c = {"frame",       "sim_time_s",      "entities",
                                 "kinetic_energy_j", "wall_hits",   "pairs",
                                 "pairs_started",    "pairs_stopped", "gaze_x_px",
-                                "gaze_y_px",        "collisions",    "resolved_colliding",
+                                "gaze_y_px",        "gaze_source",   "gaze_valid",
+                                "gaze_age_ms",      "gaze_dropped",  "collisions",    "resolved_colliding",
                                 "resolved_not_colliding", "interrupted", "sphere_tests",
                                 "budget_exhausted", "budget_overshoot_us", "nabla_est",
                                 "p_est"};
@@ -45,8 +46,13 @@ void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
   record(stats.pairs);
   record(stats.pairs_started);
   record(stats.pairs_stopped);
-  record(stats.gaze_x_px);
-  record(stats.gaze_y_px);
+  record(stats.gaze.x_px);
+  record(stats.gaze.y_px);
+  csv_.cell(std::string_view(stats.gaze.source));
+  ++column;  // text: no summary
+  record(std::int64_t{stats.gaze.valid ? 1 : 0});
+  record(stats.gaze.age_ms);
+  record(static_cast<std::int64_t>(stats.gaze.dropped));
   record(stats.collisions);
   record(stats.resolved_colliding);
   record(stats.resolved_not_colliding);
@@ -72,7 +78,7 @@ nlohmann::ordered_json FrameLog::column_summaries() const {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   const std::vector<std::string> names = columns(ground_truth_);
   for (std::size_t c = 0; c < names.size(); ++c) {
-    if (names[c] == "frame") continue;
+    if (names[c] == "frame" || names[c] == "gaze_source") continue;  // an index, a text
     if (columns_[c].count() == 0) {
       j[names[c]] = nullptr;  // no frame had a value: say so rather than invent zeros
       continue;

@@ -44,7 +44,8 @@ std::uint64_t model_seed(std::uint64_t seed, std::uint32_t group, int variant) {
 
 }  // namespace
 
-Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t seed)
+Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t seed,
+                     const GazeEnvironment& environment)
     : settings_(animation_settings),
       box_{Vec3(0.0), animation_settings.world.box_size_m},
       scheduler_(make_scheduler(animation_settings.schedule)),
@@ -52,7 +53,7 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
                                animation_settings.schedule.kind == SchedulerKind::priority_queues),
       view_(animation_settings.perception.view, box_),
       perception_model_(animation_settings.perception.model),
-      gaze_(make_gaze_source(animation_settings.gaze, animation_settings.perception.view.screen, seed)) {
+      gaze_(animation_settings.gaze, animation_settings.perception.view.screen, seed, environment) {
   const WorldSettings& settings = animation_settings.world;
   const std::vector<std::vector<Entity>> prototypes = build_models(settings, seed);
   double max_radius_m = 0;
@@ -240,9 +241,9 @@ FrameStats Animation::step() {
   Stopwatch phase_clock;
 
   // The fixation point for this frame, on the run's clock (simulated time: reproducible).
-  const GazeSample gaze = gaze_->sample(sim_time_s());
-  stats.gaze_x_px = gaze.x_px;
-  stats.gaze_y_px = gaze.y_px;
+  stats.gaze_time_s = sim_time_s();
+  stats.gaze = gaze_.at(stats.gaze_time_s);
+  const FrameGaze& gaze = stats.gaze;
 
   integrate_motion(states_, entities_, settings_.world.gravity_mps2, settings_.world.time_step_s);
   stats.phase_ms[static_cast<int>(Phase::integrate)] = phase_clock.elapsed_ms();
@@ -295,7 +296,7 @@ FrameStats Animation::step() {
 
 namespace fovea {
 
-void Animation::perceive(std::uint32_t slot, const GazeSample& gaze, bool at_start) {
+void Animation::perceive(std::uint32_t slot, const FrameGaze& gaze, bool at_start) {
   Collision& c = narrowphase_.collision(slot);
   const GapEstimate g = at_start ? narrowphase_.initial_gap_estimate(slot, states_) : narrowphase_.gap_estimate(slot, states_);
   const PerceivedGap p =
@@ -315,7 +316,7 @@ void Animation::perceive(std::uint32_t slot, const GazeSample& gaze, bool at_sta
   if (at_start) c.priority = p.visible && p.probability >= 0 ? p.probability : -1.0;
 }
 
-void Animation::measure(const GazeSample& gaze, FrameStats& stats) {
+void Animation::measure(const FrameGaze& gaze, FrameStats& stats) {
   stats.collisions = static_cast<std::int64_t>(narrowphase_.size());
   stats.sphere_tests = narrowphase_.sphere_tests();
   const bool truth_on = settings_.ground_truth;

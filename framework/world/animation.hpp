@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "broadphase/sweep_and_prune.hpp"
-#include "gaze/gaze_source.hpp"
+#include "gaze/gaze.hpp"
 #include "narrowphase/exact_voxel_test.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "perception/perception_model.hpp"
@@ -52,8 +52,8 @@ struct FrameStats {
   double frame_ms = 0;            ///< wall-clock time of the whole step
 
   // The narrow phase (004 section 3.4); docs/metrics.md defines each.
-  double gaze_x_px = 0;           ///< the fixation point the frame was scheduled for
-  double gaze_y_px = 0;
+  FrameGaze gaze;                 ///< the fixation point the frame was scheduled for, and its origin
+  double gaze_time_s = 0;         ///< the run's clock when the gaze was asked for: the frame's start
   std::int64_t collisions = 0;    ///< collisions refined this frame (one per overlapping pair)
   std::int64_t resolved_colliding = 0;      ///< outcome 1: leaf-leaf intersection
   std::int64_t resolved_not_colliding = 0;  ///< outcome 2: no intersection left
@@ -107,7 +107,8 @@ inline constexpr std::int64_t kMaxModelVoxelCells = std::int64_t{1} << 27;
 /// and PlacementError when the entities do not fit.
 class Animation {
  public:
-  Animation(const AnimationSettings& settings, std::uint64_t seed);
+  /// `environment` gives the gaze part what only an app has: the window's mouse pointer.
+  Animation(const AnimationSettings& settings, std::uint64_t seed, const GazeEnvironment& environment = {});
   /// A world with the default detection settings.
   Animation(const WorldSettings& world, std::uint64_t seed) : Animation(with_world(world), seed) {}
 
@@ -137,6 +138,8 @@ class Animation {
   /// The exact test's verdict on the collision in `slot` in the last step.
   const CollisionTruth& collision_truth(std::uint32_t slot) const { return truth_[slot]; }
   const PerceptionModel& perception_model() const { return perception_model_; }
+  /// The gaze part: its source (to switch it live) and the source's status messages.
+  Gaze& gaze() { return gaze_; }
   std::int64_t frames_done() const { return frames_done_; }
   double sim_time_s() const { return static_cast<double>(frames_done_) * settings_.world.time_step_s; }
 
@@ -166,16 +169,16 @@ class Animation {
   bool scheduler_uses_priority_ = false;
   View view_;
   PerceptionModel perception_model_;
-  std::unique_ptr<GazeSource> gaze_;
+  Gaze gaze_;
   std::vector<ExactVoxelShape> exact_shapes_;  // by ModelId; only with ground truth
   std::vector<CollisionTruth> truth_;           // by collision slot
   std::int64_t frames_done_ = 0;
 
   /// Places a collision on screen (004 section 3.4.2): `at_start`, from the entities' centres,
   /// setting its priority f(e, g); otherwise from its deepest spheres now.
-  void perceive(std::uint32_t slot, const GazeSample& gaze, bool at_start);
+  void perceive(std::uint32_t slot, const FrameGaze& gaze, bool at_start);
   /// nabla, P and the ground truth of the frame's outcome.
-  void measure(const GazeSample& gaze, FrameStats& stats);
+  void measure(const FrameGaze& gaze, FrameStats& stats);
 };
 
 }  // namespace fovea

@@ -122,14 +122,16 @@ TEST_CASE("fovea run: writes a complete results folder", "[cli]") {
   const auto rows = lines_of(read_file(out / "frames.csv"));
   REQUIRE(rows.size() == 31);
   CHECK(rows[0] == "frame,sim_time_s,entities,kinetic_energy_j,wall_hits,pairs,pairs_started,pairs_stopped,"
-                    "gaze_x_px,gaze_y_px,collisions,resolved_colliding,resolved_not_colliding,interrupted,"
+                    "gaze_x_px,gaze_y_px,gaze_source,gaze_valid,gaze_age_ms,gaze_dropped,collisions,resolved_colliding,resolved_not_colliding,interrupted,"
                     "sphere_tests,budget_exhausted,budget_overshoot_us,nabla_est,p_est,integrate_ms,walls_ms,"
                     "broadphase_ms,narrowphase_ms,metrics_ms,frame_ms");
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto cells = split(rows[i]);
-    REQUIRE(cells.size() == 25);
+    REQUIRE(cells.size() == 29);
     CHECK(cells[0] == std::to_string(i - 1));
     CHECK(cells[2] == "200");
+    CHECK(cells[10] == "fixed");
+    CHECK(cells[11] == "1");
   }
 
   const auto manifest = read_json(out / "manifest.json");
@@ -247,6 +249,46 @@ TEST_CASE("fovea run: bad input gets one clear line, exit status 2 and no result
   CHECK_FALSE(std::filesystem::exists(dir / "results"));
 }
 
+TEST_CASE("fovea run: record gaze.csv, replay it, and the same frames come out", "[cli][gaze]") {
+  TempDir dir;
+  std::ofstream(dir / "small.yaml") << kSmallConfig;
+  const auto a = run_process({kFovea, "run", "small.yaml", "--quiet", "--out", "a", "--set", "gaze.source=scripted",
+                              "--set", "gaze.scripted.fixation_mean_ms=80", "--set", "record.gaze=true"},
+                             dir.path());
+  REQUIRE(a.status == 0);
+  const auto gaze_rows = lines_of(read_file(dir / "a" / "gaze.csv"));
+  REQUIRE(gaze_rows.size() == lines_of(read_file(dir / "a" / "frames.csv")).size());
+  CHECK(gaze_rows[0] == "t_s,x_px,y_px,valid,source,age_ms");
+  CHECK(gaze_rows[1].rfind("0,960,540,1,scripted,0", 0) == 0);  // the scripted viewer starts at the centre
+
+  const auto b = run_process({kFovea, "run", "small.yaml", "--quiet", "--out", "b", "--set", "gaze.source=replay",
+                              "--set", "gaze.file=a/gaze.csv"},
+                             dir.path());
+  INFO(b.err);
+  REQUIRE(b.status == 0);
+  // Everything but the source's name and the wall clock is the same.
+  std::string fa = without_wall_clock(read_file(dir / "a" / "frames.csv"));
+  const std::string fb = without_wall_clock(read_file(dir / "b" / "frames.csv"));
+  for (std::size_t at = fa.find(",scripted,"); at != std::string::npos; at = fa.find(",scripted,", at))
+    fa.replace(at, 10, ",replay,");
+  CHECK(fa == fb);
+}
+
+TEST_CASE("fovea run: the mouse needs a window, and a headless run says so", "[cli][gaze]") {
+  TempDir dir;
+  std::ofstream(dir / "mouse.yaml") << "frames: 5\ngaze: {source: mouse}\n";
+  const auto r = run_process({kFovea, "run", "mouse.yaml", "--out", "never"}, dir.path());
+  CHECK(r.status == 2);
+  CHECK(r.err ==
+        "mouse.yaml:2:8: gaze.source: mouse reads the pointer of fovea's window, and this run has no window "
+        "(it is headless); use fixed, scripted or replay for headless runs\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "never"));
+  // The config itself is valid: where it runs decides whether there is a mouse.
+  const auto v = run_process({kFovea, "validate", "mouse.yaml"}, dir.path());
+  CHECK(v.status == 0);
+  CHECK(v.err.empty());
+}
+
 TEST_CASE("fovea run: --out refuses a folder that holds results already", "[cli][errors]") {
   TempDir dir;
   REQUIRE(run_process({kFovea, "run", "--frames", "3", "--quiet", "--out", "o"}, dir.path()).status == 0);
@@ -272,7 +314,7 @@ TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli]
   CHECK(rows.size() >= 2000);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto cells = split(rows[i]);
-    REQUIRE(cells.size() == 25);
+    REQUIRE(cells.size() == 29);
     REQUIRE(cells[0] == std::to_string(i - 1));
   }
   // The manifest shows the run never ended.

@@ -303,3 +303,63 @@ TEST_CASE("config: a perception model file replaces the inline model, and a conf
   CHECK_THROWS_WITH(config::load_config_file((dir / "uses_bad.yaml").string()),
                     Catch::Contains("bad_model.yaml:1:16: threshold_deg: expected a number in [1e-06, 180], found -1"));
 }
+
+TEST_CASE("config: the gaze keys are read, the replay file is read at load, bad values named", "[config][gaze]") {
+  const auto loaded = load_config_text(R"(
+gaze:
+  source: pupil
+  host: tracker-pc.lab
+  port: 50021
+  surface: Screen 1
+  topic: gaze
+  min_confidence: 0.8
+  max_age_ms: 50
+  fallback: {hold_ms: 150, then: mouse}
+record: {gaze: true}
+)",
+                                       "test.yaml");
+  const GazeSettings& g = loaded.settings.gaze;
+  CHECK(g.source == GazeSourceKind::pupil);
+  CHECK(g.host == "tracker-pc.lab");
+  CHECK(g.port == 50021);
+  CHECK(g.surface == "Screen 1");
+  CHECK(g.topic == PupilTopic::gaze);
+  CHECK(g.min_confidence == 0.8);
+  CHECK(g.max_age_ms == 50);
+  CHECK(g.fallback.hold_ms == 150);
+  CHECK(g.fallback.then == GazeFallbackKind::mouse);
+  CHECK(loaded.settings.record.gaze);
+  // The resolved config loads back the same (the surface's space survives quoting).
+  const auto again = load_config_text(config::resolved_yaml(loaded.settings), "resolved.yaml");
+  CHECK(again.settings.gaze.surface == "Screen 1");
+  CHECK(again.settings.gaze.host == "tracker-pc.lab");
+
+  CHECK(error_of("gaze: {source: replay}\n") ==
+        "test.yaml:1:8: gaze.source: source: replay needs gaze.file, the gaze CSV to play back");
+  CHECK(error_of("gaze: {host: 'http://x'}\n") ==
+        "test.yaml:1:8: gaze.host: expected a host name or an IP address (letters, digits, '.', '-', ':'), found "
+        "\"http://x\"");
+  CHECK(error_of("gaze: {surface: ''}\n") ==
+        "test.yaml:1:17: gaze.surface: expected one line of text (1 to 256 characters), found \"\"");
+  CHECK(error_of("gaze: {port: 70000}\n") == "test.yaml:1:14: gaze.port: expected an integer in [0, 65535], found 70000");
+  CHECK(error_of("gaze: {fallback: {then: nowhere}}\n") ==
+        "test.yaml:1:25: gaze.fallback.then: expected one of centre, mouse, found \"nowhere\"");
+  CHECK(error_of("gaze: {source: eyelink}\n").find("expected one of fixed, mouse, scripted, replay, pupil, gazepoint") !=
+        std::string::npos);
+
+  // A replay file: relative to the config's folder, read at load, its errors with its line.
+  test::TempDir dir;
+  std::filesystem::create_directories(dir / "study");
+  std::ofstream(dir / "study" / "session.csv") << "t_s,x_px,y_px\n0,1,2\n0,3,4\n";
+  std::ofstream(dir / "study" / "run.yaml") << "gaze: {source: replay, file: session.csv}\n";
+  try {
+    config::load_config_file((dir / "study" / "run.yaml").string());
+    FAIL("a replay file with repeated times was accepted");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("run.yaml:1:24: gaze.file: ") &&
+                             Catch::Contains("session.csv:3: t_s 0 does not come after the previous row's 0"));
+  }
+  std::ofstream(dir / "study" / "session.csv") << "t_s,x_px,y_px\n0,1,2\n0.5,3,4\n";
+  const auto replay = config::load_config_file((dir / "study" / "run.yaml").string());
+  CHECK(replay.settings.gaze.file == (dir / "study" / "session.csv").lexically_normal().string());
+}

@@ -91,7 +91,8 @@ TEST_CASE("Frame metrics: a work budget and a seed give the same frames twice", 
     const FrameStats y = b.step();
     CHECK(x.sphere_tests == y.sphere_tests);
     CHECK(x.interrupted == y.interrupted);
-    CHECK(x.gaze_x_px == y.gaze_x_px);
+    CHECK(x.gaze.x_px == y.gaze.x_px);
+    CHECK(x.gaze.y_px == y.gaze.y_px);
     CHECK(x.nabla_est_m == y.nabla_est_m);
     CHECK(x.p_est == y.p_est);
     CHECK(x.p_true == y.p_true);

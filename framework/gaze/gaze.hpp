@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gaze/gaze_source.hpp"
+
+namespace fovea {
+
+/// The fixation one frame is scheduled for, and where it came from: frames.csv's gaze
+/// columns (docs/results.md) and gaze.csv's rows.
+struct FrameGaze {
+  double x_px = 0;            ///< from the screen's left edge
+  double y_px = 0;            ///< from the screen's top edge, y down
+  /// What gave the point: the configured source's name ("pupil"), or "hold" (its last valid
+  /// sample, held), "centre" or "mouse" (the fallback). A string literal.
+  const char* source = "";
+  bool valid = false;         ///< the configured source gave a valid, current sample this frame
+  /// The point's age at the frame: the clock's now minus the sample's time, milliseconds
+  /// (gaze-to-frame latency for trackers, 0 for synthetic sources); NaN for the centre.
+  double age_ms = 0;
+  std::uint64_t dropped = 0;  ///< inputs the source has rejected so far (malformed, lost connections)
+};
+
+/// The gaze part as the frame loop sees it: the configured source plus the fallback for
+/// frames it has no valid, current sample for (issue 6). Each frame:
+///  1. the source's sample, if valid and at most max_age_ms old, is used;
+///  2. else its last used sample is held while it is at most fallback.hold_ms old;
+///  3. else fallback.then gives the point: the screen's centre, or the mouse.
+/// Ages are measured on the source's clock: the run's for synthetic and replayed sources,
+/// the wall clock for trackers and the mouse.
+class Gaze {
+ public:
+  /// Builds the source the settings name (make_gaze_source) and the fallback. Throws
+  /// std::invalid_argument naming the key when either cannot work (the mouse without a
+  /// window, a replay file that cannot be read).
+  Gaze(const GazeSettings& settings, const ScreenSettings& screen, std::uint64_t seed,
+       const GazeEnvironment& environment = {});
+  /// A given source (tests, a source built elsewhere) named `name` in the records.
+  Gaze(std::unique_ptr<GazeSource> source, const char* name, const GazeSettings& settings, const ScreenSettings& screen,
+       const GazeEnvironment& environment = {});
+
+  /// The fixation for a frame at `run_time_s` on the run's clock.
+  FrameGaze at(double run_time_s);
+
+  /// Switches to another source live (the interactive panel): the held sample is forgotten,
+  /// the fallback stays. Throws as the constructor does, leaving the current source in place.
+  void switch_source(const GazeSettings& settings, std::uint64_t seed);
+
+  /// The source's status messages since the last call ("pupil: connected ..."), each once.
+  void take_messages(std::vector<std::string>& out) { source_->take_messages(out); }
+  GazeSource& source() { return *source_; }
+  const GazeSettings& settings() const { return settings_; }
+
+ private:
+  GazeSettings settings_;
+  ScreenSettings screen_;
+  GazeEnvironment environment_;
+  std::unique_ptr<GazeSource> source_;
+  const char* source_name_ = "";
+  std::unique_ptr<GazeSource> fallback_mouse_;  ///< with fallback.then = mouse
+  std::optional<GazeSample> held_;              ///< the last sample used as valid
+};
+
+}  // namespace fovea
