@@ -267,19 +267,23 @@ std::optional<std::string_view> OpenGazeFramer::next_element() {
       compact();
       return std::nullopt;
     }
-    // One pass from the '<' to whichever comes first, the element's end or another '<'.
-    std::size_t i = start_ + 1;
+    // On from where the last call stopped, to whichever comes first: the element's end or
+    // another '<'.
+    std::size_t i = start_ + std::max<std::size_t>(1, scanned_);
     while (i < buffer_.size() && buffer_[i] != '<' && !(buffer_[i] == '>' && buffer_[i - 1] == '/')) ++i;
     if (i == buffer_.size()) {
-      if (buffer_.size() - start_ > kMaxRecordBytes) {
+      scanned_ = i - start_;
+      if (scanned_ > kMaxRecordBytes) {
         // Too long to be an element: discard it, and what follows up to the next '<'.
         ++dropped_;
         in_garbage_ = true;
         start_ = buffer_.size();
+        scanned_ = 0;
       }
       compact();
       return std::nullopt;
     }
+    scanned_ = 0;
     if (buffer_[i] == '<') {  // truncated: resume at the new element
       ++dropped_;
       start_ = i;

@@ -94,6 +94,9 @@ class OpenGazeFramer {
 
   std::string buffer_;
   std::size_t start_ = 0;    ///< first byte not consumed yet
+  /// Bytes after start_ already searched for the element's end, so that an element arriving
+  /// a byte at a time is scanned once, not once per read.
+  std::size_t scanned_ = 0;
   bool in_garbage_ = false;  ///< inside a run of dropped bytes that was counted already
   std::uint64_t dropped_ = 0;
 };
