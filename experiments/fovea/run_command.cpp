@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "config/config.hpp"
 #include "core/build_info.hpp"
@@ -169,8 +170,16 @@ int run_command(const RunOptions& options) {
     if (settings.record.gaze) gaze_log.emplace((folder / "gaze.csv").string());
     std::vector<std::string> gaze_messages;
     Progress progress(settings.frames, !options.quiet && Progress::stderr_is_terminal());
+    // A live source (a tracker, the mouse) follows a person in real time, so the run keeps
+    // real time: frame k starts no earlier than k time steps after the first. A frame that
+    // falls behind starts at once; none is skipped. Synthetic sources run as fast as they can.
+    const bool paced = world->gaze().source().clock() == GazeClock::wall;
+    const auto first_frame = std::chrono::steady_clock::now();
     for (; frames_done < settings.frames; ++frames_done) {
       if (g_stop_signal != 0) break;
+      if (paced)
+        std::this_thread::sleep_until(first_frame + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                        std::chrono::duration<double>(world->sim_time_s())));
       const FrameStats stats = world->step();
       log.write(stats, {kinetic_energy_j(world->states(), world->entities())});
       if (collision_log) collision_log->write(stats.frame, *world);

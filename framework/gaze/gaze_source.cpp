@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/format.hpp"
+#include "gaze/gazepoint_gaze.hpp"
 #include "gaze/mouse_gaze.hpp"
 #include "gaze/replay_gaze.hpp"
 #include "gaze/scripted_gaze.hpp"
@@ -77,8 +78,9 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
       } catch (const std::runtime_error& e) {
         throw std::invalid_argument(std::string("gaze.file: ") + e.what());
       }
-    case GazeSourceKind::pupil:
     case GazeSourceKind::gazepoint:
+      return std::make_unique<GazepointGaze>(settings, screen);
+    case GazeSourceKind::pupil:
       throw std::invalid_argument(std::string("gaze.source: ") + gaze_source_name(settings.source) +
                                   " is being built (issue 6)");
   }
