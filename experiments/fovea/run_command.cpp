@@ -268,9 +268,7 @@ int validate_command(const std::string& config_path, const std::vector<config::O
   // Live gaze (the mouse, a tracker) depends on where the config runs, not on the config:
   // validating on a machine with no window or no tracker must not fail, nor connect to one.
   GazeSettings& gaze = loaded->settings.gaze;
-  const bool live = gaze.source == GazeSourceKind::mouse || gaze.source == GazeSourceKind::pupil ||
-                    gaze.source == GazeSourceKind::gazepoint;
-  if (live) gaze.source = GazeSourceKind::scripted;
+  if (is_live(gaze.source)) gaze.source = GazeSourceKind::scripted;
   gaze.fallback.then = GazeFallbackKind::centre;
   if (!build_world(*loaded)) return kExitBadInput;
   return kExitOk;

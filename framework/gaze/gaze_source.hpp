@@ -77,6 +77,12 @@ struct GazeEnvironment {
 std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const ScreenSettings& screen,
                                              std::uint64_t seed, const GazeEnvironment& environment = {});
 
+/// True for the sources that follow a person in real time (the mouse, the trackers): their
+/// samples are on the wall clock, and whether they work depends on where a run happens.
+inline bool is_live(GazeSourceKind kind) {
+  return kind == GazeSourceKind::mouse || kind == GazeSourceKind::pupil || kind == GazeSourceKind::gazepoint;
+}
+
 /// The config name of a source kind ("fixed", "pupil", ...), as frames.csv writes it.
 const char* gaze_source_name(GazeSourceKind kind);
 
