@@ -471,6 +471,25 @@ TEST_CASE("pupil: every malformed payload is dropped whole and the source goes o
                                                            p.pack_map(1);
                                                            p.pack("gaze_on_surfaces");
                                                          }) + std::string("\xdd\xff\xff\xff\xff", 5)},
+      {"an array of 2000 elements, over the parser's bound, beside a good entry", pack([](Packer& p) {
+         p.pack_map(2);
+         p.pack("fixations_on_surfaces");
+         p.pack_array(2000);
+         for (int i = 0; i < 2000; ++i) p.pack_nil();
+         p.pack("gaze_on_surfaces");
+         p.pack_array(1);
+         p.pack_map(4);
+         p.pack("norm_pos");
+         p.pack_array(2);
+         p.pack(0.5);
+         p.pack(0.5);
+         p.pack("confidence");
+         p.pack(0.9);
+         p.pack("on_surf");
+         p.pack(true);
+         p.pack("timestamp");
+         p.pack(1000.0);
+       })},
       {"a string declaring 4 GB", std::string("\xdb\xff\xff\xff\xff", 5)},
       {"arrays nested 1000 deep", std::string(1000, '\x91') + std::string("\xc0", 1)},
       {"more entries than kMaxEntries", [&] {
