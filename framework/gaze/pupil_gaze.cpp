@@ -202,7 +202,7 @@ class PupilReceiver {
  private:
   enum class Reply {
     answered,    ///< one frame, in `reply`
-    malformed,   ///< an answer of several frames or an oversized one: Remote is there but wrong
+    malformed,   ///< an answer of several frames: Remote is there but says something odd
     unanswered,  ///< nothing within the request timeout (the REQ socket was replaced)
     stopped,     ///< the stop was requested while waiting
   };
@@ -210,8 +210,19 @@ class PupilReceiver {
   /// One connection attempt: SUB_PORT, the clock offset, the SUB socket. False when it failed
   /// (the reason is posted, unless a failure was already said) or was stopped.
   bool connect(const std::stop_token& stop);
-  /// Receives until Pupil Remote is lost (true) or the stop is requested (false).
-  bool receive_until_lost(const std::stop_token& stop);
+  /// Why receiving ended.
+  enum class SessionEnd {
+    stopped,  ///< the stop was requested
+    lost,     ///< the SUB fell silent and Pupil Remote did not answer
+    moved,    ///< the SUB fell silent and Pupil Remote names another SUB port: Capture restarted
+  };
+
+  /// Receives until the session ends: polls the SUB and its monitor, probes a silent SUB,
+  /// and re-estimates the clock offset every sync period.
+  SessionEnd receive(const std::stop_token& stop);
+  /// The SUB has been silent for the stall timeout: nullopt when Pupil Remote answers with
+  /// this session's SUB port (carry on), else how the session ends.
+  std::optional<SessionEnd> probe_silent_subscriber(const std::stop_token& stop);
   /// Sends `command` and waits for the reply in short polls, so a stop ends the wait at once.
   Reply request(const std::stop_token& stop, std::string_view command, std::string& reply);
   /// Averages clock_samples `t` round trips into an offset; nullopt when Remote stopped
@@ -250,6 +261,7 @@ class PupilReceiver {
   zmq::socket_t remote_;      ///< REQ to Pupil Remote
   zmq::socket_t subscriber_;  ///< SUB to Pupil's IPC backbone
   zmq::socket_t monitor_;     ///< PAIR receiving subscriber_'s DISCONNECTED events
+  int sub_port_ = 0;
   std::string sub_endpoint_;
   zmq::message_t topic_, payload_, discarded_;
   std::vector<PupilEntry> entries_;
@@ -275,10 +287,14 @@ void PupilReceiver::run(const std::stop_token& stop) {
     try {
       if (connect(stop)) {
         backoff.reset();
-        if (receive_until_lost(stop))
+        const SessionEnd end = receive(stop);
+        if (end == SessionEnd::lost)
           say_failure("pupil: lost Pupil Remote at " + remote_endpoint() + ": no data for " +
                       milliseconds_text(config_.timings.stall_timeout_s) + " and no answer within " +
                       milliseconds_text(config_.timings.request_timeout_s) + "; using the fallback and retrying");
+        if (end == SessionEnd::moved)
+          inbox_.post("pupil: Pupil Remote at " + remote_endpoint() + " publishes on another SUB port than " +
+                      std::to_string(sub_port_) + " (Pupil Capture restarted); reconnecting");
       }
     } catch (const zmq::error_t& e) {
       // A host ZeroMQ cannot parse, or running out of sockets: said once, retried like an
@@ -395,6 +411,7 @@ void PupilReceiver::open_remote() {
 }
 
 void PupilReceiver::open_subscriber(int sub_port) {
+  sub_port_ = sub_port;
   sub_endpoint_ = endpoint(sub_port);
   subscriber_ = zmq::socket_t(context_, zmq::socket_type::sub);
   subscriber_.set(zmq::sockopt::linger, 0);
@@ -430,7 +447,7 @@ void PupilReceiver::close_sockets() {
   remote_.close();
 }
 
-bool PupilReceiver::receive_until_lost(const std::stop_token& stop) {
+PupilReceiver::SessionEnd PupilReceiver::receive(const std::stop_token& stop) {
   const PupilTimings& timings = config_.timings;
   double last_heard_s = gaze_wall_clock_s();
   double next_sync_s = last_heard_s + timings.clock_sync_period_s;
@@ -448,11 +465,7 @@ bool PupilReceiver::receive_until_lost(const std::stop_token& stop) {
     if (items[1].revents & ZMQ_POLLIN) handle_monitor_events();
 
     if (gaze_wall_clock_s() - last_heard_s >= timings.stall_timeout_s) {
-      // Silence is normal while the surface is out of view; silence and no answer is a loss.
-      std::string reply;
-      const Reply probe = request(stop, "t", reply);
-      if (probe == Reply::stopped) return false;
-      if (probe == Reply::unanswered) return true;
+      if (const std::optional<SessionEnd> end = probe_silent_subscriber(stop)) return *end;
       last_heard_s = gaze_wall_clock_s();
     }
     if (gaze_wall_clock_s() >= next_sync_s) {
@@ -464,7 +477,25 @@ bool PupilReceiver::receive_until_lost(const std::stop_token& stop) {
       next_sync_s = gaze_wall_clock_s() + timings.clock_sync_period_s;
     }
   }
-  return false;
+  return SessionEnd::stopped;
+}
+
+std::optional<PupilReceiver::SessionEnd> PupilReceiver::probe_silent_subscriber(const std::stop_token& stop) {
+  // Silence is normal while the surface is out of the world camera's view; silence and no
+  // answer is a loss. The probe asks SUB_PORT rather than t: a Pupil Capture restarted
+  // within the stall timeout answers either, but only SUB_PORT tells that the SUB, which
+  // ZeroMQ keeps reconnecting to the old port, will never hear from it again.
+  std::string reply;
+  const Reply answer = request(stop, "SUB_PORT", reply);
+  if (answer == Reply::stopped) return SessionEnd::stopped;
+  if (answer == Reply::unanswered) return SessionEnd::lost;
+  const std::optional<int> port = answer == Reply::answered ? parse_port(reply) : std::nullopt;
+  if (!port) {
+    inbox_.count_dropped();  // a wrong answer, but an answer: Remote is there
+    return std::nullopt;
+  }
+  if (*port != sub_port_) return SessionEnd::moved;
+  return std::nullopt;
 }
 
 void PupilReceiver::handle_monitor_events() {

@@ -24,9 +24,9 @@ struct PupilTimings {
   double backoff_first_s = 0.1;
   /// ... up to this.
   double backoff_max_s = 2.0;
-  /// A SUB connection silent this long gets Pupil Remote probed with a `t` request: Pupil
-  /// publishes no surface message while the surface is out of the world camera's view, so
-  /// silence alone does not mean the tracker is gone.
+  /// A SUB connection silent this long gets Pupil Remote probed with a SUB_PORT request:
+  /// Pupil publishes no surface message while the surface is out of the world camera's view,
+  /// so silence alone does not mean the tracker is gone.
   double stall_timeout_s = 1.0;
   /// The clock offset is estimated again this often, to follow drift between the clocks.
   double clock_sync_period_s = 10.0;
@@ -52,8 +52,9 @@ class PupilGaze final : public GazeSource {
   /// Capture is a few kB, a gaze datum with its pupil data about 2 kB. ZeroMQ closes a
   /// connection that delivers more, before any of it reaches fovea.
   static constexpr std::int64_t kMaxMessageBytes = std::int64_t{1} << 20;
-  /// SUB messages queued in ZeroMQ before the publisher's own queue holds the rest (or drops
-  /// them): with kMaxMessageBytes, at most 100 MiB however fast the tracker floods.
+  /// SUB messages ZeroMQ queues for the receiver (ZMQ_RCVHWM); beyond them TCP pushes back
+  /// and Pupil's PUB drops. ZeroMQ counts whole messages and kMaxMessageBytes bounds each
+  /// frame, so Pupil's two-frame messages hold at most 200 MiB however fast it floods.
   static constexpr int kReceiveHighWaterMark = 100;
   /// The most gaze entries one surface message may carry: Pupil sends the gaze of one world
   /// frame, about 8 entries for 240 Hz eye cameras under a 30 Hz world camera.

@@ -366,6 +366,27 @@ TEST_CASE("pupil: a tracker that quits is lost once, then found again on a new P
   CHECK(pupil.sample(0.0).x_px == 480.0);
 }
 
+TEST_CASE("pupil: a tracker restarted within the stall timeout is found on its new PUB port", "[pupil]") {
+  auto fake = std::make_unique<FakePupilCapture>();
+  const int remote_port = fake->remote_port();
+  const int old_pub_port = fake->pub_port();
+  PupilGaze pupil(pupil_settings(remote_port), full_hd(), fast_timings());
+  connect_and_flow(*fake, pupil);
+
+  // Gone and back before the SUB's silence is probed: Pupil Remote answers the probe, but
+  // the SUB is reconnecting to a port nobody publishes on.
+  fake.reset();
+  fake = std::make_unique<FakePupilCapture>(remote_port, FakePupilCapture::kDefaultClockOffset_s, old_pub_port);
+  std::vector<std::string> messages;
+  REQUIRE(wait_until([&] {
+    pupil.take_messages(messages);
+    return messages.size() >= 2;
+  }));
+  CHECK(messages[0].find("publishes on another SUB port than " + std::to_string(old_pub_port)) != std::string::npos);
+  CHECK(messages[1].find("SUB port " + std::to_string(fake->pub_port())) != std::string::npos);
+  send_good_surface_message(*fake, pupil);
+}
+
 TEST_CASE("pupil: a tracker that hangs is lost by the probe and found when it answers again", "[pupil]") {
   FakePupilCapture fake;
   PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
@@ -386,9 +407,9 @@ TEST_CASE("pupil: a silent SUB with an answering Pupil Remote stays connected", 
   const PupilTimings timings = fast_timings();
   PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), timings);
   connect_and_flow(fake, pupil);
-  const int before = fake.requests("t");
+  const int before = fake.requests("SUB_PORT");
   // The surface out of the camera's view: Pupil publishes nothing for a while.
-  REQUIRE(wait_until([&] { return fake.requests("t") >= before + 2; }, 3 * timings.stall_timeout_s + 1.0));
+  REQUIRE(wait_until([&] { return fake.requests("SUB_PORT") >= before + 2; }, 3 * timings.stall_timeout_s + 1.0));
   CHECK(pupil.connected());
   CHECK(messages_of(pupil).empty());
   send_good_surface_message(fake, pupil);
