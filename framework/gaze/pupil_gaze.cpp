@@ -23,7 +23,7 @@ namespace {
 
 // Bounds on a payload's msgpack structure, checked by msgpack's parser before it allocates:
 // msgpack-cxx allocates an array's or a map's elements when it reads the declared count, so
-// without them six bytes declaring 4 billion elements would ask for 64 GB. A Pupil gaze
+// without them five bytes declaring 4 billion elements would ask for about 100 GB. A Pupil gaze
 // datum nests about six levels deep (base_data, pupil datum, ellipse, centre) and has about
 // 20 keys; strings and binaries are bounded by the message size anyway.
 constexpr std::size_t kMaxArrayElements = 1024;
@@ -423,14 +423,15 @@ void PupilReceiver::open_subscriber(int sub_port) {
   subscriber_.set(zmq::sockopt::ipv6, config_.host.find(':') != std::string::npos);
   subscriber_.set(zmq::sockopt::subscribe, config_.subscription);
 
-  // libzmq 4.3.4, measured (a scratch program, PUB to SUB on loopback): a peer sending a
-  // frame over ZMQ_MAXMSGSIZE costs the SUB exactly one ZMQ_EVENT_DISCONNECTED and no
-  // message, and then, unlike a peer that closes (DISCONNECTED followed by CONNECT_RETRIED
-  // and automatic reconnection), nothing: the oversized frame is a protocol error, after
-  // which libzmq's session ends instead of reconnecting, so the SUB would stay deaf for
-  // good. Hence every DISCONNECTED is counted as one dropped input (a lost connection) and
-  // answered with zmq_disconnect + zmq_connect of the endpoint, which restores delivery in
-  // both cases. The monitor reports only that event.
+  // Measured with libzmq 4.3.4 (a scratch program, PUB to SUB on loopback): a frame over
+  // ZMQ_MAXMSGSIZE costs the SUB one ZMQ_EVENT_DISCONNECTED, no message, and then nothing
+  // more: no CONNECT_RETRIED, no reconnection, the SUB stays deaf for good (the decoder's
+  // EMSGSIZE is a protocol error, and session_base_t::engine_error ends the session on
+  // those rather than reconnecting). A peer that closes gives DISCONNECTED followed by
+  // CONNECT_RETRIED and reconnects by itself. So every DISCONNECTED counts as one dropped
+  // input (a lost connection) and is answered with zmq_disconnect + zmq_connect of the
+  // endpoint, which restores delivery in both cases (measured too). The monitor reports
+  // only that event.
   const std::string monitor_endpoint = "inproc://fovea-pupil-sub-monitor-" + std::to_string(++monitors_opened_);
   if (zmq_socket_monitor(subscriber_.handle(), monitor_endpoint.c_str(), ZMQ_EVENT_DISCONNECTED) != 0)
     throw zmq::error_t();
