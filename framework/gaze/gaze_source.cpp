@@ -7,6 +7,7 @@
 #include "core/format.hpp"
 #include "gaze/gazepoint_gaze.hpp"
 #include "gaze/mouse_gaze.hpp"
+#include "gaze/pupil_gaze.hpp"
 #include "gaze/replay_gaze.hpp"
 #include "gaze/scripted_gaze.hpp"
 #include "perception/view.hpp"
@@ -81,8 +82,7 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
     case GazeSourceKind::gazepoint:
       return std::make_unique<GazepointGaze>(settings, screen);
     case GazeSourceKind::pupil:
-      throw std::invalid_argument(std::string("gaze.source: ") + gaze_source_name(settings.source) +
-                                  " is being built (issue 6)");
+      return std::make_unique<PupilGaze>(settings, screen);
   }
   throw std::invalid_argument("gaze.source: unknown kind " + std::to_string(static_cast<int>(settings.source)));
 }

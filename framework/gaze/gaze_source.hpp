@@ -46,6 +46,9 @@ class GazeSource {
   /// Moves the source's status messages since the last call (could not connect, connected,
   /// lost, ...) to the end of `out`: each state change is said once, for the run to print.
   virtual void take_messages(std::vector<std::string>& out) { (void)out; }
+  /// Trackers: moves every sample received since the last call (at most the newest 512),
+  /// oldest first, to the end of `out`, for a trial's gaze record. Others give nothing.
+  virtual void take_recent(std::vector<GazeSample>& out) { (void)out; }
 };
 
 /// The mouse pointer as the window that owns it sees it. render/ implements this with SDL;

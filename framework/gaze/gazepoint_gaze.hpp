@@ -148,7 +148,7 @@ class GazepointGaze final : public GazeSource {
   std::uint64_t dropped() const override { return inbox_.dropped(); }
   void take_messages(std::vector<std::string>& out) override { inbox_.take_messages(out); }
   /// The samples received since the last call, oldest first (GazeInbox::take_recent).
-  void take_recent(std::vector<GazeSample>& out) { inbox_.take_recent(out); }
+  void take_recent(std::vector<GazeSample>& out) override { inbox_.take_recent(out); }
   /// True while a connection to the tracker is open and its data enabled.
   bool connected() const { return connected_.load(); }
   /// The most bytes the receiver has buffered at once: at most

@@ -72,7 +72,7 @@ class PupilGaze final : public GazeSource {
   std::uint64_t dropped() const override { return inbox_.dropped(); }
   void take_messages(std::vector<std::string>& out) override { inbox_.take_messages(out); }
   /// The samples received since the last call, oldest first (GazeInbox::take_recent).
-  void take_recent(std::vector<GazeSample>& out) { inbox_.take_recent(out); }
+  void take_recent(std::vector<GazeSample>& out) override { inbox_.take_recent(out); }
   /// True while subscribed to a Pupil Remote that answers; false before the first
   /// connection and from a detected loss until the next connection.
   bool connected() const { return connected_.load(std::memory_order_relaxed); }
