@@ -200,6 +200,10 @@ int run_command(const RunOptions& options) {
       }
     }
     progress.finish();
+    // What a tracker said during the last frame, or after it (a connection attempt that
+    // timed out at the end of a short run).
+    world->gaze().take_messages(gaze_messages);
+    for (const std::string& message : gaze_messages) std::cerr << "fovea: gaze: " << message << "\n";
     // A signal during the last frame still counts: the user asked to stop, and a shell loop
     // of runs must see it.
     if (g_stop_signal != 0) {

@@ -66,8 +66,9 @@ FrameGaze Gaze::at(double run_time_s) {
   FrameGaze f;
   f.dropped = source_->dropped();
   // 1. A valid, current sample. A live source's newest sample stops being current when the
-  // tracker stalls: max_age_ms says when.
-  if (s.valid && age_ms(s) <= settings_.max_age_ms) {
+  // tracker stalls: max_age_ms says when. A sample from the future is not current either:
+  // the tracker's clock jumped and its source has not measured the new offset yet.
+  if (s.valid && age_ms(s) <= settings_.max_age_ms && age_ms(s) >= -kFutureToleranceMs) {
     held_ = s;
     f.x_px = s.x_px;
     f.y_px = s.y_px;

@@ -27,13 +27,17 @@ struct FrameGaze {
 
 /// The gaze part as the frame loop sees it: the configured source plus the fallback for
 /// frames it has no valid, current sample for (issue 6). Each frame:
-///  1. the source's sample, if valid and at most max_age_ms old, is used;
+///  1. the source's sample, if valid and at most max_age_ms old (and not from the future), is used;
 ///  2. else its last used sample is held while it is at most fallback.hold_ms old;
 ///  3. else fallback.then gives the point: the screen's centre, or the mouse.
 /// Ages are measured on the source's clock: the run's for synthetic and replayed sources,
 /// the wall clock for trackers and the mouse.
 class Gaze {
  public:
+  /// Live sources stamp samples on a clock they estimate (Pupil's offset to the wall clock);
+  /// a sample up to this far in the future is estimation error, beyond it a clock jump.
+  static constexpr double kFutureToleranceMs = 50.0;
+
   /// Builds the source the settings name (make_gaze_source) and the fallback. Throws
   /// std::invalid_argument naming the key when either cannot work (the mouse without a
   /// window, a replay file that cannot be read).

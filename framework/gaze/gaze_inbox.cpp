@@ -1,6 +1,9 @@
 #include "gaze/gaze_inbox.hpp"
 
 #include <algorithm>
+#include <pthread.h>
+#include <signal.h>
+
 #include <chrono>
 #include <thread>
 #include <utility>
@@ -41,6 +44,12 @@ void GazeInbox::take_recent(std::vector<GazeSample>& out) {
   const std::size_t first = (ring_next_ + kRecentCapacity - ring_count_) % kRecentCapacity;
   for (std::size_t i = 0; i < ring_count_; ++i) out.push_back(ring_[(first + i) % kRecentCapacity]);
   ring_count_ = 0;
+}
+
+void block_signals_on_this_thread() {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
 }
 
 bool sleep_unless_stopped(const std::stop_token& stop, double seconds) {

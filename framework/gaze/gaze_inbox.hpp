@@ -69,4 +69,33 @@ class Backoff {
 /// requested, so a receiver thread ends within 10 ms of its source's destruction.
 bool sleep_unless_stopped(const std::stop_token& stop, double seconds);
 
+/// Blocks every blockable signal on the calling thread. A receiver thread calls it first:
+/// SIGINT and SIGTERM then reach the frame thread, whose handler stops the run, instead of
+/// interrupting a ZeroMQ call here with EINTR (which cppzmq throws as an error).
+void block_signals_on_this_thread();
+
+/// The body of a tracker's receiver thread: `receive(stop)` until a stop is requested, with
+/// signals blocked. An exception out of it (out of memory, out of file descriptors) is not
+/// allowed to end the process: it becomes one message, `connected` goes false, and after a
+/// second's pause the receiver starts over, so the run goes on with the fallback.
+template <class Receive>
+void run_receiver(const std::stop_token& stop, GazeInbox& inbox, std::atomic<bool>& connected, const char* name,
+                  Receive&& receive) {
+  block_signals_on_this_thread();
+  while (!stop.stop_requested()) {
+    try {
+      receive(stop);
+      return;
+    } catch (const std::exception& e) {
+      connected.store(false, std::memory_order_relaxed);
+      try {
+        inbox.post(std::string(name) + ": the receiver failed (" + e.what() + "); using the fallback and starting over");
+      } catch (...) {
+        // No memory even for the message: starting over is all that is left.
+      }
+    }
+    sleep_unless_stopped(stop, 1.0);
+  }
+}
+
 }  // namespace fovea

@@ -75,7 +75,7 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
     case GazeSourceKind::replay:
       if (settings.file.empty()) throw std::invalid_argument("gaze.file: the replay source needs a gaze CSV to replay");
       try {
-        return std::make_unique<ReplayGaze>(read_gaze_csv(settings.file));
+        return std::make_unique<ReplayGaze>(read_gaze_csv(settings.file), settings.max_age_ms / 1000.0);
       } catch (const std::runtime_error& e) {
         throw std::invalid_argument(std::string("gaze.file: ") + e.what());
       }

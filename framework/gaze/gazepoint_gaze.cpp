@@ -312,7 +312,9 @@ GazepointGaze::GazepointGaze(const GazeSettings& settings, const ScreenSettings&
   endpoint_ = endpoint_text(host_, port_);
   width_px_ = screen.width_px;
   height_px_ = screen.height_px;
-  thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
+  thread_ = std::jthread([this](std::stop_token stop) {
+    run_receiver(stop, inbox_, connected_, "gazepoint", [this](const std::stop_token& s) { run(s); });
+  });
 }
 
 GazeSample GazepointGaze::sample(double now_s) {
@@ -434,9 +436,12 @@ bool GazepointGaze::take_element(std::string_view text, double received_s) {
   GazeSample sample;
   sample.x_px = fixation->x * width_px_;
   sample.y_px = fixation->y * height_px_;
-  sample.valid = fixation->valid;
+  // A fixation off the screen is where the viewer looks, but not at anything fovea shows:
+  // like Pupil's gaze off the surface, no fixation on the screen (hold, then the fallback).
+  const auto on_screen = [](double fraction) { return fraction >= 0.0 && fraction <= 1.0; };
+  sample.valid = fixation->valid && on_screen(fixation->x) && on_screen(fixation->y);
   sample.time_s = received_s;
-  sample.confidence = fixation->valid ? 1.0 : 0.0;  // the API gives no confidence of its own
+  sample.confidence = sample.valid ? 1.0 : 0.0;  // the API gives no confidence of its own
   inbox_.publish(sample);
   return true;
 }

@@ -43,6 +43,12 @@ constexpr double kNormTolerance = 1e-6;
 /// SUB messages handled per wake-up before the loop looks at the clock, the monitor and the
 /// stop request again, so a flooding tracker cannot starve them.
 constexpr int kMessagesPerWakeUp = 256;
+/// A sample stamped this far in the future, on fovea's clock, means the offset is wrong.
+constexpr double kClockJumpTolerance_s = 0.05;
+/// A sample this old on arrival means the same: Pupil's gaze reaches a subscriber within
+/// tens of milliseconds, and the receive queue (kReceiveHighWaterMark messages) holds under
+/// a second of them.
+constexpr double kMaxTransitAge_s = 5.0;
 /// How long one poll waits: the receiver thread notices a stop within this.
 constexpr std::chrono::milliseconds kPollSlice{10};
 
@@ -254,6 +260,9 @@ class PupilReceiver {
   std::atomic<bool>& connected_;
   std::atomic<double>& shared_offset_s_;
   double clock_offset_s_ = 0;  ///< this thread's copy of the estimate, Pupil - wall
+  /// A sample's time stamp disagreed with the wall clock by more than network delay can
+  /// explain: Pupil's clock was moved (Pupil Remote's `T`); measure the offset again now.
+  bool resync_now_ = false;
   bool failure_said_ = false;
   int monitors_opened_ = 0;    ///< names each monitor's inproc endpoint uniquely
 
@@ -469,7 +478,11 @@ PupilReceiver::SessionEnd PupilReceiver::receive(const std::stop_token& stop) {
       if (const std::optional<SessionEnd> end = probe_silent_subscriber(stop)) return *end;
       last_heard_s = gaze_wall_clock_s();
     }
-    if (gaze_wall_clock_s() >= next_sync_s) {
+    // At most one early re-sync per second, so a tracker whose time stamps never agree with
+    // its `t` answers costs a few requests a second, not a busy loop.
+    const bool early = resync_now_ && gaze_wall_clock_s() >= next_sync_s - timings.clock_sync_period_s + 1.0;
+    if (early || gaze_wall_clock_s() >= next_sync_s) {
+      resync_now_ = false;
       // A failed re-sync keeps the previous estimate; the stall probe decides about losses.
       if (const std::optional<double> offset_s = measure_clock_offset(stop)) {
         clock_offset_s_ = *offset_s;
@@ -595,7 +608,10 @@ void PupilReceiver::publish(const std::vector<PupilEntry>& entries) {
   for (const PupilEntry& entry : entries) {
     newest_s = std::max(newest_s, entry.timestamp_s);
     if (!entry.on_surf || entry.confidence < config_.min_confidence) continue;
-    inbox_.publish(to_sample(entry));
+    const GazeSample sample = to_sample(entry);
+    const double age_s = gaze_wall_clock_s() - sample.time_s;
+    if (age_s < -kClockJumpTolerance_s || age_s > kMaxTransitAge_s) resync_now_ = true;
+    inbox_.publish(sample);
     any_accepted = true;
   }
   if (any_accepted) return;
@@ -643,14 +659,9 @@ PupilConfig make_config(const GazeSettings& settings, const ScreenSettings& scre
 
 PupilGaze::PupilGaze(const GazeSettings& settings, const ScreenSettings& screen, PupilTimings timings)
     : receiver_([this, config = make_config(settings, screen, timings)](std::stop_token stop) {
-        try {
-          PupilReceiver(config, inbox_, connected_, clock_offset_s_).run(stop);
-        } catch (const std::exception& e) {
-          // Out of memory or file descriptors outside a connection attempt: the run goes on
-          // with the fallback rather than terminating.
-          connected_.store(false, std::memory_order_relaxed);
-          inbox_.post(std::string("pupil: the receiver stopped: ") + e.what() + "; using the fallback");
-        }
+        run_receiver(stop, inbox_, connected_, "pupil", [&](const std::stop_token& s) {
+          PupilReceiver(config, inbox_, connected_, clock_offset_s_).run(s);
+        });
       }) {}
 
 GazeSample PupilGaze::sample(double now_s) {

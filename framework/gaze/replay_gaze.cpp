@@ -145,8 +145,9 @@ class Reader {
 
 std::vector<GazeRecordRow> read_gaze_csv(const std::string& path) { return Reader(path).read(); }
 
-ReplayGaze::ReplayGaze(std::vector<GazeRecordRow> rows) : rows_(std::move(rows)) {
+ReplayGaze::ReplayGaze(std::vector<GazeRecordRow> rows, double max_gap_s) : rows_(std::move(rows)), max_gap_s_(max_gap_s) {
   if (rows_.empty()) throw std::invalid_argument("a gaze replay needs at least one row");
+  if (!(max_gap_s >= 0)) throw std::invalid_argument("a gaze replay's largest gap must be >= 0, not " + format_number(max_gap_s));
   for (std::size_t i = 1; i < rows_.size(); ++i)
     if (!(rows_[i].t_s > rows_[i - 1].t_s))
       throw std::invalid_argument("gaze replay rows must have increasing times: row " + std::to_string(i) + " has t_s " +
@@ -166,7 +167,8 @@ GazeSample ReplayGaze::sample(double now_s) {
   if (!row.valid) return s;
 
   s.valid = true;
-  const bool between_valid_rows = cursor_ + 1 < rows_.size() && rows_[cursor_ + 1].valid && now_s > row.t_s;
+  const bool between_valid_rows = cursor_ + 1 < rows_.size() && rows_[cursor_ + 1].valid && now_s > row.t_s &&
+                                  rows_[cursor_ + 1].t_s - row.t_s <= max_gap_s_;
   if (!between_valid_rows) {
     // Exactly at the row, or the newest sample before a gap or the end: the row as recorded.
     s.x_px = row.x_px;

@@ -27,18 +27,20 @@ struct GazeRecordRow {
 std::vector<GazeRecordRow> read_gaze_csv(const std::string& path);
 
 /// Plays a gaze recording back on the run's clock, like a tracker giving its newest sample:
-/// between two valid rows the point is interpolated linearly; after a valid row followed by
-/// an invalid one (or the end), that row stays the newest sample and ages, so the frame's
-/// max_age_ms and hold decide as they would live; at or after an invalid row there is no
-/// fixation; before the first row neither.
+/// between two valid rows at most `max_gap_s` apart the point is interpolated linearly;
+/// after a valid row followed by an invalid one, by a longer gap (an export that leaves out
+/// the rows where tracking was lost) or by the end, that row stays the newest sample and
+/// ages, so the frame's max_age_ms and hold decide as they would live; at or after an
+/// invalid row there is no fixation; before the first row neither.
 ///
 /// At exactly a row's time the row itself comes back, bit for bit, with time_s = t_s -
 /// age_s: a run's own gaze.csv therefore replays to the same fixation, validity and age in
 /// every frame (docs/gaze.md, "Recording and replay").
 class ReplayGaze final : public GazeSource {
  public:
-  /// Throws std::invalid_argument when `rows` is empty or its times do not increase.
-  explicit ReplayGaze(std::vector<GazeRecordRow> rows);
+  /// Throws std::invalid_argument when `rows` is empty or its times do not increase, or
+  /// `max_gap_s` is negative. The factory passes gaze.max_age_ms.
+  ReplayGaze(std::vector<GazeRecordRow> rows, double max_gap_s);
 
   GazeSample sample(double now_s) override;
 
@@ -46,6 +48,7 @@ class ReplayGaze final : public GazeSource {
 
  private:
   std::vector<GazeRecordRow> rows_;
+  double max_gap_s_;        ///< rows further apart are not interpolated between
   std::size_t cursor_ = 0;  ///< the last row at or before the previous call's time
 };
 

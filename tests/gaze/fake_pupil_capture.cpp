@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/format.hpp"
+#include "gaze/gaze_inbox.hpp"
 #include "gaze/gaze_source.hpp"
 
 namespace fovea::test {
@@ -59,7 +60,10 @@ FakePupilCapture::FakePupilCapture(int remote_port, double clock_offset_s, int a
     pub_.unbind(first);
   }
   // The socket moves to the server thread; starting a thread orders the two.
-  server_ = std::jthread([this, socket = std::move(remote)](std::stop_token stop) mutable { serve(stop, socket); });
+  server_ = std::jthread([this, socket = std::move(remote)](std::stop_token stop) mutable {
+    block_signals_on_this_thread();  // the tests' signals are for the source under test
+    serve(stop, socket);
+  });
 }
 
 FakePupilCapture::~FakePupilCapture() { stop(); }
@@ -74,7 +78,7 @@ void FakePupilCapture::stop() {
   context_.close();
 }
 
-double FakePupilCapture::now_s() const { return gaze_wall_clock_s() + clock_offset_s_; }
+double FakePupilCapture::now_s() const { return gaze_wall_clock_s() + clock_offset_s_.load(); }
 
 void FakePupilCapture::serve(const std::stop_token& stop, zmq::socket_t& remote) {
   while (!stop.stop_requested()) {

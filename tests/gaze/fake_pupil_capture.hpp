@@ -40,6 +40,8 @@ class FakePupilCapture {
 
   int remote_port() const { return remote_port_; }
   int pub_port() const { return pub_port_; }
+  /// Moves the fake's clock, as Pupil Remote's `T` command does (another client resetting it).
+  void set_clock_offset(double offset_s) { clock_offset_s_.store(offset_s); }
   /// The fake's clock, what `t` answers: gaze_wall_clock_s() + the clock offset.
   double now_s() const;
 
@@ -65,7 +67,7 @@ class FakePupilCapture {
   void serve(const std::stop_token& stop, zmq::socket_t& remote);
   std::string answer(const std::string& command);
 
-  double clock_offset_s_;
+  std::atomic<double> clock_offset_s_;
   int remote_port_ = 0;
   int pub_port_ = 0;
   zmq::context_t context_;

@@ -125,13 +125,19 @@ TEST_CASE("Gaze: ages of wall-clock sources are taken on the wall clock, not the
   auto owned = std::make_unique<StubSource>();
   StubSource& source = *owned;
   source.on = GazeClock::wall;
-  Gaze gaze(std::move(owned), "pupil", fallback(100, 200), kScreen);
+  Gaze gaze(std::move(owned), "pupil", fallback(5000, 200), kScreen);
   source.next = at(1, 2, gaze_wall_clock_s() - 0.02);  // 20 ms old now
   // The run's clock (1e6 s) would make the sample ancient; the wall clock keeps it current.
   const FrameGaze f = gaze.at(1e6);
   CHECK(f.valid);
   CHECK(f.age_ms >= 20);
-  CHECK(f.age_ms < 100);
+  CHECK(f.age_ms < 5000);  // a loaded machine may pause between the two lines above
+
+  // A sample from the future beyond the tolerance (a tracker's clock that jumped) is not current.
+  source.next = at(1, 2, gaze_wall_clock_s() + 1.0);
+  CHECK_FALSE(gaze.at(1e6).valid);
+  source.next = at(1, 2, gaze_wall_clock_s() + 0.001);  // within: estimation error
+  CHECK(gaze.at(1e6).valid);
 }
 
 TEST_CASE("Gaze: the mouse fallback follows the pointer, and needs a window", "[gaze][mouse]") {
@@ -160,10 +166,12 @@ TEST_CASE("MouseGaze: window pixels map onto the screen's, outside the window gi
   MouseGaze mouse(pointer, kScreen);
   pointer.state = {0, 0, 1920, 1080, true};
   CHECK(mouse.sample(0).valid);
-  pointer.state = {1600, 900, 800, 450, true};  // a pointer reported beyond a small window's size
+  pointer.state = {600, 300, 800, 450, true};  // a small window: scaled onto the screen
   GazeSample s = mouse.sample(0);
-  CHECK(s.x_px == 3840);
-  CHECK(s.y_px == 2160);
+  CHECK(s.x_px == 1440);
+  CHECK(s.y_px == 720);
+  pointer.state = {1600, 900, 800, 450, true};  // reported beyond the window (a drag): no sample
+  CHECK_FALSE(mouse.sample(0).valid);
   pointer.state = {100, 100, 0, 0, true};  // a minimised window
   CHECK_FALSE(mouse.sample(0).valid);
   pointer.state = {100, 100, 1920, 1080, false};

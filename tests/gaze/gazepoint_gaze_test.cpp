@@ -330,8 +330,12 @@ TEST_CASE("Gazepoint: FPOGX and FPOGY are fractions of the screen from its top-l
 
   REQUIRE(fake.send(rec(0, 1) + rec(1, 0)));
   REQUIRE(receives(source, 1920, 0));
+  // Off the screen (but within a screen of it): a measurement, of no fixation on the screen.
   REQUIRE(fake.send(rec(-0.5, 1.5)));
-  REQUIRE(receives(source, -960, 1620));  // slightly off the screen is kept as sent
+  REQUIRE(eventually([&] {
+    const GazeSample off = source.sample(0);
+    return !off.valid && off.x_px == -960 && off.y_px == 1620;
+  }));
   CHECK(source.dropped() == 0);
 }
 
@@ -446,7 +450,7 @@ TEST_CASE("Gazepoint: a tracker absent at start costs one message and the source
 
   const Clock::time_point start = Clock::now();
   GazepointGaze source(settings_for(fake.port()), full_hd(), fast_timings());
-  CHECK(seconds_since(start) < 0.05);  // the constructor does not wait for the network
+  CHECK(seconds_since(start) < 0.15);  // the constructor does not wait for the network
   CHECK_FALSE(source.connected());
 
   CHECK(wait_for_messages(source, 1) ==
@@ -545,7 +549,7 @@ TEST_CASE("Gazepoint: destruction is prompt while connected and while retrying",
     accept_source(fake, *source);
     const Clock::time_point start = Clock::now();
     source.reset();
-    CHECK(seconds_since(start) < 0.2);
+    CHECK(seconds_since(start) < 0.5);  // generous for a loaded machine, far under the waits it cuts short
   }
   fake.stop();
   {
@@ -555,7 +559,7 @@ TEST_CASE("Gazepoint: destruction is prompt while connected and while retrying",
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     const Clock::time_point start = Clock::now();
     source.reset();
-    CHECK(seconds_since(start) < 0.2);
+    CHECK(seconds_since(start) < 0.5);  // generous for a loaded machine, far under the waits it cuts short
   }
 }
 

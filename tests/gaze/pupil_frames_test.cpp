@@ -27,7 +27,7 @@ TEST_CASE("a run on Pupil Capture follows its surface gaze, holds through its lo
   settings.gaze.port = pupil->remote_port();
   settings.gaze.surface = "screen";
   settings.gaze.max_age_ms = 100;
-  settings.gaze.fallback.hold_ms = 200;
+  settings.gaze.fallback.hold_ms = 500;  // a 400 ms window to see a held frame in, even on a loaded machine
   Animation world(settings, 1);
 
   // Until the tracker is connected and publishing, the frames use the centre.

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -243,10 +247,31 @@ TEST_CASE("pupil: the clock offset is re-estimated every sync period", "[pupil]"
   timings.clock_sync_period_s = 0.05;
   PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), timings);
   connect_and_flow(fake, pupil);
-  const int after_connect = fake.requests("t");
-  REQUIRE(wait_until([&] { return fake.requests("t") >= after_connect + 10; }));
   CHECK(pupil.clock_offset_s() == Approx(-50.25).margin(0.005));
+  // Another client moves Pupil's clock (Pupil Remote's T): the next periodic sync finds it.
+  fake.set_clock_offset(17.0);
+  REQUIRE(wait_until([&] { return std::abs(pupil.clock_offset_s() - 17.0) < 0.005; }));
   send_good_surface_message(fake, pupil);
+}
+
+TEST_CASE("pupil: a jump of Pupil's clock is noticed from the samples and measured at once", "[pupil]") {
+  FakePupilCapture fake(0, 100.0);
+  PupilTimings timings = fast_timings();
+  timings.clock_sync_period_s = 1000;  // no periodic sync during the test
+  PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), timings);
+  connect_and_flow(fake, pupil);
+  REQUIRE(pupil.clock_offset_s() == Approx(100.0).margin(0.005));
+  for (const double jump_s : {105.0, 90.0}) {  // forward: samples from the future; back: ancient
+    fake.set_clock_offset(jump_s);
+    REQUIRE(wait_until([&] {
+      fake.publish_surface("screen", {{0.5, 0.5, 0.9, true, fake.now_s()}});
+      return std::abs(pupil.clock_offset_s() - jump_s) < 0.005;
+    }));
+    // Samples stamped after the new measurement are current again.
+    const double t = send_good_surface_message(fake, pupil);
+    CHECK(gaze_wall_clock_s() - pupil.sample(0).time_s == Approx(0.0).margin(0.5));
+    CHECK(pupil.sample(0).time_s == Approx(t - jump_s).margin(0.01));
+  }
 }
 
 TEST_CASE("pupil: the connection is announced once with its SUB port and clock offset", "[pupil]") {
@@ -315,7 +340,7 @@ TEST_CASE("pupil: a tracker absent at start costs one message, then connects whe
   timings.request_timeout_s = 0.5;
   const auto start = std::chrono::steady_clock::now();
   PupilGaze pupil(pupil_settings(port), full_hd(), timings);
-  CHECK(elapsed_s(start) < 0.05);  // well under the request timeout: nothing waited on the network
+  CHECK(elapsed_s(start) < 0.25);  // well under the request timeout: nothing waited on the network
   CHECK_FALSE(pupil.connected());
   CHECK_FALSE(pupil.sample(0.0).valid);
 
@@ -659,7 +684,7 @@ TEST_CASE("pupil: destruction is prompt while connected, retrying, or waiting fo
     FakePupilCapture fake;
     auto pupil = std::make_unique<PupilGaze>(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
     connect_and_flow(fake, *pupil);
-    CHECK(destroy_s(pupil) < 0.2);
+    CHECK(destroy_s(pupil) < 0.5);  // generous for a loaded machine, far under the waits it cuts short
   }
   SECTION("retrying with a long backoff") {
     int port = 0;
@@ -673,7 +698,7 @@ TEST_CASE("pupil: destruction is prompt while connected, retrying, or waiting fo
     timings.backoff_max_s = 30.0;
     auto pupil = std::make_unique<PupilGaze>(pupil_settings(port), full_hd(), timings);
     REQUIRE(wait_until([&] { return !messages_of(*pupil).empty(); }));
-    CHECK(destroy_s(pupil) < 0.2);
+    CHECK(destroy_s(pupil) < 0.5);  // generous for a loaded machine, far under the waits it cuts short
   }
   SECTION("waiting for an answer that does not come") {
     FakePupilCapture fake;
@@ -682,7 +707,7 @@ TEST_CASE("pupil: destruction is prompt while connected, retrying, or waiting fo
     timings.request_timeout_s = 30.0;
     auto pupil = std::make_unique<PupilGaze>(pupil_settings(fake.remote_port()), full_hd(), timings);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    CHECK(destroy_s(pupil) < 0.2);
+    CHECK(destroy_s(pupil) < 0.5);  // generous for a loaded machine, far under the waits it cuts short
   }
 }
 
@@ -710,4 +735,34 @@ TEST_CASE("pupil: settings that cannot work throw, naming the key", "[pupil]") {
   PupilTimings t = fast_timings();
   t.clock_samples = 0;
   CHECK(message_of(pupil_settings(0), t).find("PupilTimings") == 0);
+}
+
+TEST_CASE("pupil: signals to the process never interrupt the receiver", "[pupil]") {
+  // A run catches SIGINT and SIGTERM on its frame thread; a signal the kernel handed to the
+  // receiver thread instead would interrupt a ZeroMQ call there (EINTR) and end the session.
+  struct sigaction quiet {};
+  quiet.sa_handler = [](int) {};
+  struct sigaction previous {};
+  REQUIRE(sigaction(SIGUSR1, &quiet, &previous) == 0);
+  {
+    FakePupilCapture fake;
+    PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
+    connect_and_flow(fake, pupil);
+    // With SIGUSR1 blocked here (and in the fake's thread, and in libzmq's own), the kernel
+    // can hand it only to a thread that does not block it: were that the receiver, its
+    // poll would fail with EINTR. A signal no thread takes stays pending until unblocked.
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1, nullptr);
+    for (int i = 0; i < 20; ++i) {
+      kill(getpid(), SIGUSR1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    pthread_sigmask(SIG_UNBLOCK, &usr1, nullptr);
+    send_good_surface_message(fake, pupil);
+    CHECK(pupil.connected());
+    CHECK(messages_of(pupil).empty());
+  }
+  sigaction(SIGUSR1, &previous, nullptr);
 }

@@ -84,7 +84,9 @@ TEST_CASE("read_gaze_csv: errors name the file, the line and what was expected",
 }
 
 TEST_CASE("ReplayGaze: rows exactly, interpolation between valid rows, newest sample across gaps", "[gaze][replay]") {
-  ReplayGaze replay({row(1.0, 100, 200, true, 0.004), row(2.0, 300, 400), row(3.0, 0, 0, false), row(4.0, 50, 60)});
+  ReplayGaze replay({row(1.0, 100, 200, true, 0.004), row(2.0, 300, 400), row(3.0, 0, 0, false), row(4.0, 50, 60),
+                     row(10.0, 70, 80)},
+                    1.0);
   GazeSample s = replay.sample(0.5);  // before the recording
   CHECK_FALSE(s.valid);
 
@@ -107,16 +109,22 @@ TEST_CASE("ReplayGaze: rows exactly, interpolation between valid rows, newest sa
   CHECK_FALSE(replay.sample(3.0).valid);
   CHECK_FALSE(replay.sample(3.9).valid);
 
-  s = replay.sample(10.0);  // after the end: the last row, ageing
-  CHECK(s.valid);
+  s = replay.sample(7.0);  // rows 6 s apart, more than max_gap_s: no sweep between them, the
+  CHECK(s.valid);          // earlier row ageing (an export that left out a dropout)
   CHECK(s.x_px == 50);
   CHECK(s.time_s == 4.0);
+
+  s = replay.sample(12.0);  // after the end: the last row, ageing
+  CHECK(s.valid);
+  CHECK(s.x_px == 70);
+  CHECK(s.time_s == 10.0);
 
   s = replay.sample(1.5);  // back in time (against the contract) still gives the right answer
   CHECK(s.x_px == 200);
 
-  CHECK_THROWS_AS(ReplayGaze({}), std::invalid_argument);
-  CHECK_THROWS_AS(ReplayGaze({row(1, 0, 0), row(1, 0, 0)}), std::invalid_argument);
+  CHECK_THROWS_AS(ReplayGaze({}, 1), std::invalid_argument);
+  CHECK_THROWS_AS(ReplayGaze({row(1, 0, 0), row(1, 0, 0)}, 1), std::invalid_argument);
+  CHECK_THROWS_AS(ReplayGaze({row(1, 0, 0)}, -1), std::invalid_argument);
 }
 
 TEST_CASE("replay: a tracker session with gaps, held points and ages replays frame for frame", "[gaze][replay]") {

@@ -41,7 +41,7 @@ TEST_CASE("a run on a Gazepoint tracker follows it, holds through its loss, fall
   settings.gaze.source = GazeSourceKind::gazepoint;
   settings.gaze.port = tracker.port();
   settings.gaze.max_age_ms = 100;
-  settings.gaze.fallback.hold_ms = 200;
+  settings.gaze.fallback.hold_ms = 500;  // a 400 ms window to see a held frame in, even on a loaded machine
   Animation world(settings, 1);
 
   // Until the tracker has said anything, the frames use the centre.
