@@ -10,10 +10,6 @@
 
 namespace fovea {
 
-double gaze_wall_clock_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 void GazeInbox::publish(const GazeSample& sample) {
   const std::lock_guard lock(mutex_);
   newest_ = sample;

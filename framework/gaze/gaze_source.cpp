@@ -1,5 +1,6 @@
 #include "gaze/gaze_source.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -36,6 +37,10 @@ class FixedGaze final : public GazeSource {
 };
 
 }  // namespace
+
+double gaze_wall_clock_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 const char* gaze_source_name(GazeSourceKind kind) {
   switch (kind) {
