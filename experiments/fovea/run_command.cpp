@@ -12,6 +12,7 @@
 #include "core/build_info.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
+#include "gaze/trackers.hpp"
 #include "record/collision_log.hpp"
 #include "record/frame_log.hpp"
 #include "record/gaze_log.hpp"
@@ -102,8 +103,9 @@ std::optional<config::LoadedConfig> load(const std::optional<std::string>& path,
 std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded) {
   const auto group = [](std::uint32_t g) { return "world.entities[" + std::to_string(g) + "]."; };
   try {
+    // Headless: no pointer for the mouse. The eye trackers are in.
     return std::make_unique<Animation>(static_cast<const AnimationSettings&>(loaded.settings),
-                                       static_cast<std::uint64_t>(loaded.settings.seed));
+                                       static_cast<std::uint64_t>(loaded.settings.seed), with_trackers({}));
   } catch (const PlacementError& e) {
     std::cerr << loaded.error_at(group(e.group_index()) + "count", e.what()) << "\n";
   } catch (const ModelError& e) {

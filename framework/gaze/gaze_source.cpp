@@ -6,9 +6,7 @@
 #include <string>
 
 #include "core/format.hpp"
-#include "gaze/gazepoint_gaze.hpp"
 #include "gaze/mouse_gaze.hpp"
-#include "gaze/pupil_gaze.hpp"
 #include "gaze/replay_gaze.hpp"
 #include "gaze/scripted_gaze.hpp"
 #include "perception/view.hpp"
@@ -84,10 +82,13 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
       } catch (const std::runtime_error& e) {
         throw std::invalid_argument(std::string("gaze.file: ") + e.what());
       }
-    case GazeSourceKind::gazepoint:
-      return std::make_unique<GazepointGaze>(settings, screen);
     case GazeSourceKind::pupil:
-      return std::make_unique<PupilGaze>(settings, screen);
+    case GazeSourceKind::gazepoint:
+      if (environment.make_tracker == nullptr)
+        throw std::invalid_argument(std::string("gaze.source: ") + gaze_source_name(settings.source) +
+                                    " needs fovea's eye-tracker support, which this program was built without "
+                                    "(fovea_trackers: gaze/trackers.hpp)");
+      return environment.make_tracker(settings, screen);
   }
   throw std::invalid_argument("gaze.source: unknown kind " + std::to_string(static_cast<int>(settings.source)));
 }

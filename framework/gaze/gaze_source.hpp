@@ -67,10 +67,18 @@ class PointerInput {
   virtual PointerState pointer() = 0;
 };
 
-/// What the factory may need besides the settings: the window's pointer for the mouse
-/// source (null in headless runs, where asking for the mouse is an error that says so).
+/// Makes a tracker's source (pupil, gazepoint). The trackers speak network protocols and
+/// live in their own library, fovea_trackers (gaze/trackers.hpp: make_tracker_source), so
+/// the core builds and tests without ZeroMQ or sockets; a program that wants them passes
+/// this in.
+using TrackerFactory = std::unique_ptr<GazeSource> (*)(const GazeSettings& settings, const ScreenSettings& screen);
+
+/// What the factory may need besides the settings, which only a program can give: the
+/// window's pointer for the mouse source (null in headless runs, where asking for the mouse
+/// is an error that says so) and the trackers (null where the program has none).
 struct GazeEnvironment {
   PointerInput* pointer = nullptr;
+  TrackerFactory make_tracker = nullptr;
 };
 
 /// The source the settings name, for a screen of `screen`'s size; `seed` feeds the scripted

@@ -213,3 +213,23 @@ TEST_CASE("Gaze: switching the source live forgets the held point, keeps the fal
   CHECK(std::string(f.source) == "fixed");
   CHECK(f.age_ms == 0);
 }
+
+TEST_CASE("make_gaze_source: the trackers come from the program, the core has none of its own", "[gaze]") {
+  // This test executable links the core only: asking it for a tracker says what is missing.
+  GazeSettings settings;
+  for (const GazeSourceKind kind : {GazeSourceKind::pupil, GazeSourceKind::gazepoint}) {
+    settings.source = kind;
+    try {
+      make_gaze_source(settings, kScreen, 1);
+      FAIL("a tracker was made without the trackers");
+    } catch (const std::invalid_argument& e) {
+      CHECK_THAT(e.what(), Catch::StartsWith(std::string("gaze.source: ") + gaze_source_name(kind) +
+                                             " needs fovea's eye-tracker support"));
+    }
+  }
+  // A program's own factory is used as given.
+  const TrackerFactory stub = [](const GazeSettings&, const ScreenSettings&) -> std::unique_ptr<GazeSource> {
+    return std::make_unique<StubSource>();
+  };
+  CHECK(make_gaze_source(settings, kScreen, 1, GazeEnvironment{nullptr, stub}) != nullptr);
+}

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gaze/fake_pupil_capture.hpp"
+#include "gaze/trackers.hpp"
 #include "world/animation.hpp"
 
 using namespace fovea;
@@ -28,7 +29,7 @@ TEST_CASE("a run on Pupil Capture follows its surface gaze, holds through its lo
   settings.gaze.surface = "screen";
   settings.gaze.max_age_ms = 100;
   settings.gaze.fallback.hold_ms = 500;  // a 400 ms window to see a held frame in, even on a loaded machine
-  Animation world(settings, 1);
+  Animation world(settings, 1, with_trackers({}));
 
   // Until the tracker is connected and publishing, the frames use the centre.
   FrameStats f = world.step();

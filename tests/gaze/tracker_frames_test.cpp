@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gaze/fake_gazepoint.hpp"
+#include "gaze/trackers.hpp"
 #include "world/animation.hpp"
 
 using namespace fovea;
@@ -42,7 +43,7 @@ TEST_CASE("a run on a Gazepoint tracker follows it, holds through its loss, fall
   settings.gaze.port = tracker.port();
   settings.gaze.max_age_ms = 100;
   settings.gaze.fallback.hold_ms = 500;  // a 400 ms window to see a held frame in, even on a loaded machine
-  Animation world(settings, 1);
+  Animation world(settings, 1, with_trackers({}));
 
   // Until the tracker has said anything, the frames use the centre.
   FrameStats f = world.step();
