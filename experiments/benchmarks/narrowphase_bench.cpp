@@ -281,9 +281,9 @@ void record_descent(Snapshot& snap, TestRecord& r) {
   return hits;
 }
 
-/// The middle variant plus what the descent does with a hit: a data-dependent branch that
-/// appends a record (the descent's push_next appends a 12-byte SphereHit). `out` holds a
-/// chunk.
+/// The middle variant plus a data-dependent branch that appends a record for each hit, as
+/// the descent did before it went branch-free (docs/narrowphase.md, "Measured"): kept to
+/// show what the branch costs. `out` holds a chunk.
 [[gnu::noinline]] std::int64_t bare_rotated_branching_hits(const TestRecord& r, std::size_t begin, std::size_t end,
                                                             std::vector<std::uint32_t>& out) {
   std::uint32_t* const next = out.data();
@@ -300,7 +300,8 @@ void record_descent(Snapshot& snap, TestRecord& r) {
 }
 
 /// The same work without the branch: every test writes its index at the end of `out`, and
-/// the end moves on only for a hit (branch-free stream compaction). `out` holds a chunk.
+/// the end moves on only for a hit (branch-free stream compaction, as the descent's
+/// scan_test_list does). `out` holds a chunk.
 [[gnu::noinline]] std::int64_t bare_rotated_compacting_hits(const TestRecord& r, std::size_t begin, std::size_t end,
                                                              std::vector<std::uint32_t>& out) {
   std::uint32_t* const next = out.data();
@@ -648,7 +649,7 @@ int main(int argc, char** argv) {
         "  bare: the pairs the descent tested, centres pre-transformed into a's frame, comparison only,\n"
         "        cache-resident (vectorised: two tests per SSE2 instruction)\n"
         "  bare_scalar: the same one test at a time; bare_rotating_b: b's centre also rotated into a's frame\n"
-        "  bare_rotating_b_branching: + a data-dependent branch that appends each hit, as the descent does\n"
+        "  bare_rotating_b_branching: + a data-dependent branch that appends each hit (as the descent once did)\n"
         "  bare_rotating_b_branchless: the same appends without the branch\n"
         "  bare_streamed: bare, the whole record read from memory\n\n");
     std::printf("%-14s %-27s %10s %10s %14s %10s\n", "scene", "variant", "ns/test", "min ns", "Mtests/s/core", "/ bare");

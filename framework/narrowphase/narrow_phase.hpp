@@ -109,8 +109,9 @@ class NarrowPhase {
   std::vector<std::uint32_t> order_;      // slots, in by_pair_ order
   std::vector<SphereHit> hit_pool_;       // every collision's hits this frame
 
-  /// Appends a hit to the collision's next level, keeping that level one run of the pool.
-  void push_next(Collision& c, const SphereHit& hit);
+  /// Makes the collision's next level end at the end of the pool, so a scan can append to
+  /// it: the next level stays one run of the pool.
+  void open_next_run(Collision& c);
   std::int64_t sphere_tests_ = 0;
 };
 
