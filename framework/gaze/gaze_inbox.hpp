@@ -49,6 +49,28 @@ class GazeInbox {
   std::atomic<std::uint64_t> dropped_{0};
 };
 
+/// What a tracker is to the frame loop: a GazeSource whose samples a receiver thread leaves
+/// in an inbox, on the wall clock. A tracker derives from it and starts its thread with
+/// run_receiver(stop, inbox_, connected_, ...), declaring the std::jthread as its own last
+/// member: a derived class's members are destroyed before its base, so the thread stops
+/// and joins while the inbox it writes still exists.
+class TrackerSource : public GazeSource {
+ public:
+  /// The newest sample, valid or not, whatever `now_s`; invalid with time 0 before the first.
+  GazeSample sample(double /*now_s*/) override { return inbox_.newest(); }
+  GazeClock clock() const override { return GazeClock::wall; }
+  std::uint64_t dropped() const override { return inbox_.dropped(); }
+  void take_messages(std::vector<std::string>& out) override { inbox_.take_messages(out); }
+  void take_recent(std::vector<GazeSample>& out) override { inbox_.take_recent(out); }
+  /// True while connected to the tracker with its data flowing; false before the first
+  /// connection and from a detected loss until the next one.
+  bool connected() const { return connected_.load(std::memory_order_relaxed); }
+
+ protected:
+  GazeInbox inbox_;
+  std::atomic<bool> connected_{false};
+};
+
 /// Delays between reconnection attempts: first_s, doubling up to max_s; reset() after a
 /// success. A tracker that is not running costs one short attempt per delay, not a busy loop.
 class Backoff {

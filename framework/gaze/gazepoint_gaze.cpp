@@ -317,11 +317,6 @@ GazepointGaze::GazepointGaze(const GazeSettings& settings, const ScreenSettings&
   });
 }
 
-GazeSample GazepointGaze::sample(double now_s) {
-  (void)now_s;  // a live source: the newest sample, on the wall clock
-  return inbox_.newest();
-}
-
 void GazepointGaze::run(const std::stop_token& stop) {
   Backoff backoff(timings_.backoff_first_s, timings_.backoff_max_s);
   // Once a message has said the tracker is unreachable or lost, failed attempts stay quiet.

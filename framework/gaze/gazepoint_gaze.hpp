@@ -130,7 +130,7 @@ struct GazepointTimings {
 /// trusted (OpenGazeFramer, parse_open_gaze_element, read_fixation). Every wait is sliced
 /// at 10 ms, so destruction ends the thread within about 10 ms; the one exception is a
 /// host given by name, whose lookup (getaddrinfo) cannot be interrupted.
-class GazepointGaze final : public GazeSource {
+class GazepointGaze final : public TrackerSource {
  public:
   /// The Open Gaze API's port when settings.port is 0.
   static constexpr int kDefaultPort = 4242;
@@ -142,15 +142,6 @@ class GazepointGaze final : public GazeSource {
   /// and for a degenerate screen (validate_screen).
   GazepointGaze(const GazeSettings& settings, const ScreenSettings& screen, GazepointTimings timings = {});
 
-  /// The newest sample (wall clock), whatever now_s is; invalid with time 0 before the first.
-  GazeSample sample(double now_s) override;
-  GazeClock clock() const override { return GazeClock::wall; }
-  std::uint64_t dropped() const override { return inbox_.dropped(); }
-  void take_messages(std::vector<std::string>& out) override { inbox_.take_messages(out); }
-  /// The samples received since the last call, oldest first (GazeInbox::take_recent).
-  void take_recent(std::vector<GazeSample>& out) override { inbox_.take_recent(out); }
-  /// True while a connection to the tracker is open and its data enabled.
-  bool connected() const { return connected_.load(); }
   /// The most bytes the receiver has buffered at once: at most
   /// OpenGazeFramer::kMaxRecordBytes + kReadBytes whatever the peer sends.
   std::size_t peak_buffered_bytes() const { return peak_buffered_bytes_.load(); }
@@ -175,8 +166,6 @@ class GazepointGaze final : public GazeSource {
   double width_px_ = 0;
   double height_px_ = 0;
   GazepointTimings timings_;
-  GazeInbox inbox_;
-  std::atomic<bool> connected_{false};
   std::atomic<std::size_t> peak_buffered_bytes_{0};
   /// Last member: destroyed first, so the thread stops and joins while everything it uses
   /// still exists.

@@ -664,9 +664,4 @@ PupilGaze::PupilGaze(const GazeSettings& settings, const ScreenSettings& screen,
         });
       }) {}
 
-GazeSample PupilGaze::sample(double now_s) {
-  (void)now_s;
-  return inbox_.newest();
-}
-
 }  // namespace fovea

@@ -44,7 +44,7 @@ struct PupilTimings {
 /// counted, never trusted in part. A tracker that is absent, stops or stalls costs the run
 /// its gaze (the frame falls back), one message, and a quiet retry with backoff; never an
 /// exception or a blocked frame.
-class PupilGaze final : public GazeSource {
+class PupilGaze final : public TrackerSource {
  public:
   /// Pupil Remote's port when GazeSettings::port is 0 (Pupil Capture's default).
   static constexpr int kDefaultRemotePort = 50020;
@@ -66,22 +66,10 @@ class PupilGaze final : public GazeSource {
   /// screen, non-positive timings); an absent tracker is not one of them.
   PupilGaze(const GazeSettings& settings, const ScreenSettings& screen, PupilTimings timings = {});
 
-  /// The newest sample, valid or not, stamped on the wall clock; ignores `now_s`.
-  GazeSample sample(double now_s) override;
-  GazeClock clock() const override { return GazeClock::wall; }
-  std::uint64_t dropped() const override { return inbox_.dropped(); }
-  void take_messages(std::vector<std::string>& out) override { inbox_.take_messages(out); }
-  /// The samples received since the last call, oldest first (GazeInbox::take_recent).
-  void take_recent(std::vector<GazeSample>& out) override { inbox_.take_recent(out); }
-  /// True while subscribed to a Pupil Remote that answers; false before the first
-  /// connection and from a detected loss until the next connection.
-  bool connected() const { return connected_.load(std::memory_order_relaxed); }
   /// The current estimate of Pupil time - fovea wall time, seconds; NaN before the first.
   double clock_offset_s() const { return clock_offset_s_.load(std::memory_order_relaxed); }
 
  private:
-  GazeInbox inbox_;
-  std::atomic<bool> connected_{false};
   std::atomic<double> clock_offset_s_{std::numeric_limits<double>::quiet_NaN()};
   /// Declared last: destroyed first, so the thread stops and joins while the members it
   /// writes still exist.
