@@ -170,7 +170,13 @@ int run_command(const RunOptions& options) {
     if (settings.record.collisions) collision_log.emplace((folder / "collisions.csv").string(), settings.ground_truth);
     std::optional<GazeLog> gaze_log;
     if (settings.record.gaze) gaze_log.emplace((folder / "gaze.csv").string());
+    // A tracker's state changes (not found, connected, lost), each said once.
     std::vector<std::string> gaze_messages;
+    const auto print_gaze_messages = [&] {
+      world->gaze().take_messages(gaze_messages);
+      for (const std::string& message : gaze_messages) std::cerr << "fovea: gaze: " << message << "\n";
+      gaze_messages.clear();
+    };
     Progress progress(settings.frames, !options.quiet && Progress::stderr_is_terminal());
     // A live source (a tracker, the mouse) follows a person in real time, so the run keeps
     // real time: frame k starts no earlier than k time steps after the first. A frame that
@@ -186,10 +192,7 @@ int run_command(const RunOptions& options) {
       log.write(stats, {kinetic_energy_j(world->states(), world->entities())});
       if (collision_log) collision_log->write(stats.frame, *world);
       if (gaze_log) gaze_log->write(stats);
-      // A tracker's state changes (not found, connected, lost), each said once.
-      world->gaze().take_messages(gaze_messages);
-      for (const std::string& message : gaze_messages) std::cerr << "fovea: gaze: " << message << "\n";
-      gaze_messages.clear();
+      print_gaze_messages();
       wall_hits += stats.wall_hits;
       sphere_tests += stats.sphere_tests;
       interrupted_collisions += stats.interrupted;
@@ -202,10 +205,7 @@ int run_command(const RunOptions& options) {
       }
     }
     progress.finish();
-    // What a tracker said during the last frame, or after it (a connection attempt that
-    // timed out at the end of a short run).
-    world->gaze().take_messages(gaze_messages);
-    for (const std::string& message : gaze_messages) std::cerr << "fovea: gaze: " << message << "\n";
+    print_gaze_messages();  // what a tracker said during or just after the last frame
     // A signal during the last frame still counts: the user asked to stop, and a shell loop
     // of runs must see it.
     if (g_stop_signal != 0) {
