@@ -68,13 +68,10 @@ struct Collision {
   // Perception (004 section 3.4.2). The priority is f(e, g) at the start of the frame, from
   // the entities' centres; the placement below is that too, except for collisions treated
   // as colliding, placed again at the end of the frame from their deepest spheres.
-  Vec3 centre_m{0.0};             ///< centre of collision, world space
-  double centre_x_px = 0;         ///< its projection on the screen (meaningless when not visible)
+  double centre_x_px = 0;         ///< the centre of collision on the screen (meaningless when not visible)
   double centre_y_px = 0;
   double gap_bound_m = 0;         ///< upper bound on the 3D gap between the two models
-  double eccentricity_px = 0;     ///< screen distance from the fixation point to the centre
   double eccentricity_deg = 0;
-  double gap_px = 0;              ///< projected gap upper bound
   double gap_deg = 0;
   bool visible = false;           ///< the centre of collision is on screen
   double probability = 0;         ///< f(e, g) for the placement above; 0 when not visible

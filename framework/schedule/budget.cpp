@@ -2,11 +2,7 @@
 
 namespace fovea {
 
-Budget Budget::unlimited() {
-  Budget b;
-  b.unlimited_ = true;
-  return b;
-}
+Budget Budget::unlimited() { return work(std::numeric_limits<std::int64_t>::max()); }
 
 Budget Budget::work(std::int64_t tests) {
   Budget b;
@@ -30,9 +26,9 @@ Budget Budget::from_settings(const BudgetSettings& settings) {
 
 bool Budget::check() {
   if (exhausted_) return true;
+  // A work budget is checked only once its limit is reached (next_check_ == test_limit_).
   if (mode_ == BudgetMode::work) {
     exhausted_ = tests_spent_ >= test_limit_;
-    if (!exhausted_) next_check_ = test_limit_;
     return exhausted_;
   }
   exhausted_ = Clock::now() >= deadline_;

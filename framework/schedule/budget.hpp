@@ -43,14 +43,13 @@ class Budget {
   std::int64_t tests_spent() const { return tests_spent_; }
   /// Whether exhausted() has ever returned true.
   bool was_exhausted() const { return exhausted_; }
-  bool is_wall() const { return mode_ == BudgetMode::wall && !unlimited_; }
+  bool is_wall() const { return mode_ == BudgetMode::wall; }
   Clock::time_point deadline() const { return deadline_; }
 
  private:
   bool check();
 
   BudgetMode mode_ = BudgetMode::work;
-  bool unlimited_ = false;
   bool exhausted_ = false;
   std::int64_t tests_spent_ = 0;
   std::int64_t next_check_ = std::numeric_limits<std::int64_t>::max();  ///< tests at which to look again

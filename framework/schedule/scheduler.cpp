@@ -39,25 +39,22 @@ void sequential(NarrowPhase& narrowphase, Budget& budget, const std::vector<std:
   }
 }
 
-class RoundRobinScheduler final : public Scheduler {
+/// Round robin or sequential over the active collisions in list order: the two perception-
+/// blind schedulers differ only in the walk.
+class ListOrderScheduler final : public Scheduler {
  public:
+  /// Refines the collisions of the list, which it may shorten as they resolve.
+  using Walk = void (*)(NarrowPhase&, Budget&, std::vector<std::uint32_t>&);
+  explicit ListOrderScheduler(Walk walk) : walk_(walk) {}
+
   void run(NarrowPhase& narrowphase, Budget& budget) override {
     collect_active(narrowphase, active_);
-    round_robin(narrowphase, budget, active_);
+    walk_(narrowphase, budget, active_);
   }
+  bool uses_priority() const override { return false; }
 
  private:
-  std::vector<std::uint32_t> active_;
-};
-
-class SequentialScheduler final : public Scheduler {
- public:
-  void run(NarrowPhase& narrowphase, Budget& budget) override {
-    collect_active(narrowphase, active_);
-    sequential(narrowphase, budget, active_);
-  }
-
- private:
+  Walk walk_;
   std::vector<std::uint32_t> active_;
 };
 
@@ -85,6 +82,7 @@ class SortedSequentialScheduler final : public Scheduler {
     for (const Keyed& k : keyed_) active_.push_back(k.slot);
     sequential(narrowphase, budget, active_);
   }
+  bool uses_priority() const override { return true; }
 
  private:
   struct Keyed {
@@ -122,6 +120,7 @@ class PriorityQueueScheduler final : public Scheduler {
       if (budget.was_exhausted()) return;
     }
   }
+  bool uses_priority() const override { return true; }
 
  private:
   std::vector<double> band_edges_;
@@ -156,8 +155,10 @@ std::string check_schedule_settings(const ScheduleSettings& settings) {
 
 std::unique_ptr<Scheduler> make_scheduler(const ScheduleSettings& settings) {
   switch (settings.kind) {
-    case SchedulerKind::round_robin: return std::make_unique<RoundRobinScheduler>();
-    case SchedulerKind::sequential: return std::make_unique<SequentialScheduler>();
+    case SchedulerKind::round_robin: return std::make_unique<ListOrderScheduler>(round_robin);
+    case SchedulerKind::sequential:
+      return std::make_unique<ListOrderScheduler>(
+          [](NarrowPhase& narrowphase, Budget& budget, std::vector<std::uint32_t>& slots) { sequential(narrowphase, budget, slots); });
     case SchedulerKind::sorted_sequential: return std::make_unique<SortedSequentialScheduler>();
     case SchedulerKind::priority_queues: {
       const std::string problem = check_schedule_settings(settings);

@@ -18,6 +18,9 @@ class Scheduler {
   virtual ~Scheduler() = default;
   /// Refines the collisions still needing work, in this scheduler's order.
   virtual void run(NarrowPhase& narrowphase, Budget& budget) = 0;
+  /// Whether run() reads the collisions' `priority`: the frame perceives every collision
+  /// before the descent only for the schedulers that use it (the others' records get it after).
+  virtual bool uses_priority() const = 0;
 };
 
 /// The scheduler `settings` name. Throws std::invalid_argument when the queues and band

@@ -49,8 +49,6 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
     : settings_(animation_settings),
       box_{Vec3(0.0), animation_settings.world.box_size_m},
       scheduler_(make_scheduler(animation_settings.schedule)),
-      scheduler_uses_priority_(animation_settings.schedule.kind == SchedulerKind::sorted_sequential ||
-                               animation_settings.schedule.kind == SchedulerKind::priority_queues),
       view_(animation_settings.perception.view, box_),
       perception_model_(animation_settings.perception.model),
       gaze_(animation_settings.gaze, animation_settings.perception.view.screen, seed, environment) {
@@ -267,7 +265,7 @@ FrameStats Animation::step() {
   Budget budget = Budget::from_settings(settings_.budget);
   narrowphase_.sync(broadphase_.pairs(), entities_, frames_done_);
   narrowphase_.begin_frame(states_);
-  if (scheduler_uses_priority_)
+  if (scheduler_->uses_priority())
     for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze, true);
   scheduler_->run(narrowphase_, budget);
   stats.budget_exhausted = budget.was_exhausted();
@@ -281,7 +279,7 @@ FrameStats Animation::step() {
   phase_clock.restart();
   // The same start-of-frame priorities for the schedulers that do not use them, outside the
   // budget's clock, for the records.
-  if (!scheduler_uses_priority_)
+  if (!scheduler_->uses_priority())
     for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze, true);
   measure(gaze, stats);
   stats.phase_ms[static_cast<int>(Phase::metrics)] = phase_clock.elapsed_ms();
@@ -301,13 +299,10 @@ void Animation::perceive(std::uint32_t slot, const FrameGaze& gaze, bool at_star
   const GapEstimate g = at_start ? narrowphase_.initial_gap_estimate(slot, states_) : narrowphase_.gap_estimate(slot, states_);
   const PerceivedGap p =
       perceive_gap(view_, perception_model_, gaze.x_px, gaze.y_px, g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
-  c.centre_m = g.centre_m;
   c.centre_x_px = p.centre_x_px;
   c.centre_y_px = p.centre_y_px;
   c.gap_bound_m = g.bound_m;
-  c.eccentricity_px = p.eccentricity_px;
   c.eccentricity_deg = p.eccentricity_deg;
-  c.gap_px = p.gap_px;
   c.gap_deg = p.gap_deg;
   c.visible = p.visible;
   c.probability = p.probability;
@@ -335,7 +330,8 @@ void Animation::measure(const FrameGaze& gaze, FrameStats& stats) {
     }
     // A collision treated as real is placed again from its deepest spheres: where the
     // response will push, and, when unresolved, the gap it may leave (004 section 3.4.2).
-    if (accepted) perceive(slot, gaze, false);
+    // One that never found an intersecting pair is where the start of the frame put it.
+    if (accepted && c.tested_any) perceive(slot, gaze, false);
     const bool unresolved_accepted = accepted && c.interrupted;
     if (unresolved_accepted) {
       stats.nabla_est_m += c.gap_bound_m;

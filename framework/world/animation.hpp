@@ -166,7 +166,6 @@ class Animation {
   SweepAndPrune broadphase_;
   NarrowPhase narrowphase_;
   std::unique_ptr<Scheduler> scheduler_;
-  bool scheduler_uses_priority_ = false;
   View view_;
   PerceptionModel perception_model_;
   Gaze gaze_;
