@@ -1,16 +1,6 @@
 #include "record/collision_log.hpp"
 
-#include <cmath>
-
 namespace fovea {
-namespace {
-
-/// NaN (a value not computed) as an empty cell.
-CsvWriter& cell_or_missing(CsvWriter& csv, double value) {
-  return std::isnan(value) ? csv.cell_missing() : csv.cell(value);
-}
-
-}  // namespace
 
 std::vector<std::string> CollisionLog::columns(bool ground_truth) {
   std::vector<std::string> c = {"frame",       "entity_a",    "entity_b",        "first_frame",      "status",
@@ -50,7 +40,7 @@ void CollisionLog::write(std::int64_t frame, const Animation& world) {
     if (ground_truth_) {
       const CollisionTruth& t = world.collision_truth(slot);
       csv_.cell(std::int64_t{t.touching ? 1 : 0});
-      cell_or_missing(csv_, t.separation_m);
+      csv_.cell_or_missing(t.separation_m);
       // The true gap on screen is measured for the collisions accepted unresolved only.
       if (c.interrupted && c.status == CollisionStatus::colliding && !t.touching) {
         csv_.cell(t.gap_deg).cell(t.probability);
@@ -58,8 +48,9 @@ void CollisionLog::write(std::int64_t frame, const Animation& world) {
         csv_.cell_missing().cell_missing();
       }
     }
-    csv_.end_row();
+    csv_.end_row(CsvWriter::Flush::later);
   }
+  csv_.flush();  // the frame's rows reach the file together
 }
 
 }  // namespace fovea

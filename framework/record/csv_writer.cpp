@@ -17,7 +17,10 @@ CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& co
 }
 
 CsvWriter::~CsvWriter() {
-  if (file_ != nullptr) std::fclose(file_);
+  if (file_ == nullptr) return;
+  // Rows held and never flushed (an exception between rows): written if they can be.
+  if (cells_in_row_ == 0 && !line_.empty()) std::fwrite(line_.data(), 1, line_.size(), file_);
+  std::fclose(file_);
 }
 
 void CsvWriter::separator() {
@@ -56,18 +59,24 @@ CsvWriter& CsvWriter::cell(std::string_view text) {
   return *this;
 }
 
-void CsvWriter::end_row() {
+void CsvWriter::end_row(Flush flush_mode) {
   if (cells_in_row_ != column_count_)
     throw std::logic_error(path_ + ": row has " + std::to_string(cells_in_row_) + " cells, header has " +
                            std::to_string(column_count_));
   line_ += '\n';
-  // One fwrite of a whole line then a flush: the kernel gets complete rows only, so SIGKILL
+  cells_in_row_ = 0;
+  if (flush_mode == Flush::now) flush();
+}
+
+void CsvWriter::flush() {
+  if (cells_in_row_ != 0) throw std::logic_error(path_ + ": flush in the middle of a row");
+  if (line_.empty()) return;
+  // One fwrite of whole rows then a flush: the kernel gets complete rows only, so SIGKILL
   // at any instant leaves the file ending on a row boundary (unless a write is cut by a full
   // disk, which the error below reports).
   if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size() || std::fflush(file_) != 0)
     throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
   line_.clear();
-  cells_in_row_ = 0;
 }
 
 }  // namespace fovea

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -25,8 +26,20 @@ class CsvWriter {
   CsvWriter& cell(std::string_view text);
   /// An empty cell: a value that does not apply (pandas and R read it as missing).
   CsvWriter& cell_missing();
-  /// Ends the row: checks the cell count, writes it whole with one write, flushes.
-  void end_row();
+  /// The value, or an empty cell for NaN (a value not computed).
+  CsvWriter& cell_or_missing(double value) { return std::isnan(value) ? cell_missing() : cell(value); }
+
+  enum class Flush {
+    now,    ///< write the row (and any held before it) to the operating system at once
+    later,  ///< hold it until flush() or a row ended with Flush::now
+  };
+  /// Ends the row: checks the cell count, and writes it with one write and a flush, or
+  /// holds it. A file of many rows per frame (collisions.csv) holds a frame's rows and
+  /// flushes once per frame: one system call a frame instead of one a row, and still only
+  /// whole rows reach the file.
+  void end_row(Flush flush = Flush::now);
+  /// Writes the rows held, with one write and a flush.
+  void flush();
 
   std::size_t column_count() const { return column_count_; }
 
@@ -35,7 +48,7 @@ class CsvWriter {
 
   std::FILE* file_ = nullptr;
   std::string path_;
-  std::string line_;  // reused: no allocation per row in the steady state
+  std::string line_;  // rows not yet written; reused: no allocation per row in the steady state
   std::size_t column_count_ = 0;
   std::size_t cells_in_row_ = 0;
 };

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <stdexcept>
+
 #include "record/csv_writer.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -29,6 +32,20 @@ TEST_CASE("CsvWriter: each finished row is on disk before the next starts", "[re
   CHECK(test::read_file(path) == "x\n1\n");
   csv.end_row();
   CHECK(test::read_file(path) == "x\n1\n2\n");
+}
+
+TEST_CASE("CsvWriter: rows held with Flush later reach the file together, whole", "[record][csv]") {
+  test::TempDir dir;
+  const std::string path = (dir / "t.csv").string();
+  CsvWriter csv(path, {"x", "y"});
+  csv.cell(std::int64_t{1}).cell_or_missing(2.5).end_row(CsvWriter::Flush::later);
+  csv.cell(std::int64_t{2}).cell_or_missing(std::nan("")).end_row(CsvWriter::Flush::later);
+  CHECK(test::read_file(path) == "x,y\n");  // a frame's rows: none on disk yet
+  csv.cell(std::int64_t{3});
+  CHECK_THROWS_AS(csv.flush(), std::logic_error);  // never half a row
+  csv.cell(std::int64_t{4}).end_row(CsvWriter::Flush::later);
+  csv.flush();
+  CHECK(test::read_file(path) == "x,y\n1,2.5\n2,\n3,4\n");
 }
 
 TEST_CASE("CsvWriter: a row with the wrong number of cells is refused", "[record][csv]") {
