@@ -353,17 +353,6 @@ LoadedConfig load_config_file(const std::string& path, const std::vector<Overrid
   return load_document(read_text_file(path, "config"), path, overrides, std::filesystem::path(path).parent_path());
 }
 
-PerceptionModelSettings load_perception_model_file(const std::string& path) {
-  PerceptionModelSettings model;
-  read_perception_model_file(path, model);
-  try {
-    const PerceptionModel check(model);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError(path + ": " + e.what());
-  }
-  return model;
-}
-
 LoadedConfig load_config_file(const std::string& path, const std::vector<std::string>& sets) {
   return load_config_file(path, as_overrides(sets));
 }

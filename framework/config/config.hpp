@@ -41,10 +41,6 @@ LoadedConfig load_config_text(const std::string& text, const std::string& source
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
                               const std::vector<std::string>& sets = {});
 
-/// Reads a perception-model YAML file: the keys of perception.model, without `file`
-/// (docs/perception.md). Throws ConfigError naming the file, line and column.
-PerceptionModelSettings load_perception_model_file(const std::string& path);
-
 /// The config as resolved: every key, defaults filled in, as YAML that loads back to the
 /// same settings.
 std::string resolved_yaml(const Settings& settings);

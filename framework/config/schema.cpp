@@ -42,8 +42,6 @@ std::string NumberRange::bounds_text() const {
   return "";
 }
 
-NumberRange at_least(double min) { return {min, std::numeric_limits<double>::infinity(), false, false}; }
-NumberRange above(double min) { return {min, std::numeric_limits<double>::infinity(), true, false}; }
 NumberRange between(double min, double max) { return {min, max, false, false}; }
 
 namespace {

@@ -65,8 +65,6 @@ struct NumberRange {
   /// "integer >= 0", "number in (0, 1]", "number".
   std::string type_text(bool integer) const { return (integer ? "integer" : "number") + bounds_text(); }
 };
-NumberRange at_least(double min);
-NumberRange above(double min);
 NumberRange between(double min, double max);
 
 // Helpers shared by the field kinds (schema.cpp).

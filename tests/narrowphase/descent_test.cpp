@@ -377,7 +377,6 @@ TEST_CASE("Descent: the gap estimate bounds the exact separation, before and dur
       const GapEstimate g = duo.narrowphase.gap_estimate(duo.slot(), duo.states);
       INFO("trial " << trial << ", level " << duo.collision().levels_done);
       CHECK(g.bound_m >= truth.separation_m - 1e-12);
-      CHECK(g.bound_m == Approx(glm::length(g.sphere_a_m - g.sphere_b_m) + g.slack_m).epsilon(1e-12));
       if (duo.narrowphase.step(duo.slot(), unlimited) != CollisionStatus::needs_more_work) break;
     }
     separated += !truth.touching;
