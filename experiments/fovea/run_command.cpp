@@ -11,6 +11,7 @@
 #include "config/config.hpp"
 #include "core/build_info.hpp"
 #include "core/format.hpp"
+#include "core/setting_error.hpp"
 #include "core/stopwatch.hpp"
 #include "gaze/trackers.hpp"
 #include "record/collision_log.hpp"
@@ -112,13 +113,11 @@ std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded) {
     std::cerr << loaded.error_at(group(e.group_index()) + e.setting(), e.what()) << "\n";
   } catch (const std::bad_alloc&) {
     std::cerr << loaded.source << ": not enough memory to build this world\n";
+  } catch (const SettingError& e) {
+    // A setting that cannot work where the program runs (the mouse in a headless run).
+    std::cerr << loaded.error_at(e.key(), e.detail()) << "\n";
   } catch (const std::invalid_argument& e) {
-    // The parts name the key at fault first ("gaze.source: mouse reads ..."): point at its line.
-    const std::string message = e.what();
-    const std::size_t colon = message.find(": ");
-    const std::string key = message.substr(0, colon);
-    const bool keyed = colon != std::string::npos && key.find(' ') == std::string::npos;
-    std::cerr << (keyed ? loaded.error_at(key, message.substr(colon + 2)) : loaded.source + ": " + message) << "\n";
+    std::cerr << loaded.source << ": " << e.what() << "\n";
   }
   return nullptr;
 }

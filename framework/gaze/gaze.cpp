@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/format.hpp"
+#include "core/setting_error.hpp"
 #include "gaze/mouse_gaze.hpp"
 #include "perception/view.hpp"
 
@@ -24,9 +25,9 @@ std::unique_ptr<GazeSource> make_fallback_mouse(const GazeSettings& settings, co
                                                 const GazeEnvironment& environment) {
   if (settings.fallback.then != GazeFallbackKind::mouse) return nullptr;
   if (environment.pointer == nullptr)
-    throw std::invalid_argument(
-        "gaze.fallback.then: mouse reads the pointer of fovea's window, and this run has no window "
-        "(it is headless); use then: centre");
+    throw SettingError("gaze.fallback.then",
+                       "mouse reads the pointer of fovea's window, and this run has no window (it is headless); "
+                       "use then: centre");
   return std::make_unique<MouseGaze>(*environment.pointer, screen);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/format.hpp"
+#include "core/setting_error.hpp"
 #include "gaze/mouse_gaze.hpp"
 #include "gaze/replay_gaze.hpp"
 #include "gaze/scripted_gaze.hpp"
@@ -71,21 +72,21 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
       return std::make_unique<ScriptedGaze>(settings.scripted, screen, seed);
     case GazeSourceKind::mouse:
       if (environment.pointer == nullptr)
-        throw std::invalid_argument(
-            "gaze.source: mouse reads the pointer of fovea's window, and this run has no window (it is "
-            "headless); use fixed, scripted or replay for headless runs");
+        throw SettingError("gaze.source",
+                           "mouse reads the pointer of fovea's window, and this run has no window (it is "
+                           "headless); use fixed, scripted or replay for headless runs");
       return std::make_unique<MouseGaze>(*environment.pointer, screen);
     case GazeSourceKind::replay:
-      if (settings.file.empty()) throw std::invalid_argument("gaze.file: the replay source needs a gaze CSV to replay");
+      if (settings.file.empty()) throw SettingError("gaze.file", "the replay source needs a gaze CSV to replay");
       try {
         return std::make_unique<ReplayGaze>(read_gaze_csv(settings.file), settings.max_age_ms / 1000.0);
       } catch (const std::runtime_error& e) {
-        throw std::invalid_argument(std::string("gaze.file: ") + e.what());
+        throw SettingError("gaze.file", e.what());
       }
     case GazeSourceKind::pupil:
     case GazeSourceKind::gazepoint:
       if (environment.make_tracker == nullptr)
-        throw std::invalid_argument(std::string("gaze.source: ") + gaze_source_name(settings.source) +
+        throw SettingError("gaze.source", std::string(gaze_source_name(settings.source)) +
                                     " needs fovea's eye-tracker support, which this program was built without "
                                     "(fovea_trackers: gaze/trackers.hpp)");
       return environment.make_tracker(settings, screen);

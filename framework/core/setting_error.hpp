@@ -1,0 +1,22 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace fovea {
+
+/// A setting that cannot work, named by its config key ("gaze.source"), so a program can
+/// point at the key's line in the config it came from. what() is "key: detail".
+class SettingError : public std::invalid_argument {
+ public:
+  SettingError(std::string key, const std::string& detail)
+      : std::invalid_argument(key + ": " + detail), key_(std::move(key)), detail_(detail) {}
+  const std::string& key() const { return key_; }
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string key_;
+  std::string detail_;
+};
+
+}  // namespace fovea
