@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <btBulletCollisionCommon.h>
 
+#include "benchmarks/bench_stats.hpp"
 #include "benchmarks/broadphase_trace.hpp"
 #include "broadphase/sweep_and_prune.hpp"
 #include "core/format.hpp"
@@ -38,15 +39,6 @@ struct RunResult {
   std::vector<std::int64_t> swaps;        ///< fovea only: insertion-sort swaps per frame
   double setup_ms = 0;
 };
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
 
 RunResult run_fovea(const TraceSpec& spec) {
   RunResult r{"fovea_sweep_and_prune", {}, {}, {}, 0};
@@ -222,11 +214,11 @@ int main(int argc, char** argv) {
       for (std::int64_t s : runs[0].swaps) swaps_mean += static_cast<double>(s);
       swaps_mean /= static_cast<double>(std::max<std::size_t>(1, runs[0].swaps.size()));
 
-      const double fovea_median = quantile(runs[0].frame_ms, 0.5);
+      const double fovea_median = bench::quantile(runs[0].frame_ms, 0.5);
       for (const RunResult& r : runs) {
-        const double median = quantile(r.frame_ms, 0.5);
+        const double median = bench::quantile(r.frame_ms, 0.5);
         csv << layout_text << ',' << n << ',' << spec.frames << ',' << r.name << ',' << format_significant(median, 4) << ','
-            << format_significant(quantile(r.frame_ms, 0.95), 4) << ','
+            << format_significant(bench::quantile(r.frame_ms, 0.95), 4) << ','
             << format_significant(median / n * 1000, 4) << ',' << format_significant(pairs_mean / n, 4) << ','
             << format_significant(fovea_median / median, 4) << ','
             << (r.swaps.empty() ? std::string("NA") : format_significant(swaps_mean / n, 4)) << ','
@@ -235,14 +227,14 @@ int main(int argc, char** argv) {
       csv.flush();
       if (fovea_only) {
         std::printf("%-8s %8d  %10.3f  (fovea only)  %9.3f %9.4f  %.3f\n", layout_text.c_str(), n, fovea_median,
-                    quantile(runs[0].frame_ms, 0.95), fovea_median / n * 1000, pairs_mean / n);
+                    bench::quantile(runs[0].frame_ms, 0.95), fovea_median / n * 1000, pairs_mean / n);
         continue;
       }
-      const double axis_median = quantile(runs[1].frame_ms, 0.5);
-      const double dbvt_median = quantile(runs[2].frame_ms, 0.5);
+      const double axis_median = bench::quantile(runs[1].frame_ms, 0.5);
+      const double dbvt_median = bench::quantile(runs[2].frame_ms, 0.5);
       std::printf("%-8s %8d  %10.3f %10.3f %10.3f  %9.3f %9.3f  %9.3f %9.4f  %.3f\n", layout_text.c_str(), n, fovea_median,
                   axis_median, dbvt_median, fovea_median / axis_median, fovea_median / dbvt_median,
-                  quantile(runs[0].frame_ms, 0.95), fovea_median / n * 1000, pairs_mean / n);
+                  bench::quantile(runs[0].frame_ms, 0.95), fovea_median / n * 1000, pairs_mean / n);
       std::fflush(stdout);
     }
   }

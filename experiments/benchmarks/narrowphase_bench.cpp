@@ -32,6 +32,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "benchmarks/bench_stats.hpp"
 #include "config/config.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
@@ -79,15 +80,6 @@ class OtherLoad {
   double self_s_;
   std::chrono::steady_clock::time_point start_;
 };
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
 
 // ---------------------------------------------------------------------------------------
 // Scenes, defined once here for both parts.
@@ -561,7 +553,6 @@ ClockStalls measure_clock_stalls(double seconds) {
   return r;
 }
 
-std::string sig(double v, int digits = 4) { return std::isnan(v) ? std::string("NA") : format_significant(v, digits); }
 
 }  // namespace
 
@@ -636,7 +627,7 @@ int main(int argc, char** argv) {
   csv << "part,scene,variant,budget_ms,quantity,value,unit\n";
   const auto row = [&](const std::string& part, const std::string& scene, const std::string& variant, const std::string& budget,
                        const std::string& quantity, double value, const std::string& unit) {
-    csv << part << ',' << scene << ',' << variant << ',' << budget << ',' << quantity << ',' << sig(value, 6) << ',' << unit << '\n';
+    csv << part << ',' << scene << ',' << variant << ',' << budget << ',' << quantity << ',' << bench::significant_or_na(value, 6) << ',' << unit << '\n';
   };
   const auto has = [](const std::vector<std::string>& v, const char* s) { return std::find(v.begin(), v.end(), s) != v.end(); };
   bool ok = true;
@@ -661,7 +652,7 @@ int main(int argc, char** argv) {
       double bare_ns = std::nan("");
       double begin_ns = std::nan("");
       for (const Timing& t : d.timings) {
-        if (t.variant == "bare") bare_ns = quantile(t.ns_per_test, 0.5);
+        if (t.variant == "bare") bare_ns = bench::quantile(t.ns_per_test, 0.5);
         if (t.variant == "descent_round_robin") begin_ns = t.begin_frame_ns_per_collision;
       }
       std::printf("%s: %lld collisions and %lld sphere tests a frame; %.1f%% of tests hit, %.2f tests a sphere hit,\n"
@@ -678,7 +669,7 @@ int main(int argc, char** argv) {
       scene_row("all", "steps_per_collision", d.steps_per_collision, "steps");
       scene_row("all", "other_processes_load", d.other_load_cores, "cores");
       for (const Timing& t : d.timings) {
-        const double median = quantile(t.ns_per_test, 0.5);
+        const double median = bench::quantile(t.ns_per_test, 0.5);
         const double best = *std::min_element(t.ns_per_test.begin(), t.ns_per_test.end());
         std::printf("%-14s %-27s %10.3f %10.3f %14.1f %10.2f\n", scene.c_str(), t.variant.c_str(), median, best, 1e3 / median,
                     median / bare_ns);
@@ -719,18 +710,18 @@ int main(int argc, char** argv) {
                                     SchedulerKind::priority_queues})
         if (name == scheduler_name(k)) kind = k;
       for (const double budget_ms : budgets_ms) {
-        std::fprintf(stderr, "fovea bench narrowphase: overshoot, %s, %s ms...\n", name.c_str(), sig(budget_ms).c_str());
+        std::fprintf(stderr, "fovea bench narrowphase: overshoot, %s, %s ms...\n", name.c_str(), bench::significant_or_na(budget_ms).c_str());
         const OvershootResult r = run_overshoot(overshoot_scene, kind, budget_ms, seed, overshoot_frames);
-        const double median = quantile(r.overshoot_us, 0.5);
-        const double p99 = quantile(r.overshoot_us, 0.99);
-        const double p999 = quantile(r.overshoot_us, 0.999);
+        const double median = bench::quantile(r.overshoot_us, 0.5);
+        const double p99 = bench::quantile(r.overshoot_us, 0.99);
+        const double p999 = bench::quantile(r.overshoot_us, 0.999);
         const double max = r.overshoot_us.empty() ? std::nan("") : *std::max_element(r.overshoot_us.begin(), r.overshoot_us.end());
-        const double descent_p999 = quantile(r.overshoot_descent_us, 0.999);
+        const double descent_p999 = bench::quantile(r.overshoot_descent_us, 0.999);
         std::printf("%-17s %9s %9.0f %9lld %10lld %9.2f %9.2f %9.2f %9.1f %8lld %14.2f %7.2f\n", name.c_str(),
-                    sig(budget_ms).c_str(), r.full_tests_mean, static_cast<long long>(r.exhausted),
+                    bench::significant_or_na(budget_ms).c_str(), r.full_tests_mean, static_cast<long long>(r.exhausted),
                     static_cast<long long>(r.exhausted_before_first_test), median, p99, p999, max,
                     static_cast<long long>(r.over_20us), descent_p999, r.other_load_cores);
-        const std::string b = sig(budget_ms, 6);
+        const std::string b = bench::significant_or_na(budget_ms, 6);
         row("overshoot", overshoot_scene, name, b, "frames", static_cast<double>(r.frames), "frames");
         row("overshoot", overshoot_scene, name, b, "exhausted_frames", static_cast<double>(r.exhausted), "frames");
         row("overshoot", overshoot_scene, name, b, "exhausted_before_first_test", static_cast<double>(r.exhausted_before_first_test), "frames");

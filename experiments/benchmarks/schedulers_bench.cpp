@@ -31,6 +31,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "benchmarks/bench_stats.hpp"
 #include "config/config.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
@@ -223,7 +224,6 @@ Interval t_interval(const std::vector<double>& values) {
   return r;
 }
 
-std::string num(double v, int digits = 4) { return std::isnan(v) ? std::string("NA") : format_significant(v, digits); }
 
 /// For the tables: whole numbers from 1000 up, four significant digits below.
 std::string table_num(double v) {
@@ -238,8 +238,8 @@ std::string table_num(double v) {
 
 std::string interval_text(const Interval& i) {
   if (std::isnan(i.mean)) return "NA";
-  if (std::isnan(i.lo)) return num(i.mean, 3);
-  return num(i.mean, 3) + " [" + num(i.lo, 3) + ", " + num(i.hi, 3) + "]";
+  if (std::isnan(i.lo)) return bench::significant_or_na(i.mean, 3);
+  return bench::significant_or_na(i.mean, 3) + " [" + bench::significant_or_na(i.lo, 3) + ", " + bench::significant_or_na(i.hi, 3) + "]";
 }
 
 /// Runs `tasks` on `jobs` threads; each task writes only its own result.
@@ -418,7 +418,7 @@ int main(int argc, char** argv) {
   std::int64_t queue_mismatches = 0;
   for (const std::int64_t b : budgets) {
     std::printf("\n== work budget %lld sphere tests a frame", static_cast<long long>(b));
-    if (!std::isnan(full_mean)) std::printf(" (%s%% of full resolution)", num(100.0 * static_cast<double>(b) / full_mean, 3).c_str());
+    if (!std::isnan(full_mean)) std::printf(" (%s%% of full resolution)", bench::significant_or_na(100.0 * static_cast<double>(b) / full_mean, 3).c_str());
     std::printf("\nmean per frame, mean over seeds:\n%-18s", "scheduler");
     for (const Column& c : columns) std::printf(" %12s", c.name);
     std::printf("\n");
@@ -463,9 +463,9 @@ int main(int argc, char** argv) {
           mean.p_est_touching += w * x.p_est_touching;
           mean.p_true += w * x.p_true;
         }
-        const std::string label = q == 0 ? "f >= " + num(edges[0], 3)
-                                  : q + 1 == band_count ? "f < " + num(edges[q - 1], 3) + "/off"
-                                                        : "[" + num(edges[q], 3) + ", " + num(edges[q - 1], 3) + ")";
+        const std::string label = q == 0 ? "f >= " + bench::significant_or_na(edges[0], 3)
+                                  : q + 1 == band_count ? "f < " + bench::significant_or_na(edges[q - 1], 3) + "/off"
+                                                        : "[" + bench::significant_or_na(edges[q], 3) + ", " + bench::significant_or_na(edges[q - 1], 3) + ")";
         std::printf("%-18s %-13s %10.1f %9.1f %9.1f %9.1f %9.3f %9.3f %12.3f\n", q == 0 ? scheduler_name(k) : "",
                     label.c_str(), mean.collisions, mean.resolved, mean.interrupted_touching, mean.interrupted_apart,
                     mean.p_est, mean.p_true, mean.p_est_touching);
@@ -479,21 +479,21 @@ int main(int argc, char** argv) {
         const RunMetrics& rr = find_run(b, SchedulerKind::round_robin, s).m;
         queue_mismatches += r.queue_mismatches;
         csv << b << ',' << scheduler_name(k) << ',' << s << ',' << frames << ','
-            << (full.empty() ? std::string("NA") : num(full[si].mean_tests, 8));
+            << (full.empty() ? std::string("NA") : bench::significant_or_na(full[si].mean_tests, 8));
         for (const double v : {r.m.p_est, r.m.nabla_est_m, r.m.p_true, r.m.nabla_true_m, r.m.false_collisions,
                                r.m.missed_collisions, r.m.interrupted, r.m.sphere_tests, r.m.collisions,
                                r.m.resolved_colliding, r.m.resolved_not_colliding, r.m.visible, r.m.p_est / rr.p_est,
                                r.m.p_true / rr.p_true, r.m.nabla_est_m / rr.nabla_est_m, r.m.nabla_true_m / rr.nabla_true_m})
-          csv << ',' << num(v, 8);
+          csv << ',' << bench::significant_or_na(v, 8);
         csv << '\n';
         for (std::size_t q = 0; q < band_count; ++q) {
           const BandMetrics& x = r.bands[q];
           const double low = q + 1 == band_count ? -1.0 : edges[q];
           const double high = q == 0 ? 1.0 : edges[q - 1];
-          bands_csv << b << ',' << scheduler_name(k) << ',' << s << ',' << q << ',' << num(low, 8) << ',' << num(high, 8);
+          bands_csv << b << ',' << scheduler_name(k) << ',' << s << ',' << q << ',' << bench::significant_or_na(low, 8) << ',' << bench::significant_or_na(high, 8);
           for (const double v : {x.collisions, x.resolved, x.interrupted_touching, x.interrupted_apart, x.p_est,
                                  x.p_est_touching, x.p_true})
-            bands_csv << ',' << num(v, 8);
+            bands_csv << ',' << bench::significant_or_na(v, 8);
           bands_csv << '\n';
         }
       }
