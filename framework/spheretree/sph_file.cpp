@@ -45,12 +45,8 @@ bool blank(const std::string& line) { return line.find_first_not_of(" \t\r\n") =
 }  // namespace
 
 Vec3 model_bounds_centre_m(const VoxelModel& model) {
-  IVec3 lo(std::numeric_limits<int>::max()), hi(std::numeric_limits<int>::min());
-  model.for_each_occupied([&](int x, int y, int z) {
-    lo = glm::min(lo, IVec3(x, y, z));
-    hi = glm::max(hi, IVec3(x, y, z) + 1);
-  });
-  return 0.5 * Vec3(lo + hi) * model.voxel_size_m();
+  const VoxelModel::CellRange cells = model.occupied_cells();
+  return 0.5 * Vec3(cells.lo + cells.hi) * model.voxel_size_m();
 }
 
 SphereTree read_sph(std::istream& in, const Vec3& offset_m) {

@@ -39,13 +39,9 @@ void convex_hull_2d(std::vector<Corner>& points) {
 }  // namespace
 
 double elongation(const VoxelModel& model) {
-  IVec3 lo(std::numeric_limits<int>::max()), hi(std::numeric_limits<int>::min());
-  model.for_each_occupied([&](int x, int y, int z) {
-    lo = glm::min(lo, IVec3(x, y, z));
-    hi = glm::max(hi, IVec3(x, y, z));
-  });
-  if (lo.x > hi.x) return 1;
-  const IVec3 side = hi - lo + 1;
+  const VoxelModel::CellRange cells = model.occupied_cells();
+  if (cells.lo.x >= cells.hi.x) return 1;
+  const IVec3 side = cells.hi - cells.lo;
   return static_cast<double>(std::max({side.x, side.y, side.z})) / std::min({side.x, side.y, side.z});
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace fovea {
@@ -24,6 +25,15 @@ double VoxelModel::farthest_voxel_corner_m(const Vec3& point_m) const {
 
 std::int64_t VoxelModel::occupied_count() const {
   return static_cast<std::int64_t>(cells_.size()) - std::count(cells_.begin(), cells_.end(), std::uint8_t{0});
+}
+
+VoxelModel::CellRange VoxelModel::occupied_cells() const {
+  CellRange r{IVec3(std::numeric_limits<int>::max()), IVec3(std::numeric_limits<int>::min())};
+  for_each_occupied([&](int x, int y, int z) {
+    r.lo = glm::min(r.lo, IVec3(x, y, z));
+    r.hi = glm::max(r.hi, IVec3(x, y, z) + 1);
+  });
+  return r;
 }
 
 }  // namespace fovea

@@ -43,6 +43,12 @@ class VoxelModel {
   void set_palette(std::vector<std::uint32_t> palette) { palette_ = std::move(palette); }
 
   std::int64_t occupied_count() const;
+  /// The cells the occupied voxels span: [lo, hi) in voxel coordinates; lo > hi when none is.
+  struct CellRange {
+    IVec3 lo;
+    IVec3 hi;
+  };
+  CellRange occupied_cells() const;
   /// Distance from `point_m` (model space) to the farthest corner of any occupied voxel: the
   /// radius of the smallest sphere about that point holding the whole model.
   double farthest_voxel_corner_m(const Vec3& point_m) const;
