@@ -272,9 +272,7 @@ int validate_command(const std::string& config_path, const std::vector<config::O
   if (!loaded) return kExitBadInput;
   // Live gaze (the mouse, a tracker) depends on where the config runs, not on the config:
   // validating on a machine with no window or no tracker must not fail, nor connect to one.
-  GazeSettings& gaze = loaded->settings.gaze;
-  if (is_live(gaze.source)) gaze.source = GazeSourceKind::scripted;
-  gaze.fallback.then = GazeFallbackKind::centre;
+  loaded->settings.gaze = without_live_input(loaded->settings.gaze);
   if (!build_world(*loaded)) return kExitBadInput;
   return kExitOk;
 }

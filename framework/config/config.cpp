@@ -221,12 +221,19 @@ void apply_perception_model_file(LoadedConfig& loaded) {
   check("lapse_rate", inline_model.lapse_rate == model.lapse_rate);
 }
 
+/// A path key's value (Section::path: relative to the config file) made absolute from
+/// `base_folder`, so the resolved config.yaml of a run finds the same file from anywhere.
+/// Empty stays empty: no file.
+void make_absolute(std::string& path, const std::filesystem::path& base_folder) {
+  if (!path.empty() && std::filesystem::path(path).is_relative())
+    path = std::filesystem::absolute(base_folder / path).lexically_normal().string();
+}
+
 /// The gaze keys that depend on each other or on a file: the replay file is read here, so a
 /// bad recording is reported at load time with its own file and line.
 void check_gaze(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   GazeSettings& gaze = loaded.settings.gaze;
-  if (!gaze.file.empty() && std::filesystem::path(gaze.file).is_relative())
-    gaze.file = std::filesystem::absolute(base_folder / gaze.file).lexically_normal().string();
+  make_absolute(gaze.file, base_folder);
   if (gaze.source == GazeSourceKind::replay) {
     if (gaze.file.empty())
       throw ConfigError(loaded.error_at("gaze.source", "source: replay needs gaze.file, the gaze CSV to play back"));
@@ -262,8 +269,7 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   check_gaze(loaded, base_folder);
   std::string& model_file = settings.perception.model.file;
   if (!model_file.empty()) {
-    if (std::filesystem::path(model_file).is_relative())
-      model_file = std::filesystem::absolute(base_folder / model_file).lexically_normal().string();
+    make_absolute(model_file, base_folder);
     apply_perception_model_file(loaded);
   }
   try {
@@ -284,10 +290,8 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
       throw ConfigError(loaded.error_at(at + "model.shape", "shape: file needs model.file, the .vox file to read"));
     if (group.model.shape != Shape::file && !group.model.file.empty())
       throw ConfigError(loaded.error_at(at + "model.file", "model.file is set but model.shape is not file; set shape: file"));
-    // Absolute, so the resolved config.yaml of a run finds the same files from anywhere.
-    for (std::string* path : {&group.model.file, &group.sphere_tree.file})
-      if (!path->empty() && std::filesystem::path(*path).is_relative())
-        *path = std::filesystem::absolute(base_folder / *path).lexically_normal().string();
+    make_absolute(group.model.file, base_folder);
+    make_absolute(group.sphere_tree.file, base_folder);
   }
 }
 

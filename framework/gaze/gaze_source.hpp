@@ -88,10 +88,16 @@ struct GazeEnvironment {
 std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const ScreenSettings& screen,
                                              std::uint64_t seed, const GazeEnvironment& environment = {});
 
-/// True for the sources that follow a person in real time (the mouse, the trackers): their
-/// samples are on the wall clock, and whether they work depends on where a run happens.
-inline bool is_live(GazeSourceKind kind) {
-  return kind == GazeSourceKind::mouse || kind == GazeSourceKind::pupil || kind == GazeSourceKind::gazepoint;
+/// `settings` with what depends on where a run happens taken out: a live source (the mouse,
+/// a tracker) becomes the scripted viewer and a mouse fallback the centre. What `fovea
+/// validate` and the tests build, so checking a config never needs a window nor contacts
+/// whatever listens on a tracker's port.
+inline GazeSettings without_live_input(GazeSettings settings) {
+  const GazeSourceKind kind = settings.source;
+  if (kind == GazeSourceKind::mouse || kind == GazeSourceKind::pupil || kind == GazeSourceKind::gazepoint)
+    settings.source = GazeSourceKind::scripted;
+  settings.fallback.then = GazeFallbackKind::centre;
+  return settings;
 }
 
 /// The config name of a source kind ("fixed", "pupil", ...), as frames.csv writes it.
