@@ -52,6 +52,20 @@ CollisionModel make_collision_model(const SphereTree& tree, const VoxelModel& mo
     m.gap_slack_m[i] = distance_to_voxels_m(model, tree.centre_m[i]);
     for (std::uint32_t k = 0; k < tree.child_count[i]; ++k) m.parent[tree.first_child[i] + k] = static_cast<std::uint32_t>(i);
   }
+  // Leaf reach, bottom-up (children come after their parents): a parent's sphere need not
+  // hold its children's, so a search for leaves (the walls' contacts) prunes on this.
+  m.leaf_reach_m.assign(n, 0.0);
+  for (std::size_t i = n; i-- > 0;) {
+    if (tree.child_count[i] == 0) {
+      m.leaf_reach_m[i] = m.spheres[i].radius_m;
+      continue;
+    }
+    for (std::uint32_t k = 0; k < tree.child_count[i]; ++k) {
+      const std::uint32_t child = tree.first_child[i] + k;
+      m.leaf_reach_m[i] = std::max(m.leaf_reach_m[i], glm::length(m.spheres[child].centre_m - m.spheres[i].centre_m) +
+                                                          m.leaf_reach_m[child]);
+    }
+  }
   m.centre_slack_m = distance_to_voxels_m(model, centre_of_mass_model_m);
   m.bounding_radius_m = bounding_radius_m;
   return m;

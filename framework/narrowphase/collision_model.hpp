@@ -31,6 +31,10 @@ struct CollisionModel {
   std::vector<std::uint8_t> child_count;
   std::vector<std::uint32_t> parent;        ///< parent node; the root's is itself
   std::vector<double> gap_slack_m;          ///< by node, see above
+  /// By node: the radius about its centre that holds every leaf sphere below it (a leaf's
+  /// own radius). Leaf spheres bulge past the voxels, and an octree parent's sphere need not
+  /// hold its children's, so neither the bounding radius nor a node's sphere bounds them.
+  std::vector<double> leaf_reach_m;
   double centre_slack_m = 0;                ///< the same for the centre of mass
   double bounding_radius_m = 0;             ///< around the centre of mass, any orientation
 

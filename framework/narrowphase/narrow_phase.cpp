@@ -259,6 +259,73 @@ void NarrowPhase::interrupt(InterruptPolicy policy) {
   }
 }
 
+std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pairs, std::vector<SphereHit>& stack,
+                                        std::vector<SpherePair>& out) const {
+  out.clear();
+  const Collision& c = collisions_[slot];
+  const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
+  // Every hit past the first level came from an intersecting pair: its target and its test
+  // list's parent (a root's parent is itself, so the first hit gives the two roots).
+  const auto pair_of = [&](const SphereHit& h) {
+    const std::uint32_t other = tree[1 - h.target_tree]->parent[h.test_begin];
+    return h.target_tree == 0 ? SpherePair{h.target, other} : SpherePair{other, h.target};
+  };
+  if (!c.tested_any || c.interrupted) {
+    for (std::uint32_t i = c.cursor; i < c.hits_end; ++i) out.push_back(pair_of(hit_pool_[i]));
+    for (std::uint32_t i = c.next_begin; i < c.next_end; ++i) out.push_back(pair_of(hit_pool_[i]));
+    return 0;
+  }
+  assert(c.status == CollisionStatus::colliding);
+  out.push_back(c.leaf_pair);
+  // Finish the descent below the frontier: the rest of the test list whose scan found the
+  // leaf pair, the level's hits not yet processed, and the next level's made so far.
+  stack.clear();
+  const SphereHit& found = hit_pool_[c.cursor - 1];
+  const std::uint32_t member = found.target_tree == 0 ? c.leaf_pair.node_b : c.leaf_pair.node_a;
+  const std::uint32_t found_end = found.test_begin + found.test_count;
+  if (member + 1 < found_end)
+    stack.push_back({found.target, member + 1, static_cast<std::uint16_t>(found_end - member - 1), found.target_tree});
+  for (std::uint32_t i = c.next_end; i-- > c.next_begin;) stack.push_back(hit_pool_[i]);
+  for (std::uint32_t i = c.hits_end; i-- > c.cursor;) stack.push_back(hit_pool_[i]);
+
+  std::int64_t tests = 0;
+  const Mat3& rotation = c.b_to_a_rotation;
+  const Vec3& offset = c.b_to_a_offset_m;
+  // Centres in a's centre-of-mass frame, as the descent tests them.
+  const auto centre_of = [&](int on_tree, std::uint32_t node) {
+    const Vec3& local = tree[on_tree]->spheres[node].centre_m;
+    return on_tree == 0 ? local : rotation * local + offset;
+  };
+  while (!stack.empty() && out.size() < max_pairs) {
+    const SphereHit hit = stack.back();
+    stack.pop_back();
+    const int target_tree = hit.target_tree;
+    const int test_tree = 1 - target_tree;
+    const CollisionModel& target_model = *tree[target_tree];
+    const CollisionModel& test_model = *tree[test_tree];
+    const Vec3 target_centre = centre_of(target_tree, hit.target);
+    const double target_radius = target_model.spheres[hit.target].radius_m;
+    const bool target_is_leaf = target_model.is_leaf(hit.target);
+    for (std::uint32_t m = hit.test_begin; m < hit.test_begin + hit.test_count; ++m) {
+      ++tests;
+      const Vec3 d = target_centre - centre_of(test_tree, m);
+      const double reach = target_radius + test_model.spheres[m].radius_m;
+      if (glm::dot(d, d) > reach * reach) continue;
+      if (target_is_leaf && test_model.is_leaf(m)) {
+        out.push_back(target_tree == 0 ? SpherePair{hit.target, m} : SpherePair{m, hit.target});
+        if (out.size() >= max_pairs) break;
+      } else if (target_is_leaf) {
+        stack.push_back({hit.target, test_model.first_child[m], test_model.child_count[m],
+                         static_cast<std::uint8_t>(target_tree)});
+      } else {
+        stack.push_back({m, target_model.first_child[hit.target], target_model.child_count[hit.target],
+                         static_cast<std::uint8_t>(test_tree)});
+      }
+    }
+  }
+  return tests;
+}
+
 GapEstimate NarrowPhase::initial_gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const {
   // Before any sphere test: the entities' centres (004 section 3.4.2), and their bounding
   // spheres for the centre of collision.

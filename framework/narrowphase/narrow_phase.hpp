@@ -78,6 +78,19 @@ class NarrowPhase {
   /// a collision resolved colliding, from its leaf pair.
   GapEstimate gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const;
 
+  /// The deepest intersecting sphere pairs of a collision treated as colliding, for the
+  /// response (004 section 3.5, figures 4 and 5), written to `out`:
+  ///  - resolved colliding: every intersecting leaf-leaf pair. The descent stopped at the
+  ///    first; the rest are found by finishing it from where it stopped, outside the
+  ///    budget (a real collision's contact area), keeping at most `max_pairs`.
+  ///  - interrupted and accepted (repulse): the pairs of its frontier, as they are, no test
+  ///    added: the deepest level reached where that level was processed, the level above
+  ///    where it was not, so the pairs cover the whole region found intersecting.
+  ///  - never tested: the two roots, which may not even intersect (004's repulsion).
+  /// `stack` is scratch. Returns the sphere tests done.
+  std::int64_t contact_pairs(std::uint32_t slot, std::size_t max_pairs, std::vector<SphereHit>& stack,
+                             std::vector<SpherePair>& out) const;
+
   /// Slots of all collisions, in list order (ascending entity pair).
   std::span<const std::uint32_t> order() const { return order_; }
   Collision& collision(std::uint32_t slot) { return collisions_[slot]; }

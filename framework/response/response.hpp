@@ -1,0 +1,84 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "narrowphase/narrow_phase.hpp"
+#include "response/contact.hpp"
+#include "response/impulse_solver.hpp"
+#include "response/plane_contact.hpp"
+#include "response/response_settings.hpp"
+#include "world/entity.hpp"
+
+namespace fovea {
+
+/// What one frame's response did.
+struct ResponseStats {
+  std::int64_t contacts = 0;        ///< manifolds: touching entity pairs and entity-wall pairs
+  std::int64_t wall_contacts = 0;   ///< of those, against a wall of the box
+  std::int64_t contact_points = 0;  ///< points of all manifolds (at most 4 each)
+  std::int64_t contact_tests = 0;   ///< sphere tests to finish resolved collisions' contact areas (unbudgeted)
+  /// Kinetic energy the contacts changed, joules: never above 0, up to rounding
+  /// (ImpulseSolverStats::energy_change_j).
+  double energy_change_j = 0;
+  std::int64_t bounces_limited = 0; ///< islands whose bounce was scaled down to add no energy
+  std::int64_t compressions_limited = 0;  ///< islands whose unconverged compression was scaled back
+};
+
+/// The collision response (004 section 3.5): the contacts of the frame's real collisions
+/// and of the box walls, one impulse solve over all of them, and the velocities written
+/// back. Keeps last frame's impulses per contact feature for the warm start, and scratch.
+///
+/// Bodies: entity i is body i; wall w (box_walls order) is body entity_count + w.
+class Response {
+ public:
+  Response() = default;
+  Response(const ResponseSettings& settings, const Aabb& box, double time_step_s);
+
+  /// Responds to the collisions the narrow phase treats as colliding and to the walls, at
+  /// the entities' current poses: changes the dynamic entities' velocities, and adds to
+  /// `correction_m` (by entity) the positional correction to apply before the next step.
+  ResponseStats apply(const NarrowPhase& narrowphase, std::span<const Entity> entities,
+                      std::span<EntityState> states, std::span<Vec3> correction_m);
+
+  /// The manifolds of the last apply(), with their impulses: for tests and overlays.
+  std::span<const ContactManifold> manifolds() const { return manifolds_; }
+  /// The solver settings in force (rest speed raised for gravity).
+  const ImpulseSolverSettings& solver_settings() const { return solver_settings_; }
+
+ private:
+  struct CachedPoint {
+    std::uint64_t feature = 0;
+    double normal_impulse_ns = 0;
+    Vec3 friction_impulse_ns{0.0};
+  };
+  struct CachedManifold {
+    std::uint64_t key = 0;  ///< body_a << 32 | body_b
+    std::array<CachedPoint, ContactManifold::kMaxPoints> points{};
+    int point_count = 0;
+  };
+  static std::uint64_t key_of(const ContactManifold& m) { return std::uint64_t{m.body_a} << 32 | m.body_b; }
+  /// Last frame's manifold of the same two bodies, or null.
+  const CachedManifold* cached(std::uint32_t body_a, std::uint32_t body_b) const;
+  /// The manifold of candidates_, with last frame's impulses of the same two bodies as the
+  /// warm start.
+  void add_manifold(std::uint32_t body_a, std::uint32_t body_b);
+
+  ResponseSettings settings_;
+  ImpulseSolverSettings solver_settings_;
+  std::array<Plane, 6> walls_{};
+  ImpulseSolver solver_;
+  std::vector<RigidBody> bodies_;
+  std::vector<ContactManifold> manifolds_;
+  std::vector<CachedManifold> cache_;       ///< last frame's manifolds, sorted by key
+  std::vector<CachedManifold> cache_next_;  ///< this frame's, swapped in
+  std::vector<ContactCandidate> candidates_;
+  std::vector<SpherePair> pairs_;
+  std::vector<SphereHit> hit_stack_;
+  std::vector<std::uint32_t> node_stack_;
+  std::vector<Vec3> correction_scratch_;  ///< by body
+};
+
+}  // namespace fovea
