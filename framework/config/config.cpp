@@ -286,6 +286,10 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   for (std::size_t g = 0; g < loaded.settings.world.entities.size(); ++g) {
     EntityGroupSettings& group = loaded.settings.world.entities[g];
     const std::string at = "world.entities[" + std::to_string(g) + "].";
+    // A material that leaves out restitution or friction takes the response's defaults.
+    if (loaded.locations.count(at + "material.restitution") == 0)
+      group.material.restitution = settings.response.restitution;
+    if (loaded.locations.count(at + "material.friction") == 0) group.material.friction = settings.response.friction;
     if (group.model.shape == Shape::file && group.model.file.empty())
       throw ConfigError(loaded.error_at(at + "model.shape", "shape: file needs model.file, the .vox file to read"));
     if (group.model.shape != Shape::file && !group.model.file.empty())

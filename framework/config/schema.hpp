@@ -280,6 +280,17 @@ class Section {
                });
   }
 
+  /// A key that moved elsewhere: an error naming its new place, never parsed, written or
+  /// listed.
+  Section& moved(const char* name, const char* new_path) {
+    const std::string to = new_path;
+    return add(name,
+               [=](const YAML::Node&, S&, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 st.fail(p, m, "this key moved to " + to + "; write it there");
+               },
+               nullptr, nullptr);
+  }
+
   /// Reads a map node into `out`, key by key; keys absent keep out's current values.
   void parse(const YAML::Node& node, S& out, const std::string& path, const YAML::Mark& mark, ParseState& state) const {
     reject_explicit_tag(node, path, mark, state);
@@ -312,6 +323,7 @@ class Section {
   void emit(YAML::Emitter& out, const S& value) const {
     out << YAML::BeginMap;
     for (const auto& f : fields_) {
+      if (!f.emit) continue;  // a moved key
       out << YAML::Key << f.name << YAML::Value;
       f.emit(out, value);
     }
@@ -319,7 +331,8 @@ class Section {
   }
 
   void describe(const std::string& prefix, const S& defaults, std::vector<KeyInfo>& keys) const {
-    for (const auto& f : fields_) f.describe(prefix.empty() ? f.name : prefix + "." + f.name, defaults, keys);
+    for (const auto& f : fields_)
+      if (f.describe) f.describe(prefix.empty() ? f.name : prefix + "." + f.name, defaults, keys);
   }
 
  private:
@@ -339,14 +352,16 @@ class Section {
       if (f.name == key) return &f;
     return nullptr;
   }
+  /// The keys a config may use: moved ones are not suggested.
   std::vector<std::string> names() const {
     std::vector<std::string> result;
-    for (const auto& f : fields_) result.push_back(f.name);
+    for (const auto& f : fields_)
+      if (f.emit) result.push_back(f.name);
     return result;
   }
   std::string joined_names() const {
     std::string all;
-    for (const auto& f : fields_) all += (all.empty() ? "" : ", ") + f.name;
+    for (const auto& name : names()) all += (all.empty() ? "" : ", ") + name;
     return all;
   }
 

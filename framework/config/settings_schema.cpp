@@ -70,8 +70,7 @@ Section<EntityGroupSettings> group_schema() {
 Section<WorldSettings> world_schema() {
   Section<WorldSettings> s;
   s.vec3("box_size_m", &WorldSettings::box_size_m, between(1e-6, 1e9), "size of the world box, metres; it spans [0, size]");
-  s.vec3("gravity_mps2", &WorldSettings::gravity_mps2, between(-1e6, 1e6),
-         "gravity, metres per second squared; [0, 0, 0] is off");
+  s.moved("gravity_mps2", "response.gravity_mps2");
   s.number("time_step_s", &WorldSettings::time_step_s, {0, 1, true, false}, "fixed simulation time step, seconds");
   s.list("entities", &WorldSettings::entities, group_schema(), "entity groups", "the groups of entities, placed in order");
   return s;
@@ -211,6 +210,44 @@ Section<GazeSettings> gaze_schema() {
   return s;
 }
 
+Section<WallSettings> walls_schema() {
+  Section<WallSettings> s;
+  s.number("restitution", &WallSettings::restitution, between(0, 1),
+           "the walls' restitution; a contact bounces by the larger of the wall's and the entity's");
+  s.number("friction", &WallSettings::friction, between(0, 100),
+           "the walls' Coulomb coefficient; a contact's is the geometric mean of the wall's and the entity's");
+  return s;
+}
+
+Section<ResponseSettings> response_schema() {
+  Section<ResponseSettings> s;
+  s.boolean("entity_contacts", &ResponseSettings::entity_contacts,
+            "respond to collisions between entities; false lets them pass through each other (detection-only "
+            "studies), the walls still hold them");
+  s.vec3("gravity_mps2", &ResponseSettings::gravity_mps2, between(-1e6, 1e6),
+         "gravity, metres per second squared; [0, 0, 0] is off");
+  s.number("restitution", &ResponseSettings::restitution, between(0, 1),
+           "restitution of every group's material that does not set material.restitution");
+  s.number("friction", &ResponseSettings::friction, between(0, 100),
+           "Coulomb friction of every group's material that does not set material.friction");
+  s.section("walls", &ResponseSettings::walls, walls_schema(), "the material of the world box's six walls");
+  s.choice("solver", &ResponseSettings::solver,
+           {{"gauss_seidel", ImpulseSolverKind::gauss_seidel}, {"jacobi", ImpulseSolverKind::jacobi}},
+           "how the passes go over the contacts: gauss_seidel (each point sees the ones before it) or jacobi "
+           "(every point of a pass from the same velocities); both apply the frame's impulses together");
+  s.number("iterations", &ResponseSettings::iterations, between(1, 1000),
+           "passes over the frame's contacts (docs/response.md, Iterations)");
+  s.number("correction_fraction", &ResponseSettings::correction_fraction, between(0, 1),
+           "share of each overlap beyond slop_m removed per frame by moving bodies apart (no velocity change)");
+  s.number("slop_m", &ResponseSettings::slop_m, between(0, 1e6), "overlap left alone, metres");
+  s.number("rest_speed_mps", &ResponseSettings::rest_speed_mps, between(0, 1e6),
+           "contacts approaching slower than this do not bounce (raised to 2 |g| dt if that is larger), "
+           "metres per second");
+  s.number("max_pairs_per_collision", &ResponseSettings::max_pairs_per_collision, between(1, 1e6),
+           "most leaf sphere pairs taken from one resolved collision for its contact");
+  return s;
+}
+
 Section<RecordSettings> record_schema() {
   Section<RecordSettings> s;
   s.boolean("collisions", &RecordSettings::collisions, "write collisions.csv: one row per collision per frame");
@@ -228,7 +265,7 @@ const Section<Settings>& settings_schema() {
     s.number("seed", &Settings::seed, between(0, 9007199254740992.0), "seed of every random choice");
     s.number("frames", &Settings::frames, between(0, 1e12), "frames to run");
     // Keys of AnimationSettings (a base of Settings) name their type explicitly.
-    s.section<WorldSettings>("world", &Settings::world, world_schema(), "the world: box, gravity, time step, entities");
+    s.section<WorldSettings>("world", &Settings::world, world_schema(), "the world: box, time step, entities");
     s.section<ScheduleSettings>("schedule", &Settings::schedule, schedule_schema(),
                                 "how the active collisions are scheduled (004 section 3.4.3)");
     s.section<BudgetSettings>("budget", &Settings::budget, budget_schema(),
@@ -241,6 +278,8 @@ const Section<Settings>& settings_schema() {
     s.section<PerceptionSettings>("perception", &Settings::perception, perception_schema(),
                                   "the perception model and the view (004 section 3.4.2)");
     s.section<GazeSettings>("gaze", &Settings::gaze, gaze_schema(), "where the viewer looks");
+    s.section<ResponseSettings>("response", &Settings::response, response_schema(),
+                                "the collision response: gravity, materials, the impulse solver (004 section 3.5)");
     s.section("record", &Settings::record, record_schema(), "optional records of a run");
     return s;
   }();

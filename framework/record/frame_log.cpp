@@ -7,16 +7,23 @@
 namespace fovea {
 
 std::vector<std::string> FrameLog::columns(bool ground_truth) {
-  std::vector<std::string> c = {"frame",       "sim_time_s",      "entities",
-                                "kinetic_energy_j", "wall_hits",   "pairs",
-                                "pairs_started",    "pairs_stopped", "gaze_x_px",
-                                "gaze_y_px",        "gaze_source",   "gaze_valid",
-                                "gaze_age_ms",      "gaze_dropped",  "collisions",    "resolved_colliding",
-                                "resolved_not_colliding", "interrupted", "sphere_tests",
-                                "budget_exhausted", "budget_overshoot_us", "nabla_est",
+  std::vector<std::string> c = {"frame",          "sim_time_s",
+                                "entities",       "kinetic_energy_j",
+                                "potential_energy_j", "pairs",
+                                "pairs_started",  "pairs_stopped",
+                                "gaze_x_px",      "gaze_y_px",
+                                "gaze_source",    "gaze_valid",
+                                "gaze_age_ms",    "gaze_dropped",
+                                "collisions",     "resolved_colliding",
+                                "resolved_not_colliding", "interrupted",
+                                "sphere_tests",   "budget_exhausted",
+                                "budget_overshoot_us", "nabla_est",
                                 "p_est"};
   if (ground_truth)
     for (const char* name : {"nabla_true", "p_true", "false_collisions", "missed_collisions"}) c.push_back(name);
+  for (const char* name : {"contacts", "wall_contacts", "contact_points", "contact_tests", "contact_energy_j",
+                           "bounces_limited", "compressions_limited"})
+    c.push_back(name);
   for (int p = 0; p < kPhaseCount; ++p) c.push_back(std::string(phase_name(static_cast<Phase>(p))) + "_ms");
   c.push_back("frame_ms");
   return c;
@@ -42,7 +49,7 @@ void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
   record(stats.sim_time_s);
   record(stats.entity_count);
   record(measures.kinetic_energy_j);
-  record(stats.wall_hits);
+  record(measures.potential_energy_j);
   record(stats.pairs);
   record(stats.pairs_started);
   record(stats.pairs_stopped);
@@ -68,6 +75,13 @@ void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
     record(stats.false_collisions);
     record(stats.missed_collisions);
   }
+  record(stats.response.contacts);
+  record(stats.response.wall_contacts);
+  record(stats.response.contact_points);
+  record(stats.response.contact_tests);
+  record(stats.response.energy_change_j);
+  record(stats.response.bounces_limited);
+  record(stats.response.compressions_limited);
   for (const double ms : stats.phase_ms) record(ms);
   record(stats.frame_ms);
   csv_.end_row();

@@ -14,7 +14,8 @@ namespace fovea {
 
 /// What a frame contributes to frames.csv besides the Animation's own FrameStats.
 struct FrameMeasures {
-  double kinetic_energy_j = 0;
+  double kinetic_energy_j = 0;    ///< dynamic entities, after the frame's response
+  double potential_energy_j = 0;  ///< -m g . x summed over dynamic entities, zero at the world origin
 };
 
 /// frames.csv, one row per frame (docs/results.md lists the columns), and the statistics

@@ -24,9 +24,9 @@ namespace fovea {
 std::string_view phase_name(Phase phase) {
   switch (phase) {
     case Phase::integrate: return "integrate";
-    case Phase::walls: return "walls";
     case Phase::broadphase: return "broadphase";
     case Phase::narrowphase: return "narrowphase";
+    case Phase::response: return "response";
     case Phase::metrics: return "metrics";
     case Phase::count: break;
   }
@@ -51,7 +51,8 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
       scheduler_(make_scheduler(animation_settings.schedule)),
       view_(animation_settings.perception.view, box_),
       perception_model_(animation_settings.perception.model),
-      gaze_(animation_settings.gaze, animation_settings.perception.view.screen, seed, environment) {
+      gaze_(animation_settings.gaze, animation_settings.perception.view.screen, seed, environment),
+      response_(animation_settings.response, box_, animation_settings.world.time_step_s) {
   const WorldSettings& settings = animation_settings.world;
   const std::vector<std::vector<Entity>> prototypes = build_models(settings, seed);
   double max_radius_m = 0;
@@ -104,6 +105,15 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
     if (settings_.ground_truth) exact_shapes_.emplace_back(models_[m], prototype_of[m]->centre_of_mass_model_m);
   }
   narrowphase_ = NarrowPhase(std::move(collision_models));
+  correction_m_.assign(entities_.size(), Vec3(0.0));
+}
+
+void Animation::set_state(EntityId entity, const EntityState& state) {
+  states_[entity] = state;
+  correction_m_[entity] = Vec3(0.0);
+  // A static entity's box is set once and never again by step().
+  broadphase_.set_box(entity, bounds_of(entity));
+  if (entities_[entity].is_static) broadphase_.update();
 }
 
 Aabb Animation::bounds_of(EntityId id) const {
@@ -243,12 +253,14 @@ FrameStats Animation::step() {
   stats.gaze = gaze_.at(stats.gaze_time_s);
   const FrameGaze& gaze = stats.gaze;
 
-  integrate_motion(states_, entities_, settings_.world.gravity_mps2, settings_.world.time_step_s);
+  // Last frame's positional correction first: the response moved nothing while the frame's
+  // detection and metrics were looking at the poses (docs/response.md, "Overlap").
+  for (std::size_t i = 0; i < states_.size(); ++i) {
+    states_[i].position_m += correction_m_[i];
+    correction_m_[i] = Vec3(0.0);
+  }
+  integrate_motion(states_, entities_, settings_.response.gravity_mps2, settings_.world.time_step_s);
   stats.phase_ms[static_cast<int>(Phase::integrate)] = phase_clock.elapsed_ms();
-
-  phase_clock.restart();
-  stats.wall_hits = bounce_off_walls(states_, entities_, box_);
-  stats.phase_ms[static_cast<int>(Phase::walls)] = phase_clock.elapsed_ms();
 
   phase_clock.restart();
   for (EntityId id = 0; id < entities_.size(); ++id)
@@ -275,6 +287,13 @@ FrameStats Animation::step() {
         std::chrono::duration<double, std::micro>(Budget::Clock::now() - budget.deadline()).count();
   narrowphase_.interrupt(settings_.interrupt_policy);
   stats.phase_ms[static_cast<int>(Phase::narrowphase)] = phase_clock.elapsed_ms();
+
+  // The response to the real list and the walls: new velocities now; the overlap's
+  // positional correction waits for the next step, so the metrics below and the picture
+  // drawn after this frame show the poses the detection saw.
+  phase_clock.restart();
+  stats.response = response_.apply(narrowphase_, entities_, states_, correction_m_);
+  stats.phase_ms[static_cast<int>(Phase::response)] = phase_clock.elapsed_ms();
 
   phase_clock.restart();
   // The same start-of-frame priorities for the schedulers that do not use them, outside the

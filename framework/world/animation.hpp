@@ -14,6 +14,7 @@
 #include "narrowphase/narrow_phase.hpp"
 #include "perception/perception_model.hpp"
 #include "perception/view.hpp"
+#include "response/response.hpp"
 #include "schedule/scheduler.hpp"
 #include "spheretree/sphere_tree.hpp"
 #include "world/animation_settings.hpp"
@@ -25,13 +26,12 @@
 namespace fovea {
 
 /// The phases of one frame, in the order they run (DESIGN.md "One frame, as data flows").
-/// Each is timed and gets its own `<name>_ms` column in frames.csv. Parts that land later
-/// (broad phase, narrow phase, scheduling, response) add their phase here.
+/// Each is timed and gets its own `<name>_ms` column in frames.csv.
 enum class Phase : int {
-  integrate,  ///< world.integrate(dt): velocities and poses
-  walls,      ///< provisional bounce off the box walls by bounding sphere
+  integrate,  ///< last frame's positional correction, then world.integrate(dt): velocities and poses
   broadphase, ///< broadphase.update(boxes): sweep and prune, the overlapping pairs
   narrowphase,///< collisions synced, prioritised, refined under the budget, interrupted
+  response,   ///< contacts of the real collisions and the walls, impulses, new velocities
   metrics,    ///< nabla and P of what was left, and the ground truth when asked
   count
 };
@@ -44,7 +44,6 @@ struct FrameStats {
   std::int64_t frame = 0;         ///< 0 for the first step
   double sim_time_s = 0;          ///< simulated time at the end of the frame
   std::int64_t entity_count = 0;
-  std::int64_t wall_hits = 0;     ///< bounces off the box walls this frame
   std::int64_t pairs = 0;         ///< entity pairs whose broad-phase boxes overlap after the frame
   std::int64_t pairs_started = 0; ///< of those, pairs that did not overlap before it
   std::int64_t pairs_stopped = 0; ///< pairs that overlapped before it and no longer do
@@ -70,6 +69,9 @@ struct FrameStats {
   double p_true = 0;              ///< sum of f at the true gaps over the same
   std::int64_t false_collisions = 0;   ///< treated as colliding, voxels apart (repulsions)
   std::int64_t missed_collisions = 0;  ///< treated as not colliding, voxels touching (interpenetrations)
+
+  // The response (004 section 3.5; docs/response.md).
+  ResponseStats response;
 };
 
 /// The exact test's verdict on one collision in the last frame (ground truth only).
@@ -115,6 +117,10 @@ class Animation {
   /// Advances the world by one fixed time step and reports what the frame did.
   FrameStats step();
 
+  /// Replaces an entity's pose and velocities, to set up a scenario (tests, demos) before
+  /// or between steps. Any positional correction the response still owed it is dropped.
+  void set_state(EntityId entity, const EntityState& state);
+
   const AnimationSettings& settings() const { return settings_; }
   const Aabb& box() const { return box_; }
   /// The camera and screen (004 section 3.1, "viewing parameters").
@@ -138,6 +144,8 @@ class Animation {
   /// The exact test's verdict on the collision in `slot` in the last step.
   const CollisionTruth& collision_truth(std::uint32_t slot) const { return truth_[slot]; }
   const PerceptionModel& perception_model() const { return perception_model_; }
+  /// The response: the last frame's contact manifolds and the solver settings in force.
+  const Response& response() const { return response_; }
   /// The gaze part: its source (to switch it live) and the source's status messages.
   Gaze& gaze() { return gaze_; }
   std::int64_t frames_done() const { return frames_done_; }
@@ -169,6 +177,8 @@ class Animation {
   View view_;
   PerceptionModel perception_model_;
   Gaze gaze_;
+  Response response_;
+  std::vector<Vec3> correction_m_;              // by entity: the response's move, applied before the next step
   std::vector<ExactVoxelShape> exact_shapes_;  // by ModelId; only with ground truth
   std::vector<CollisionTruth> truth_;           // by collision slot
   std::int64_t frames_done_ = 0;

@@ -3,13 +3,14 @@
 #include "gaze/gaze_settings.hpp"
 #include "narrowphase/narrowphase_settings.hpp"
 #include "perception/perception_settings.hpp"
+#include "response/response_settings.hpp"
 #include "schedule/schedule_settings.hpp"
 #include "world/world_settings.hpp"
 
 namespace fovea {
 
-/// Everything the Animation runs on: the world and how collisions are detected, scheduled
-/// and perceived. Each part's settings live with the part; config/ fills them all.
+/// Everything the Animation runs on: the world and how collisions are detected, scheduled,
+/// perceived and responded to. Each part's settings live with the part; config/ fills them all.
 struct AnimationSettings {
   WorldSettings world;
   ScheduleSettings schedule;
@@ -19,6 +20,7 @@ struct AnimationSettings {
   bool ground_truth = false;
   PerceptionSettings perception;
   GazeSettings gaze;
+  ResponseSettings response;
 };
 
 }  // namespace fovea

@@ -47,8 +47,10 @@ void integrate_motion(std::span<EntityState> states, std::span<const Entity> ent
     const Entity& e = entities[i];
     if (e.is_static) continue;
     EntityState& s = states[i];
-    s.linear_velocity_mps += gravity_mps2 * dt_s;
+    // The move first, with the velocity the last response left; then gravity, which this
+    // frame's response sees before it moves anything (see motion.hpp).
     s.position_m += s.linear_velocity_mps * dt_s;
+    s.linear_velocity_mps += gravity_mps2 * dt_s;
 
     const Vec3 w = s.angular_velocity_radps;
     if (w == Vec3(0.0)) continue;
@@ -64,34 +66,6 @@ void integrate_motion(std::span<EntityState> states, std::span<const Entity> ent
   }
 }
 
-std::int64_t bounce_off_walls(std::span<EntityState> states, std::span<const Entity> entities, const Aabb& box) {
-  std::int64_t hits = 0;
-  for (std::size_t i = 0; i < states.size(); ++i) {
-    const Entity& e = entities[i];
-    if (e.is_static) continue;
-    EntityState& s = states[i];
-    const double r = e.bounding_radius_m;
-    for (int axis = 0; axis < 3; ++axis) {
-      double& x = s.position_m[axis];
-      double& v = s.linear_velocity_mps[axis];
-      if (x - r < box.min_m[axis]) {
-        x = box.min_m[axis] + r;
-        if (v < 0) {
-          v = -e.material.restitution * v;
-          ++hits;
-        }
-      } else if (x + r > box.max_m[axis]) {
-        x = box.max_m[axis] - r;
-        if (v > 0) {
-          v = -e.material.restitution * v;
-          ++hits;
-        }
-      }
-    }
-  }
-  return hits;
-}
-
 double kinetic_energy_j(std::span<const EntityState> states, std::span<const Entity> entities) {
   double energy = 0;
   for (std::size_t i = 0; i < states.size(); ++i) {
@@ -103,6 +77,14 @@ double kinetic_energy_j(std::span<const EntityState> states, std::span<const Ent
     energy += 0.5 * e.mass_kg * glm::dot(s.linear_velocity_mps, s.linear_velocity_mps) +
               0.5 * glm::dot(w_body, e.inertia_body_kgm2 * w_body);
   }
+  return energy;
+}
+
+double potential_energy_j(std::span<const EntityState> states, std::span<const Entity> entities,
+                          const Vec3& gravity_mps2) {
+  double energy = 0;
+  for (std::size_t i = 0; i < states.size(); ++i)
+    if (!entities[i].is_static) energy -= entities[i].mass_kg * glm::dot(gravity_mps2, states[i].position_m);
   return energy;
 }
 

@@ -10,7 +10,14 @@ namespace fovea {
 
 /// Advances every dynamic entity by one fixed step `dt_s` (static entities are skipped).
 ///
-/// Semi-implicit Euler: v += g dt, then x += v dt with the new v. Rotation: the world
+/// Positions first, x += v dt, then v += g dt. With the response between two calls this is
+/// semi-implicit (symplectic) Euler as a contact solver needs it: the velocity that moves a
+/// body is the one the response last left, after gravity was added and the contacts
+/// solved. Adding gravity before the move would let every resting body sink by g dt^2 a
+/// frame before its support could stop it (a 50-rock pile crept 7 mm in 3 s that way;
+/// docs/response.md). Free fall: x_n = x_0 + n v_0 dt + g dt^2 n (n - 1) / 2, off the exact
+/// parabola by g dt t / 2, as the other order is by the same amount the other way.
+/// Rotation: the world
 /// angular momentum L = I_world w is what a free rigid body conserves, so the step keeps L
 /// and turns the orientation quaternion by the exact rotation exp(dt w / 2) (renormalised),
 /// with w taken at the half-step orientation (midpoint rule), then recovers
@@ -20,13 +27,12 @@ namespace fovea {
 void integrate_motion(std::span<EntityState> states, std::span<const Entity> entities, const Vec3& gravity_mps2,
                       double dt_s);
 
-/// Provisional response until the collision issues land: an entity whose bounding sphere
-/// crosses a wall of `box` is moved back inside, and its velocity component into that wall
-/// is reversed and scaled by its restitution. Returns the number of wall hits.
-std::int64_t bounce_off_walls(std::span<EntityState> states, std::span<const Entity> entities, const Aabb& box);
-
 /// Sum of 1/2 m v^2 + 1/2 w^T I_world w over dynamic entities.
 double kinetic_energy_j(std::span<const EntityState> states, std::span<const Entity> entities);
+/// Sum of -m g . x over dynamic entities: the potential energy under uniform gravity `g`,
+/// zero at the world origin.
+double potential_energy_j(std::span<const EntityState> states, std::span<const Entity> entities,
+                          const Vec3& gravity_mps2);
 /// Sum of m v over dynamic entities.
 Vec3 linear_momentum_kgmps(std::span<const EntityState> states, std::span<const Entity> entities);
 /// Sum of m (x - origin) x v + I_world w over dynamic entities.

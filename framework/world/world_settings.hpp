@@ -58,8 +58,8 @@ struct SphereTreeSettings {
 
 struct MaterialSettings {
   double density_kgpm3 = 1000.0;
-  double restitution = 1.0;     ///< 1: elastic; 0: no bounce
-  double friction = 0.5;        ///< Coulomb coefficient (used by the response part)
+  double restitution = 1.0;     ///< 1: elastic; 0: no bounce (configs default to response.restitution)
+  double friction = 0.5;        ///< Coulomb coefficient (configs default to response.friction)
   Vec3 colour{0.85, 0.55, 0.25};  ///< linear RGB in [0, 1]
 };
 
@@ -79,7 +79,6 @@ struct EntityGroupSettings {
 
 struct WorldSettings {
   Vec3 box_size_m{10.0, 10.0, 10.0};  ///< the world box spans [0, box_size_m]
-  Vec3 gravity_mps2{0.0, 0.0, 0.0};   ///< zero: no gravity
   double time_step_s = 0.01;          ///< fixed simulation step per frame
   std::vector<EntityGroupSettings> entities;
 };

@@ -99,13 +99,14 @@ seed: 4
 frames: 50
 world:
   box_size_m: [5, 5, 5]
-  gravity_mps2: [0, -9.81, 0]
   entities:
     - name: rocks
       count: 40
       model: {shape: rock, size_m: 0.4, resolution_voxels: 8, variants: 3}
       material: {restitution: 0.7}
       speed_mps: 4
+response:
+  gravity_mps2: [0, -9.81, 0]
 )";
 
 }  // namespace
@@ -121,13 +122,13 @@ TEST_CASE("fovea run: writes a complete results folder", "[cli]") {
 
   const auto rows = lines_of(read_file(out / "frames.csv"));
   REQUIRE(rows.size() == 31);
-  CHECK(rows[0] == "frame,sim_time_s,entities,kinetic_energy_j,wall_hits,pairs,pairs_started,pairs_stopped,"
+  CHECK(rows[0] == "frame,sim_time_s,entities,kinetic_energy_j,potential_energy_j,pairs,pairs_started,pairs_stopped,"
                     "gaze_x_px,gaze_y_px,gaze_source,gaze_valid,gaze_age_ms,gaze_dropped,collisions,resolved_colliding,resolved_not_colliding,interrupted,"
-                    "sphere_tests,budget_exhausted,budget_overshoot_us,nabla_est,p_est,integrate_ms,walls_ms,"
-                    "broadphase_ms,narrowphase_ms,metrics_ms,frame_ms");
+                    "sphere_tests,budget_exhausted,budget_overshoot_us,nabla_est,p_est,contacts,wall_contacts,contact_points,"
+                    "contact_tests,contact_energy_j,bounces_limited,compressions_limited,integrate_ms,broadphase_ms,narrowphase_ms,response_ms,metrics_ms,frame_ms");
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto cells = split(rows[i]);
-    REQUIRE(cells.size() == 29);
+    REQUIRE(cells.size() == 36);
     CHECK(cells[0] == std::to_string(i - 1));
     CHECK(cells[2] == "200");
     CHECK(cells[10] == "fixed");
@@ -314,7 +315,7 @@ TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli]
   CHECK(rows.size() >= 2000);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto cells = split(rows[i]);
-    REQUIRE(cells.size() == 29);
+    REQUIRE(cells.size() == 36);
     REQUIRE(cells[0] == std::to_string(i - 1));
   }
   // The manifest shows the run never ended.

@@ -41,7 +41,6 @@ name: study-1
 seed: 12
 world:
   box_size_m: [4, 5.5, 6]
-  gravity_mps2: [0, -9.81, 0]
   entities:
     - name: rocks
       count: 7
@@ -49,13 +48,15 @@ world:
       material: {density_kgpm3: 2600, restitution: 0.4, friction: 0.9, colour: [0.1, 0.2, 0.3]}
       placement: packed
       static: true
+response:
+  gravity_mps2: [0, -9.81, 0]
 )",
                                        "test.yaml");
   const Settings& s = loaded.settings;
   CHECK(s.name == "study-1");
   CHECK(s.seed == 12);
   CHECK(s.world.box_size_m == Vec3(4, 5.5, 6));
-  CHECK(s.world.gravity_mps2 == Vec3(0, -9.81, 0));
+  CHECK(s.response.gravity_mps2 == Vec3(0, -9.81, 0));
   REQUIRE(s.world.entities.size() == 1);
   const EntityGroupSettings& g = s.world.entities[0];
   CHECK(g.count == 7);
@@ -66,13 +67,38 @@ world:
   CHECK(g.placement == Placement::packed);
   CHECK(g.is_static);
   CHECK(g.speed_mps == EntityGroupSettings{}.speed_mps);  // unset keys keep their defaults
-  CHECK(loaded.locations.at("world.entities[0].count") == "test.yaml:9:7");
+  CHECK(loaded.locations.at("world.entities[0].count") == "test.yaml:8:7");
+  CHECK(loaded.locations.at("response.gravity_mps2") == "test.yaml:14:3");
+}
+
+TEST_CASE("config: a material that leaves out restitution or friction takes the response's defaults", "[config]") {
+  const auto loaded = load_config_text(R"(
+world:
+  entities:
+    - {name: a, material: {restitution: 0.4}}
+    - {name: b, material: {friction: 0.9}}
+    - {name: c}
+response: {restitution: 0.2, friction: 0.3, walls: {restitution: 0.1, friction: 0.7}}
+)",
+                                       "test.yaml");
+  const auto& groups = loaded.settings.world.entities;
+  REQUIRE(groups.size() == 3);
+  CHECK(groups[0].material.restitution == 0.4);
+  CHECK(groups[0].material.friction == 0.3);
+  CHECK(groups[1].material.restitution == 0.2);
+  CHECK(groups[1].material.friction == 0.9);
+  CHECK(groups[2].material.restitution == 0.2);
+  CHECK(groups[2].material.friction == 0.3);
+  CHECK(loaded.settings.response.walls.restitution == 0.1);
+  CHECK(loaded.settings.response.walls.friction == 0.7);
 }
 
 TEST_CASE("config errors: the exact message for each kind of bad input", "[config][errors]") {
   CHECK(error_of("world:\n  entites: []\n") == "test.yaml:2:3: world.entites: unknown key; did you mean world.entities?");
   CHECK(error_of("world:\n  zzz: 1\n") ==
-        "test.yaml:2:3: world.zzz: unknown key; expected one of box_size_m, gravity_mps2, time_step_s, entities");
+        "test.yaml:2:3: world.zzz: unknown key; expected one of box_size_m, time_step_s, entities");
+  CHECK(error_of("world:\n  gravity_mps2: [0, -9.81, 0]\n") ==
+        "test.yaml:2:17: world.gravity_mps2: this key moved to response.gravity_mps2; write it there");
   CHECK(error_of("sede: 3\n") == "test.yaml:1:1: sede: unknown key; did you mean seed?");
   CHECK(error_of("world:\n  entities:\n    - count: ten\n") ==
         "test.yaml:3:14: world.entities[0].count: expected an integer in [0, 10000000], found \"ten\"");
@@ -121,11 +147,11 @@ TEST_CASE("config errors: a missing file names the file", "[config][errors]") {
 TEST_CASE("config --set: overrides with the same checks, errors name the argument", "[config][set]") {
   const std::string base = "world:\n  entities:\n    - count: 3\n";
   const auto loaded = load_config_text(base, "test.yaml",
-                                       {"seed=9", "world.entities[0].count=40", "world.gravity_mps2=[0, -1, 0]",
+                                       {"seed=9", "world.entities[0].count=40", "response.gravity_mps2=[0, -1, 0]",
                                         "world.entities[0].model.shape=rock"});
   CHECK(loaded.settings.seed == 9);
   CHECK(loaded.settings.world.entities[0].count == 40);
-  CHECK(loaded.settings.world.gravity_mps2 == Vec3(0, -1, 0));
+  CHECK(loaded.settings.response.gravity_mps2 == Vec3(0, -1, 0));
   CHECK(loaded.settings.world.entities[0].model.shape == Shape::rock);
   CHECK(loaded.locations.at("world.entities[0].count") == "--set world.entities[0].count=40");
   CHECK(loaded.locations.at("world.entities[0].model.shape") == "--set world.entities[0].model.shape=rock");
@@ -139,7 +165,7 @@ TEST_CASE("config --set: overrides with the same checks, errors name the argumen
   CHECK(error_of(base, {"world..seed=1"}) == "--set world..seed=1: expected key=value with a key like world.entities[0].count");
   CHECK(error_of(base, {"seed=[1"}).rfind("--set seed=[1: YAML syntax error in the value: ", 0) == 0);
   CHECK(error_of(base, {"world.new.deep=1"}) == "--set world.new.deep=1: world.new: unknown key; expected one of "
-                                                "box_size_m, gravity_mps2, time_step_s, entities");
+                                                "box_size_m, time_step_s, entities");
   // An error in the file is still reported against the file when --set is used elsewhere.
   CHECK(error_of("seed: x\n", {"frames=3"}) == "test.yaml:1:7: seed: expected an integer in [0, 9007199254740992], found \"x\"");
 }
@@ -184,9 +210,9 @@ TEST_CASE("config errors: what a careless file or command line can hide", "[conf
         "test.yaml:3:5: world.entities[1]: expected a map of keys, found nothing");
   CHECK(error_of("seed: !!str 5\n") ==
         "test.yaml:1:7: seed: explicit YAML tags are not supported, found tag:yaml.org,2002:str");
-  CHECK(error_of("world:\n  gravity_mps2: [0, 1e309, 0]\n") ==
-        "test.yaml:2:21: world.gravity_mps2[1]: expected a number in [-1000000, 1000000], found 1e309");
-  CHECK(error_of("world:\n  gravity_mps2: [+1, -9.81, +0.5]\n").empty());  // YAML 1.2 allows '+'
+  CHECK(error_of("response:\n  gravity_mps2: [0, 1e309, 0]\n") ==
+        "test.yaml:2:21: response.gravity_mps2[1]: expected a number in [-1000000, 1000000], found 1e309");
+  CHECK(error_of("response:\n  gravity_mps2: [+1, -9.81, +0.5]\n").empty());  // YAML 1.2 allows '+'
 
   // An alias shares one node: changing one copy by --set would change both.
   const std::string aliased = "world:\n  entities: [&g {name: a, count: 3}, *g]\n";

@@ -57,8 +57,10 @@ TEST_CASE("Animation: the same settings and seed give bit-identical worlds, anot
 TEST_CASE("Animation: static entities stay put and frames report time and entities", "[world][animation]") {
   WorldSettings w = two_groups();
   w.entities[1].is_static = true;
-  w.gravity_mps2 = {0, -9.81, 0};
-  Animation world(w, 3);
+  AnimationSettings settings;
+  settings.world = w;
+  settings.response.gravity_mps2 = {0, -9.81, 0};
+  Animation world(settings, 3);
   std::vector<EntityState> before(world.states().begin(), world.states().end());
   FrameStats last;
   for (int i = 0; i < 100; ++i) last = world.step();
@@ -110,10 +112,10 @@ std::uint64_t hash_states(std::span<const EntityState> states) {
 TEST_CASE("Animation: a stored hash pins the simulation across commits", "[world][animation][determinism]") {
   // Two runs agreeing with each other does not catch a change that alters both. This hash of
   // every state after 500 frames of a mixed scene (placement, all shapes, gravity, spin,
-  // bounces) does. If a change to the world alters it on purpose, update it in the same
-  // commit and say why; an unexplained change is a determinism bug.
+  // collisions and wall contacts through the response) does. If a change to the world
+  // alters it on purpose, update it in the same commit and say why; an unexplained change
+  // is a determinism bug. Last changed by the collision response (issue 7).
   WorldSettings w = two_groups();
-  w.gravity_mps2 = {0, -9.81, 0};
   EntityGroupSettings people;
   people.name = "people";
   people.count = 20;
@@ -125,9 +127,12 @@ TEST_CASE("Animation: a stored hash pins the simulation across commits", "[world
   ls.model.shape = Shape::l_shape;
   w.entities.push_back(people);
   w.entities.push_back(ls);
-  Animation world(w, 2026);
+  AnimationSettings settings;
+  settings.world = w;
+  settings.response.gravity_mps2 = {0, -9.81, 0};
+  Animation world(settings, 2026);
   for (int i = 0; i < 500; ++i) world.step();
-  CHECK(hash_states(world.states()) == 0xa28d99db79cf24b9ULL);
+  CHECK(hash_states(world.states()) == 0x3c19c9bca47946b3ULL);
 }
 
 TEST_CASE("Animation: models beyond the voxel budget are refused before they are built", "[world][animation]") {
