@@ -49,6 +49,15 @@ void apply_impulse(RigidBody& a, RigidBody& b, const Vec3& r_a, const Vec3& r_b,
   b.angular_velocity_radps += b.inverse_inertia_world * glm::cross(r_b, impulse);
 }
 
+/// (t1, t2) scaled back onto the Coulomb cone's edge when longer than `limit`.
+void clamp_to_cone(double& t1, double& t2, double limit) {
+  const double magnitude = std::sqrt(t1 * t1 + t2 * t2);
+  if (magnitude <= limit) return;
+  const double scale = magnitude > 0 ? limit / magnitude : 0.0;
+  t1 *= scale;
+  t2 *= scale;
+}
+
 /// One contact point's step: the accumulated normal impulse moved towards stopping the
 /// approach (never below 0: contacts push, never pull), the friction impulse towards
 /// stopping the slide within the Coulomb cone, and the change applied to `a` and `b`.
@@ -59,13 +68,7 @@ void solve_point(ImpulseRow& row, const Vec3& normal, RigidBody& a, RigidBody& b
   const double old_t1 = row.lambda_t1, old_t2 = row.lambda_t2;
   double t1 = old_t1 - row.mass_t1 * glm::dot(v, row.t1);
   double t2 = old_t2 - row.mass_t2 * glm::dot(v, row.t2);
-  const double limit = row.friction * row.lambda_n;
-  const double magnitude = std::sqrt(t1 * t1 + t2 * t2);
-  if (magnitude > limit) {
-    const double scale = magnitude > 0 ? limit / magnitude : 0.0;
-    t1 *= scale;
-    t2 *= scale;
-  }
+  clamp_to_cone(t1, t2, row.friction * row.lambda_n);
   row.lambda_t1 = t1;
   row.lambda_t2 = t2;
   apply_impulse(a, b, row.r_a, row.r_b, normal * (row.lambda_n - old_n) + row.t1 * (t1 - old_t1) + row.t2 * (t2 - old_t2));
@@ -172,12 +175,7 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
         // Last frame's friction, in this frame's tangent basis, inside this frame's cone.
         double t1 = glm::dot(point.friction_impulse_ns, row.t1);
         double t2 = glm::dot(point.friction_impulse_ns, row.t2);
-        const double limit = friction * row.lambda_n;
-        const double magnitude = std::sqrt(t1 * t1 + t2 * t2);
-        if (magnitude > limit) {
-          t1 *= limit / magnitude;
-          t2 *= limit / magnitude;
-        }
+        clamp_to_cone(t1, t2, friction * row.lambda_n);
         row.lambda_t1 = t1;
         row.lambda_t2 = t2;
         ++stats.warm_started_points;

@@ -19,8 +19,7 @@ void plane_contacts(const CollisionModel& model, const EntityState& state, const
   const double height_m = glm::dot(plane.normal, state.position_m) - plane.offset_m;  // of the centre of mass
   const Vec3 normal_model = glm::conjugate(state.orientation) * plane.normal;
   // Nothing below a node reaches further than its leaf reach (collision_model.hpp): the
-  // root's settles most entities at once, a node's prunes the descent.
-  if (height_m + glm::dot(normal_model, model.spheres[0].centre_m) >= model.leaf_reach_m[0]) return;
+  // root's test settles most entities at once, a node's prunes the descent.
   stack.clear();
   stack.push_back(0);
   while (!stack.empty()) {

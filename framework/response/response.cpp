@@ -25,7 +25,7 @@ Response::Response(const ResponseSettings& settings, const Aabb& box, double tim
 }
 
 const Response::CachedManifold* Response::cached(std::uint32_t body_a, std::uint32_t body_b) const {
-  const std::uint64_t key = std::uint64_t{body_a} << 32 | body_b;
+  const std::uint64_t key = key_of(body_a, body_b);
   const auto it = std::lower_bound(cache_.begin(), cache_.end(), key,
                                    [](const CachedManifold& c, std::uint64_t k) { return c.key < k; });
   return it == cache_.end() || it->key != key ? nullptr : &*it;
@@ -169,7 +169,7 @@ ResponseStats Response::apply(const NarrowPhase& narrowphase, std::span<const En
   reserve_geometric(cache_, manifolds_.capacity());
   for (const ContactManifold& m : manifolds_) {
     CachedManifold cached;
-    cached.key = key_of(m);
+    cached.key = key_of(m.body_a, m.body_b);
     cached.point_count = m.point_count;
     for (int k = 0; k < m.point_count; ++k) {
       const ContactPoint& p = m.points[static_cast<std::size_t>(k)];

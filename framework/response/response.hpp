@@ -59,7 +59,7 @@ class Response {
     std::array<CachedPoint, ContactManifold::kMaxPoints> points{};
     int point_count = 0;
   };
-  static std::uint64_t key_of(const ContactManifold& m) { return std::uint64_t{m.body_a} << 32 | m.body_b; }
+  static std::uint64_t key_of(std::uint32_t body_a, std::uint32_t body_b) { return std::uint64_t{body_a} << 32 | body_b; }
   /// Last frame's manifold of the same two bodies, or null.
   const CachedManifold* cached(std::uint32_t body_a, std::uint32_t body_b) const;
   /// The manifold of candidates_, with last frame's impulses of the same two bodies as the

@@ -14,8 +14,8 @@ namespace fovea {
 /// semi-implicit (symplectic) Euler as a contact solver needs it: the velocity that moves a
 /// body is the one the response last left, after gravity was added and the contacts
 /// solved. Adding gravity before the move would let every resting body sink by g dt^2 a
-/// frame before its support could stop it (a 50-rock pile crept 7 mm in 3 s that way;
-/// docs/response.md). Free fall: x_n = x_0 + n v_0 dt + g dt^2 n (n - 1) / 2, off the exact
+/// frame before its support could stop it, and a pile creep downwards for as long as it
+/// stands. Free fall: x_n = x_0 + n v_0 dt + g dt^2 n (n - 1) / 2, off the exact
 /// parabola by g dt t / 2, as the other order is by the same amount the other way.
 /// Rotation: the world
 /// angular momentum L = I_world w is what a free rigid body conserves, so the step keeps L
