@@ -45,6 +45,13 @@ class View {
   Vec3 camera_target_m() const { return target_m_; }
   /// The vertical field of view in use (the screen's own when the settings say 0).
   double vertical_fov_deg() const { return vertical_fov_deg_; }
+  /// The camera's axes in world space, orthonormal: what a renderer builds its view matrix
+  /// from, so that the picture and project() are one projection.
+  Vec3 camera_right() const { return right_; }
+  Vec3 camera_up() const { return up_; }
+  Vec3 camera_forward() const { return forward_; }
+  /// The pinhole's focal length in screen pixels (square pixels: both axes).
+  double focal_px() const { return focal_px_; }
 
  private:
   ViewSettings settings_;

@@ -54,6 +54,9 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
       gaze_(animation_settings.gaze, animation_settings.perception.view.screen, seed, environment),
       response_(animation_settings.response, box_, animation_settings.world.time_step_s) {
   const WorldSettings& settings = animation_settings.world;
+  last_gaze_.x_px = 0.5 * animation_settings.perception.view.screen.width_px;
+  last_gaze_.y_px = 0.5 * animation_settings.perception.view.screen.height_px;
+  last_gaze_.source = "centre";
   const std::vector<std::vector<Entity>> prototypes = build_models(settings, seed);
   double max_radius_m = 0;
   for (const auto& group : prototypes)
@@ -251,6 +254,7 @@ FrameStats Animation::step() {
   // The fixation point for this frame, on the run's clock (simulated time: reproducible).
   stats.gaze_time_s = sim_time_s();
   stats.gaze = gaze_.at(stats.gaze_time_s);
+  last_gaze_ = stats.gaze;
   const FrameGaze& gaze = stats.gaze;
 
   // Last frame's positional correction first: the response moved nothing while the frame's
@@ -384,6 +388,36 @@ void Animation::measure(const FrameGaze& gaze, FrameStats& stats) {
       stats.p_true += t.probability;
     }
   }
+}
+
+}  // namespace fovea
+
+namespace fovea {
+
+void Animation::set_schedule(const ScheduleSettings& schedule) {
+  scheduler_ = make_scheduler(schedule);  // throws before anything changes
+  settings_.schedule = schedule;
+}
+
+void Animation::set_budget(const BudgetSettings& budget) {
+  if (!(budget.ms >= 0 && std::isfinite(budget.ms)))
+    throw std::invalid_argument("budget.ms must be a finite number >= 0");
+  if (budget.tests < 0) throw std::invalid_argument("budget.tests must be >= 0");
+  settings_.budget = budget;
+}
+
+void Animation::set_interrupt_policy(InterruptPolicy policy) { settings_.interrupt_policy = policy; }
+
+void Animation::set_perception_model(const PerceptionModelSettings& model) {
+  perception_model_ = PerceptionModel(model);
+  settings_.perception.model = model;
+}
+
+void Animation::set_camera(const CameraSettings& camera) {
+  ViewSettings view = settings_.perception.view;
+  view.camera = camera;
+  view_ = View(view, box_);
+  settings_.perception.view = view;
 }
 
 }  // namespace fovea

@@ -121,6 +121,18 @@ class Animation {
   /// or between steps. Any positional correction the response still owed it is dropped.
   void set_state(EntityId entity, const EntityState& state);
 
+  // Live changes (the control panel, scenario scripts): each takes effect from the next
+  // step and is reflected in settings(). Each throws std::invalid_argument, naming the key,
+  // for values the part cannot use, and then changes nothing.
+  /// Another scheduler (004 section 3.4.3); collisions keep their state.
+  void set_schedule(const ScheduleSettings& schedule);
+  void set_budget(const BudgetSettings& budget);
+  void set_interrupt_policy(InterruptPolicy policy);
+  /// Another f(e, g) (004 section 3.4.2); the file key is not read here.
+  void set_perception_model(const PerceptionModelSettings& model);
+  /// Moves the camera: the picture and the perception model's projection move together.
+  void set_camera(const CameraSettings& camera);
+
   const AnimationSettings& settings() const { return settings_; }
   const Aabb& box() const { return box_; }
   /// The camera and screen (004 section 3.1, "viewing parameters").
@@ -148,6 +160,8 @@ class Animation {
   const Response& response() const { return response_; }
   /// The gaze part: its source (to switch it live) and the source's status messages.
   Gaze& gaze() { return gaze_; }
+  /// The fixation the last step was scheduled for (the screen's centre before the first).
+  const FrameGaze& last_gaze() const { return last_gaze_; }
   std::int64_t frames_done() const { return frames_done_; }
   double sim_time_s() const { return static_cast<double>(frames_done_) * settings_.world.time_step_s; }
 
@@ -177,6 +191,7 @@ class Animation {
   View view_;
   PerceptionModel perception_model_;
   Gaze gaze_;
+  FrameGaze last_gaze_;
   Response response_;
   std::vector<Vec3> correction_m_;              // by entity: the response's move, applied before the next step
   std::vector<ExactVoxelShape> exact_shapes_;  // by ModelId; only with ground truth
