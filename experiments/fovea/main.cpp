@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   app.footer("Examples:\n"
              "  fovea run                             the built-in default scene, results in results/\n"
              "  fovea run configs/default.yaml --frames 200 --set world.entities[0].count=500\n"
+             "  fovea run --offscreen --frames 300 --capture pictures/   PNG frames, no display needed\n"
              "  fovea validate my_study.yaml          check a config; silent when it is valid\n"
              "  fovea keys                            every config key, its type and default\n"
              "  fovea tree rock --resolution 32       a model's sphere tree: spheres and tightness per depth\n"
@@ -24,7 +25,8 @@ int main(int argc, char** argv) {
 
   fovea::RunOptions run_options;
   for (int i = 0; i < argc; ++i) run_options.command_line.emplace_back(argv[i]);
-  CLI::App* run = app.add_subcommand("run", "Run a scene headless and write results/<name>-<UTC time>/");
+  CLI::App* run = app.add_subcommand(
+      "run", "Run a scene and write results/<name>-<UTC time>/; in a window when a display is present (docs/render.md)");
   std::string config_path;
   std::string frames;  // checked by the config, as `frames`
   std::string out;
@@ -37,6 +39,18 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run->add_flag("--quiet,-q", run_options.quiet, "no progress line and no closing summary on stderr");
+  bool headless = false, offscreen = false;
+  CLI::Option* headless_flag =
+      run->add_flag("--headless", headless, "draw nothing (the default when no display is present)");
+  run->add_flag("--offscreen", offscreen,
+                "draw into an offscreen context, no display needed (Mesa's EGL): the same pictures as a window")
+      ->excludes(headless_flag);
+  std::string capture_dir;
+  run->add_option("--capture", capture_dir,
+                  "write a PNG of every drawn frame (see --capture-every) into this folder, frame_000000.png ...; "
+                  "draws offscreen when there is no display");
+  run->add_option("--capture-every", run_options.capture_every, "with --capture: every N-th frame only (default 1)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
 
   CLI::App* validate = app.add_subcommand("validate", "Check a config; print nothing and exit 0 when it is valid");
   std::string validate_path;
@@ -88,6 +102,9 @@ int main(int argc, char** argv) {
     // --frames N is `--set frames=N` under its own name: the config's checks and messages.
     if (frames_option->count() > 0) run_options.overrides.push_back({"frames=" + frames, "--frames " + (frames.empty() ? "''" : frames)});
     if (!out.empty()) run_options.out = out;
+    if (headless) run_options.display = fovea::DisplayChoice::headless;
+    if (offscreen) run_options.display = fovea::DisplayChoice::offscreen;
+    if (!capture_dir.empty()) run_options.capture_dir = capture_dir;
     return fovea::run_command(run_options);
   }
   if (validate->parsed()) {

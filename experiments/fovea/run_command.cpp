@@ -20,6 +20,10 @@
 #include "record/manifest.hpp"
 #include "record/progress.hpp"
 #include "record/results_folder.hpp"
+#include "render/capture.hpp"
+#include "render/frame_pacer.hpp"
+#include "render/gl_window.hpp"
+#include "render/viewer.hpp"
 #include "world/animation.hpp"
 #include "world/motion.hpp"
 
@@ -101,12 +105,14 @@ std::optional<config::LoadedConfig> load(const std::optional<std::string>& path,
 
 }  // namespace
 
-std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded) {
+std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, PointerInput* pointer) {
   const auto group = [](std::uint32_t g) { return "world.entities[" + std::to_string(g) + "]."; };
   try {
-    // Headless: no pointer for the mouse. The eye trackers are in.
+    // The window's pointer for the mouse (none headless), and the eye trackers.
+    GazeEnvironment environment;
+    environment.pointer = pointer;
     return std::make_unique<Animation>(static_cast<const AnimationSettings&>(loaded.settings),
-                                       static_cast<std::uint64_t>(loaded.settings.seed), with_trackers({}));
+                                       static_cast<std::uint64_t>(loaded.settings.seed), with_trackers(environment));
   } catch (const PlacementError& e) {
     std::cerr << loaded.error_at(group(e.group_index()) + "count", e.what()) << "\n";
   } catch (const ModelError& e) {
@@ -131,13 +137,95 @@ std::string write_json(const std::filesystem::path& path, const nlohmann::ordere
 
 }  // namespace
 
+namespace {
+
+/// Where this run's frames go, decided from the options and the machine; said on stderr.
+struct DisplayDecision {
+  bool draw = false;
+  DisplayMode mode = DisplayMode::window;
+  std::string said;  ///< what the run says about it once the world is built ("" with --quiet)
+};
+
+std::optional<DisplayDecision> decide_display(const RunOptions& options) {
+  DisplayDecision d;
+  std::string why;
+  switch (options.display) {
+    case DisplayChoice::headless:
+      if (options.capture_dir) {
+        std::cerr << "fovea: --capture needs pictures, --headless draws none; use --offscreen instead\n";
+        return std::nullopt;
+      }
+      return d;
+    case DisplayChoice::offscreen:
+      d.draw = true;
+      d.mode = DisplayMode::offscreen;
+      if (!options.quiet) d.said = "drawing offscreen (--offscreen)";
+      return d;
+    case DisplayChoice::automatic:
+      if (display_available(why)) {
+        d.draw = true;
+        if (!options.quiet) d.said = "drawing in a window (" + why + "); --headless runs without one";
+      } else if (options.capture_dir) {
+        d.draw = true;
+        d.mode = DisplayMode::offscreen;
+        if (!options.quiet) d.said = "drawing offscreen for --capture (" + why + ")";
+      } else if (!options.quiet) {
+        d.said = "headless (" + why + "); --offscreen draws pictures without a display";
+      }
+      return d;
+  }
+  return d;
+}
+
+/// The panel's first line: what the run is and where it stands.
+std::string status_line(const Animation& world, std::int64_t frames_done, std::int64_t frames, bool paused) {
+  return std::to_string(world.entities().size()) + " entities, frame " + std::to_string(frames_done) + " of " +
+         std::to_string(frames) + (paused ? " (paused)" : "");
+}
+
+}  // namespace
+
 int run_command(const RunOptions& options) {
   const WallTime start = std::chrono::system_clock::now();
   std::optional<config::LoadedConfig> loaded = load(options.config_path, options.overrides);
   if (!loaded) return kExitBadInput;
   Settings& settings = loaded->settings;
-  const std::unique_ptr<Animation> world = build_world(*loaded);
+  const std::optional<DisplayDecision> display = decide_display(options);
+  if (!display) return kExitBadInput;
+  // The window comes first: the mouse gaze source reads its pointer.
+  std::unique_ptr<Viewer> viewer;
+  if (display->draw) {
+    try {
+      viewer = std::make_unique<Viewer>(settings.render, display->mode, settings.perception.view.screen,
+                                        "fovea: " + settings.name);
+    } catch (const RenderError& e) {
+      std::cerr << "fovea: " << e.what() << "\n"
+                << "fovea: --headless runs without drawing; --offscreen draws without a display\n";
+      return kExitFailure;
+    }
+  }
+  std::unique_ptr<Animation> world = build_world(*loaded, viewer ? &viewer->pointer() : nullptr);
   if (!world) return kExitBadInput;
+  if (!display->said.empty()) std::cerr << "fovea: " << display->said << "\n";
+  if (viewer) {
+    try {
+      viewer->attach(*world);
+    } catch (const RenderError& e) {
+      std::cerr << "fovea: " << e.what() << "\n";
+      return kExitFailure;
+    }
+    if (!options.quiet) std::cerr << "fovea: " << viewer->window().description() << "\n";
+  }
+  std::filesystem::path capture_folder;
+  if (options.capture_dir) {
+    std::error_code error;
+    capture_folder = *options.capture_dir;
+    std::filesystem::create_directories(capture_folder, error);
+    if (error) {
+      std::cerr << "fovea: --capture " << capture_folder.string() << ": " << error.message() << "\n";
+      return kExitFailure;
+    }
+  }
 
   // Only now, with everything checked, does anything touch the disk.
   std::filesystem::path folder;
@@ -164,7 +252,20 @@ int run_command(const RunOptions& options) {
   Stopwatch wall;
   double manifest_written_ms = 0;
   try {
-    FrameLog log((folder / "frames.csv").string(), settings.ground_truth);
+    FrameLog log((folder / "frames.csv").string(), FrameLogColumns{settings.ground_truth, viewer != nullptr});
+    // Live changes made in the window (panel, reset), for whoever reads frames.csv later.
+    std::optional<CsvWriter> events;
+    if (viewer) events.emplace((folder / "events.csv").string(), std::vector<std::string>{"wall_time_s", "frame", "event"});
+    std::vector<std::string> new_events;
+    const auto write_events = [&](std::int64_t frame) {
+      if (!viewer) return;
+      viewer->take_events(new_events);
+      for (const std::string& e : new_events) {
+        events->cell(wall.elapsed_ms() / 1000.0).cell(frame).cell(std::string_view(e));
+        events->end_row();
+      }
+      new_events.clear();
+    };
     std::optional<CollisionLog> collision_log;
     if (settings.record.collisions) collision_log.emplace((folder / "collisions.csv").string(), settings.ground_truth);
     std::optional<GazeLog> gaze_log;
@@ -177,19 +278,76 @@ int run_command(const RunOptions& options) {
       gaze_messages.clear();
     };
     Progress progress(settings.frames, !options.quiet && Progress::stderr_is_terminal());
-    // A live source (a tracker, the mouse) follows a person in real time, so the run keeps
-    // real time: frame k starts no earlier than k time steps after the first. A frame that
-    // falls behind starts at once; none is skipped. Synthetic sources run as fast as they can.
-    const bool paced = world->gaze().source().clock() == GazeClock::wall;
-    const auto first_frame = std::chrono::steady_clock::now();
-    for (; frames_done < settings.frames; ++frames_done) {
+    // A live source (a tracker, the mouse) follows a person in real time, and so does a
+    // window someone watches: frame k starts no earlier than k frame periods after the first.
+    // A frame that falls behind starts at once; none is skipped. Synthetic sources headless
+    // or offscreen run as fast as they can.
+    const double period_s = settings.render.target_fps > 0 ? 1.0 / settings.render.target_fps : settings.world.time_step_s;
+    const bool paced = world->gaze().source().clock() == GazeClock::wall ||
+                       (viewer && display->mode == DisplayMode::window);
+    if (viewer) viewer->set_target_frame_ms(1000.0 * period_s);
+    FramePacer pacer(paced ? period_s : 0.0);
+    bool window_closed = false;
+    while (frames_done < settings.frames) {
       if (g_stop_signal != 0) break;
-      if (paced)
-        std::this_thread::sleep_until(first_frame + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                        std::chrono::duration<double>(world->sim_time_s())));
+      if (viewer) {
+        if (!viewer->poll_events(*world)) {
+          window_closed = true;
+          break;
+        }
+        ViewerControls& controls = viewer->controls();
+        if (controls.reset) {
+          // The same config and seed with the live changes kept; the log goes on (its frame
+          // column starts again at 0, and events.csv says where).
+          controls.reset = false;
+          AnimationSettings live = world->settings();
+          live.gaze = world->gaze().settings();
+          GazeEnvironment environment;
+          environment.pointer = &viewer->pointer();
+          try {
+            world = std::make_unique<Animation>(live, static_cast<std::uint64_t>(settings.seed), with_trackers(environment));
+            viewer->attach(*world);
+            new_events.push_back("reset");
+          } catch (const std::exception& e) {
+            new_events.push_back(std::string("reset failed: ") + e.what());
+          }
+          write_events(world->frames_done());
+        }
+        if (controls.paused && !controls.step_once) {
+          // Paused: the picture stays live (camera, panel) without stepping the world.
+          viewer->draw(*world, static_cast<std::uint64_t>(settings.seed),
+                       status_line(*world, frames_done, settings.frames, true));
+          if (controls.screenshot) {
+            controls.screenshot = false;
+            write_png(folder / ("screenshot_" + capture_file_name(world->frames_done()).string()), viewer->capture());
+          }
+          viewer->present();
+          write_events(world->frames_done());
+          pacer.restart();
+          if (display->mode == DisplayMode::offscreen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          continue;
+        }
+        controls.step_once = false;
+      }
+      pacer.wait();
       const FrameStats stats = world->step();
-      log.write(stats, {kinetic_energy_j(world->states(), world->entities()),
-                        potential_energy_j(world->states(), world->entities(), settings.response.gravity_mps2)});
+      FrameMeasures measures{kinetic_energy_j(world->states(), world->entities()),
+                             potential_energy_j(world->states(), world->entities(), settings.response.gravity_mps2)};
+      if (viewer) {
+        measures.render_ms = viewer->draw(*world, static_cast<std::uint64_t>(settings.seed),
+                                          status_line(*world, frames_done + 1, settings.frames, false));
+        if (options.capture_dir && frames_done % options.capture_every == 0)
+          write_png(capture_folder / capture_file_name(frames_done), viewer->capture());
+        if (viewer->controls().screenshot) {
+          viewer->controls().screenshot = false;
+          write_png(folder / ("screenshot_" + capture_file_name(stats.frame).string()), viewer->capture());
+          new_events.push_back("screenshot");
+        }
+        measures.frame_interval_ms = viewer->present();
+        viewer->record(measures.frame_interval_ms, stats.nabla_est_m, stats.p_est);
+        write_events(stats.frame);
+      }
+      log.write(stats, measures);
       if (collision_log) collision_log->write(stats.frame, *world);
       if (gaze_log) gaze_log->write(stats);
       print_gaze_messages();
@@ -197,9 +355,10 @@ int run_command(const RunOptions& options) {
       sphere_tests += stats.sphere_tests;
       interrupted_collisions += stats.interrupted;
       frames_exhausted += stats.budget_exhausted ? 1 : 0;
-      progress.update(frames_done + 1);
+      ++frames_done;
+      progress.update(frames_done);
       if (wall.elapsed_ms() - manifest_written_ms > kManifestRefreshMs) {
-        manifest.frames_completed = frames_done + 1;
+        manifest.frames_completed = frames_done;
         write_json(folder / "manifest.json", to_json(manifest));
         manifest_written_ms = wall.elapsed_ms();
       }
@@ -208,6 +367,8 @@ int run_command(const RunOptions& options) {
     print_gaze_messages();  // what a tracker said during or just after the last frame
     // A signal during the last frame still counts: the user asked to stop, and a shell loop
     // of runs must see it.
+    // Closing the window ends the run as the user asked: results complete, exit status 0.
+    if (window_closed) interrupted = true;
     if (g_stop_signal != 0) {
       interrupted = true;
       stop_signal = g_stop_signal;
@@ -249,7 +410,7 @@ int run_command(const RunOptions& options) {
   stop_signals.reset();
 
   manifest.end_time_utc = utc_iso8601(std::chrono::system_clock::now());
-  manifest.status = status == kExitOk ? "completed" : status == kExitFailure ? "failed" : "interrupted";
+  manifest.status = status == kExitFailure ? "failed" : interrupted || status != kExitOk ? "interrupted" : "completed";
   manifest.exit_status = status;
   manifest.frames_completed = frames_done;
   try {

@@ -21,17 +21,28 @@ enum ExitStatus : int {
   // signal, which shells report as 128 + its number (130, 143).
 };
 
+/// Whether and where a run draws its frames (docs/render.md).
+enum class DisplayChoice {
+  automatic,  ///< a window when a display is present, else headless (offscreen with --capture)
+  headless,   ///< --headless: no drawing at all
+  offscreen,  ///< --offscreen: draw into an offscreen context (no display needed)
+};
+
 struct RunOptions {
   std::optional<std::string> config_path;  ///< none: the built-in default scene
   std::vector<config::Override> overrides; ///< --set key=value and --frames N, in order
   std::optional<std::string> out;          ///< --out
   bool quiet = false;
+  DisplayChoice display = DisplayChoice::automatic;
+  std::optional<std::string> capture_dir;  ///< --capture: a PNG of every capture_every-th frame here
+  std::int64_t capture_every = 1;
   std::vector<std::string> command_line;   ///< argv, for the manifest
 };
 
 /// Builds a config's world; a group that cannot be built or placed is reported on stderr
-/// against the line of the setting at fault, and nullptr returned.
-std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded);
+/// against the line of the setting at fault, and nullptr returned. `pointer` is the
+/// window's mouse for the mouse gaze source (none when headless).
+std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, PointerInput* pointer = nullptr);
 
 /// `fovea run`: loads and checks the config, builds the world, runs it headless and writes
 /// the results folder. Returns the exit status; messages go to stderr.

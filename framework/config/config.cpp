@@ -282,6 +282,8 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   } catch (const std::invalid_argument& e) {
     throw ConfigError(loaded.error_at("perception.view.camera", e.what()));
   }
+  if (glm::length(settings.render.light_direction) < 1e-9)
+    throw ConfigError(loaded.error_at("render.light_direction", "expected a direction, not a zero vector"));
 
   for (std::size_t g = 0; g < loaded.settings.world.entities.size(); ++g) {
     EntityGroupSettings& group = loaded.settings.world.entities[g];

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "render/render_settings.hpp"
 #include "world/animation_settings.hpp"
 
 namespace fovea {
@@ -21,6 +22,7 @@ struct Settings : AnimationSettings {
   std::int64_t seed = 1;        ///< every random choice derives from it
   std::int64_t frames = 1000;   ///< frames to run (`fovea run --frames` overrides)
   RecordSettings record;
+  RenderSettings render;  ///< read only when the run draws (docs/render.md)
 };
 
 }  // namespace fovea

@@ -255,6 +255,40 @@ Section<RecordSettings> record_schema() {
   return s;
 }
 
+Section<OverlaySettings> overlays_schema() {
+  Section<OverlaySettings> s;
+  s.boolean("fixation", &OverlaySettings::fixation, "the fixation point and the eccentricity rings");
+  s.numbers("rings_deg", &OverlaySettings::rings_deg, between(0.01, 180), 16,
+            "eccentricity rings about the fixation point, degrees of visual angle");
+  s.boolean("collisions", &OverlaySettings::collisions,
+            "tint the entities of active collisions by outcome (docs/render.md, Overlays)");
+  s.boolean("gaps", &OverlaySettings::gaps, "a line across the gap of each collision accepted unresolved");
+  s.boolean("sphere_tree", &OverlaySettings::sphere_tree, "the sphere tree of one entity at one depth");
+  s.number("sphere_tree_entity", &OverlaySettings::sphere_tree_entity, between(0, 1e9),
+           "the entity whose sphere tree is drawn (its index; a click picks another)");
+  s.number("sphere_tree_level", &OverlaySettings::sphere_tree_level, between(0, 16), "the depth drawn, 0 for the root");
+  s.boolean("frame_graph", &OverlaySettings::frame_graph, "a graph of recent frame times");
+  return s;
+}
+
+Section<RenderSettings> render_schema() {
+  Section<RenderSettings> s;
+  s.number("width_px", &RenderSettings::width_px, between(16, 16384), "window or offscreen picture width, pixels");
+  s.number("height_px", &RenderSettings::height_px, between(16, 16384), "window or offscreen picture height, pixels");
+  s.boolean("vsync", &RenderSettings::vsync, "wait for the display's refresh before showing a frame");
+  s.number("target_fps", &RenderSettings::target_fps, between(0, 10000),
+           "frames shown per second; 0 for one per time step, real time (docs/render.md, Frame pacing)");
+  s.boolean("stimulus", &RenderSettings::stimulus, "a clean stimulus: no overlays, no panel");
+  s.boolean("panel", &RenderSettings::panel, "the control panel (not drawn in stimulus mode)");
+  s.choice("camera_mode", &RenderSettings::camera_mode, {{"orbit", CameraMode::orbit}, {"fly", CameraMode::fly}},
+           "orbit (drag to turn about the target, wheel to zoom) or fly (drag to look, W A S D Q E to move)");
+  s.vec3("background", &RenderSettings::background, between(0, 1), "background colour, RGB in [0, 1]");
+  s.vec3("light_direction", &RenderSettings::light_direction, between(-1e3, 1e3),
+         "direction the light travels, world axes (any length but zero)");
+  s.section("overlays", &RenderSettings::overlays, overlays_schema(), "what is drawn over the scene");
+  return s;
+}
+
 }  // namespace
 
 const Section<Settings>& settings_schema() {
@@ -281,6 +315,8 @@ const Section<Settings>& settings_schema() {
     s.section<ResponseSettings>("response", &Settings::response, response_schema(),
                                 "the collision response: gravity, materials, the impulse solver (004 section 3.5)");
     s.section("record", &Settings::record, record_schema(), "optional records of a run");
+    s.section("render", &Settings::render, render_schema(),
+              "the window, its overlays and panel, offscreen pictures (docs/render.md)");
     return s;
   }();
   return schema;

@@ -6,7 +6,7 @@
 
 namespace fovea {
 
-std::vector<std::string> FrameLog::columns(bool ground_truth) {
+std::vector<std::string> FrameLog::columns(FrameLogColumns optional) {
   std::vector<std::string> c = {"frame",          "sim_time_s",
                                 "entities",       "kinetic_energy_j",
                                 "potential_energy_j", "pairs",
@@ -19,18 +19,20 @@ std::vector<std::string> FrameLog::columns(bool ground_truth) {
                                 "sphere_tests",   "budget_exhausted",
                                 "budget_overshoot_us", "nabla_est",
                                 "p_est"};
-  if (ground_truth)
+  if (optional.ground_truth)
     for (const char* name : {"nabla_true", "p_true", "false_collisions", "missed_collisions"}) c.push_back(name);
   for (const char* name : {"contacts", "wall_contacts", "contact_points", "contact_tests", "contact_energy_j",
                            "bounces_limited", "compressions_limited"})
     c.push_back(name);
   for (int p = 0; p < kPhaseCount; ++p) c.push_back(std::string(phase_name(static_cast<Phase>(p))) + "_ms");
   c.push_back("frame_ms");
+  if (optional.rendered)
+    for (const char* name : {"render_ms", "frame_interval_ms"}) c.push_back(name);
   return c;
 }
 
-FrameLog::FrameLog(const std::string& path, bool ground_truth)
-    : ground_truth_(ground_truth), csv_(path, columns(ground_truth)), columns_(columns(ground_truth).size()) {}
+FrameLog::FrameLog(const std::string& path, FrameLogColumns optional)
+    : optional_(optional), csv_(path, columns(optional)), columns_(columns(optional).size()) {}
 
 void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
   std::size_t column = 0;
@@ -69,7 +71,7 @@ void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
   record(stats.budget_overshoot_us);
   record(stats.nabla_est_m);
   record(stats.p_est);
-  if (ground_truth_) {
+  if (optional_.ground_truth) {
     record(stats.nabla_true_m);
     record(stats.p_true);
     record(stats.false_collisions);
@@ -84,13 +86,17 @@ void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
   record(stats.response.compressions_limited);
   for (const double ms : stats.phase_ms) record(ms);
   record(stats.frame_ms);
+  if (optional_.rendered) {
+    record(measures.render_ms);
+    record(measures.frame_interval_ms);
+  }
   csv_.end_row();
   ++rows_;
 }
 
 nlohmann::ordered_json FrameLog::column_summaries() const {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  const std::vector<std::string> names = columns(ground_truth_);
+  const std::vector<std::string> names = columns(optional_);
   for (std::size_t c = 0; c < names.size(); ++c) {
     if (names[c] == "frame" || names[c] == "gaze_source") continue;  // an index, a text
     if (columns_[c].count() == 0) {

@@ -16,6 +16,15 @@ namespace fovea {
 struct FrameMeasures {
   double kinetic_energy_j = 0;    ///< dynamic entities, after the frame's response
   double potential_energy_j = 0;  ///< -m g . x summed over dynamic entities, zero at the world origin
+  // Drawn runs only (docs/render.md): written when the log is made with `rendered`.
+  double render_ms = 0;           ///< drawing the frame: scene, overlays, panel, on the CPU's clock
+  double frame_interval_ms = 0;   ///< from the previous frame shown to this one (NaN for the first)
+};
+
+/// Which optional column groups frames.csv has.
+struct FrameLogColumns {
+  bool ground_truth = false;  ///< the true metrics (settings ground_truth)
+  bool rendered = false;      ///< render_ms and frame_interval_ms (a drawn run)
 };
 
 /// frames.csv, one row per frame (docs/results.md lists the columns), and the statistics
@@ -25,8 +34,7 @@ struct FrameMeasures {
 /// out) is an empty cell, which pandas and R read as missing, and is left out of the summary.
 class FrameLog {
  public:
-  /// With `ground_truth`, the true metrics' columns are written too.
-  explicit FrameLog(const std::string& path, bool ground_truth = false);
+  explicit FrameLog(const std::string& path, FrameLogColumns optional = {});
 
   void write(const FrameStats& stats, const FrameMeasures& measures);
   std::int64_t rows() const { return rows_; }
@@ -36,10 +44,10 @@ class FrameLog {
   /// 1 while the median and p95 are exact; else the sampling stride.
   std::int64_t quantile_stride() const;
 
-  static std::vector<std::string> columns(bool ground_truth = false);
+  static std::vector<std::string> columns(FrameLogColumns optional = {});
 
  private:
-  bool ground_truth_ = false;
+  FrameLogColumns optional_;
   CsvWriter csv_;
   std::vector<ColumnAccumulator> columns_;  // per column, for the summary
   std::int64_t rows_ = 0;

@@ -4,6 +4,8 @@
 # build tree under test.
 set -euo pipefail
 root="$1"
+# As on a server: no window, whatever desktop runs the tests.
+unset DISPLAY WAYLAND_DISPLAY
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"

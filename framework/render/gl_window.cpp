@@ -1,0 +1,105 @@
+#include "render/gl_window.hpp"
+
+#include <SDL2/SDL.h>
+#include <epoxy/gl.h>
+
+#include <cstdlib>
+
+namespace fovea {
+
+bool display_available(std::string& why) {
+  const char* x11 = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  if (wayland && *wayland) {
+    why = "WAYLAND_DISPLAY=" + std::string(wayland);
+    return true;
+  }
+  if (x11 && *x11) {
+    why = "DISPLAY=" + std::string(x11);
+    return true;
+  }
+  why = "DISPLAY and WAYLAND_DISPLAY are not set";
+  return false;
+}
+
+GlWindow::GlWindow(const GlWindowOptions& options) : mode_(options.mode) {
+  // The offscreen driver renders through EGL into a buffer of the window's size: Mesa's
+  // software renderer on a machine with no display and no GPU.
+  if (options.mode == DisplayMode::offscreen) SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
+  if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0)
+    throw RenderError(std::string("cannot start SDL's video: ") + SDL_GetError());
+
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_FORWARD_COMPATIBLE_FLAG);
+  SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+  SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
+  SDL_GL_SetAttribute(SDL_GL_RED_SIZE, 8);
+  SDL_GL_SetAttribute(SDL_GL_GREEN_SIZE, 8);
+  SDL_GL_SetAttribute(SDL_GL_BLUE_SIZE, 8);
+
+  Uint32 flags = SDL_WINDOW_OPENGL;
+  if (options.mode == DisplayMode::window) flags |= SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
+  window_ = SDL_CreateWindow(options.title.c_str(), SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width_px,
+                             options.height_px, flags);
+  if (!window_) {
+    const std::string reason = SDL_GetError();
+    SDL_QuitSubSystem(SDL_INIT_VIDEO);
+    throw RenderError("cannot open a " + std::to_string(options.width_px) + "x" + std::to_string(options.height_px) +
+                      " window: " + reason);
+  }
+  context_ = SDL_GL_CreateContext(window_);
+  if (!context_) {
+    const std::string reason = SDL_GetError();
+    SDL_DestroyWindow(window_);
+    SDL_QuitSubSystem(SDL_INIT_VIDEO);
+    throw RenderError("cannot make an OpenGL 3.3 core context: " + reason);
+  }
+  SDL_GL_MakeCurrent(window_, context_);
+  // Offscreen there is no display to wait for; a window waits when asked, and says when the
+  // driver refuses (the frame-time record shows it anyway).
+  vsync_ = options.mode == DisplayMode::window && options.vsync && SDL_GL_SetSwapInterval(1) == 0;
+  if (!vsync_) SDL_GL_SetSwapInterval(0);
+
+  const auto text = [](GLenum name) {
+    const auto* s = reinterpret_cast<const char*>(glGetString(name));
+    return std::string(s ? s : "?");
+  };
+  description_ = text(GL_RENDERER) + ", OpenGL " + text(GL_VERSION) + ", SDL " + SDL_GetCurrentVideoDriver();
+}
+
+GlWindow::~GlWindow() {
+  SDL_GL_DeleteContext(context_);
+  SDL_DestroyWindow(window_);
+  SDL_QuitSubSystem(SDL_INIT_VIDEO);
+}
+
+int GlWindow::width_px() const {
+  int w = 0, h = 0;
+  SDL_GL_GetDrawableSize(window_, &w, &h);
+  return w;
+}
+
+int GlWindow::height_px() const {
+  int w = 0, h = 0;
+  SDL_GL_GetDrawableSize(window_, &w, &h);
+  return h;
+}
+
+void GlWindow::swap() { SDL_GL_SwapWindow(window_); }
+
+void check_gl(const char* where) {
+  std::string errors;
+  for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
+    if (!errors.empty()) errors += ", ";
+    errors += "0x" + [&] {
+      char buffer[16];
+      std::snprintf(buffer, sizeof buffer, "%04x", e);
+      return std::string(buffer);
+    }();
+  }
+  if (!errors.empty()) throw RenderError(std::string("OpenGL error ") + errors + " in " + where);
+}
+
+}  // namespace fovea

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+struct SDL_Window;
+
+namespace fovea {
+
+/// The window, or its stand-in when nobody watches, could not be made: SDL's or OpenGL's
+/// reason, and what to try instead.
+class RenderError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Where the picture goes.
+enum class DisplayMode {
+  window,     ///< a window on the desktop
+  offscreen,  ///< SDL's offscreen video driver with Mesa's EGL: no display needed, same pictures
+};
+
+/// Whether a desktop is there to open a window on: DISPLAY (X11) or WAYLAND_DISPLAY set.
+/// `why` says which, or why not, for the run to print.
+bool display_available(std::string& why);
+
+struct GlWindowOptions {
+  DisplayMode mode = DisplayMode::window;
+  int width_px = 1280;
+  int height_px = 720;
+  bool vsync = true;     ///< window mode only; offscreen frames are never held back
+  std::string title = "fovea";
+};
+
+/// An SDL2 window with an OpenGL 3.3 core context, functions through libepoxy. One per
+/// process (SDL's video subsystem is process-wide); owns SDL's video init and quits it.
+class GlWindow {
+ public:
+  /// Throws RenderError when SDL, the window or the context cannot be made.
+  explicit GlWindow(const GlWindowOptions& options);
+  ~GlWindow();
+  GlWindow(const GlWindow&) = delete;
+  GlWindow& operator=(const GlWindow&) = delete;
+
+  SDL_Window* sdl_window() const { return window_; }
+  void* gl_context() const { return context_; }
+  DisplayMode mode() const { return mode_; }
+  /// The drawable's size in pixels (larger than the window's on a high-DPI display).
+  int width_px() const;
+  int height_px() const;
+  /// Shows the frame drawn (waits for the refresh with vsync).
+  void swap();
+  /// Whether swap() waits for the display's refresh.
+  bool vsync() const { return vsync_; }
+  /// "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5 (Core Profile) Mesa 22.3.6, SDL offscreen"
+  const std::string& description() const { return description_; }
+
+ private:
+  SDL_Window* window_ = nullptr;
+  void* context_ = nullptr;
+  DisplayMode mode_;
+  bool vsync_ = false;
+  std::string description_;
+};
+
+/// Throws RenderError naming `where` when OpenGL has recorded an error since the last call
+/// (clears all of them). Called once per frame: the tests assert no GL error in a run.
+void check_gl(const char* where);
+
+}  // namespace fovea

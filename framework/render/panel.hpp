@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "render/render_settings.hpp"
+#include "world/animation.hpp"
+
+namespace fovea {
+
+/// The last frames' values the panel plots, oldest first, at most kLength each.
+struct PlotHistory {
+  static constexpr std::size_t kLength = 240;
+  std::deque<float> frame_ms;  ///< time between shown frames (what the viewer sees)
+  std::deque<float> nabla_m;   ///< nabla, estimated (004 section 3.4.1)
+  std::deque<float> p;         ///< P, estimated
+  void add(double frame_time_ms, double nabla_est_m, double p_est);
+};
+
+/// What the panel and the keys ask of the run loop and the viewer. Plain data.
+struct ViewerControls {
+  bool paused = false;
+  bool step_once = false;       ///< paused: run one frame
+  bool reset = false;           ///< rebuild the world from the config and seed (live changes kept)
+  bool screenshot = false;
+  bool show_panel = true;
+  bool show_overlays = true;
+  RenderSettings render;        ///< overlays and camera mode, as edited live
+};
+
+/// The control panel (Dear ImGui): scheduler, budget, interrupt policy, gaze source,
+/// perception parameters, overlays, pause / step / reset, and plots of frame time, nabla
+/// and P. Changes go to the Animation at once (its set_* calls, from the next step); each is
+/// described in `events` ("schedule.kind=round_robin") for the run's events.csv.
+void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, const PlotHistory& history,
+                const std::string& status_line, std::vector<std::string>& events);
+
+}  // namespace fovea

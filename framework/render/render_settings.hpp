@@ -1,0 +1,57 @@
+#pragma once
+
+// Definition structs of the renderer (docs/render.md), with the defaults a config falls
+// back on. Plain data: config/ fills them without knowing SDL or OpenGL.
+
+#include <vector>
+
+#include "core/math.hpp"
+
+namespace fovea {
+
+/// How mouse and keys move the camera in a window.
+enum class CameraMode {
+  orbit,  ///< drag to turn about the target, wheel to move in and out
+  fly,    ///< drag to look, W A S D to move, Q E down and up
+};
+
+/// What is drawn over the scene (each switchable in the panel). None is drawn in stimulus mode.
+struct OverlaySettings {
+  /// The fixation point, and rings at these eccentricities from it, degrees of visual angle.
+  bool fixation = true;
+  std::vector<double> rings_deg{2.0, 5.0, 10.0};
+  /// Entities of active collisions tinted by outcome: resolved colliding, resolved not
+  /// colliding, interrupted and accepted (colours in docs/render.md).
+  bool collisions = true;
+  /// A line across the gap of every collision accepted unresolved (the bound's sphere centres).
+  bool gaps = true;
+  /// The sphere tree of one entity at one depth (0: the root), as circles.
+  bool sphere_tree = false;
+  int sphere_tree_entity = 0;
+  int sphere_tree_level = 2;
+  /// A graph of the last frames' times in the bottom-left corner.
+  bool frame_graph = true;
+};
+
+/// The window, its picture and its pace.
+struct RenderSettings {
+  /// The window (or offscreen picture) size in pixels. The picture keeps the screen's aspect
+  /// (perception.view.screen) and is letterboxed when the window's differs.
+  int width_px = 1280;
+  int height_px = 720;
+  /// Wait for the display's refresh before showing each frame (off in offscreen rendering).
+  bool vsync = true;
+  /// Frames shown per second; 0 for one frame per time step (world.time_step_s), which is
+  /// real time. The display's refresh can hold it lower (docs/render.md, Frame pacing).
+  double target_fps = 0;
+  /// A clean stimulus: no overlays and no panel.
+  bool stimulus = false;
+  /// The control panel (docs/render.md).
+  bool panel = true;
+  CameraMode camera_mode = CameraMode::orbit;
+  Vec3 background{0.025, 0.028, 0.035};    ///< linear RGB, 0 to 1
+  Vec3 light_direction{-0.4, -1.0, -0.6};  ///< the direction the light travels, world axes
+  OverlaySettings overlays;
+};
+
+}  // namespace fovea

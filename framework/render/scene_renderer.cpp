@@ -1,0 +1,198 @@
+#include "render/scene_renderer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "core/stopwatch.hpp"
+#include "render/gl_window.hpp"
+#include "render/shader_program.hpp"
+#include "render/voxel_mesh.hpp"
+
+namespace fovea {
+namespace {
+
+constexpr const char* kVertexShader = R"(#version 330 core
+layout(location = 0) in vec3 position_m;
+layout(location = 1) in vec3 normal;
+layout(location = 2) in vec4 colour_srgb;
+layout(location = 3) in vec4 model_0;
+layout(location = 4) in vec4 model_1;
+layout(location = 5) in vec4 model_2;
+layout(location = 6) in vec4 model_3;
+layout(location = 7) in vec4 tint;
+uniform mat4 view_projection;
+out vec3 world_normal;
+out vec3 albedo;
+void main() {
+  mat4 model = mat4(model_0, model_1, model_2, model_3);
+  gl_Position = view_projection * (model * vec4(position_m, 1.0));
+  world_normal = mat3(model) * normal;  // a rotation: no inverse transpose needed
+  vec3 linear = pow(colour_srgb.rgb, vec3(2.2));
+  albedo = mix(linear, tint.rgb, tint.a);
+}
+)";
+
+constexpr const char* kFragmentShader = R"(#version 330 core
+in vec3 world_normal;
+in vec3 albedo;
+uniform vec3 towards_light;
+out vec4 colour;
+void main() {
+  float lambert = max(dot(normalize(world_normal), towards_light), 0.0);
+  vec3 linear = albedo * (0.35 + 0.65 * lambert);
+  colour = vec4(pow(linear, vec3(1.0 / 2.2)), 1.0);
+}
+)";
+
+std::uint8_t srgb_byte(double linear) {
+  const double encoded = std::pow(std::clamp(linear, 0.0, 1.0), 1.0 / 2.2);
+  return static_cast<std::uint8_t>(std::lround(encoded * 255));
+}
+
+}  // namespace
+
+std::uint32_t srgb_rgba(const Vec3& linear_rgb) {
+  return std::uint32_t{srgb_byte(linear_rgb.x)} | (std::uint32_t{srgb_byte(linear_rgb.y)} << 8) |
+         (std::uint32_t{srgb_byte(linear_rgb.z)} << 16) | (0xffu << 24);
+}
+
+SceneRenderer::SceneRenderer(std::span<const VoxelModel> models, std::span<const Entity> entities) {
+  program_ = std::make_unique<ShaderProgram>("scene", kVertexShader, kFragmentShader);
+  view_projection_uniform_ = program_->uniform("view_projection");
+  light_uniform_ = program_->uniform("towards_light");
+
+  std::vector<std::uint32_t> colour(models.size(), srgb_rgba(Vec3(0.7)));
+  std::vector<bool> coloured(models.size(), false);
+  for (const Entity& e : entities)
+    if (e.model < models.size() && !coloured[e.model]) {
+      colour[e.model] = srgb_rgba(e.material.colour);
+      coloured[e.model] = true;
+    }
+
+  glGenBuffers(1, &instance_buffer_);
+  Stopwatch clock;
+  meshes_.resize(models.size());
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    const VoxelMesh mesh = mesh_voxel_model(models[m], colour[m]);
+    quads_ += mesh.quads();
+    unit_faces_ += exposed_face_count(models[m]);
+    GpuMesh& gpu = meshes_[m];
+    gpu.index_count = static_cast<GLsizei>(mesh.indices.size());
+    glGenVertexArrays(1, &gpu.vertex_array);
+    glGenBuffers(1, &gpu.vertex_buffer);
+    glGenBuffers(1, &gpu.index_buffer);
+    glBindVertexArray(gpu.vertex_array);
+    glBindBuffer(GL_ARRAY_BUFFER, gpu.vertex_buffer);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(mesh.vertices.size() * sizeof(MeshVertex)),
+                 mesh.vertices.data(), GL_STATIC_DRAW);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, gpu.index_buffer);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(mesh.indices.size() * sizeof(std::uint32_t)),
+                 mesh.indices.data(), GL_STATIC_DRAW);
+    const auto stride = static_cast<GLsizei>(sizeof(MeshVertex));
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, position_m)));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, normal)));
+    glEnableVertexAttribArray(2);
+    glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, rgba)));
+    // The instance attributes (3 to 7) point into instance_buffer_, per model at draw time.
+    for (GLuint a = 3; a <= 7; ++a) {
+      glEnableVertexAttribArray(a);
+      glVertexAttribDivisor(a, 1);
+    }
+  }
+  glBindVertexArray(0);
+  mesh_ms_ = clock.elapsed_ms();
+  check_gl("SceneRenderer: uploading the meshes");
+}
+
+SceneRenderer::~SceneRenderer() {
+  for (const GpuMesh& m : meshes_) {
+    glDeleteVertexArrays(1, &m.vertex_array);
+    glDeleteBuffers(1, &m.vertex_buffer);
+    glDeleteBuffers(1, &m.index_buffer);
+  }
+  glDeleteBuffers(1, &instance_buffer_);
+}
+
+void SceneRenderer::draw(const View& view, const Aabb& world_box, const PictureViewport& viewport,
+                         std::span<const Entity> entities, std::span<const EntityState> states,
+                         std::span<const EntityTint> tints, const SceneStyle& style) {
+  glViewport(viewport.x_px, viewport.y_px, viewport.width_px, viewport.height_px);
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(viewport.x_px, viewport.y_px, viewport.width_px, viewport.height_px);
+  const auto encode = [](double c) { return static_cast<float>(std::pow(std::clamp(c, 0.0, 1.0), 1.0 / 2.2)); };
+  glClearColor(encode(style.background.x), encode(style.background.y), encode(style.background.z), 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  glDisable(GL_SCISSOR_TEST);
+  if (entities.empty()) return;
+
+  // Instances grouped by model (a counting sort: entity order inside a model is kept).
+  model_first_.assign(meshes_.size() + 1, 0);
+  for (const Entity& e : entities) ++model_first_[e.model + 1];
+  for (std::size_t m = 1; m < model_first_.size(); ++m) model_first_[m] += model_first_[m - 1];
+  instances_.resize(entities.size());
+  std::vector<std::uint32_t>& next = scratch_next_;
+  next.assign(model_first_.begin(), model_first_.end() - 1);
+  for (EntityId id = 0; id < entities.size(); ++id) {
+    const Entity& e = entities[id];
+    const EntityState& s = states[id];
+    // world = position + R (p - centre of mass): translate(position) * R * translate(-com).
+    const Mat3 rotation = glm::mat3_cast(s.orientation);
+    const Vec3 translation = s.position_m - rotation * e.centre_of_mass_model_m;
+    Instance& out = instances_[next[e.model]++];
+    for (int c = 0; c < 3; ++c)
+      for (int r = 0; r < 3; ++r) out.model[c * 4 + r] = static_cast<float>(rotation[c][r]);
+    out.model[3] = out.model[7] = out.model[11] = 0;
+    out.model[12] = static_cast<float>(translation.x);
+    out.model[13] = static_cast<float>(translation.y);
+    out.model[14] = static_cast<float>(translation.z);
+    out.model[15] = 1;
+    const EntityTint t = tints.empty() ? EntityTint{} : tints[id];
+    out.tint[0] = t.r;
+    out.tint[1] = t.g;
+    out.tint[2] = t.b;
+    out.tint[3] = t.weight;
+  }
+  glBindBuffer(GL_ARRAY_BUFFER, instance_buffer_);
+  if (instances_.size() > instance_capacity_) {
+    instance_capacity_ = std::max(instances_.size(), 2 * instance_capacity_);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(instance_capacity_ * sizeof(Instance)), nullptr, GL_STREAM_DRAW);
+  }
+  glBufferSubData(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(instances_.size() * sizeof(Instance)), instances_.data());
+
+  double near_m = 0, far_m = 0;
+  depth_range(view, world_box, near_m, far_m);
+  const glm::mat4 clip = view_projection(view, near_m, far_m);
+  Vec3 towards_light = -style.light_direction;
+  towards_light = glm::length(towards_light) > 0 ? glm::normalize(towards_light) : Vec3(0, 1, 0);
+
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glEnable(GL_CULL_FACE);
+  glCullFace(GL_BACK);
+  glFrontFace(GL_CCW);
+  program_->use();
+  glUniformMatrix4fv(view_projection_uniform_, 1, GL_FALSE, &clip[0][0]);
+  glUniform3f(light_uniform_, static_cast<float>(towards_light.x), static_cast<float>(towards_light.y),
+              static_cast<float>(towards_light.z));
+  const auto stride = static_cast<GLsizei>(sizeof(Instance));
+  for (std::size_t m = 0; m < meshes_.size(); ++m) {
+    const GLsizei count = static_cast<GLsizei>(model_first_[m + 1] - model_first_[m]);
+    if (count == 0 || meshes_[m].index_count == 0) continue;
+    glBindVertexArray(meshes_[m].vertex_array);
+    // OpenGL 3.3 has no base instance: the instance attributes start at this model's run.
+    const std::size_t base = model_first_[m] * sizeof(Instance);
+    for (GLuint column = 0; column < 4; ++column)
+      glVertexAttribPointer(3 + column, 4, GL_FLOAT, GL_FALSE, stride,
+                            reinterpret_cast<void*>(base + offsetof(Instance, model) + column * 4 * sizeof(float)));
+    glVertexAttribPointer(7, 4, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(base + offsetof(Instance, tint)));
+    glDrawElementsInstanced(GL_TRIANGLES, meshes_[m].index_count, GL_UNSIGNED_INT, nullptr, count);
+  }
+  glBindVertexArray(0);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_CULL_FACE);
+}
+
+}  // namespace fovea

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <epoxy/gl.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "perception/view.hpp"
+#include "render/camera.hpp"
+#include "world/entity.hpp"
+#include "world/voxel_model.hpp"
+
+namespace fovea {
+
+class ShaderProgram;
+
+/// A colour over an entity's own, linear RGB, and how much of it (0: none, 1: only it).
+struct EntityTint {
+  float r = 0, g = 0, b = 0, weight = 0;
+};
+
+/// How the scene is lit and cleared.
+struct SceneStyle {
+  Vec3 background{0.1, 0.11, 0.13};        ///< linear RGB
+  Vec3 light_direction{-0.4, -1.0, -0.6};  ///< the direction the light travels
+};
+
+/// Draws the voxel entities: one mesh per model, made once (render/voxel_mesh.hpp), drawn
+/// instanced with each entity's pose; flat faces lit by one directional light plus ambient.
+/// Colours are per voxel (the model's .vox palette) or the entity's material colour.
+/// Shading is done in linear light and written as sRGB.
+class SceneRenderer {
+ public:
+  /// Meshes every model; `entities` give each model its material colour (the first entity
+  /// using it: models are not shared across groups).
+  SceneRenderer(std::span<const VoxelModel> models, std::span<const Entity> entities);
+  ~SceneRenderer();
+  SceneRenderer(const SceneRenderer&) = delete;
+  SceneRenderer& operator=(const SceneRenderer&) = delete;
+
+  /// Clears the picture's viewport and draws every entity as `view` sees it. `tints` is empty
+  /// or has one entry per entity.
+  void draw(const View& view, const Aabb& world_box, const PictureViewport& viewport, std::span<const Entity> entities,
+            std::span<const EntityState> states, std::span<const EntityTint> tints, const SceneStyle& style);
+
+  /// Faces (merged quads) of all meshes, and their unmerged count: the mesher's saving.
+  std::int64_t quads() const { return quads_; }
+  std::int64_t unit_faces() const { return unit_faces_; }
+  /// Wall time meshing all models took, ms.
+  double mesh_ms() const { return mesh_ms_; }
+
+ private:
+  struct GpuMesh {
+    GLuint vertex_array = 0;
+    GLuint vertex_buffer = 0;
+    GLuint index_buffer = 0;
+    GLsizei index_count = 0;
+  };
+  /// What each entity sends to the GPU per frame: its model matrix and tint, 80 bytes.
+  struct Instance {
+    float model[16];
+    float tint[4];
+  };
+  std::vector<GpuMesh> meshes_;            // by ModelId
+  std::unique_ptr<ShaderProgram> program_;
+  GLint view_projection_uniform_ = -1;
+  GLint light_uniform_ = -1;
+  GLuint instance_buffer_ = 0;
+  std::size_t instance_capacity_ = 0;
+  std::vector<Instance> instances_;        // this frame's, grouped by model
+  std::vector<std::uint32_t> model_first_; // by ModelId: first instance, then one past the last
+  std::vector<std::uint32_t> scratch_next_;
+  std::int64_t quads_ = 0;
+  std::int64_t unit_faces_ = 0;
+  double mesh_ms_ = 0;
+};
+
+/// Linear RGB in [0, 1] to 8-bit sRGB, red in the low byte, alpha 255 (VoxelModel's palette
+/// convention).
+std::uint32_t srgb_rgba(const Vec3& linear_rgb);
+
+}  // namespace fovea
