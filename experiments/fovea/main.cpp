@@ -46,10 +46,11 @@ int main(int argc, char** argv) {
                 "draw into an offscreen context, no display needed (Mesa's EGL): the same pictures as a window")
       ->excludes(headless_flag);
   std::string capture_dir;
-  run->add_option("--capture", capture_dir,
+  CLI::Option* capture_option = run->add_option("--capture", capture_dir,
                   "write a PNG of every drawn frame (see --capture-every) into this folder, frame_000000.png ...; "
                   "draws offscreen when there is no display");
   run->add_option("--capture-every", run_options.capture_every, "with --capture: every N-th frame only (default 1)")
+      ->needs(capture_option)
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
 
   CLI::App* validate = app.add_subcommand("validate", "Check a config; print nothing and exit 0 when it is valid");

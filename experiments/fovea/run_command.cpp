@@ -177,6 +177,51 @@ std::optional<DisplayDecision> decide_display(const RunOptions& options) {
   return d;
 }
 
+/// Where a screenshot of the run's frame `run_frame` goes (0-based over the whole run, so
+/// never reused after a reset): screenshot_frame_000042.png, or _2, _3 ... for more
+/// pictures of the same frame (taken while paused).
+std::filesystem::path screenshot_path(const std::filesystem::path& folder, std::int64_t run_frame) {
+  const std::string stem = "screenshot_" + capture_file_name(std::max<std::int64_t>(run_frame, 0)).stem().string();
+  std::filesystem::path path = folder / (stem + ".png");
+  for (int n = 2; std::filesystem::exists(path); ++n) path = folder / (stem + "_" + std::to_string(n) + ".png");
+  return path;
+}
+
+/// Makes the --capture folder if needed and checks that it can take the pictures: writable,
+/// and holding no frame_*.png of an earlier capture, which would mix with this run's. Returns
+/// "" or what is wrong.
+std::string prepare_capture_folder(const std::filesystem::path& folder) {
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) return error.message();
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.rfind("frame_", 0) == 0 && entry.path().extension() == ".png")
+      return "holds pictures of an earlier capture (" + name + "); choose an empty folder";
+  }
+  if (error) return error.message();
+  const std::filesystem::path probe = folder / ".fovea-capture-probe";
+  try {
+    write_file_atomically(probe, "");
+  } catch (const std::exception&) {
+    return "cannot write there";
+  }
+  std::filesystem::remove(probe, error);
+  return "";
+}
+
+/// Writes a screenshot asked for in the window; a failure is an event, not the run's end
+/// (the person at the window sees it in events.csv and on stderr).
+void take_screenshot(const std::filesystem::path& path, const Image& picture, std::vector<std::string>& events) {
+  try {
+    write_png(path, picture);
+    events.push_back("screenshot " + path.filename().string());
+  } catch (const std::exception& e) {
+    std::cerr << "fovea: screenshot: " << e.what() << "\n";
+    events.push_back(std::string("screenshot failed: ") + e.what());
+  }
+}
+
 /// The panel's first line: what the run is and where it stands.
 std::string status_line(const Animation& world, std::int64_t frames_done, std::int64_t frames, bool paused) {
   return std::to_string(world.entities().size()) + " entities, frame " + std::to_string(frames_done) + " of " +
@@ -192,21 +237,43 @@ int run_command(const RunOptions& options) {
   Settings& settings = loaded->settings;
   const std::optional<DisplayDecision> display = decide_display(options);
   if (!display) return kExitBadInput;
-  // The window comes first: the mouse gaze source reads its pointer.
+  // The window comes first: the mouse gaze source reads its pointer. Offscreen, what depends
+  // on the wall clock (the panel's numbers, the frame-time graph) is left out of the picture
+  // unless the config asks for it, so the same config and seed give the same pictures.
+  RenderSettings render = settings.render;
+  if (display->mode == DisplayMode::offscreen) {
+    if (!loaded->locations.count("render.panel")) render.panel = false;
+    if (!loaded->locations.count("render.overlays.frame_graph")) render.overlays.frame_graph = false;
+  }
   std::unique_ptr<Viewer> viewer;
+  std::string said = display->said;
   if (display->draw) {
     try {
-      viewer = std::make_unique<Viewer>(settings.render, display->mode, settings.perception.view.screen,
-                                        "fovea: " + settings.name);
+      viewer = std::make_unique<Viewer>(render, display->mode, settings.perception.view.screen, "fovea: " + settings.name);
     } catch (const RenderError& e) {
-      std::cerr << "fovea: " << e.what() << "\n"
-                << "fovea: --headless runs without drawing; --offscreen draws without a display\n";
-      return kExitFailure;
+      if (options.display != DisplayChoice::automatic || display->mode != DisplayMode::window) {
+        std::cerr << "fovea: " << e.what() << "\n"
+                  << "fovea: --headless runs without drawing; --offscreen draws without a display\n";
+        return kExitFailure;
+      }
+      // A DISPLAY that names no reachable server (a dead ssh -X session, a CI job without
+      // Xvfb): the run goes on as it would without one, and says so.
+      said = std::string("no window: ") + e.what() + "; " +
+             (options.capture_dir ? "drawing offscreen for --capture" : "running headless");
+      if (options.capture_dir) {
+        try {
+          render.panel = loaded->locations.count("render.panel") && settings.render.panel;
+          viewer = std::make_unique<Viewer>(render, DisplayMode::offscreen, settings.perception.view.screen, "fovea");
+        } catch (const RenderError& offscreen_error) {
+          std::cerr << "fovea: " << offscreen_error.what() << "\n";
+          return kExitFailure;
+        }
+      }
     }
   }
+  const DisplayMode mode = viewer ? viewer->window().mode() : DisplayMode::window;
   std::unique_ptr<Animation> world = build_world(*loaded, viewer ? &viewer->pointer() : nullptr);
   if (!world) return kExitBadInput;
-  if (!display->said.empty()) std::cerr << "fovea: " << display->said << "\n";
   if (viewer) {
     try {
       viewer->attach(*world);
@@ -214,18 +281,17 @@ int run_command(const RunOptions& options) {
       std::cerr << "fovea: " << e.what() << "\n";
       return kExitFailure;
     }
-    if (!options.quiet) std::cerr << "fovea: " << viewer->window().description() << "\n";
   }
   std::filesystem::path capture_folder;
   if (options.capture_dir) {
-    std::error_code error;
     capture_folder = *options.capture_dir;
-    std::filesystem::create_directories(capture_folder, error);
-    if (error) {
-      std::cerr << "fovea: --capture " << capture_folder.string() << ": " << error.message() << "\n";
-      return kExitFailure;
+    if (const std::string problem = prepare_capture_folder(capture_folder); !problem.empty()) {
+      std::cerr << "fovea: --capture " << capture_folder.string() << ": " << problem << "\n";
+      return kExitBadInput;
     }
   }
+  if (!said.empty()) std::cerr << "fovea: " << said << "\n";
+  if (viewer && !options.quiet) std::cerr << "fovea: " << viewer->window().description() << "\n";
 
   // Only now, with everything checked, does anything touch the disk.
   std::filesystem::path folder;
@@ -254,8 +320,9 @@ int run_command(const RunOptions& options) {
   try {
     FrameLog log((folder / "frames.csv").string(), FrameLogColumns{settings.ground_truth, viewer != nullptr});
     // Live changes made in the window (panel, reset), for whoever reads frames.csv later.
+    // `frames` is how many frames the world had run when it happened (0 before the first).
     std::optional<CsvWriter> events;
-    if (viewer) events.emplace((folder / "events.csv").string(), std::vector<std::string>{"wall_time_s", "frame", "event"});
+    if (viewer) events.emplace((folder / "events.csv").string(), std::vector<std::string>{"wall_time_s", "frames", "event"});
     std::vector<std::string> new_events;
     const auto write_events = [&](std::int64_t frame) {
       if (!viewer) return;
@@ -283,11 +350,14 @@ int run_command(const RunOptions& options) {
     // A frame that falls behind starts at once; none is skipped. Synthetic sources headless
     // or offscreen run as fast as they can.
     const double period_s = settings.render.target_fps > 0 ? 1.0 / settings.render.target_fps : settings.world.time_step_s;
-    const bool paced = world->gaze().source().clock() == GazeClock::wall ||
-                       (viewer && display->mode == DisplayMode::window);
+    // Decided every frame: a gaze source switched live to the mouse or a tracker starts it.
+    const auto paced = [&] {
+      return world->gaze().source().clock() == GazeClock::wall || (viewer && mode == DisplayMode::window);
+    };
     if (viewer) viewer->set_target_frame_ms(1000.0 * period_s);
-    FramePacer pacer(paced ? period_s : 0.0);
+    FramePacer pacer(period_s);
     bool window_closed = false;
+    std::string capture_error;
     while (frames_done < settings.frames) {
       if (g_stop_signal != 0) break;
       if (viewer) {
@@ -305,8 +375,10 @@ int run_command(const RunOptions& options) {
           GazeEnvironment environment;
           environment.pointer = &viewer->pointer();
           try {
-            world = std::make_unique<Animation>(live, static_cast<std::uint64_t>(settings.seed), with_trackers(environment));
-            viewer->attach(*world);
+            // The new world and its meshes first: if either fails, the old ones run on.
+            auto fresh = std::make_unique<Animation>(live, static_cast<std::uint64_t>(settings.seed), with_trackers(environment));
+            viewer->attach(*fresh);
+            world = std::move(fresh);
             new_events.push_back("reset");
           } catch (const std::exception& e) {
             new_events.push_back(std::string("reset failed: ") + e.what());
@@ -319,33 +391,33 @@ int run_command(const RunOptions& options) {
                        status_line(*world, frames_done, settings.frames, true));
           if (controls.screenshot) {
             controls.screenshot = false;
-            write_png(folder / ("screenshot_" + capture_file_name(world->frames_done()).string()), viewer->capture());
+            take_screenshot(screenshot_path(folder, frames_done - 1), viewer->capture(), new_events);
           }
           viewer->present();
           write_events(world->frames_done());
+          // Without vsync nothing holds a paused loop back: redraw at most every 15 ms.
+          if (!viewer->window().vsync()) std::this_thread::sleep_for(std::chrono::milliseconds(15));
           pacer.restart();
-          if (display->mode == DisplayMode::offscreen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
           continue;
         }
         controls.step_once = false;
       }
-      pacer.wait();
+      if (paced()) pacer.wait();
       const FrameStats stats = world->step();
       FrameMeasures measures{kinetic_energy_j(world->states(), world->entities()),
                              potential_energy_j(world->states(), world->entities(), settings.response.gravity_mps2)};
+      std::optional<Image> capture;  // read before the frame is shown, written after it is logged
       if (viewer) {
         measures.render_ms = viewer->draw(*world, static_cast<std::uint64_t>(settings.seed),
                                           status_line(*world, frames_done + 1, settings.frames, false));
-        if (options.capture_dir && frames_done % options.capture_every == 0)
-          write_png(capture_folder / capture_file_name(frames_done), viewer->capture());
+        if (options.capture_dir && frames_done % options.capture_every == 0) capture = viewer->capture();
         if (viewer->controls().screenshot) {
           viewer->controls().screenshot = false;
-          write_png(folder / ("screenshot_" + capture_file_name(stats.frame).string()), viewer->capture());
-          new_events.push_back("screenshot");
+          take_screenshot(screenshot_path(folder, frames_done), viewer->capture(), new_events);
         }
         measures.frame_interval_ms = viewer->present();
         viewer->record(measures.frame_interval_ms, stats.nabla_est_m, stats.p_est);
-        write_events(stats.frame);
+        write_events(world->frames_done());
       }
       log.write(stats, measures);
       if (collision_log) collision_log->write(stats.frame, *world);
@@ -357,6 +429,15 @@ int run_command(const RunOptions& options) {
       frames_exhausted += stats.budget_exhausted ? 1 : 0;
       ++frames_done;
       progress.update(frames_done);
+      if (capture) {
+        // A picture that cannot be written stops the run, its frames and summary kept.
+        try {
+          write_png(capture_folder / capture_file_name(frames_done - 1), *capture);
+        } catch (const std::exception& e) {
+          capture_error = e.what();
+          break;
+        }
+      }
       if (wall.elapsed_ms() - manifest_written_ms > kManifestRefreshMs) {
         manifest.frames_completed = frames_done;
         write_json(folder / "manifest.json", to_json(manifest));
@@ -369,6 +450,11 @@ int run_command(const RunOptions& options) {
     // of runs must see it.
     // Closing the window ends the run as the user asked: results complete, exit status 0.
     if (window_closed) interrupted = true;
+    if (!capture_error.empty()) {
+      std::cerr << "fovea: --capture: " << capture_error << "; the run stopped after frame " << frames_done - 1 << "\n";
+      interrupted = true;
+      status = kExitFailure;
+    }
     if (g_stop_signal != 0) {
       interrupted = true;
       stop_signal = g_stop_signal;

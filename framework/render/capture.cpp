@@ -11,14 +11,14 @@
 
 namespace fovea {
 
-Image read_framebuffer(int width_px, int height_px) {
+Image read_framebuffer(int x_px, int y_px, int width_px, int height_px) {
   Image image;
   image.width_px = width_px;
   image.height_px = height_px;
   const std::size_t row = static_cast<std::size_t>(width_px) * 3;
   std::vector<std::uint8_t> bottom_up(row * static_cast<std::size_t>(height_px));
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, width_px, height_px, GL_RGB, GL_UNSIGNED_BYTE, bottom_up.data());
+  glReadPixels(x_px, y_px, width_px, height_px, GL_RGB, GL_UNSIGNED_BYTE, bottom_up.data());
   image.rgb.resize(bottom_up.size());
   for (int y = 0; y < height_px; ++y)
     std::memcpy(image.rgb.data() + static_cast<std::size_t>(y) * row,
@@ -41,7 +41,11 @@ void write_png(const std::filesystem::path& path, const Image& image) {
   }
   std::error_code error;
   std::filesystem::rename(partial, path, error);
-  if (error) throw std::runtime_error("cannot write " + path.string() + ": " + error.message());
+  if (error) {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+    throw std::runtime_error("cannot write " + path.string() + ": " + error.message());
+  }
 }
 
 std::filesystem::path capture_file_name(std::int64_t frame) {

@@ -17,9 +17,9 @@ struct Image {
   }
 };
 
-/// Reads the current framebuffer's whole drawable, `width_px` by `height_px` (OpenGL's rows
-/// run bottom-up; the Image's top-down).
-Image read_framebuffer(int width_px, int height_px);
+/// Reads a rectangle of the current framebuffer, its corner (x_px, y_px) from the bottom-left
+/// as OpenGL counts (OpenGL's rows run bottom-up; the Image's top-down).
+Image read_framebuffer(int x_px, int y_px, int width_px, int height_px);
 
 /// Writes `image` as a PNG (stb_image_write). Throws std::runtime_error naming the path when
 /// it cannot be written; a partly written file is not left behind under that name.

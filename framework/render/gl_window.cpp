@@ -25,9 +25,18 @@ bool display_available(std::string& why) {
 GlWindow::GlWindow(const GlWindowOptions& options) : mode_(options.mode) {
   // The offscreen driver renders through EGL into a buffer of the window's size: Mesa's
   // software renderer on a machine with no display and no GPU.
-  if (options.mode == DisplayMode::offscreen) SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
+  // Over SDL_VIDEODRIVER too: --offscreen means offscreen.
+  if (options.mode == DisplayMode::offscreen) SDL_SetHintWithPriority(SDL_HINT_VIDEODRIVER, "offscreen", SDL_HINT_OVERRIDE);
   if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0)
     throw RenderError(std::string("cannot start SDL's video: ") + SDL_GetError());
+
+  // A window needs a display SDL can reach. With DISPLAY naming no server SDL falls back to
+  // its offscreen or dummy driver: say so rather than pace a window nobody can see.
+  const std::string driver = SDL_GetCurrentVideoDriver() ? SDL_GetCurrentVideoDriver() : "";
+  if (options.mode == DisplayMode::window && (driver == "offscreen" || driver == "dummy" || driver == "evdev")) {
+    SDL_QuitSubSystem(SDL_INIT_VIDEO);
+    throw RenderError("cannot reach the display (SDL could only start its " + driver + " video driver)");
+  }
 
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);

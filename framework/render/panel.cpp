@@ -146,7 +146,9 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
     if (changed) {
       try {
         world.set_perception_model(model);
-        events.push_back("perception.model: T0=" + format_significant(model.threshold_deg) +
+        events.push_back(std::string("perception.model: F=") +
+                         (model.function == PsychometricFunction::logistic ? "logistic" : "weibull") +
+                         " T0=" + format_significant(model.threshold_deg) +
                          " E2=" + format_significant(model.eccentricity_scale_deg) + " width=" +
                          format_significant(model.width) + " guess=" + format_significant(model.guess_rate) +
                          " lapse=" + format_significant(model.lapse_rate));
@@ -164,7 +166,7 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
     ImGui::Checkbox("collision outcomes", &o.collisions);
     ImGui::Checkbox("gaps left", &o.gaps);
     ImGui::Checkbox("sphere tree", &o.sphere_tree);
-    if (o.sphere_tree) {
+    if (o.sphere_tree && !world.entities().empty()) {
       ImGui::InputInt("entity (click one)", &o.sphere_tree_entity);
       o.sphere_tree_entity = std::clamp(o.sphere_tree_entity, 0, static_cast<int>(world.entities().size()) - 1);
       ImGui::SliderInt("level", &o.sphere_tree_level, 0, 12);

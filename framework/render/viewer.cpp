@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/format.hpp"
 #include "core/stopwatch.hpp"
 #include "render/overlays.hpp"
 
@@ -48,16 +49,22 @@ Viewer::Viewer(const RenderSettings& settings, DisplayMode mode, const ScreenSet
   controls_.show_panel = settings.panel && !settings.stimulus;
   controls_.show_overlays = !settings.stimulus;
   canvas_ = std::make_unique<Canvas>();
+  check_gl("Viewer: start");
+  // Dear ImGui last: nothing after it can throw, so the destructor always shuts it down.
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini beside the user's files
   ImGui::StyleColorsDark();
-  if (!ImGui_ImplSDL2_InitForOpenGL(window_->sdl_window(), window_->gl_context()) || !ImGui_ImplOpenGL3_Init("#version 330")) {
+  if (!ImGui_ImplSDL2_InitForOpenGL(window_->sdl_window(), window_->gl_context())) {
     ImGui::DestroyContext();
-    throw RenderError("cannot start the control panel (Dear ImGui's SDL2 and OpenGL 3 backends)");
+    throw RenderError("cannot start the control panel (Dear ImGui's SDL2 backend)");
+  }
+  if (!ImGui_ImplOpenGL3_Init("#version 330")) {
+    ImGui_ImplSDL2_Shutdown();
+    ImGui::DestroyContext();
+    throw RenderError("cannot start the control panel (Dear ImGui's OpenGL 3 backend)");
   }
   imgui_ready_ = true;
-  check_gl("Viewer: start");
 }
 
 Viewer::~Viewer() {
@@ -71,8 +78,9 @@ Viewer::~Viewer() {
 }
 
 void Viewer::attach(const Animation& world) {
-  scene_.reset();
-  scene_ = std::make_unique<SceneRenderer>(world.models(), world.entities());
+  // The new meshes first: if they cannot be made, the viewer keeps drawing the old world.
+  auto scene = std::make_unique<SceneRenderer>(world.models(), world.entities());
+  scene_ = std::move(scene);
   const Vec3 size = world.box().size_m();
   camera_.emplace(world.view(), controls_.render.camera_mode, std::max({size.x, size.y, size.z}));
 }
@@ -81,7 +89,11 @@ bool Viewer::poll_events(Animation& world) {
   const double now_s = static_cast<double>(SDL_GetTicks64()) / 1000.0;
   const double dt_s = last_poll_s_ > 0 ? std::min(now_s - last_poll_s_, 0.1) : 0.0;
   last_poll_s_ = now_s;
+  // ImGui's wishes count only while the panel is drawn: they are updated when it draws.
   const ImGuiIO& io = ImGui::GetIO();
+  const bool panel_shown = controls_.show_panel && !controls_.render.stimulus;
+  const bool panel_mouse = panel_shown && io.WantCaptureMouse;
+  const bool panel_keys = panel_shown && io.WantCaptureKeyboard;
   bool open = true;
   SDL_Event event;
   while (SDL_PollEvent(&event)) {
@@ -92,7 +104,7 @@ bool Viewer::poll_events(Animation& world) {
         if (event.window.event == SDL_WINDOWEVENT_CLOSE) open = false;
         break;
       case SDL_KEYDOWN: {
-        if (io.WantCaptureKeyboard) break;
+        if (panel_keys) break;
         switch (event.key.keysym.sym) {
           case SDLK_ESCAPE: open = false; break;
           case SDLK_SPACE: controls_.paused = !controls_.paused; break;
@@ -115,7 +127,7 @@ bool Viewer::poll_events(Animation& world) {
         break;
       }
       case SDL_MOUSEBUTTONDOWN:
-        if (!io.WantCaptureMouse && event.button.button == SDL_BUTTON_LEFT) {
+        if (!panel_mouse && event.button.button == SDL_BUTTON_LEFT) {
           dragging_ = true;
           drag_distance_px_ = 0;
         }
@@ -135,14 +147,14 @@ bool Viewer::poll_events(Animation& world) {
         }
         break;
       case SDL_MOUSEMOTION:
-        if (dragging_ && !io.WantCaptureMouse) {
+        if (dragging_ && !panel_mouse) {
           pending_dx_px_ += event.motion.xrel;
           pending_dy_px_ += event.motion.yrel;
           drag_distance_px_ += std::abs(event.motion.xrel) + std::abs(event.motion.yrel);
         }
         break;
       case SDL_MOUSEWHEEL:
-        if (!io.WantCaptureMouse) pending_wheel_ += event.wheel.y;
+        if (!panel_mouse) pending_wheel_ += event.wheel.y;
         break;
       default: break;
     }
@@ -154,7 +166,7 @@ bool Viewer::poll_events(Animation& world) {
     input.drag_dy_px = pending_dy_px_;
     input.wheel = pending_wheel_;
     input.dt_s = dt_s;
-    if (!io.WantCaptureKeyboard && controls_.render.camera_mode == CameraMode::fly) {
+    if (!panel_keys && controls_.render.camera_mode == CameraMode::fly) {
       const Uint8* keys = SDL_GetKeyboardState(nullptr);
       input.move_forward = keys[SDL_SCANCODE_W] - keys[SDL_SCANCODE_S];
       input.move_right = keys[SDL_SCANCODE_D] - keys[SDL_SCANCODE_A];
@@ -164,6 +176,13 @@ bool Viewer::poll_events(Animation& world) {
     if (camera_->apply(input)) {
       try {
         world.set_camera(camera_->settings());
+        // Every frame the camera moved is an event: the View the perception model uses moved
+        // with it, and the records must say which View each frame had.
+        const CameraSettings c = world.settings().perception.view.camera;
+        const auto vec = [](const Vec3& v) {
+          return "[" + format_significant(v.x) + ", " + format_significant(v.y) + ", " + format_significant(v.z) + "]";
+        };
+        events_.push_back("camera position_m=" + vec(c.position_m) + " target_m=" + vec(c.target_m));
       } catch (const std::invalid_argument&) {
         // A degenerate pose (the camera on its target): keep the last good one.
       }
@@ -225,7 +244,10 @@ double Viewer::present() {
   return interval_ms;
 }
 
-Image Viewer::capture() const { return read_framebuffer(window_->width_px(), window_->height_px()); }
+Image Viewer::capture() const {
+  const PictureViewport v = fit_viewport(window_->width_px(), window_->height_px(), screen_);
+  return read_framebuffer(v.x_px, v.y_px, v.width_px, v.height_px);
+}
 
 void Viewer::take_events(std::vector<std::string>& out) {
   out.insert(out.end(), events_.begin(), events_.end());

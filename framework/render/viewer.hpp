@@ -59,7 +59,8 @@ class Viewer {
   /// Adds a shown frame's values to the panel's plots and the frame-time graph.
   void record(double frame_interval_ms, double nabla_est_m, double p_est) { history_.add(frame_interval_ms, nabla_est_m, p_est); }
 
-  /// The picture drawn last, as the window shows it (call before present()).
+  /// The picture drawn last: the screen's picture without the letterbox around it, panel
+  /// and overlays included when drawn (call before present()).
   Image capture() const;
 
   ViewerControls& controls() { return controls_; }

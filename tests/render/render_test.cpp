@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -108,6 +109,61 @@ TEST_CASE("Render offscreen: entity, background and fixation marker where the vi
   CHECK_NOTHROW(check_gl("after the test's frames"));
 }
 
+TEST_CASE("Render offscreen: the nearer entity hides the farther, and a face toward the light is lit fully", "[render][gl]") {
+  // Two balls on the camera's line of sight at its height (the default camera looks along
+  // -z from y = 7.5): the near one blue, drawn first (group 0), the far one red, drawn after
+  // it. Only the depth test keeps the far one hidden; only culling the right faces shows the
+  // near one's front face, lit head-on by a light travelling along -z.
+  AnimationSettings settings = one_ball_scene();
+  settings.world.entities.push_back(settings.world.entities[0]);
+  settings.world.entities[0].material.colour = Vec3(0.1, 0.2, 0.8);
+  settings.world.entities[1].name = "far";
+  RenderSettings r = small_picture();
+  r.light_direction = Vec3(0, 0, -1);
+  Viewer viewer(r, DisplayMode::offscreen, settings.perception.view.screen, "test");
+  Animation world(settings, 1);
+  EntityState near_state, far_state;
+  near_state.position_m = Vec3(5.0, 7.5, 7.0);
+  far_state.position_m = Vec3(5.0, 7.5, 5.0);
+  world.set_state(0, near_state);
+  world.set_state(1, far_state);
+  world.step();
+  viewer.attach(world);
+  viewer.draw(world, 1, "");
+  const Image picture = viewer.capture();
+  const ScreenPoint centre = world.view().project(world.states()[0].position_m);
+  const std::uint8_t* p = picture.at(static_cast<int>(centre.x_px / 4), static_cast<int>(centre.y_px / 4));
+  INFO("pixel " << int(p[0]) << " " << int(p[1]) << " " << int(p[2]));
+  // Lambert factor 1 on the face toward the camera: the material colour itself, in sRGB.
+  CHECK(std::abs(p[0] - srgb8(0.1)) <= 3);
+  CHECK(std::abs(p[1] - srgb8(0.2)) <= 3);
+  CHECK(std::abs(p[2] - srgb8(0.8)) <= 3);
+}
+
+TEST_CASE("Render offscreen: a window of another shape letterboxes the same picture", "[render][gl]") {
+  const AnimationSettings settings = one_ball_scene();
+  RenderSettings r = small_picture();
+  r.height_px = 360;  // 480 x 360: the 16:9 picture is 480 x 270, 45 rows of black above and below
+  Viewer viewer(r, DisplayMode::offscreen, settings.perception.view.screen, "test");
+  Animation world(settings, 1);
+  world.step();
+  viewer.attach(world);
+  viewer.draw(world, 1, "");
+  const Image whole = read_framebuffer(0, 0, 480, 360);
+  for (const int y : {0, 44, 315, 359}) {
+    INFO("row " << y);
+    CHECK(int(whole.at(240, y)[0]) + whole.at(240, y)[1] + whole.at(240, y)[2] == 0);
+  }
+  CHECK(std::abs(whole.at(4, 50)[1] - srgb8(kBackground.y)) <= 1);
+  // The fixation cross at (400, 300) on the screen: (100, 75) in the picture, 45 rows down.
+  CHECK(whole.at(100, 75 + 45)[1] > 200);
+  // capture() gives the picture alone.
+  const Image picture = viewer.capture();
+  CHECK(picture.width_px == 480);
+  CHECK(picture.height_px == 270);
+  CHECK(picture.at(100, 75)[1] > 200);
+}
+
 TEST_CASE("Render offscreen: stimulus mode draws no overlay and no panel", "[render][gl]") {
   const AnimationSettings settings = one_ball_scene();
   RenderSettings r = small_picture();
@@ -147,6 +203,16 @@ TEST_CASE("Render offscreen: a 300-frame capture writes 300 PNGs and the same wo
   CHECK(std::filesystem::exists(dir / "pictures" / "frame_000000.png"));
   CHECK(std::filesystem::exists(dir / "pictures" / "frame_000299.png"));
 
+  // The same config and seed draw the same pictures, byte for byte (offscreen the panel and
+  // the frame-time graph, which show wall-clock times, are off unless asked for).
+  std::vector<std::string> again = common;
+  again[3] = "40";  // --frames
+  for (const char* a : {"--capture", "pictures_again", "--set", "render.width_px=192", "--set", "render.height_px=108", "--out", "again"})
+    again.push_back(a);
+  REQUIRE(test::run_process(again, dir.path()).status == 0);
+  for (const char* name : {"frame_000000.png", "frame_000039.png"})
+    CHECK(test::read_file(dir / "pictures" / name) == test::read_file(dir / "pictures_again" / name));
+
   std::vector<std::string> headless = common;
   for (const char* a : {"--headless", "--out", "headless"}) headless.push_back(a);
   REQUIRE(test::run_process(headless, dir.path()).status == 0);
@@ -174,6 +240,37 @@ TEST_CASE("Render offscreen: a 300-frame capture writes 300 PNGs and the same wo
   const std::string drawn_csv = test::read_file(dir / "drawn" / "frames.csv");
   CHECK(drawn_csv.find("render_ms") != std::string::npos);
   CHECK(strip(drawn_csv) == strip(test::read_file(dir / "headless" / "frames.csv")));
+}
+
+TEST_CASE("Render: a capture folder holding an earlier capture is refused, a failed picture keeps the frames", "[render][gl][cli]") {
+  test::TempDir dir;
+  const std::vector<std::string> run = {FOVEA_BINARY, "run", "--frames", "6", "--quiet", "--capture", "pictures",
+                                        "--set", "render.width_px=96", "--set", "render.height_px=54",
+                                        "--set", "world.entities[0].count=20", "--set", "world.entities[1].count=0"};
+  std::vector<std::string> first = run;
+  first.insert(first.end(), {"--out", "first"});
+  REQUIRE(test::run_process(first, dir.path()).status == 0);
+  std::vector<std::string> second = run;
+  second.insert(second.end(), {"--out", "second"});
+  const test::ProcessResult mixed = test::run_process(second, dir.path());
+  CHECK(mixed.status == 2);
+  CHECK(mixed.err.find("earlier capture") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "second"));
+
+  // The fourth picture cannot be written (a folder holds its name): the run stops there with
+  // status 1, and frames.csv and summary.json keep the four frames done, picture 3's among them.
+  std::filesystem::create_directories(dir / "blocked" / "frame_000003.png");
+  std::vector<std::string> blocked = {FOVEA_BINARY, "run", "--frames", "6", "--quiet", "--capture", "blocked",
+                                      "--set", "render.width_px=96", "--set", "render.height_px=54", "--out", "third"};
+  const test::ProcessResult b = test::run_process(blocked, dir.path());
+  INFO(b.err);
+  CHECK(b.status == 1);
+  CHECK(b.err.find("stopped after frame 3") != std::string::npos);
+  const std::string frames = test::read_file(dir / "third" / "frames.csv");
+  CHECK(std::count(frames.begin(), frames.end(), '\n') == 1 + 4);
+  CHECK(std::filesystem::exists(dir / "third" / "summary.json"));
+  CHECK(std::filesystem::exists(dir / "blocked" / "frame_000002.png"));
+  CHECK_FALSE(std::filesystem::exists(dir / "blocked" / "frame_000003.png.partial"));
 }
 
 TEST_CASE("Render: --capture with --headless is refused before anything is written", "[render][cli]") {

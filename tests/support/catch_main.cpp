@@ -9,5 +9,6 @@ int main(int argc, char** argv) {
   // the rendering tests ask for offscreen drawing themselves.
   unsetenv("DISPLAY");
   unsetenv("WAYLAND_DISPLAY");
+  unsetenv("SDL_VIDEODRIVER");
   return Catch::Session().run(argc, argv);
 }
