@@ -355,6 +355,16 @@ int run_command(const RunOptions& options) {
       return world->gaze().source().clock() == GazeClock::wall || (viewer && mode == DisplayMode::window);
     };
     if (viewer) viewer->set_target_frame_ms(1000.0 * period_s);
+    // With vsync a window shows at most one frame per refresh: a display slower than the
+    // target holds the world below real time. Said once, with the setting that fixes it.
+    if (viewer && viewer->window().vsync() && !options.quiet) {
+      const int hz = viewer->window().refresh_hz();
+      if (hz > 0 && hz * period_s < 0.99)
+        std::cerr << "fovea: the display refreshes at " << hz << " Hz and the world steps "
+                  << format_significant(1.0 / period_s) << " times a second: it runs at "
+                  << format_significant(hz * period_s, 2) << " x real time (world.time_step_s: "
+                  << format_significant(1.0 / hz, 4) << " or render.vsync: false keeps real time)\n";
+    }
     FramePacer pacer(period_s);
     bool window_closed = false;
     std::string capture_error;

@@ -98,6 +98,14 @@ int GlWindow::height_px() const {
 
 void GlWindow::swap() { SDL_GL_SwapWindow(window_); }
 
+int GlWindow::refresh_hz() const {
+  if (mode_ != DisplayMode::window) return 0;
+  SDL_DisplayMode display_mode;
+  const int display = SDL_GetWindowDisplayIndex(window_);
+  if (display < 0 || SDL_GetCurrentDisplayMode(display, &display_mode) != 0) return 0;
+  return display_mode.refresh_rate;
+}
+
 void check_gl(const char* where) {
   std::string errors;
   for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {

@@ -52,6 +52,8 @@ class GlWindow {
   void swap();
   /// Whether swap() waits for the display's refresh.
   bool vsync() const { return vsync_; }
+  /// The refresh rate of the display the window is on, Hz; 0 when unknown (offscreen, Xvfb).
+  int refresh_hz() const;
   /// "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5 (Core Profile) Mesa 22.3.6, SDL offscreen"
   const std::string& description() const { return description_; }
 
