@@ -65,40 +65,37 @@ CameraControl::CameraControl(const View& view, CameraMode mode, double world_ext
   base_.vertical_fov_deg = view.vertical_fov_deg();
 }
 
+Vec3 CameraControl::from_target() const {
+  return Vec3(std::sin(yaw_rad_) * std::cos(pitch_rad_), std::sin(pitch_rad_), std::cos(yaw_rad_) * std::cos(pitch_rad_));
+}
+
 bool CameraControl::apply(const CameraInput& in) {
   constexpr double kRadiansPerPixel = 0.005;
   constexpr double kPitchLimit_rad = 1.55;  // just short of straight up or down, where up is undefined
   const bool turned = in.drag_dx_px != 0 || in.drag_dy_px != 0;
   const bool moved = in.move_right != 0 || in.move_forward != 0 || in.move_up != 0;
   if (!turned && !moved && in.wheel == 0) return false;
-  const Vec3 from_target(std::sin(yaw_rad_) * std::cos(pitch_rad_), std::sin(pitch_rad_),
-                         std::cos(yaw_rad_) * std::cos(pitch_rad_));
+  const Vec3 eye = target_m_ + from_target() * distance_m_;
+  // A drag turns the line of sight the same way in both modes; orbit keeps the target and
+  // moves the eye, fly keeps the eye and swings the target.
+  yaw_rad_ -= in.drag_dx_px * kRadiansPerPixel;
+  pitch_rad_ = std::clamp(pitch_rad_ + in.drag_dy_px * kRadiansPerPixel, -kPitchLimit_rad, kPitchLimit_rad);
   if (mode_ == CameraMode::orbit) {
-    yaw_rad_ -= in.drag_dx_px * kRadiansPerPixel;
-    pitch_rad_ = std::clamp(pitch_rad_ + in.drag_dy_px * kRadiansPerPixel, -kPitchLimit_rad, kPitchLimit_rad);
     distance_m_ = std::max(distance_m_ * std::pow(0.9, in.wheel), 1e-3);
     return true;
   }
-  // Fly: the camera stays put while it turns; the target swings around it.
-  const Vec3 eye = target_m_ + from_target * distance_m_;
-  yaw_rad_ -= in.drag_dx_px * kRadiansPerPixel;
-  pitch_rad_ = std::clamp(pitch_rad_ + in.drag_dy_px * kRadiansPerPixel, -kPitchLimit_rad, kPitchLimit_rad);
-  const Vec3 back(std::sin(yaw_rad_) * std::cos(pitch_rad_), std::sin(pitch_rad_),
-                  std::cos(yaw_rad_) * std::cos(pitch_rad_));
-  const Vec3 forward = -back;
+  const Vec3 forward = -from_target();
   const Vec3 right = glm::normalize(glm::cross(forward, Vec3(0, 1, 0)));
   const double step = speed_mps_ * in.dt_s;
   const Vec3 new_eye = eye + step * (in.move_forward * forward + in.move_right * right + in.move_up * Vec3(0, 1, 0)) +
                        in.wheel * 0.1 * distance_m_ * forward;
-  target_m_ = new_eye - back * distance_m_;
+  target_m_ = new_eye + forward * distance_m_;
   return true;
 }
 
 CameraSettings CameraControl::settings() const {
   CameraSettings s = base_;
-  const Vec3 from_target(std::sin(yaw_rad_) * std::cos(pitch_rad_), std::sin(pitch_rad_),
-                         std::cos(yaw_rad_) * std::cos(pitch_rad_));
-  s.position_m = target_m_ + from_target * distance_m_;
+  s.position_m = target_m_ + from_target() * distance_m_;
   s.target_m = target_m_;
   s.up = Vec3(0, 1, 0);
   return s;

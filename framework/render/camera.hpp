@@ -54,6 +54,8 @@ class CameraControl {
   CameraSettings settings() const;
 
  private:
+  /// Unit vector from the target to the eye, from yaw and pitch.
+  Vec3 from_target() const;
   CameraMode mode_;
   Vec3 target_m_;
   double distance_m_;

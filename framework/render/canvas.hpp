@@ -41,7 +41,6 @@ class Canvas {
 
   /// Draws everything gathered into `viewport`, screen pixels scaled onto it, and clears.
   void draw(const ScreenSettings& screen, const PictureViewport& viewport);
-  bool empty() const { return vertices_.empty(); }
 
  private:
   struct Vertex {

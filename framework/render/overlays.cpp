@@ -127,13 +127,13 @@ void draw_sphere_tree(Canvas& canvas, const Animation& world, EntityId entity, i
   }
 }
 
-void draw_frame_graph(Canvas& canvas, const ScreenSettings& screen, std::span<const double> frame_ms, double target_ms) {
+void draw_frame_graph(Canvas& canvas, const ScreenSettings& screen, std::span<const float> frame_ms, double target_ms) {
   if (frame_ms.empty()) return;
   const double height = screen.height_px / 8.0, bar = std::max(1.0, screen.width_px / 4.0 / 240.0);
   const double left = 10, bottom = screen.height_px - 10.0;
   // The scale holds twice the target, or the slowest frame shown.
   double top_ms = 2 * target_ms;
-  for (const double ms : frame_ms) top_ms = std::max(top_ms, ms);
+  for (const float ms : frame_ms) top_ms = std::max(top_ms, double{ms});
   canvas.rectangle(left, bottom - height, left + bar * static_cast<double>(frame_ms.size()), bottom, Rgba8{0, 0, 0, 120});
   for (std::size_t i = 0; i < frame_ms.size(); ++i) {
     const double h = std::clamp(frame_ms[i] / top_ms, 0.0, 1.0) * height;

@@ -50,7 +50,7 @@ void draw_sphere_tree(Canvas& canvas, const Animation& world, EntityId entity, i
 
 /// Bars of the frames' times, newest on the right, in the picture's bottom-left corner, with
 /// a line at `target_ms` (the time one frame may take).
-void draw_frame_graph(Canvas& canvas, const ScreenSettings& screen, std::span<const double> frame_ms, double target_ms);
+void draw_frame_graph(Canvas& canvas, const ScreenSettings& screen, std::span<const float> frame_ms, double target_ms);
 
 /// The entity whose screen disc (bounding sphere projected) holds the point and is nearest
 /// the camera, or -1.

@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -13,16 +14,22 @@
 namespace fovea {
 namespace {
 
-/// A combo box over an enum's values, by their config names; true when one was chosen.
+// Config names of the enums the panel offers that have no name function of their own
+// (scheduler_name and gaze_source_name are the schedule's and the gaze part's).
+const char* budget_mode_name(BudgetMode mode) { return mode == BudgetMode::work ? "work" : "wall"; }
+const char* interrupt_policy_name(InterruptPolicy policy) {
+  return policy == InterruptPolicy::repulse ? "repulse" : "interpenetrate";
+}
+const char* function_name(PsychometricFunction f) { return f == PsychometricFunction::logistic ? "logistic" : "weibull"; }
+const char* camera_mode_name(CameraMode mode) { return mode == CameraMode::orbit ? "orbit" : "fly"; }
+
+/// A combo box over `values`, shown by their config names; true when another was chosen.
 template <class E>
-bool enum_combo(const char* label, E& value, const std::vector<std::pair<const char*, E>>& options) {
-  const char* current = "?";
-  for (const auto& [name, v] : options)
-    if (v == value) current = name;
+bool enum_combo(const char* label, E& value, std::initializer_list<E> values, const char* (*name_of)(E)) {
   bool changed = false;
-  if (ImGui::BeginCombo(label, current)) {
-    for (const auto& [name, v] : options) {
-      if (ImGui::Selectable(name, v == value) && v != value) {
+  if (ImGui::BeginCombo(label, name_of(value))) {
+    for (const E v : values) {
+      if (ImGui::Selectable(name_of(v), v == value) && v != value) {
         value = v;
         changed = true;
       }
@@ -32,15 +39,23 @@ bool enum_combo(const char* label, E& value, const std::vector<std::pair<const c
   return changed;
 }
 
-std::vector<float> as_vector(const std::deque<float>& d) { return {d.begin(), d.end()}; }
+/// Makes a live change; the event says what changed, or why the world refused it.
+template <class Change>
+void live_change(std::vector<std::string>& events, const std::string& event, Change&& change) {
+  try {
+    change();
+    events.push_back(event);
+  } catch (const std::invalid_argument& e) {
+    events.push_back(std::string("refused: ") + e.what());
+  }
+}
 
-void plot(const char* label, const std::deque<float>& values, const char* unit) {
+void plot(const char* label, const std::vector<float>& values, const char* unit) {
   if (values.empty()) return;
-  const std::vector<float> v = as_vector(values);
-  const float top = *std::max_element(v.begin(), v.end());
-  const std::string overlay = format_significant(v.back()) + " " + unit + " (max " + format_significant(top) + ")";
-  ImGui::PlotLines(label, v.data(), static_cast<int>(v.size()), 0, overlay.c_str(), 0.0f, std::max(top * 1.1f, 1e-6f),
-                   ImVec2(0, 50));
+  const float top = *std::max_element(values.begin(), values.end());
+  const std::string overlay = format_significant(values.back()) + " " + unit + " (max " + format_significant(top) + ")";
+  ImGui::PlotLines(label, values.data(), static_cast<int>(values.size()), 0, overlay.c_str(), 0.0f,
+                   std::max(top * 1.1f, 1e-6f), ImVec2(0, 50));
 }
 
 }  // namespace
@@ -48,8 +63,9 @@ void plot(const char* label, const std::deque<float>& values, const char* unit) 
 void PlotHistory::add(double frame_time_ms, double nabla_est_m, double p_est) {
   for (auto [series, value] : {std::pair{&frame_ms, frame_time_ms}, {&nabla_m, nabla_est_m}, {&p, p_est}}) {
     if (std::isnan(value)) continue;  // the first frame has no interval before it
+    // 240 floats: moving them down is cheaper than any ring buffer's bookkeeping.
+    if (series->size() == kLength) series->erase(series->begin());
     series->push_back(static_cast<float>(value));
-    if (series->size() > kLength) series->pop_front();
   }
 }
 
@@ -71,21 +87,14 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
 
   if (ImGui::CollapsingHeader("Scheduling", ImGuiTreeNodeFlags_DefaultOpen)) {
     ScheduleSettings schedule = world.settings().schedule;
-    bool schedule_changed = enum_combo<SchedulerKind>("scheduler", schedule.kind,
-                                                      {{"round_robin", SchedulerKind::round_robin},
-                                                       {"sequential", SchedulerKind::sequential},
-                                                       {"sorted_sequential", SchedulerKind::sorted_sequential},
-                                                       {"priority_queues", SchedulerKind::priority_queues}});
-    if (schedule_changed) {
-      try {
-        world.set_schedule(schedule);
-        events.push_back(std::string("schedule.kind=") + scheduler_name(schedule.kind));
-      } catch (const std::invalid_argument& e) {
-        events.push_back(std::string("refused: ") + e.what());
-      }
-    }
+    if (enum_combo("scheduler", schedule.kind,
+                   {SchedulerKind::round_robin, SchedulerKind::sequential, SchedulerKind::sorted_sequential,
+                    SchedulerKind::priority_queues},
+                   scheduler_name))
+      live_change(events, std::string("schedule.kind=") + scheduler_name(schedule.kind),
+                  [&] { world.set_schedule(schedule); });
     BudgetSettings budget = world.settings().budget;
-    bool budget_changed = enum_combo<BudgetMode>("budget", budget.mode, {{"work", BudgetMode::work}, {"wall", BudgetMode::wall}});
+    bool budget_changed = enum_combo("budget", budget.mode, {BudgetMode::work, BudgetMode::wall}, budget_mode_name);
     if (budget.mode == BudgetMode::work) {
       int tests = static_cast<int>(std::min<std::int64_t>(budget.tests, 100'000'000));
       if (ImGui::SliderInt("tests", &tests, 0, 200000, "%d", ImGuiSliderFlags_Logarithmic)) {
@@ -99,38 +108,29 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
         budget_changed = true;
       }
     }
-    if (budget_changed) {
-      world.set_budget(budget);
-      events.push_back(budget.mode == BudgetMode::work ? "budget.tests=" + std::to_string(budget.tests)
-                                                       : "budget.ms=" + format_significant(budget.ms));
-    }
+    if (budget_changed)
+      live_change(events,
+                  budget.mode == BudgetMode::work ? "budget.tests=" + std::to_string(budget.tests)
+                                                  : "budget.ms=" + format_significant(budget.ms),
+                  [&] { world.set_budget(budget); });
     InterruptPolicy policy = world.settings().interrupt_policy;
-    if (enum_combo<InterruptPolicy>("interrupted", policy,
-                                    {{"repulse", InterruptPolicy::repulse}, {"interpenetrate", InterruptPolicy::interpenetrate}})) {
-      world.set_interrupt_policy(policy);
-      events.push_back(std::string("interrupt_policy=") + (policy == InterruptPolicy::repulse ? "repulse" : "interpenetrate"));
-    }
+    if (enum_combo("interrupted", policy, {InterruptPolicy::repulse, InterruptPolicy::interpenetrate},
+                   interrupt_policy_name))
+      live_change(events, std::string("interrupt_policy=") + interrupt_policy_name(policy),
+                  [&] { world.set_interrupt_policy(policy); });
   }
 
   if (ImGui::CollapsingHeader("Gaze and perception")) {
     GazeSettings gaze = world.gaze().settings();
-    if (enum_combo<GazeSourceKind>("gaze source", gaze.source,
-                                   {{"fixed", GazeSourceKind::fixed},
-                                    {"mouse", GazeSourceKind::mouse},
-                                    {"scripted", GazeSourceKind::scripted},
-                                    {"pupil", GazeSourceKind::pupil},
-                                    {"gazepoint", GazeSourceKind::gazepoint}})) {
-      try {
-        world.gaze().switch_source(gaze, seed);
-        events.push_back(std::string("gaze.source=") + gaze_source_name(gaze.source));
-      } catch (const std::invalid_argument& e) {
-        events.push_back(std::string("refused: ") + e.what());
-      }
-    }
+    if (enum_combo("gaze source", gaze.source,
+                   {GazeSourceKind::fixed, GazeSourceKind::mouse, GazeSourceKind::scripted, GazeSourceKind::pupil,
+                    GazeSourceKind::gazepoint},
+                   gaze_source_name))
+      live_change(events, std::string("gaze.source=") + gaze_source_name(gaze.source),
+                  [&] { world.gaze().switch_source(gaze, seed); });
     PerceptionModelSettings model = world.perception_model().settings();
-    bool changed = enum_combo<PsychometricFunction>("F", model.function,
-                                                    {{"logistic", PsychometricFunction::logistic},
-                                                     {"weibull", PsychometricFunction::weibull}});
+    bool changed = enum_combo("F", model.function, {PsychometricFunction::logistic, PsychometricFunction::weibull},
+                              function_name);
     const auto slider = [&](const char* label, double& value, float lo, float hi) {
       float v = static_cast<float>(value);
       if (ImGui::SliderFloat(label, &v, lo, hi, "%.3f")) {
@@ -143,24 +143,19 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
     slider("width", model.width, 0.05f, 5.0f);
     slider("guess_rate", model.guess_rate, 0.0f, 0.5f);
     slider("lapse_rate", model.lapse_rate, 0.0f, 0.06f);
-    if (changed) {
-      try {
-        world.set_perception_model(model);
-        events.push_back(std::string("perception.model: F=") +
-                         (model.function == PsychometricFunction::logistic ? "logistic" : "weibull") +
-                         " T0=" + format_significant(model.threshold_deg) +
-                         " E2=" + format_significant(model.eccentricity_scale_deg) + " width=" +
-                         format_significant(model.width) + " guess=" + format_significant(model.guess_rate) +
-                         " lapse=" + format_significant(model.lapse_rate));
-      } catch (const std::invalid_argument& e) {
-        events.push_back(std::string("refused: ") + e.what());
-      }
-    }
+    if (changed)
+      live_change(events,
+                  std::string("perception.model: F=") + function_name(model.function) +
+                      " T0=" + format_significant(model.threshold_deg) +
+                      " E2=" + format_significant(model.eccentricity_scale_deg) +
+                      " width=" + format_significant(model.width) + " guess=" + format_significant(model.guess_rate) +
+                      " lapse=" + format_significant(model.lapse_rate),
+                  [&] { world.set_perception_model(model); });
   }
 
   if (ImGui::CollapsingHeader("View and overlays")) {
     OverlaySettings& o = controls.render.overlays;
-    enum_combo<CameraMode>("camera", controls.render.camera_mode, {{"orbit", CameraMode::orbit}, {"fly", CameraMode::fly}});
+    enum_combo("camera", controls.render.camera_mode, {CameraMode::orbit, CameraMode::fly}, camera_mode_name);
     ImGui::Checkbox("overlays", &controls.show_overlays);
     ImGui::Checkbox("fixation and rings", &o.fixation);
     ImGui::Checkbox("collision outcomes", &o.collisions);

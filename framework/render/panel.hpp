@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -10,12 +9,13 @@
 
 namespace fovea {
 
-/// The last frames' values the panel plots, oldest first, at most kLength each.
+/// The last frames' values the panel plots, oldest first, at most kLength each: contiguous,
+/// so the plots and the frame-time graph read them in place.
 struct PlotHistory {
   static constexpr std::size_t kLength = 240;
-  std::deque<float> frame_ms;  ///< time between shown frames (what the viewer sees)
-  std::deque<float> nabla_m;   ///< nabla, estimated (004 section 3.4.1)
-  std::deque<float> p;         ///< P, estimated
+  std::vector<float> frame_ms;  ///< time between shown frames (what the viewer sees)
+  std::vector<float> nabla_m;   ///< nabla, estimated (004 section 3.4.1)
+  std::vector<float> p;         ///< P, estimated
   void add(double frame_time_ms, double nabla_est_m, double p_est);
 };
 

@@ -45,9 +45,11 @@ void main() {
 }
 )";
 
+/// Linear light in [0, 1] to the display's encoding, as the fragment shader writes it.
+double srgb_encode(double linear) { return std::pow(std::clamp(linear, 0.0, 1.0), 1.0 / 2.2); }
+
 std::uint8_t srgb_byte(double linear) {
-  const double encoded = std::pow(std::clamp(linear, 0.0, 1.0), 1.0 / 2.2);
-  return static_cast<std::uint8_t>(std::lround(encoded * 255));
+  return static_cast<std::uint8_t>(std::lround(srgb_encode(linear) * 255));
 }
 
 }  // namespace
@@ -122,8 +124,8 @@ void SceneRenderer::draw(const View& view, const Aabb& world_box, const PictureV
   glViewport(viewport.x_px, viewport.y_px, viewport.width_px, viewport.height_px);
   glEnable(GL_SCISSOR_TEST);
   glScissor(viewport.x_px, viewport.y_px, viewport.width_px, viewport.height_px);
-  const auto encode = [](double c) { return static_cast<float>(std::pow(std::clamp(c, 0.0, 1.0), 1.0 / 2.2)); };
-  glClearColor(encode(style.background.x), encode(style.background.y), encode(style.background.z), 1.0f);
+  glClearColor(static_cast<float>(srgb_encode(style.background.x)), static_cast<float>(srgb_encode(style.background.y)),
+               static_cast<float>(srgb_encode(style.background.z)), 1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glDisable(GL_SCISSOR_TEST);
   if (entities.empty()) return;

@@ -216,8 +216,7 @@ double Viewer::draw(Animation& world, std::uint64_t seed, const std::string& sta
       draw_sphere_tree(*canvas_, world, static_cast<EntityId>(r.overlays.sphere_tree_entity), r.overlays.sphere_tree_level);
     if (r.overlays.fixation) draw_fixation(*canvas_, screen_, world.last_gaze(), r.overlays.rings_deg);
     if (r.overlays.frame_graph) {
-      const std::vector<double> ms(history_.frame_ms.begin(), history_.frame_ms.end());
-      draw_frame_graph(*canvas_, screen_, ms, target_frame_ms_);
+      draw_frame_graph(*canvas_, screen_, history_.frame_ms, target_frame_ms_);
     }
     canvas_->draw(screen_, viewport);
   }

@@ -10,52 +10,25 @@
 
 #include <chrono>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "support/csv_text.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace fovea;
+using test::lines_of;
 using test::read_file;
 using test::run_process;
+using test::split;
 using test::TempDir;
+using test::without_wall_clock;
 
 namespace {
 
 const std::string kFovea = FOVEA_BINARY;
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> cells;
-  std::istringstream in(line);
-  for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
-  return cells;
-}
-
-/// frames.csv without its wall-clock columns (those whose name ends in _ms).
-std::string without_wall_clock(const std::string& csv) {
-  const auto lines = lines_of(csv);
-  REQUIRE_FALSE(lines.empty());
-  const auto header = split(lines[0]);
-  std::string out;
-  for (const auto& line : lines) {
-    const auto cells = split(line);
-    REQUIRE(cells.size() == header.size());
-    for (std::size_t c = 0; c < cells.size(); ++c)
-      if (header[c].size() < 3 || header[c].compare(header[c].size() - 3, 3, "_ms") != 0) out += cells[c] + ",";
-    out += "\n";
-  }
-  return out;
-}
 
 nlohmann::json read_json(const std::filesystem::path& path) { return nlohmann::json::parse(read_file(path)); }
 

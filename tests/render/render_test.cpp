@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <sstream>
 
 #include "render/capture.hpp"
 #include "render/gl_window.hpp"
 #include "render/viewer.hpp"
+#include "support/csv_text.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -218,28 +218,9 @@ TEST_CASE("Render offscreen: a 300-frame capture writes 300 PNGs and the same wo
   REQUIRE(test::run_process(headless, dir.path()).status == 0);
   // Drawing changes nothing the world computes: frames.csv without its wall-clock columns
   // (render_ms and frame_interval_ms among them) is the same.
-  const auto strip = [](const std::string& csv) {
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream in(csv);
-    for (std::string line; std::getline(in, line);) {
-      std::vector<std::string> cells;
-      std::istringstream l(line);
-      for (std::string cell; std::getline(l, cell, ',');) cells.push_back(cell);
-      rows.push_back(cells);
-    }
-    std::string out;
-    for (const auto& row : rows) {
-      for (std::size_t c = 0; c < row.size(); ++c) {
-        const std::string& name = rows[0][c];
-        if (name.size() < 3 || name.compare(name.size() - 3, 3, "_ms") != 0) out += row[c] + ",";
-      }
-      out += "\n";
-    }
-    return out;
-  };
   const std::string drawn_csv = test::read_file(dir / "drawn" / "frames.csv");
   CHECK(drawn_csv.find("render_ms") != std::string::npos);
-  CHECK(strip(drawn_csv) == strip(test::read_file(dir / "headless" / "frames.csv")));
+  CHECK(test::without_wall_clock(drawn_csv) == test::without_wall_clock(test::read_file(dir / "headless" / "frames.csv")));
 }
 
 TEST_CASE("Render: a capture folder holding an earlier capture is refused, a failed picture keeps the frames", "[render][gl][cli]") {

@@ -1,0 +1,40 @@
+#include "support/csv_text.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+namespace fovea::test {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> cells(1);
+  for (const char c : line) {
+    if (c == ',') cells.emplace_back();
+    else cells.back() += c;
+  }
+  return cells;
+}
+
+std::string without_wall_clock(const std::string& csv) {
+  const auto lines = lines_of(csv);
+  REQUIRE_FALSE(lines.empty());
+  const auto header = split(lines[0]);
+  std::string out;
+  for (const auto& line : lines) {
+    const auto cells = split(line);
+    REQUIRE(cells.size() == header.size());
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      if (header[c].size() < 3 || header[c].compare(header[c].size() - 3, 3, "_ms") != 0) out += cells[c] + ",";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace fovea::test

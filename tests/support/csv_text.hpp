@@ -1,0 +1,20 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fovea::test {
+
+/// The lines of a text, without their line ends.
+std::vector<std::string> lines_of(const std::string& text);
+
+/// The cells of one CSV line split at commas (fovea's CSV quotes nothing the tests read);
+/// an empty last cell is kept, so every row has as many cells as the header.
+std::vector<std::string> split(const std::string& line);
+
+/// A frames.csv without its wall-clock columns (those whose name ends in _ms): what two
+/// runs of one config and seed must share to the byte. Requires every row to have as many
+/// cells as the header.
+std::string without_wall_clock(const std::string& csv);
+
+}  // namespace fovea::test
