@@ -184,45 +184,47 @@ ScanResult scan_test_list(const SphereHit& hit, const CollisionModel& target_mod
   return {appended, hit.test_count, false};
 }
 
+/// Scans one hit of collision `c` whose trees are `tree`: the target's centre in a's frame,
+/// then the scan_test_list for its side and kind. What the descent and the contact pairs'
+/// completion both run. `out` must have room for the whole test list.
+ScanResult scan_hit(const Collision& c, const CollisionModel* const tree[2], const SphereHit& hit, SphereHit* out) {
+  const int target_tree = hit.target_tree;
+  const CollisionModel& target_model = *tree[target_tree];
+  const CollisionModel& test_model = *tree[1 - target_tree];
+  const Mat3& rotation = c.b_to_a_rotation;
+  const Vec3& offset = c.b_to_a_offset_m;
+  // Sphere centres are transformed only when tested, and only b's: the test runs in a's
+  // centre-of-mass frame, where a's centres are as stored.
+  const Vec3& target_local = target_model.spheres[hit.target].centre_m;
+  const Vec3 target_centre = target_tree == 0 ? target_local : rotation * target_local + offset;
+  const double target_radius = target_model.spheres[hit.target].radius_m;
+  const bool target_is_leaf = target_model.is_leaf(hit.target);
+  if (target_tree == 0)
+    return target_is_leaf ? scan_test_list<true, true>(hit, target_model, test_model, target_centre, target_radius,
+                                                       rotation, offset, out)
+                          : scan_test_list<true, false>(hit, target_model, test_model, target_centre, target_radius,
+                                                        rotation, offset, out);
+  return target_is_leaf ? scan_test_list<false, true>(hit, target_model, test_model, target_centre, target_radius,
+                                                      rotation, offset, out)
+                        : scan_test_list<false, false>(hit, target_model, test_model, target_centre, target_radius,
+                                                       rotation, offset, out);
+}
+
 }  // namespace
 
 CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
   Collision& c = collisions_[slot];
   if (c.status != CollisionStatus::needs_more_work) return c.status;
   const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
-  const Mat3 rotation = c.b_to_a_rotation;
-  const Vec3 offset = c.b_to_a_offset_m;
 
   while (c.cursor < c.hits_end) {
     if (budget.exhausted()) return CollisionStatus::needs_more_work;
     const SphereHit hit = hit_pool_[c.cursor++];
-    const int target_tree = hit.target_tree;
-    const CollisionModel& target_model = *tree[target_tree];
-    const CollisionModel& test_model = *tree[1 - target_tree];
-    // Sphere centres are transformed only when tested, and only b's: the test runs in a's
-    // centre-of-mass frame, where a's centres are as stored.
-    const Vec3& target_local = target_model.spheres[hit.target].centre_m;
-    const Vec3 target_centre = target_tree == 0 ? target_local : rotation * target_local + offset;
-    const double target_radius = target_model.spheres[hit.target].radius_m;
-    const bool target_is_leaf = target_model.is_leaf(hit.target);
-
     // Room for every member to hit, at the end of this collision's next run.
     open_next_run(c);
     const std::size_t run_end = hit_pool_.size();
     hit_pool_.resize(run_end + hit.test_count);
-    SphereHit* const out = hit_pool_.data() + run_end;
-    ScanResult result;
-    if (target_tree == 0) {
-      result = target_is_leaf ? scan_test_list<true, true>(hit, target_model, test_model, target_centre, target_radius,
-                                                           rotation, offset, out)
-                              : scan_test_list<true, false>(hit, target_model, test_model, target_centre, target_radius,
-                                                            rotation, offset, out);
-    } else {
-      result = target_is_leaf ? scan_test_list<false, true>(hit, target_model, test_model, target_centre, target_radius,
-                                                            rotation, offset, out)
-                              : scan_test_list<false, false>(hit, target_model, test_model, target_centre, target_radius,
-                                                             rotation, offset, out);
-    }
+    const ScanResult result = scan_hit(c, tree, hit, hit_pool_.data() + run_end);
     hit_pool_.resize(run_end + result.appended);
     c.next_end += result.appended;
     c.tested_any = c.tested_any || result.appended > 0 || result.leaf_pair;
@@ -232,7 +234,7 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
     if (result.leaf_pair) {
       // Outcome 1: two leaves intersect; the collision is real. The scan stopped at them.
       const std::uint32_t member = hit.test_begin + result.tests - 1;
-      c.leaf_pair = target_tree == 0 ? SpherePair{hit.target, member} : SpherePair{member, hit.target};
+      c.leaf_pair = hit.target_tree == 0 ? SpherePair{hit.target, member} : SpherePair{member, hit.target};
       c.status = CollisionStatus::colliding;
       return c.status;
     }
@@ -288,40 +290,24 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
   for (std::uint32_t i = c.next_end; i-- > c.next_begin;) stack.push_back(hit_pool_[i]);
   for (std::uint32_t i = c.hits_end; i-- > c.cursor;) stack.push_back(hit_pool_[i]);
 
+  // The descent's own scan, run to the end: hits go on the stack; a leaf-leaf pair is
+  // recorded and the rest of its test list goes on the stack to be scanned next, so every
+  // intersecting leaf pair is found, in the order a scan past the pair would find them.
   std::int64_t tests = 0;
-  const Mat3& rotation = c.b_to_a_rotation;
-  const Vec3& offset = c.b_to_a_offset_m;
-  // Centres in a's centre-of-mass frame, as the descent tests them.
-  const auto centre_of = [&](int on_tree, std::uint32_t node) {
-    const Vec3& local = tree[on_tree]->spheres[node].centre_m;
-    return on_tree == 0 ? local : rotation * local + offset;
-  };
   while (!stack.empty() && out.size() < max_pairs) {
     const SphereHit hit = stack.back();
     stack.pop_back();
-    const int target_tree = hit.target_tree;
-    const int test_tree = 1 - target_tree;
-    const CollisionModel& target_model = *tree[target_tree];
-    const CollisionModel& test_model = *tree[test_tree];
-    const Vec3 target_centre = centre_of(target_tree, hit.target);
-    const double target_radius = target_model.spheres[hit.target].radius_m;
-    const bool target_is_leaf = target_model.is_leaf(hit.target);
-    for (std::uint32_t m = hit.test_begin; m < hit.test_begin + hit.test_count; ++m) {
-      ++tests;
-      const Vec3 d = target_centre - centre_of(test_tree, m);
-      const double reach = target_radius + test_model.spheres[m].radius_m;
-      if (glm::dot(d, d) > reach * reach) continue;
-      if (target_is_leaf && test_model.is_leaf(m)) {
-        out.push_back(target_tree == 0 ? SpherePair{hit.target, m} : SpherePair{m, hit.target});
-        if (out.size() >= max_pairs) break;
-      } else if (target_is_leaf) {
-        stack.push_back({hit.target, test_model.first_child[m], test_model.child_count[m],
-                         static_cast<std::uint8_t>(target_tree)});
-      } else {
-        stack.push_back({m, target_model.first_child[hit.target], target_model.child_count[hit.target],
-                         static_cast<std::uint8_t>(test_tree)});
-      }
-    }
+    const std::size_t base = stack.size();
+    stack.resize(base + hit.test_count);
+    const ScanResult result = scan_hit(c, tree, hit, stack.data() + base);
+    stack.resize(base + result.appended);
+    tests += result.tests;
+    if (!result.leaf_pair) continue;
+    const std::uint32_t leaf = hit.test_begin + result.tests - 1;
+    out.push_back(hit.target_tree == 0 ? SpherePair{hit.target, leaf} : SpherePair{leaf, hit.target});
+    if (leaf + 1 < hit.test_begin + hit.test_count)
+      stack.push_back({hit.target, leaf + 1, static_cast<std::uint16_t>(hit.test_begin + hit.test_count - leaf - 1),
+                       hit.target_tree});
   }
   return tests;
 }
