@@ -123,7 +123,6 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
     island_of_[i] = find_root(island_of_, i);
     if (island_of_[i] == i) {
       islands_[i] = IslandEnergy{};
-      ++stats.islands;
     }
   }
   // The velocities before any impulse, and each island's kinetic energy then.
@@ -150,12 +149,15 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
     const RigidBody b = split(bodies[m.body_b], split_of(m.body_b));
     const double restitution = std::max(a.restitution, b.restitution);
     const double friction = std::sqrt(a.friction * b.friction);
+    Vec3 tangent_1, tangent_2;  // the manifold's one normal gives every point the same tangents
+    tangents_of(m.normal, tangent_1, tangent_2);
     for (int i = 0; i < m.point_count; ++i) {
       ContactPoint& point = m.points[static_cast<std::size_t>(i)];
       ImpulseRow row;
       row.r_a = point.point_m - a.position_m;
       row.r_b = point.point_m - b.position_m;
-      tangents_of(m.normal, row.t1, row.t2);
+      row.t1 = tangent_1;
+      row.t2 = tangent_2;
       row.mass_n = effective_mass(a, row.r_a, b, row.r_b, m.normal);
       row.mass_t1 = effective_mass(a, row.r_a, b, row.r_b, row.t1);
       row.mass_t2 = effective_mass(a, row.r_a, b, row.r_b, row.t2);
@@ -170,7 +172,7 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
       // A resting contact (neither bouncing nor flying apart) starts from last frame's
       // impulse at the same feature: in a pile, the weight of everything above.
       const bool resting = std::abs(vn) <= settings.rest_speed_mps;
-      if (settings.warm_start && resting && point.normal_impulse_ns > 0) {
+      if (resting && point.normal_impulse_ns > 0) {
         row.lambda_n = point.normal_impulse_ns;
         // Last frame's friction, in this frame's tangent basis, inside this frame's cone.
         double t1 = glm::dot(point.friction_impulse_ns, row.t1);

@@ -56,8 +56,6 @@ struct ImpulseSolverSettings {
   double correction_fraction = 0.4;
   /// Overlap left alone: a resting body keeps touching its support instead of hovering.
   double slop_m = 0.005;
-  /// Start resting contacts from last frame's impulses (given in the manifolds' points).
-  bool warm_start = true;
 };
 
 /// What one solve did.
@@ -66,7 +64,6 @@ struct ImpulseSolverStats {
   std::int64_t approaching_points = 0;  ///< of those, where the bodies moved towards each other at the start
   std::int64_t bouncing_points = 0;     ///< of those, approaching faster than the rest speed: they bounce
   std::int64_t warm_started_points = 0; ///< points started from last frame's impulse
-  std::int64_t islands = 0;             ///< groups of dynamic bodies linked by contacts
   /// Islands whose bounce was scaled down so that the contacts add no kinetic energy.
   std::int64_t bounces_limited = 0;
   /// Islands whose compression passes, not converged, gained energy, and were scaled back
@@ -81,7 +78,7 @@ struct ImpulseSolverStats {
 /// Mechanics, chapter 3):
 ///  1. compression: impulses that stop every contact point approaching, and friction that
 ///     stops it sliding where the Coulomb cone (the geometric mean of the two coefficients)
-///     allows. Jacobi passes, below.
+///     allows. Passes over the contacts, Gauss-Seidel or Jacobi (settings.kind), below.
 ///  2. restitution (Poisson's hypothesis): each point that approached faster than
 ///     rest_speed_mps then gets e times its compression impulse again, e the larger of the
 ///     two materials' restitutions (a rubber ball bounces on concrete).
@@ -96,11 +93,13 @@ struct ImpulseSolverStats {
 /// contacts never add kinetic energy to any island. Momentum is kept whatever the scales:
 /// every impulse acts equally and oppositely on two bodies.
 ///
-/// Simultaneous (004 section 4): each compression pass computes all manifolds' impulses
-/// from the same velocities, then applies them together. A body in k manifolds is treated
-/// by each as having k times its inverse mass (mass splitting, Tonge, Benevolent and
-/// Sifakis 2012), so the impulses of a pass add up to the right total instead of k times
-/// it. The bounce is applied all at once. Accumulated normal impulses stay >= 0 (contacts
+/// Simultaneous (004 section 4): the passes work on copies of the velocities, and the
+/// frame's impulses are applied to the bodies together at the end. Gauss-Seidel (the
+/// default) lets each manifold see the impulses before it in the same pass; Jacobi computes
+/// every manifold of a pass from the same velocities, treating a body in k manifolds as
+/// having k times its inverse mass (mass splitting, Tonge, Benevolent and Sifakis 2012), so
+/// the impulses of a pass add up to the right total instead of k times it. The bounce is
+/// applied all at once. Accumulated normal impulses stay >= 0 (contacts
 /// push, never pull) and friction stays within the Coulomb cone.
 ///
 /// Writes each point's compression impulses into `manifolds` (the next frame's warm start)

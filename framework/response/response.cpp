@@ -81,6 +81,7 @@ ResponseStats Response::apply(const NarrowPhase& narrowphase, std::span<const En
 
   // The bodies as the solver sees them: entities, then the six walls.
   bodies_.resize(entities.size() + walls_.size());
+  rotation_.resize(entities.size());
   for (std::uint32_t i = 0; i < entity_count; ++i) {
     const Entity& e = entities[i];
     const EntityState& s = states[i];
@@ -89,7 +90,7 @@ ResponseStats Response::apply(const NarrowPhase& narrowphase, std::span<const En
     b.linear_velocity_mps = s.linear_velocity_mps;
     b.angular_velocity_radps = s.angular_velocity_radps;
     b.inverse_mass_per_kg = e.inverse_mass_per_kg;
-    const Mat3 r = glm::mat3_cast(s.orientation);
+    const Mat3& r = rotation_[i] = glm::mat3_cast(s.orientation);
     const Mat3 r_t = glm::transpose(r);
     b.inverse_inertia_world = r * e.inverse_inertia_body * r_t;  // zero for static entities
     b.mass_kg = e.is_static ? 0.0 : e.mass_kg;
@@ -118,8 +119,8 @@ ResponseStats Response::apply(const NarrowPhase& narrowphase, std::span<const En
       const CollisionModel& mb = narrowphase.model(c.model_b);
       const EntityState& sa = states[c.a];
       const EntityState& sb = states[c.b];
-      const Mat3 ra = glm::mat3_cast(sa.orientation);
-      const Mat3 rb = glm::mat3_cast(sb.orientation);
+      const Mat3& ra = rotation_[c.a];
+      const Mat3& rb = rotation_[c.b];
       candidates_.clear();
       for (const SpherePair& p : pairs_) {
         SpherePairContact pair;
@@ -127,7 +128,7 @@ ResponseStats Response::apply(const NarrowPhase& narrowphase, std::span<const En
         pair.radius_a_m = ma.spheres[p.node_a].radius_m;
         pair.centre_b_m = sb.position_m + rb * mb.spheres[p.node_b].centre_m;
         pair.radius_b_m = mb.spheres[p.node_b].radius_m;
-        pair.feature = std::uint64_t{p.node_a} << 32 | p.node_b;
+        pair.feature = key_of(p.node_a, p.node_b);
         candidates_.push_back(contact_of(pair));
       }
       add_manifold(c.a, c.b);

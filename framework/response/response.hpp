@@ -46,7 +46,6 @@ class Response {
   /// The manifolds of the last apply(), with their impulses: for tests and overlays.
   std::span<const ContactManifold> manifolds() const { return manifolds_; }
   /// The solver settings in force (rest speed raised for gravity).
-  const ImpulseSolverSettings& solver_settings() const { return solver_settings_; }
 
  private:
   struct CachedPoint {
@@ -59,7 +58,8 @@ class Response {
     std::array<CachedPoint, ContactManifold::kMaxPoints> points{};
     int point_count = 0;
   };
-  static std::uint64_t key_of(std::uint32_t body_a, std::uint32_t body_b) { return std::uint64_t{body_a} << 32 | body_b; }
+  /// Two indices as one ordered key: a manifold's bodies, or a contact's sphere pair (its feature).
+  static std::uint64_t key_of(std::uint32_t first, std::uint32_t second) { return std::uint64_t{first} << 32 | second; }
   /// Last frame's manifold of the same two bodies, or null.
   const CachedManifold* cached(std::uint32_t body_a, std::uint32_t body_b) const;
   /// The manifold of candidates_, with last frame's impulses of the same two bodies as the
@@ -68,6 +68,7 @@ class Response {
 
   ResponseSettings settings_;
   ImpulseSolverSettings solver_settings_;
+  std::vector<Mat3> rotation_;  ///< by entity, this frame: model axes to world axes
   std::array<Plane, 6> walls_{};
   ImpulseSolver solver_;
   std::vector<RigidBody> bodies_;

@@ -25,7 +25,8 @@ struct ResponseSettings {
   /// in a detection-only study); the walls still hold them in the box.
   bool entity_contacts = true;
   Vec3 gravity_mps2{0.0, 0.0, 0.0};  ///< zero: no gravity
-  /// Restitution and friction of every group's material that does not set its own.
+  /// Restitution and friction of every group's material that does not set its own: read by
+  /// config/ when it fills the materials; the Response itself uses the materials' values.
   double restitution = 1.0;
   double friction = 0.5;
   WallSettings walls;

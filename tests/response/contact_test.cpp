@@ -62,7 +62,9 @@ TEST_CASE("combine_contacts: one depth-weighted normal, the deepest point and th
   const ContactManifold repeated = combine(std::vector<SpherePairContact>(3, pairs[4]), 0, 1);
   CHECK(repeated.point_count == 1);
 
-  // Opposite normals cancel: the deepest pair's normal stands.
-  const std::vector<SpherePairContact> opposite = {{{0, 0, 0}, 1, {1, 0, 0}, 1}, {{0, 0, 0}, 1, {-1.2, 0, 0}, 1}};
+  // Opposite normals that cancel exactly (depths 0.5, 0.5 along -x, 1 along +x): the
+  // weighted mean is zero, and the deepest pair's normal stands, though it comes last.
+  const std::vector<SpherePairContact> opposite = {
+      {{0, 0, 0}, 1, {-1.5, 0, 0}, 1}, {{0, 0, 0}, 1, {-1.5, 0, 0}, 1}, {{0, 0, 0}, 1, {1, 0, 0}, 1}};
   CHECK(combine(opposite, 0, 1).normal == Vec3(1, 0, 0));
 }

@@ -197,7 +197,6 @@ TEST_CASE("response: 100,000 frames of the packed 500 scene, every collision int
   }
   INFO("kinetic energy " << initial_j << " J at the start, " << previous_j << " J at the end; largest rise in a frame "
                          << worst_rise_j << " J");
-  CHECK(world.entities().size() == 500);
   CHECK(finite);
   CHECK(inside);  // every centre of mass still in the box
   CHECK(interrupted > 0);
