@@ -65,4 +65,18 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+std::optional<double> parse_number(std::string_view text) {
+  double value = 0;
+  const char* const end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || stop != end) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_finite_number(std::string_view text) {
+  const std::optional<double> value = parse_number(text);
+  if (!value || !std::isfinite(*value)) return std::nullopt;
+  return value;
+}
+
 }  // namespace fovea

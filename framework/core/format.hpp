@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace fovea {
 
@@ -14,6 +16,12 @@ std::string format_number(std::int64_t value);
 /// per-frame CSV rows).
 void append_number(std::string& out, double value);
 void append_number(std::string& out, std::int64_t value);
+/// `text` as a number when all of it is one, in format_number's syntax (std::from_chars:
+/// locale-independent, no leading '+' or spaces; "inf" and "nan" are numbers); else nullopt.
+/// For untrusted text: tracker replies, replayed CSV files.
+std::optional<double> parse_number(std::string_view text);
+/// The same, and finite.
+std::optional<double> parse_finite_number(std::string_view text);
 /// `value` to a few significant digits, for messages ("0.293").
 std::string format_significant(double value, int digits = 3);
 

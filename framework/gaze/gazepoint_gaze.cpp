@@ -9,7 +9,6 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -50,15 +49,6 @@ std::string_view take_name(std::string_view text) {
   std::size_t n = 0;
   while (n < text.size() && is_name_char(text[n])) ++n;
   return text.substr(0, n);
-}
-
-/// `text` as a finite number when all of it is one (std::from_chars, locale-independent).
-std::optional<double> parse_finite(std::string_view text) {
-  double value = 0;
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (error != std::errc() || stop != end || !std::isfinite(value)) return std::nullopt;
-  return value;
 }
 
 /// errno's text with a lower-case first letter, to sit inside a message's parentheses.
@@ -228,8 +218,8 @@ std::optional<OpenGazeFixation> read_fixation(const OpenGazeElement& record) {
   const auto valid_text = record.attribute("FPOGV");
   if (!x_text || !y_text || !valid_text) return std::nullopt;
   if (*valid_text != "0" && *valid_text != "1") return std::nullopt;
-  const auto x = parse_finite(*x_text);
-  const auto y = parse_finite(*y_text);
+  const auto x = parse_finite_number(*x_text);
+  const auto y = parse_finite_number(*y_text);
   if (!x || !y) return std::nullopt;
   const auto within_a_screen = [](double fraction) { return fraction >= -1.0 && fraction <= 2.0; };
   if (!within_a_screen(*x) || !within_a_screen(*y)) return std::nullopt;

@@ -16,6 +16,7 @@
 #include <zmq.hpp>
 
 #include "core/format.hpp"
+#include "gaze/gaze.hpp"
 #include "perception/view.hpp"
 
 namespace fovea {
@@ -43,8 +44,9 @@ constexpr double kNormTolerance = 1e-6;
 /// SUB messages handled per wake-up before the loop looks at the clock, the monitor and the
 /// stop request again, so a flooding tracker cannot starve them.
 constexpr int kMessagesPerWakeUp = 256;
-/// A sample stamped this far in the future, on fovea's clock, means the offset is wrong.
-constexpr double kClockJumpTolerance_s = 0.05;
+/// A sample stamped further in the future than a frame accepts (Gaze::kFutureToleranceMs),
+/// on fovea's clock, means the offset is wrong.
+constexpr double kClockJumpTolerance_s = Gaze::kFutureToleranceMs / 1000.0;
 /// A sample this old on arrival means the same: Pupil's gaze reaches a subscriber within
 /// tens of milliseconds, and the receive queue (kReceiveHighWaterMark messages) holds under
 /// a second of them.
@@ -156,14 +158,6 @@ std::optional<int> parse_port(std::string_view text) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
   if (error != std::errc() || end != text.data() + text.size() || port < 1 || port > 65535) return std::nullopt;
   return port;
-}
-
-/// Pupil Remote's `t` reply: exactly a finite decimal number (Python's repr of a float).
-std::optional<double> parse_time(std::string_view text) {
-  double t = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), t);
-  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(t)) return std::nullopt;
-  return t;
 }
 
 /// Untrusted text made safe to quote in a message: at most 40 bytes, control bytes as '?'.
@@ -365,7 +359,7 @@ std::optional<double> PupilReceiver::measure_clock_offset(const std::stop_token&
     const Reply answer = request(stop, "t", reply);
     const double received_s = gaze_wall_clock_s();
     if (answer == Reply::stopped || answer == Reply::unanswered) return std::nullopt;
-    const std::optional<double> pupil_s = answer == Reply::answered ? parse_time(reply) : std::nullopt;
+    const std::optional<double> pupil_s = answer == Reply::answered ? parse_finite_number(reply) : std::nullopt;
     if (!pupil_s) {
       inbox_.count_dropped();
       continue;

@@ -1,7 +1,6 @@
 #include "gaze/replay_gaze.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <optional>
@@ -31,13 +30,6 @@ std::vector<std::string_view> split_fields(std::string_view line) {
 }
 
 /// A whole field as a number; nullopt when it is not one (empty counts as not one).
-std::optional<double> parse_number(std::string_view field) {
-  double value = 0;
-  const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
-  if (field.empty() || error != std::errc() || end != field.data() + field.size()) return std::nullopt;
-  return value;
-}
-
 std::optional<bool> parse_valid(std::string_view field) {
   if (field == "1" || field == "true" || field == "True" || field == "TRUE") return true;
   if (field == "0" || field == "false" || field == "False" || field == "FALSE") return false;
@@ -84,8 +76,8 @@ class Reader {
     if (fields.size() < c.needed)
       fail("expected at least " + std::to_string(c.needed) + " fields, found " + std::to_string(fields.size()));
     GazeRecordRow r;
-    const std::optional<double> t = parse_number(fields[c.t]);
-    if (!t || !std::isfinite(*t)) fail("t_s: expected a finite number, found \"" + std::string(fields[c.t]) + "\"");
+    const std::optional<double> t = parse_finite_number(fields[c.t]);
+    if (!t) fail("t_s: expected a finite number, found \"" + std::string(fields[c.t]) + "\"");
     r.t_s = *t;
     if (c.valid) {
       const std::optional<bool> v = parse_valid(fields[*c.valid]);
@@ -100,8 +92,8 @@ class Reader {
     r.x_px = x.value_or(0);
     r.y_px = y.value_or(0);
     if (c.age_ms && r.valid) {
-      const std::optional<double> age = parse_number(fields[*c.age_ms]);
-      if (!age || !std::isfinite(*age))
+      const std::optional<double> age = parse_finite_number(fields[*c.age_ms]);
+      if (!age)
         fail("age_ms: expected a finite number on a valid row, found \"" + std::string(fields[*c.age_ms]) + "\"");
       r.age_s = *age / 1000.0;
     }

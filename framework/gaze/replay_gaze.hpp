@@ -44,8 +44,6 @@ class ReplayGaze final : public GazeSource {
 
   GazeSample sample(double now_s) override;
 
-  const std::vector<GazeRecordRow>& rows() const { return rows_; }
-
  private:
   std::vector<GazeRecordRow> rows_;
   double max_gap_s_;        ///< rows further apart are not interpolated between

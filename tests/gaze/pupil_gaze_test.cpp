@@ -133,8 +133,9 @@ std::string pack(const std::function<void(Packer&)>& write) {
   return std::string(buffer.data(), buffer.size());
 }
 
-/// A surface payload with one valid entry (at 1000 s on Pupil's clock), except for the field
-/// `odd_key`, which `write_odd` writes instead, or which is left out when `write_odd` is null.
+/// A surface payload with one valid entry (at norm_pos (0.1, 0.1), where no good message of
+/// these tests lies, and 1000 s on Pupil's clock), except for the field `odd_key`, which
+/// `write_odd` writes instead, or which is left out when `write_odd` is null.
 std::string surface_payload(const std::string& odd_key = "", const std::function<void(Packer&)>& write_odd = nullptr) {
   const std::vector<std::string> keys = {"norm_pos", "confidence", "on_surf", "timestamp"};
   const bool left_out = !write_odd && std::find(keys.begin(), keys.end(), odd_key) != keys.end();
@@ -150,8 +151,8 @@ std::string surface_payload(const std::string& odd_key = "", const std::function
         write_odd(p);
       } else if (key == "norm_pos") {
         p.pack_array(2);
-        p.pack(0.5);
-        p.pack(0.5);
+        p.pack(0.1);
+        p.pack(0.1);
       } else if (key == "confidence") {
         p.pack(0.9);
       } else if (key == "on_surf") {
@@ -451,7 +452,7 @@ TEST_CASE("pupil: every malformed payload is dropped whole and the source goes o
     const char* name;
     std::string payload;
   };
-  std::vector<FakeSurfaceGaze> too_many(PupilGaze::kMaxEntries + 1, FakeSurfaceGaze{0.5, 0.5, 0.9, true, 1000.0});
+  std::vector<FakeSurfaceGaze> too_many(PupilGaze::kMaxEntries + 1, FakeSurfaceGaze{0.1, 0.1, 0.9, true, 1000.0});
   const std::vector<Case> cases = {
       {"invalid msgpack (a reserved byte)", std::string("\xc1\xc1\xc1", 3)},
       {"truncated msgpack", std::string("\x81\xb0") + "gaze_on_surf"},
@@ -527,8 +528,8 @@ TEST_CASE("pupil: every malformed payload is dropped whole and the source goes o
          p.pack_map(4);
          p.pack("norm_pos");
          p.pack_array(2);
-         p.pack(0.5);
-         p.pack(0.5);
+         p.pack(0.1);
+         p.pack(0.1);
          p.pack("confidence");
          p.pack(0.9);
          p.pack("on_surf");
@@ -570,7 +571,8 @@ TEST_CASE("pupil: every malformed payload is dropped whole and the source goes o
     send_good_surface_message(fake, pupil);
     CHECK(pupil.dropped() == before + 1);  // the whole message, once
   }
-  // Only the good messages' samples came through: nothing of a malformed message.
+  // Only the good messages' samples came through (all at x 960): nothing of a malformed
+  // message, whose entries lie at x 192.
   std::vector<GazeSample> s;
   pupil.take_recent(s);
   for (const GazeSample& g : s) {
