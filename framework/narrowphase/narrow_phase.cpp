@@ -26,7 +26,45 @@ Vec3 centre_of_collision(const Vec3& ca, double ra, const Vec3& cb, double rb) {
 
 }  // namespace
 
-NarrowPhase::NarrowPhase(std::vector<CollisionModel> models) : models_(std::move(models)) {}
+NarrowPhase::NarrowPhase(std::vector<CollisionModel> models) : models_(std::move(models)) { growers_.resize(models_.size()); }
+
+void NarrowPhase::set_model(ModelId id, CollisionModel model, std::unique_ptr<TreeGrower> grower) {
+  if (id >= models_.size()) {
+    models_.resize(id + std::size_t{1});
+    growers_.resize(id + std::size_t{1});
+  }
+  models_[id] = std::move(model);
+  growers_[id] = std::move(grower);
+}
+
+std::int64_t NarrowPhase::evict_idle(std::int64_t frame, std::int64_t idle_frames) {
+  std::int64_t freed = 0;
+  for (std::size_t id = 0; id < growers_.size(); ++id) {
+    if (!growers_[id]) continue;
+    growers_[id]->set_frame(frame);
+    freed += growers_[id]->evict_idle(models_[id], idle_frames);
+  }
+  return freed;
+}
+
+TreeGrowthStats NarrowPhase::take_growth_stats() {
+  TreeGrowthStats total;
+  for (const auto& grower : growers_) {
+    if (!grower) continue;
+    total.nodes_built += grower->stats().nodes_built;
+    total.nodes_evicted += grower->stats().nodes_evicted;
+    total.build_ms += grower->stats().build_ms;
+    grower->reset_stats();
+  }
+  return total;
+}
+
+std::int64_t NarrowPhase::grown_nodes() const {
+  std::int64_t nodes = 0;
+  for (const auto& grower : growers_)
+    if (grower) nodes += grower->live_nodes();
+  return nodes;
+}
 
 void NarrowPhase::sync(const PairSet& pairs, std::span<const Entity> entities, std::int64_t frame) {
   // Merge the collisions' pairs with the broad phase's current ones (both sorted): a pair
@@ -128,14 +166,14 @@ void NarrowPhase::open_next_run(Collision& c) {
   }
 }
 
-namespace {
-
 /// What scanning one test list found.
 struct ScanResult {
   std::uint32_t appended = 0;  ///< hits written to the next level
   std::uint32_t tests = 0;     ///< members tested: all of them, or up to a leaf-leaf hit
   bool leaf_pair = false;      ///< the last member tested and the target are intersecting leaves
 };
+
+namespace {
 
 /// Tests one target sphere against its test list and appends a SphereHit for each member it
 /// intersects to `out`, stopping at a leaf-leaf intersection (004 section 3.4.1, outcome 1).
@@ -212,10 +250,44 @@ ScanResult scan_hit(const Collision& c, const CollisionModel* const tree[2], con
 
 }  // namespace
 
+ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, SphereHit* out) {
+  const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
+  const ModelId target_id = hit.target_tree == 0 ? c.model_a : c.model_b;
+  const ModelId test_id = hit.target_tree == 0 ? c.model_b : c.model_a;
+  TreeGrower* const target_grower = growers_[target_id].get();
+  TreeGrower* const test_grower = growers_[test_id].get();
+  if (target_grower == nullptr && test_grower == nullptr) return scan_hit(c, tree, hit, out);
+
+  // On-demand trees (001). A target that is not a leaf hands its children to the new hits
+  // as their test list: they must exist before the scan copies them.
+  const bool target_is_leaf = models_[target_id].is_leaf(hit.target);
+  if (target_grower != nullptr && !target_is_leaf) GrowableModel{&models_[target_id], target_grower}.use_children(hit.target);
+  const ScanResult result = scan_hit(c, tree, hit, out);
+  if (target_is_leaf) {
+    // Each hit member hands its children to its new hit: grow those not built (their hit
+    // still holds the member, first_child of a node not grown being itself), only for the
+    // members that intersected.
+    if (test_grower != nullptr) {
+      CollisionModel& test_model = models_[test_id];
+      for (std::uint32_t i = 0; i < result.appended; ++i) {
+        SphereHit& h = out[i];
+        if (h.test_count == kChildrenNotBuilt) {
+          const std::uint32_t member = h.test_begin;
+          test_grower->grow(test_model, member);
+          h.test_count = test_model.child_count[member];
+          h.test_begin = test_model.first_child[member];
+        } else {
+          test_grower->touch(test_model.parent[h.test_begin]);
+        }
+      }
+    }
+  }
+  return result;
+}
+
 CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
   Collision& c = collisions_[slot];
   if (c.status != CollisionStatus::needs_more_work) return c.status;
-  const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
 
   while (c.cursor < c.hits_end) {
     if (budget.exhausted()) return CollisionStatus::needs_more_work;
@@ -224,7 +296,7 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
     open_next_run(c);
     const std::size_t run_end = hit_pool_.size();
     hit_pool_.resize(run_end + hit.test_count);
-    const ScanResult result = scan_hit(c, tree, hit, hit_pool_.data() + run_end);
+    const ScanResult result = scan(c, hit, hit_pool_.data() + run_end);
     hit_pool_.resize(run_end + result.appended);
     c.next_end += result.appended;
     c.tested_any = c.tested_any || result.appended > 0 || result.leaf_pair;
@@ -262,7 +334,7 @@ void NarrowPhase::interrupt(InterruptPolicy policy) {
 }
 
 std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pairs, std::vector<SphereHit>& stack,
-                                        std::vector<SpherePair>& out) const {
+                                        std::vector<SpherePair>& out) {
   out.clear();
   const Collision& c = collisions_[slot];
   const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
@@ -299,7 +371,7 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
     stack.pop_back();
     const std::size_t base = stack.size();
     stack.resize(base + hit.test_count);
-    const ScanResult result = scan_hit(c, tree, hit, stack.data() + base);
+    const ScanResult result = scan(c, hit, stack.data() + base);
     stack.resize(base + result.appended);
     tests += result.tests;
     if (!result.leaf_pair) continue;

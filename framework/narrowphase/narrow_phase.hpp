@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "narrowphase/collision.hpp"
 #include "narrowphase/collision_model.hpp"
 #include "narrowphase/narrowphase_settings.hpp"
+#include "narrowphase/on_demand_tree.hpp"
 #include "schedule/budget.hpp"
 #include "world/entity.hpp"
 
@@ -39,8 +41,24 @@ struct GapEstimate {
 class NarrowPhase {
  public:
   NarrowPhase() = default;
-  /// `models` by ModelId.
+  /// `models` by ModelId, all whole trees.
   explicit NarrowPhase(std::vector<CollisionModel> models);
+
+  /// Puts a model in slot `id` (growing the table as needed), replacing what was there: a
+  /// whole tree with a null `grower`, an on-demand tree with its grower (001). Between
+  /// frames only: no collision of the frame may refer to the old model.
+  void set_model(ModelId id, CollisionModel model, std::unique_ptr<TreeGrower> grower);
+  /// The model in slot `id` and its grower, for those that walk a tree outside the descent
+  /// (wall contacts, the player's capsule) and must grow it as they go.
+  GrowableModel growable(ModelId id) { return {&models_[id], growers_[id].get()}; }
+  /// Frees the branches of on-demand trees unused for more than `idle_frames` frames; the
+  /// trees' stamps count frames from `frame`. Between frames only. Returns nodes freed.
+  std::int64_t evict_idle(std::int64_t frame, std::int64_t idle_frames);
+  /// What growing and evicting did since the last call, summed over the on-demand trees,
+  /// and their nodes now.
+  TreeGrowthStats take_growth_stats();
+  /// Nodes of the on-demand trees now, the roots included.
+  std::int64_t grown_nodes() const;
 
   /// Brings the collisions in line with the broad phase's current pairs: a new Collision
   /// for each pair that overlaps and had none (its first_frame is `frame`), and the
@@ -88,8 +106,9 @@ class NarrowPhase {
   ///    where it was not, so the pairs cover the whole region found intersecting.
   ///  - never tested: the two roots, which may not even intersect (004's repulsion).
   /// `stack` is scratch. Returns the sphere tests done.
+  /// Not const: finishing a descent may grow on-demand trees.
   std::int64_t contact_pairs(std::uint32_t slot, std::size_t max_pairs, std::vector<SphereHit>& stack,
-                             std::vector<SpherePair>& out) const;
+                             std::vector<SpherePair>& out);
 
   /// Slots of all collisions, in list order (ascending entity pair).
   std::span<const std::uint32_t> order() const { return order_; }
@@ -115,6 +134,7 @@ class NarrowPhase {
   };
 
   std::vector<CollisionModel> models_;
+  std::vector<std::unique_ptr<TreeGrower>> growers_;  // by ModelId; null for whole trees
   std::vector<Collision> collisions_;     // by slot
   std::vector<std::uint32_t> free_slots_;
   std::vector<PairSlot> by_pair_;         // sorted by pair
@@ -125,6 +145,9 @@ class NarrowPhase {
   /// Makes the collision's next level end at the end of the pool, so a scan can append to
   /// it: the next level stays one run of the pool.
   void open_next_run(Collision& c);
+  /// The descent's scan of one hit (scan_hit in narrow_phase.cpp), growing on-demand trees
+  /// where the hit's target or the new hits' test lists need children not built yet.
+  struct ScanResult scan(const Collision& c, const SphereHit& hit, SphereHit* out);
   std::int64_t sphere_tests_ = 0;
 };
 

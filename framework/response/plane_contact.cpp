@@ -11,8 +11,9 @@ std::array<Plane, 6> box_walls(const Aabb& box) {
            {Vec3(0, 0, -1), -box.max_m.z}}};
 }
 
-void plane_contacts(const CollisionModel& model, const EntityState& state, const Plane& plane,
+void plane_contacts(GrowableModel growable, const EntityState& state, const Plane& plane,
                     std::vector<std::uint32_t>& stack, std::vector<ContactCandidate>& out) {
+  const CollisionModel& model = *growable.model;
   if (model.spheres.empty()) return;
   // Heights of the tree's centres: h(c) = height_m + dot(n, R c), and dot(n, R c) =
   // dot(R^T n, c), so the normal is turned into the model's frame once.
@@ -25,10 +26,11 @@ void plane_contacts(const CollisionModel& model, const EntityState& state, const
   while (!stack.empty()) {
     const std::uint32_t node = stack.back();
     stack.pop_back();
-    const DescentSphere& sphere = model.spheres[node];
+    const DescentSphere sphere = model.spheres[node];  // a copy: growing may move the array
     const double h = height_m + glm::dot(normal_model, sphere.centre_m);
     if (h >= model.leaf_reach_m[node]) continue;
     if (!model.is_leaf(node)) {
+      growable.use_children(node);
       // Children pushed last first, so they are visited in node order (deterministic and
       // the same as a recursive descent).
       for (std::uint32_t k = model.child_count[node]; k-- > 0;) stack.push_back(model.first_child[node] + k);

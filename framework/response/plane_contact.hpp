@@ -6,6 +6,7 @@
 
 #include "core/math.hpp"
 #include "narrowphase/collision_model.hpp"
+#include "narrowphase/on_demand_tree.hpp"
 #include "response/contact.hpp"
 #include "world/entity.hpp"
 
@@ -32,8 +33,8 @@ std::array<Plane, 6> box_walls(const Aabb& box);
 ///
 /// Walls are not pairs of the broad phase and are not refined under the detection budget:
 /// the descent is cheap (it visits only spheres crossing the plane) and is done in full.
-/// Appends to `out`; `stack` is scratch.
-void plane_contacts(const CollisionModel& model, const EntityState& state, const Plane& plane,
+/// An on-demand tree (001) grows where the descent goes. Appends to `out`; `stack` is scratch.
+void plane_contacts(GrowableModel model, const EntityState& state, const Plane& plane,
                     std::vector<std::uint32_t>& stack, std::vector<ContactCandidate>& out);
 
 }  // namespace fovea

@@ -74,7 +74,7 @@ void Response::add_manifold(std::uint32_t body_a, std::uint32_t body_b) {
   manifolds_.push_back(m);
 }
 
-ResponseStats Response::apply(const NarrowPhase& narrowphase, std::span<const Entity> entities,
+ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> entities,
                               std::span<EntityState> states, std::span<Vec3> correction_m) {
   ResponseStats stats;
   const auto entity_count = static_cast<std::uint32_t>(entities.size());
@@ -137,7 +137,7 @@ ResponseStats Response::apply(const NarrowPhase& narrowphase, std::span<const En
   // The walls, for every dynamic entity.
   for (std::uint32_t i = 0; i < entity_count; ++i) {
     if (entities[i].is_static) continue;
-    const CollisionModel& model = narrowphase.model(entities[i].model);
+    const GrowableModel model = narrowphase.growable(entities[i].model);
     for (std::uint32_t w = 0; w < walls_.size(); ++w) {
       candidates_.clear();
       plane_contacts(model, states[i], walls_[w], node_stack_, candidates_);

@@ -40,7 +40,8 @@ class Response {
   /// Responds to the collisions the narrow phase treats as colliding and to the walls, at
   /// the entities' current poses: changes the dynamic entities' velocities, and adds to
   /// `correction_m` (by entity) the positional correction to apply before the next step.
-  ResponseStats apply(const NarrowPhase& narrowphase, std::span<const Entity> entities,
+  /// Not const on the narrow phase: contacts may grow its on-demand trees (001).
+  ResponseStats apply(NarrowPhase& narrowphase, std::span<const Entity> entities,
                       std::span<EntityState> states, std::span<Vec3> correction_m);
 
   /// The manifolds of the last apply(), with their impulses: for tests and overlays.

@@ -5,23 +5,19 @@
 #include <stdexcept>
 
 namespace fovea {
-namespace {
 
-/// What a scan of one octree cell finds.
-struct CellScan {
-  bool occupied = false;
-  bool has_surface = false;
-  IVec3 box_min{0};  ///< occupied voxels' bounding box, inclusive
-  IVec3 box_max{0};
-};
-
-/// Scans cell [lo, hi) clipped to the grid. Cost: the cell's volume; summed over a level it
-/// is at most the grid's, so a whole build is O(voxels x levels).
-CellScan scan_cell(const VoxelModel& model, const std::vector<std::uint8_t>& surface, IVec3 lo, IVec3 hi) {
+OctreeCell octree_root_cell(const VoxelModel& model) {
   const IVec3 dims = model.dims();
-  lo = glm::max(lo, IVec3(0));
-  hi = glm::min(hi, dims);
-  CellScan scan;
+  return {IVec3(0), IVec3(std::max({dims.x, dims.y, dims.z}))};
+}
+
+OctreeCellScan scan_octree_cell(const VoxelModel& model, const std::vector<std::uint8_t>& surface, const OctreeCell& cell) {
+  // Summed over a level the cells' volumes are at most the grid's, so a whole build is
+  // O(voxels x levels).
+  const IVec3 dims = model.dims();
+  const IVec3 lo = glm::max(cell.lo, IVec3(0));
+  const IVec3 hi = glm::min(cell.hi, dims);
+  OctreeCellScan scan;
   for (int z = lo.z; z < hi.z; ++z)
     for (int y = lo.y; y < hi.y; ++y) {
       const std::size_t row = static_cast<std::size_t>(dims.x) * (static_cast<std::size_t>(y) + static_cast<std::size_t>(dims.y) * static_cast<std::size_t>(z));
@@ -41,7 +37,37 @@ CellScan scan_cell(const VoxelModel& model, const std::vector<std::uint8_t>& sur
   return scan;
 }
 
-}  // namespace
+int split_octree_cell(const OctreeCell& cell, std::array<OctreeCell, 8>& children) {
+  const IVec3 lo = cell.lo, hi = cell.hi;
+  if (hi - lo == IVec3(1)) return 0;
+  // Split points per axis: [lo, mid) and [mid, hi), or the whole axis when it is 1 long.
+  IVec3 mid;
+  for (int a = 0; a < 3; ++a) mid[a] = hi[a] - lo[a] > 1 ? lo[a] + (hi[a] - lo[a] + 1) / 2 : hi[a];
+  int count = 0;
+  for (int cz = 0; cz < 2; ++cz)
+    for (int cy = 0; cy < 2; ++cy)
+      for (int cx = 0; cx < 2; ++cx) {
+        const IVec3 c(cx, cy, cz);
+        OctreeCell child;
+        bool empty_half = false;
+        for (int a = 0; a < 3; ++a) {
+          child.lo[a] = c[a] == 0 ? lo[a] : mid[a];
+          child.hi[a] = c[a] == 0 ? mid[a] : hi[a];
+          empty_half = empty_half || child.lo[a] >= child.hi[a];
+        }
+        if (!empty_half) children[static_cast<std::size_t>(count++)] = child;
+      }
+  return count;
+}
+
+void octree_node_sphere(const OctreeCellScan& scan, double voxel_size_m, Vec3& centre_m, double& radius_m) {
+  // The sphere around the occupied box [box_min, box_max + 1) in voxel units.
+  const Vec3 box_lo = Vec3(scan.box_min) * voxel_size_m;
+  const Vec3 box_hi = Vec3(scan.box_max + 1) * voxel_size_m;
+  centre_m = 0.5 * (box_lo + box_hi);
+  radius_m = 0.5 * glm::length(box_hi - box_lo);
+}
+
 
 std::vector<std::uint8_t> surface_voxel_mask(const VoxelModel& model) {
   const IVec3 d = model.dims();
@@ -63,50 +89,36 @@ SphereTree build_octree_sphere_tree(const VoxelModel& model, const OctreeBuildOp
   const std::vector<std::uint8_t> surface = surface_voxel_mask(model);
 
   SphereTree tree;
-  const auto add_node = [&](const CellScan& scan, IVec3 lo, IVec3 hi, int depth) {
-    // The sphere around the occupied box [box_min, box_max + 1) in voxel units.
-    const Vec3 box_lo = Vec3(scan.box_min) * s;
-    const Vec3 box_hi = Vec3(scan.box_max + 1) * s;
-    tree.centre_m.push_back(0.5 * (box_lo + box_hi));
-    tree.radius_m.push_back(0.5 * glm::length(box_hi - box_lo));
+  const auto add_node = [&](const OctreeCellScan& scan, const OctreeCell& cell, int depth) {
+    Vec3 centre;
+    double radius = 0;
+    octree_node_sphere(scan, s, centre, radius);
+    tree.centre_m.push_back(centre);
+    tree.radius_m.push_back(radius);
     tree.first_child.push_back(0);
     tree.child_count.push_back(0);
     tree.level.push_back(static_cast<std::uint8_t>(depth));
-    tree.cell_min.push_back(lo);
-    tree.cell_max.push_back(hi);
+    tree.cell_min.push_back(cell.lo);
+    tree.cell_max.push_back(cell.hi);
   };
 
-  const IVec3 dims = model.dims();
-  const IVec3 root_hi(std::max({dims.x, dims.y, dims.z}));
-  add_node(scan_cell(model, surface, IVec3(0), root_hi), IVec3(0), root_hi, 0);
+  const OctreeCell root = octree_root_cell(model);
+  add_node(scan_octree_cell(model, surface, root), root, 0);
   tree.level_begin = {0, 1};
 
+  std::array<OctreeCell, 8> children;
   for (int depth = 0; depth < options.levels; ++depth) {
     const std::uint32_t begin = tree.level_begin[static_cast<std::size_t>(depth)];
     const std::uint32_t end = tree.level_begin[static_cast<std::size_t>(depth) + 1];
     for (std::uint32_t n = begin; n < end; ++n) {
-      const IVec3 lo = tree.cell_min[n], hi = tree.cell_max[n];
-      if (hi - lo == IVec3(1)) continue;  // a single voxel: the branch ends
-      // Split points per axis: [lo, mid) and [mid, hi), or the whole axis when it is 1 long.
-      IVec3 mid;
-      for (int a = 0; a < 3; ++a) mid[a] = hi[a] - lo[a] > 1 ? lo[a] + (hi[a] - lo[a] + 1) / 2 : hi[a];
+      const int count = split_octree_cell({tree.cell_min[n], tree.cell_max[n]}, children);  // 0: a single voxel, the branch ends
       const auto first = static_cast<std::uint32_t>(tree.size());
-      for (int cz = 0; cz < 2; ++cz)
-        for (int cy = 0; cy < 2; ++cy)
-          for (int cx = 0; cx < 2; ++cx) {
-            const IVec3 c(cx, cy, cz);
-            IVec3 child_lo, child_hi;
-            bool empty_half = false;
-            for (int a = 0; a < 3; ++a) {
-              child_lo[a] = c[a] == 0 ? lo[a] : mid[a];
-              child_hi[a] = c[a] == 0 ? mid[a] : hi[a];
-              empty_half = empty_half || child_lo[a] >= child_hi[a];
-            }
-            if (empty_half) continue;
-            const CellScan scan = scan_cell(model, surface, child_lo, child_hi);
-            if (!scan.occupied || (options.remove_hidden && !scan.has_surface)) continue;
-            add_node(scan, child_lo, child_hi, depth + 1);
-          }
+      for (int k = 0; k < count; ++k) {
+        const OctreeCell& child = children[static_cast<std::size_t>(k)];
+        const OctreeCellScan scan = scan_octree_cell(model, surface, child);
+        if (!scan.occupied || (options.remove_hidden && !scan.has_surface)) continue;
+        add_node(scan, child, depth + 1);
+      }
       tree.child_count[n] = static_cast<std::uint8_t>(tree.size() - first);
       tree.first_child[n] = tree.child_count[n] > 0 ? first : 0;
     }

@@ -1,5 +1,9 @@
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <vector>
+
 #include "spheretree/sphere_tree.hpp"
 #include "world/voxel_model.hpp"
 
@@ -27,6 +31,43 @@ struct OctreeBuildOptions {
 /// coverage guarantee: at every depth, every surface voxel lies wholly inside a sphere of
 /// the tree's cut at that depth, and a node's surface voxels inside its children's spheres.
 SphereTree build_octree_sphere_tree(const VoxelModel& model, const OctreeBuildOptions& options = {});
+
+// The builder's steps, shared with the on-demand trees of 001 (narrowphase/on_demand_tree.hpp),
+// which make the same nodes one branch at a time.
+
+/// What a scan of one octree cell finds.
+struct OctreeCellScan {
+  bool occupied = false;
+  bool has_surface = false;  ///< holds an occupied voxel with a free face
+  IVec3 box_min{0};          ///< the occupied voxels' bounding box, inclusive
+  IVec3 box_max{0};
+};
+
+/// An octree cell in voxels, [lo, hi).
+struct OctreeCell {
+  IVec3 lo{0};
+  IVec3 hi{0};
+};
+
+/// The root cell: the smallest cube holding the grid, from its min corner.
+OctreeCell octree_root_cell(const VoxelModel& model);
+
+/// Scans cell [lo, hi) clipped to the grid; `surface` is surface_voxel_mask(model). Cost: the
+/// cell's volume.
+OctreeCellScan scan_octree_cell(const VoxelModel& model, const std::vector<std::uint8_t>& surface, const OctreeCell& cell);
+
+/// The children of a cell in the builder's order (x fastest, then y, z), split at the middle
+/// of each axis longer than one voxel; returns how many there are (1 to 8; a single voxel
+/// has none and returns 0).
+int split_octree_cell(const OctreeCell& cell, std::array<OctreeCell, 8>& children);
+
+/// Whether a node of `cell` at `depth` is a leaf of a tree of `levels` levels: its branch ends.
+inline bool is_octree_leaf(const OctreeCell& cell, int depth, int levels) {
+  return depth >= levels || cell.hi - cell.lo == IVec3(1);
+}
+
+/// The node's sphere: the smallest around the scan's occupied box, model space.
+void octree_node_sphere(const OctreeCellScan& scan, double voxel_size_m, Vec3& centre_m, double& radius_m);
 
 /// Occupied voxels with at least one free face (a face on an empty cell or the grid's edge),
 /// as a mask in the model's cell order.
