@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "core/rng.hpp"
 
@@ -41,6 +42,36 @@ VoxelModel fill(IVec3 dims, double voxel_size_m, Inside&& inside) {
 }
 
 bool in_range(double v, double lo, double hi) { return v >= lo && v <= hi; }
+
+/// A seeded low-frequency relief over a plane, in [-1, 1]: a weighted sum of a few plane
+/// waves whose wavelengths run from 0.4 to 1.4 times `scale_voxels`, so it makes lumps and
+/// hollows that size rather than noise.
+class Relief {
+ public:
+  Relief(Rng& rng, double scale_voxels) {
+    for (auto& w : waves_) {
+      const double angle_rad = rng.uniform(0.0, kTwoPi);
+      const double cycles_per_scale = rng.uniform(0.7, 2.5);
+      w.frequency_s = std::cos(angle_rad) * kTwoPi * cycles_per_scale / scale_voxels;
+      w.frequency_t = std::sin(angle_rad) * kTwoPi * cycles_per_scale / scale_voxels;
+      w.phase_rad = rng.uniform(0.0, kTwoPi);
+      w.weight = rng.uniform(0.5, 1.0);
+      total_weight_ += w.weight;
+    }
+  }
+  /// The relief at (s, t), in voxels along the plane's two axes.
+  double operator()(double s, double t) const {
+    double sum = 0;
+    for (const auto& w : waves_) sum += w.weight * std::cos(w.frequency_s * s + w.frequency_t * t + w.phase_rad);
+    return sum / total_weight_;
+  }
+
+ private:
+  static constexpr double kTwoPi = 6.283185307179586;
+  struct Wave { double frequency_s, frequency_t, phase_rad, weight; };  // frequencies in rad per voxel
+  std::array<Wave, 5> waves_{};
+  double total_weight_ = 0;
+};
 
 }  // namespace
 
@@ -123,6 +154,46 @@ VoxelModel make_humanoid(IVec3 dims, double voxel_size_m) {
     const bool head = glm::dot(h, h) <= 1.0;
     return legs || torso || arms || neck || head;
   });
+}
+
+VoxelModel make_ravine(IVec3 dims, double voxel_size_m, std::uint64_t seed) {
+  constexpr double kFloorFraction = 0.2;  // mean floor thickness, of dims.y
+  constexpr double kWallFraction = 0.2;   // mean thickness of each wall, of dims.x
+  constexpr double kFloorRelief_voxels = 1.5;
+  constexpr double kWallRelief_voxels = 3.0;
+  const double floor_voxels = kFloorFraction * dims.y;
+  const double wall_voxels = kWallFraction * dims.x;
+  // Reliefs no deeper than half the mean thickness, so thin (low-resolution) slabs keep
+  // their shape; every surface at least one voxel out, so the bottom layer and both outer
+  // x faces are full and hold every column and row together.
+  const double floor_relief_voxels = std::min(kFloorRelief_voxels, 0.5 * floor_voxels);
+  const double wall_relief_voxels = std::min(kWallRelief_voxels, 0.5 * wall_voxels);
+  // Bumps about the size of the cross-section, whatever the ravine's length.
+  const double scale_voxels = std::max(dims.x, dims.y);
+  Rng rng(seed, rng_stream(RngStream::model_shapes));
+  const Relief floor_relief(rng, scale_voxels);  // over (x, z)
+  const Relief left_relief(rng, scale_voxels);   // over (y, z)
+  const Relief right_relief(rng, scale_voxels);
+
+  VoxelModel model(dims, voxel_size_m);
+  // Heights and depths in voxels from the grid's faces, compared with voxel centres.
+  std::vector<double> floor_top_voxels(static_cast<std::size_t>(dims.x));
+  for (int z = 0; z < dims.z; ++z) {
+    for (int x = 0; x < dims.x; ++x)
+      floor_top_voxels[static_cast<std::size_t>(x)] =
+          std::max(1.0, floor_voxels + floor_relief_voxels * floor_relief(x, z));
+    for (int y = 0; y < dims.y; ++y) {
+      const double left_voxels = std::max(1.0, wall_voxels + wall_relief_voxels * left_relief(y, z));
+      const double right_voxels = std::max(1.0, wall_voxels + wall_relief_voxels * right_relief(y, z));
+      for (int x = 0; x < dims.x; ++x) {
+        const bool floor = y + 0.5 < floor_top_voxels[static_cast<std::size_t>(x)];
+        const bool left_wall = x + 0.5 < left_voxels;
+        const bool right_wall = dims.x - (x + 0.5) < right_voxels;
+        if (floor || left_wall || right_wall) model.set(x, y, z, true);
+      }
+    }
+  }
+  return model;
 }
 
 }  // namespace fovea
