@@ -10,8 +10,12 @@ double segment_point_distance_m(const Vec3& a, const Vec3& b, const Vec3& p) {
   return glm::length(p - (a + t * ab));
 }
 
-CapsuleContact capsule_touch(const CollisionModel& model, const EntityState& state, const Capsule& capsule,
-                             std::vector<std::uint32_t>& stack) {
+namespace {
+
+/// The search, with `use_children(node)` called before a node's children are read.
+template <class UseChildren>
+CapsuleContact touch(const CollisionModel& model, const EntityState& state, const Capsule& capsule,
+                     std::vector<std::uint32_t>& stack, UseChildren&& use_children) {
   CapsuleContact contact;
   if (model.spheres.empty()) return contact;
   // The segment is moved into the centre-of-mass frame once (c = R^T (x - p)) instead of
@@ -33,10 +37,23 @@ CapsuleContact capsule_touch(const CollisionModel& model, const EntityState& sta
       contact.node = node;
       return contact;
     }
+    use_children(node);
     // Children pushed last first, so they are visited in node order.
     for (std::uint32_t k = model.child_count[node]; k-- > 0;) stack.push_back(model.first_child[node] + k);
   }
   return contact;
+}
+
+}  // namespace
+
+CapsuleContact capsule_touch(const CollisionModel& model, const EntityState& state, const Capsule& capsule,
+                             std::vector<std::uint32_t>& stack) {
+  return touch(model, state, capsule, stack, [](std::uint32_t) {});
+}
+
+CapsuleContact capsule_touch(GrowableModel model, const EntityState& state, const Capsule& capsule,
+                             std::vector<std::uint32_t>& stack) {
+  return touch(*model.model, state, capsule, stack, [&](std::uint32_t node) { model.use_children(node); });
 }
 
 }  // namespace fovea

@@ -5,6 +5,7 @@
 
 #include "core/math.hpp"
 #include "narrowphase/collision_model.hpp"
+#include "narrowphase/on_demand_tree.hpp"
 #include "world/entity.hpp"
 
 namespace fovea {
@@ -43,6 +44,9 @@ double segment_point_distance_m(const Vec3& a, const Vec3& b, const Vec3& p);
 /// `stack` is scratch, reused between calls: no allocation once it has grown to the tree's
 /// depth times its branching.
 CapsuleContact capsule_touch(const CollisionModel& model, const EntityState& state, const Capsule& capsule,
+                             std::vector<std::uint32_t>& stack);
+/// The same on a tree that may be on demand (001): the nodes the search goes into grow.
+CapsuleContact capsule_touch(GrowableModel model, const EntityState& state, const Capsule& capsule,
                              std::vector<std::uint32_t>& stack);
 
 }  // namespace fovea

@@ -11,6 +11,7 @@
 #include "broadphase/pair_set.hpp"
 #include "core/rng.hpp"
 #include "narrowphase/narrow_phase.hpp"
+#include "narrowphase/capsule_test.hpp"
 #include "narrowphase/on_demand_tree.hpp"
 #include "response/plane_contact.hpp"
 #include "spheretree/octree_builder.hpp"
@@ -271,4 +272,27 @@ TEST_CASE("On-demand tree: wall contacts are those of the whole tree", "[narrowp
     with_contacts += from_whole.empty() ? 0 : 1;
   }
   CHECK(with_contacts > 50);
+}
+
+TEST_CASE("On-demand tree: the player's capsule finds what it finds on the whole tree", "[narrowphase][on_demand][oracle]") {
+  Rng rng(11);
+  int touching = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Body b = make_body(kShapes[trial % 5], 4 + static_cast<int>(rng.below(14)), rng.next_u64(), 2 + trial % 5, true);
+    b.state.orientation = rng.rotation();
+    const double r = b.whole.bounding_radius_m;
+    const Vec3 foot = rng.unit_vector() * (r * rng.uniform(0.2, 1.5));
+    const Capsule capsule{foot, foot + Vec3(0, r, 0), 0.05 * r};
+    std::vector<std::uint32_t> stack;
+    const CapsuleContact on_whole = capsule_touch(b.whole, b.state, capsule, stack);
+    const CapsuleContact on_grown = capsule_touch(GrowableModel{&b.grown, b.grower.get()}, b.state, capsule, stack);
+    INFO("trial " << trial);
+    REQUIRE(on_whole.touching == on_grown.touching);
+    if (on_whole.touching) {
+      CHECK(b.whole.spheres[on_whole.node].centre_m == b.grown.spheres[on_grown.node].centre_m);
+      ++touching;
+    }
+  }
+  CHECK(touching > 40);
+  CHECK(touching < 180);
 }
