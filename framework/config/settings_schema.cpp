@@ -31,6 +31,10 @@ Section<SphereTreeSettings> sphere_tree_schema() {
             "remove nodes hidden on all six sides, as 004 does (docs/spheretree.md: what it costs)");
   s.path("file", &SphereTreeSettings::file,
          "a Sphere-Tree Construction Toolkit .sph file to use instead of fovea's octree tree");
+  s.boolean("on_demand", &SphereTreeSettings::on_demand,
+            "build the octree tree's branches only when a collision first needs them (001), not all at the start");
+  s.number("evict_after_frames", &SphereTreeSettings::evict_after_frames, between(1, 1000000000),
+           "with on_demand: frames a branch may go unused before it is dropped");
   return s;
 }
 

@@ -37,12 +37,12 @@ void NarrowPhase::set_model(ModelId id, CollisionModel model, std::unique_ptr<Tr
   growers_[id] = std::move(grower);
 }
 
-std::int64_t NarrowPhase::evict_idle(std::int64_t frame, std::int64_t idle_frames) {
+std::int64_t NarrowPhase::evict_idle(std::int64_t frame) {
   std::int64_t freed = 0;
   for (std::size_t id = 0; id < growers_.size(); ++id) {
     if (!growers_[id]) continue;
     growers_[id]->set_frame(frame);
-    freed += growers_[id]->evict_idle(models_[id], idle_frames);
+    freed += growers_[id]->evict_idle(models_[id], growers_[id]->evict_after_frames());
   }
   return freed;
 }

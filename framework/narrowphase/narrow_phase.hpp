@@ -51,9 +51,10 @@ class NarrowPhase {
   /// The model in slot `id` and its grower, for those that walk a tree outside the descent
   /// (wall contacts, the player's capsule) and must grow it as they go.
   GrowableModel growable(ModelId id) { return {&models_[id], growers_[id].get()}; }
-  /// Frees the branches of on-demand trees unused for more than `idle_frames` frames; the
-  /// trees' stamps count frames from `frame`. Between frames only. Returns nodes freed.
-  std::int64_t evict_idle(std::int64_t frame, std::int64_t idle_frames);
+  /// Frees the branches of on-demand trees unused for longer than each tree's
+  /// evict_after_frames(); `frame` is the frame about to run, which the trees' stamps count
+  /// from. Between frames only. Returns nodes freed.
+  std::int64_t evict_idle(std::int64_t frame);
   /// What growing and evicting did since the last call, summed over the on-demand trees,
   /// and their nodes now.
   TreeGrowthStats take_growth_stats();

@@ -58,6 +58,10 @@ class TreeGrower {
   /// `idle_frames` frames ago; those nodes go back to kChildrenNotBuilt. Returns nodes freed.
   std::int64_t evict_idle(CollisionModel& m, std::int64_t idle_frames);
 
+  /// The idle time NarrowPhase::evict_idle() gives this tree, frames.
+  std::int64_t evict_after_frames() const { return evict_after_frames_; }
+  void set_evict_after_frames(std::int64_t frames) { evict_after_frames_ = frames; }
+
   /// Nodes built and not freed, the root included.
   std::int64_t live_nodes() const { return live_nodes_; }
   const TreeGrowthStats& stats() const { return stats_; }
@@ -84,6 +88,7 @@ class TreeGrower {
   std::array<std::vector<std::uint32_t>, 9> free_runs_;  ///< by run length
   std::vector<std::uint32_t> stack_;     ///< scratch for evict_idle
   std::int64_t frame_ = 0;
+  std::int64_t evict_after_frames_ = 120;
   std::int64_t live_nodes_ = 0;
   TreeGrowthStats stats_;
 };

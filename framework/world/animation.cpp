@@ -78,6 +78,8 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
     Rng motion_rng(seed, rng_stream(RngStream::initial_motion, g));
     for (int i = 0; i < group.count; ++i) {
       entities_.push_back(prototypes[g][static_cast<std::size_t>(i) % prototypes[g].size()]);
+      ++model_users_[entities_.back().model];
+      ++live_entities_;
       EntityState s;
       s.position_m = centres[static_cast<std::size_t>(i)];
       if (!group.is_static) {
@@ -96,27 +98,150 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
   }
   broadphase_.update();
 
-  // The narrow phase's view of each model, and the exact shapes for the ground truth. A
-  // model's entities share its centre of mass and bounding radius (one density per group).
-  std::vector<CollisionModel> collision_models(models_.size());
-  std::vector<const Entity*> prototype_of(models_.size(), nullptr);
-  for (const auto& group : prototypes)
-    for (const Entity& e : group) prototype_of[e.model] = &e;
-  for (ModelId m = 0; m < models_.size(); ++m) {
-    collision_models[m] = make_collision_model(trees_[m], models_[m], prototype_of[m]->centre_of_mass_model_m,
-                                               prototype_of[m]->bounding_radius_m);
-    if (settings_.ground_truth) exact_shapes_.emplace_back(models_[m], prototype_of[m]->centre_of_mass_model_m);
-  }
-  narrowphase_ = NarrowPhase(std::move(collision_models));
   correction_m_.assign(entities_.size(), Vec3(0.0));
 }
 
 void Animation::set_state(EntityId entity, const EntityState& state) {
+  assert(is_live(entity));
   states_[entity] = state;
   correction_m_[entity] = Vec3(0.0);
   // A static entity's box is set once and never again by step().
   broadphase_.set_box(entity, bounds_of(entity));
   if (entities_[entity].is_static) broadphase_.update();
+}
+
+ModelId Animation::add_model(VoxelModel model, std::uint32_t group, ModelLifetime lifetime) {
+  return install_model(std::move(model), group, lifetime, false);
+}
+
+EntityId Animation::spawn(ModelId model, const EntityState& state) {
+  assert(has_model(model));
+  Entity entity = model_prototypes_[model];
+  entity.live = true;
+  const Aabb box = entity.bounds == BoundsKind::dynamic ? tight_box(hull_points_[model], state.orientation, state.position_m)
+                                                         : fixed_cube(state.position_m, entity.bounding_radius_m);
+  // The broad phase hands out ids: a retired entity's once an update has taken it out.
+  const EntityId id = broadphase_.add(box, entity.is_static);
+  if (id == entities_.size()) {
+    entities_.push_back(entity);
+    states_.push_back(state);
+    correction_m_.push_back(Vec3(0.0));
+  } else {
+    assert(id < entities_.size() && !entities_[id].live);
+    entities_[id] = entity;
+    states_[id] = state;
+    correction_m_[id] = Vec3(0.0);
+  }
+  ++model_users_[model];
+  ++live_entities_;
+  return id;
+}
+
+void Animation::retire(EntityId id) {
+  assert(is_live(id));
+  Entity& e = entities_[id];
+  // Static from now on: nothing moves it, pushes it, or boxes it again; the broad phase
+  // drops it (and reports its pairs stopped) at the next update.
+  e.live = false;
+  e.is_static = true;
+  e.inverse_mass_per_kg = 0;
+  e.inverse_inertia_body = Mat3(0.0);
+  states_[id].linear_velocity_mps = Vec3(0.0);
+  states_[id].angular_velocity_radps = Vec3(0.0);
+  correction_m_[id] = Vec3(0.0);
+  broadphase_.remove(id);
+  --live_entities_;
+  if (--model_users_[e.model] == 0 && model_lifetime_[e.model] == ModelLifetime::released_when_unused)
+    models_to_check_.push_back(e.model);
+}
+
+void Animation::release_unused_models() {
+  for (const ModelId m : models_to_check_) {
+    if (!model_in_use_[m] || model_users_[m] != 0) continue;  // listed twice, or spawned from again
+    models_[m] = VoxelModel{};
+    trees_[m] = SphereTree{};
+    hull_points_[m] = {};
+    if (settings_.ground_truth) exact_shapes_[m].reset();
+    narrowphase_.set_model(m, CollisionModel{}, nullptr);
+    model_in_use_[m] = 0;
+    free_models_.push_back(m);
+  }
+  models_to_check_.clear();
+}
+
+ModelId Animation::install_model(VoxelModel model, std::uint32_t g, ModelLifetime lifetime, bool use_file_tree) {
+  const EntityGroupSettings& group = settings_.world.entities[g];
+  if (model.occupied_count() == 0) throw ModelError(g, "model.file", "the model has no occupied voxel");
+  const MassProperties props = compute_mass_properties(model, group.material.density_kgpm3);
+  // The config's ranges keep these finite; this guards the arithmetic all the same.
+  const Mat3 inverse = glm::inverse(props.inertia_kgm2);
+  bool finite = std::isfinite(props.mass_kg) && props.mass_kg > 0 && std::isfinite(props.bounding_radius_m);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) finite = finite && std::isfinite(props.inertia_kgm2[i][j]) && std::isfinite(inverse[i][j]);
+  if (!finite)
+    throw ModelError(g, "model.size_m", "mass and inertia are not representable in double precision at this size and density");
+
+  ModelId id = 0;
+  if (!free_models_.empty()) {
+    id = free_models_.back();
+    free_models_.pop_back();
+  } else {
+    id = static_cast<ModelId>(models_.size());
+    models_.emplace_back();
+    trees_.emplace_back();
+    hull_points_.emplace_back();
+    exact_shapes_.emplace_back();
+    model_prototypes_.emplace_back();
+    model_users_.push_back(0);
+    model_lifetime_.push_back(lifetime);
+    model_generation_.push_back(0);
+    model_in_use_.push_back(0);
+  }
+  model_lifetime_[id] = lifetime;
+  ++model_generation_[id];
+  model_in_use_[id] = 1;
+  model_users_[id] = 0;
+
+  Entity& e = model_prototypes_[id];
+  e = Entity{};
+  e.model = id;
+  e.group = g;
+  e.is_static = group.is_static;
+  e.bounds = resolve_bounds(group.bounds, model);
+  hull_points_[id] = e.bounds == BoundsKind::dynamic ? hull_points(model, props.centre_of_mass_m) : std::vector<Vec3>{};
+  e.material = group.material;
+  e.mass_kg = props.mass_kg;
+  e.centre_of_mass_model_m = props.centre_of_mass_m;
+  e.inertia_body_kgm2 = props.inertia_kgm2;
+  e.bounding_radius_m = props.bounding_radius_m;
+  if (!group.is_static) {
+    e.inverse_mass_per_kg = 1.0 / props.mass_kg;
+    e.inverse_inertia_body = inverse;
+  }
+
+  // The tree: the group's file, built whole, or on demand (001). Fragments, released when
+  // unused, always grow on demand: they need a tree the frame they appear.
+  Stopwatch tree_clock;
+  const bool from_file = use_file_tree && !group.sphere_tree.file.empty();
+  if (!from_file && (group.sphere_tree.on_demand || lifetime == ModelLifetime::released_when_unused)) {
+    CollisionModel root;
+    auto grower = std::make_unique<TreeGrower>(
+        model, OctreeBuildOptions{group.sphere_tree.levels, group.sphere_tree.remove_hidden}, props.centre_of_mass_m,
+        props.bounding_radius_m, root);
+    grower->set_frame(frames_done_);
+    grower->set_evict_after_frames(group.sphere_tree.evict_after_frames);
+    trees_[id] = SphereTree{};
+    narrowphase_.set_model(id, std::move(root), std::move(grower));
+  } else {
+    trees_[id] = use_file_tree ? make_tree(group, g, model)
+                               : build_octree_sphere_tree(model, {group.sphere_tree.levels, group.sphere_tree.remove_hidden});
+    narrowphase_.set_model(id, make_collision_model(trees_[id], model, props.centre_of_mass_m, props.bounding_radius_m),
+                           nullptr);
+  }
+  if (frames_done_ == 0) sphere_tree_build_ms_ += tree_clock.elapsed_ms();
+  if (settings_.ground_truth) exact_shapes_[id].emplace(model, props.centre_of_mass_m);
+  models_[id] = std::move(model);
+  return id;
 }
 
 Aabb Animation::bounds_of(EntityId id) const {
@@ -149,58 +274,24 @@ std::vector<std::vector<Entity>> Animation::build_models(const WorldSettings& se
   }
 
   std::vector<std::vector<Entity>> prototypes(settings.entities.size());
-  Stopwatch tree_clock;
-  double tree_ms = 0;
   for (std::uint32_t g = 0; g < settings.entities.size(); ++g) {
     const EntityGroupSettings& group = settings.entities[g];
     for (int v = 0; v < variants[g]; ++v) {
-      const auto id = static_cast<ModelId>(models_.size());
-      models_.push_back(group.model.shape == Shape::file ? read_file_model(group, g)
-                                                         : make_model(group.model, model_seed(seed, g, v)));
+      VoxelModel model = group.model.shape == Shape::file ? read_file_model(group, g) : make_model(group.model, model_seed(seed, g, v));
       if (group.model.shape == Shape::file) {
-        const IVec3 d = models_.back().dims();
+        const IVec3 d = model.dims();
         total_cells += std::int64_t{d.x} * d.y * d.z;
         if (total_cells > kMaxModelVoxelCells)
           throw ModelError(g, "model.file", "with this file's model the world's models need more than " +
                                                 std::to_string(kMaxModelVoxelCells) + " voxel cells");
       }
-      if (models_.back().occupied_count() == 0) throw ModelError(g, "model.file", "the model has no occupied voxel");
       if (!group.sphere_tree.file.empty() && variants[g] > 1)
         throw ModelError(g, "sphere_tree.file", "one tree file cannot fit " + std::to_string(variants[g]) +
                                                     " different rock shapes; set model.variants: 1");
-
-      tree_clock.restart();
-      trees_.push_back(make_tree(group, g, models_.back()));
-      tree_ms += tree_clock.elapsed_ms();
-
-      const MassProperties props = compute_mass_properties(models_.back(), group.material.density_kgpm3);
-      // The config's ranges keep these finite; this guards the arithmetic all the same.
-      const Mat3 inverse = glm::inverse(props.inertia_kgm2);
-      bool finite = std::isfinite(props.mass_kg) && props.mass_kg > 0 && std::isfinite(props.bounding_radius_m);
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) finite = finite && std::isfinite(props.inertia_kgm2[i][j]) && std::isfinite(inverse[i][j]);
-      if (!finite)
-        throw ModelError(g, "model.size_m", "mass and inertia are not representable in double precision at this size and density");
-      Entity e;
-      e.model = id;
-      e.group = g;
-      e.is_static = group.is_static;
-      e.bounds = resolve_bounds(group.bounds, models_.back());
-      hull_points_.emplace_back();
-      if (e.bounds == BoundsKind::dynamic) hull_points_.back() = hull_points(models_.back(), props.centre_of_mass_m);
-      e.material = group.material;
-      e.mass_kg = props.mass_kg;
-      e.centre_of_mass_model_m = props.centre_of_mass_m;
-      e.inertia_body_kgm2 = props.inertia_kgm2;
-      e.bounding_radius_m = props.bounding_radius_m;
-      if (!group.is_static) {
-        e.inverse_mass_per_kg = 1.0 / props.mass_kg;
-        e.inverse_inertia_body = inverse;
-      }
-      prototypes[g].push_back(e);
+      const ModelId id = install_model(std::move(model), g, ModelLifetime::kept, true);
+      prototypes[g].push_back(model_prototypes_[id]);
     }
   }
-  sphere_tree_build_ms_ = tree_ms;
   return prototypes;
 }
 
@@ -247,7 +338,7 @@ SphereTree Animation::make_tree(const EntityGroupSettings& group, std::uint32_t 
 FrameStats Animation::step() {
   FrameStats stats;
   stats.frame = frames_done_;
-  stats.entity_count = static_cast<std::int64_t>(entities_.size());
+  stats.entity_count = live_entities_;
   Stopwatch frame_clock;
   Stopwatch phase_clock;
 
@@ -280,6 +371,10 @@ FrameStats Animation::step() {
   phase_clock.restart();
   Budget budget = Budget::from_settings(settings_.budget);
   narrowphase_.sync(broadphase_.pairs(), entities_, frames_done_);
+  // No collision refers to a retired entity now: its model may go, and idle branches of
+  // on-demand trees with it (001), before this frame's hits refer to any node.
+  release_unused_models();
+  narrowphase_.evict_idle(frames_done_);
   narrowphase_.begin_frame(states_);
   if (scheduler_->uses_priority())
     for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze, true);
@@ -306,6 +401,12 @@ FrameStats Animation::step() {
     for (const std::uint32_t slot : narrowphase_.order()) perceive(slot, gaze, true);
   measure(gaze, stats);
   stats.phase_ms[static_cast<int>(Phase::metrics)] = phase_clock.elapsed_ms();
+
+  const TreeGrowthStats growth = narrowphase_.take_growth_stats();
+  stats.tree_nodes_built = growth.nodes_built;
+  stats.tree_nodes_evicted = growth.nodes_evicted;
+  stats.tree_build_ms = growth.build_ms;
+  stats.tree_nodes = narrowphase_.grown_nodes();
 
   ++frames_done_;
   stats.sim_time_s = sim_time_s();
@@ -370,11 +471,11 @@ void Animation::measure(const FrameGaze& gaze, FrameStats& stats) {
     if (!accepted) {
       // Only whether they touch matters here; the separation is not computed.
       t.separation_m = std::numeric_limits<double>::quiet_NaN();
-      t.touching = exact_touching(exact_shapes_[c.model_a], pa, exact_shapes_[c.model_b], pb);
+      t.touching = exact_touching(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);
       if (t.touching) ++stats.missed_collisions;
       continue;
     }
-    const ExactContact contact = exact_contact(exact_shapes_[c.model_a], pa, exact_shapes_[c.model_b], pb);
+    const ExactContact contact = exact_contact(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);
     t.touching = contact.touching;
     t.separation_m = contact.separation_m;
     if (!t.touching) ++stats.false_collisions;

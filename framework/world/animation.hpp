@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -72,6 +73,19 @@ struct FrameStats {
 
   // The response (004 section 3.5; docs/response.md).
   ResponseStats response;
+
+  // On-demand sphere trees (001; narrowphase/on_demand_tree.hpp), this frame, and since the
+  // last step for growth outside it (a scenario's capsule test).
+  std::int64_t tree_nodes_built = 0;
+  std::int64_t tree_nodes_evicted = 0;
+  double tree_build_ms = 0;       ///< wall-clock time building them
+  std::int64_t tree_nodes = 0;    ///< nodes of all on-demand trees after the frame
+};
+
+/// What becomes of a model added at run time when no entity uses it any more.
+enum class ModelLifetime {
+  kept,                  ///< stays, to spawn from later (a rockfall's rock shapes)
+  released_when_unused,  ///< freed, its id reused (fragments of a broken rock)
 };
 
 /// The exact test's verdict on one collision in the last frame (ground truth only).
@@ -121,6 +135,29 @@ class Animation {
   /// or between steps. Any positional correction the response still owed it is dropped.
   void set_state(EntityId entity, const EntityState& state);
 
+  // Entities and models made and removed between steps (the demos: rocks released, broken
+  // and retired). Ids are handles: a retired entity's id, and a released model's, are given
+  // to later ones; model_generation() tells a renderer that a model id holds a new model.
+  /// Adds a model built from `model` for group `group`: the group's material, sphere-tree
+  /// settings (whole or on demand; a .sph file is not used for it) and bounds. Throws
+  /// ModelError for an empty model or unrepresentable mass.
+  ModelId add_model(VoxelModel model, std::uint32_t group, ModelLifetime lifetime);
+  /// A new dynamic entity of `model` (static if the model's group is) at `state`, in the
+  /// broad phase from the next step.
+  EntityId spawn(ModelId model, const EntityState& state);
+  /// Takes a live entity out of the world: it stops moving at once and leaves the broad
+  /// phase, its collisions and (for a released model) its model at the next step.
+  void retire(EntityId entity);
+  bool is_live(EntityId entity) const { return entity < entities_.size() && entities_[entity].live; }
+  /// Entities alive now.
+  std::int64_t live_entity_count() const { return live_entities_; }
+  /// The entity a spawn() of `model` copies: mass properties, material, bounds.
+  const Entity& model_prototype(ModelId model) const { return model_prototypes_[model]; }
+  /// Counts the models ever put in slot `model` (1 for the first).
+  std::uint32_t model_generation(ModelId model) const { return model_generation_[model]; }
+  /// Whether slot `model` holds a model now (false once released).
+  bool has_model(ModelId model) const { return model < model_in_use_.size() && model_in_use_[model]; }
+
   // Live changes (the control panel, scenario scripts): each takes effect from the next
   // step and is reflected in settings(). Each throws std::invalid_argument, naming the key,
   // for values the part cannot use, and then changes nothing.
@@ -137,9 +174,11 @@ class Animation {
   const Aabb& box() const { return box_; }
   /// The camera and screen (004 section 3.1, "viewing parameters").
   const View& view() const { return view_; }
+  /// Every model slot by ModelId; a released slot holds an empty model (has_model()).
   std::span<const VoxelModel> models() const { return models_; }
   /// The sphere tree of each model, by ModelId: built by octree subdivision, or read from the
-  /// group's .sph file.
+  /// group's .sph file; empty for on-demand trees, whose nodes built so far are the narrow
+  /// phase's CollisionModel.
   std::span<const SphereTree> sphere_trees() const { return trees_; }
   const SphereTree& sphere_tree(ModelId model) const { return trees_[model]; }
   /// Wall-clock time spent building or reading sphere trees when the world was made.
@@ -178,6 +217,11 @@ class Animation {
   std::vector<std::vector<Entity>> build_models(const WorldSettings& settings, std::uint64_t seed);
   static VoxelModel read_file_model(const EntityGroupSettings& group, std::uint32_t g);
   static SphereTree make_tree(const EntityGroupSettings& group, std::uint32_t g, const VoxelModel& model);
+  /// Puts `model` in a free slot (or a new one) with its tree, mass properties, prototype
+  /// entity, hull, collision model and exact shape; `use_file_tree` reads the group's .sph.
+  ModelId install_model(VoxelModel model, std::uint32_t group, ModelLifetime lifetime, bool use_file_tree);
+  /// Frees the slots of released models no entity uses any more.
+  void release_unused_models();
 
   std::vector<VoxelModel> models_;
   std::vector<SphereTree> trees_;    // by ModelId
@@ -194,9 +238,18 @@ class Animation {
   FrameGaze last_gaze_;
   Response response_;
   std::vector<Vec3> correction_m_;              // by entity: the response's move, applied before the next step
-  std::vector<ExactVoxelShape> exact_shapes_;  // by ModelId; only with ground truth
+  std::vector<std::optional<ExactVoxelShape>> exact_shapes_;  // by ModelId; only with ground truth
   std::vector<CollisionTruth> truth_;           // by collision slot
   std::int64_t frames_done_ = 0;
+  // Models by ModelId: the entity a spawn copies, how many live entities use it, its fate.
+  std::vector<Entity> model_prototypes_;
+  std::vector<std::int64_t> model_users_;
+  std::vector<ModelLifetime> model_lifetime_;
+  std::vector<std::uint32_t> model_generation_;
+  std::vector<std::uint8_t> model_in_use_;
+  std::vector<ModelId> free_models_;
+  std::vector<ModelId> models_to_check_;  ///< released models whose last user retired
+  std::int64_t live_entities_ = 0;
 
   /// Places a collision on screen (004 section 3.4.2): `at_start`, from the entities' centres,
   /// setting its priority f(e, g); otherwise from its deepest spheres now.

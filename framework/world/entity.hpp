@@ -7,7 +7,8 @@
 
 namespace fovea {
 
-/// Index of an entity in the Animation's arrays (stable: entities are not removed yet).
+/// Index of an entity in the Animation's arrays. Stable while the entity lives; a retired
+/// entity's id is given to a later one (Animation::spawn).
 using EntityId = std::uint32_t;
 /// Index of a voxel model in the Animation's model list; entities built from the same
 /// settings share one model (and, later, one sphere tree).
@@ -26,7 +27,8 @@ struct EntityState {
 struct Entity {
   ModelId model = 0;
   std::uint32_t group = 0;            ///< index into WorldSettings::entities
-  bool is_static = false;
+  bool is_static = false;             ///< never moves; also set for a retired entity
+  bool live = true;                   ///< false once retired (Animation::retire)
   BoundsKind bounds = BoundsKind::fixed;  ///< fixed or dynamic (auto already resolved)
   MaterialSettings material;
   double mass_kg = 0;

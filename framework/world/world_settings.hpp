@@ -54,6 +54,10 @@ struct SphereTreeSettings {
   int levels = 4;               ///< levels of spheres below the root (004 section 3.3)
   bool remove_hidden = true;    ///< drop nodes hidden on all six sides (004 section 3.3.1)
   std::string file;             ///< a Toolkit .sph file to use instead of building one
+  /// Build branches only when a collision first needs them, and drop those unused for
+  /// evict_after_frames frames (001's on-collide trees; narrowphase/on_demand_tree.hpp).
+  bool on_demand = false;
+  int evict_after_frames = 120;
 };
 
 struct MaterialSettings {
