@@ -15,6 +15,7 @@
 #include "core/stopwatch.hpp"
 #include "gaze/trackers.hpp"
 #include "record/collision_log.hpp"
+#include "demos/demo.hpp"
 #include "record/frame_log.hpp"
 #include "record/gaze_log.hpp"
 #include "record/manifest.hpp"
@@ -223,9 +224,30 @@ void take_screenshot(const std::filesystem::path& path, const Image& picture, st
 }
 
 /// The panel's first line: what the run is and where it stands.
-std::string status_line(const Animation& world, std::int64_t frames_done, std::int64_t frames, bool paused) {
-  return std::to_string(world.entities().size()) + " entities, frame " + std::to_string(frames_done) + " of " +
-         std::to_string(frames) + (paused ? " (paused)" : "");
+std::string status_line(const Animation& world, const Demo* demo, std::int64_t frames_done, std::int64_t frames,
+                        bool paused) {
+  return std::to_string(world.live_entity_count()) + " entities, frame " + std::to_string(frames_done) + " of " +
+         std::to_string(frames) + (demo ? ", " + demo->status() : "") + (paused ? " (paused)" : "");
+}
+
+/// The config's demo on `world`, or null for none; false when the world does not suit it
+/// (the error printed against the demo's key).
+bool make_demo(const config::LoadedConfig& loaded, Animation& world, std::unique_ptr<Demo>& demo) {
+  try {
+    demo = Demo::make(world, loaded.settings.demo, static_cast<std::uint64_t>(loaded.settings.seed));
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << loaded.error_at("demo.kind", e.what()) << "\n";
+    return false;
+  }
+}
+
+/// Whether any group's trees grow on demand (frames.csv then reports their growth).
+bool grows_trees(const Settings& settings) {
+  if (settings.demo.kind == DemoKind::rockfall) return true;  // fragments always do
+  for (const EntityGroupSettings& g : settings.world.entities)
+    if (g.sphere_tree.on_demand && g.sphere_tree.file.empty()) return true;
+  return false;
 }
 
 }  // namespace
@@ -274,6 +296,12 @@ int run_command(const RunOptions& options) {
   const DisplayMode mode = viewer ? viewer->window().mode() : DisplayMode::window;
   std::unique_ptr<Animation> world = build_world(*loaded, viewer ? &viewer->pointer() : nullptr);
   if (!world) return kExitBadInput;
+  std::unique_ptr<Demo> demo;
+  if (!make_demo(*loaded, *world, demo)) return kExitBadInput;
+  // In a window the rockfall's player follows the fly camera unless told to walk its path;
+  // offscreen pictures walk it, as headless runs do.
+  const bool player_follows_camera =
+      viewer && viewer->window().mode() == DisplayMode::window && !settings.demo.rockfall.player.scripted;
   if (viewer) {
     try {
       viewer->attach(*world);
@@ -318,7 +346,9 @@ int run_command(const RunOptions& options) {
   Stopwatch wall;
   double manifest_written_ms = 0;
   try {
-    FrameLog log((folder / "frames.csv").string(), FrameLogColumns{settings.ground_truth, viewer != nullptr});
+    FrameLog log((folder / "frames.csv").string(),
+                 FrameLogColumns{settings.ground_truth, viewer != nullptr, grows_trees(settings),
+                                 demo ? demo->columns() : std::vector<std::string>{}});
     // Live changes made in the window (panel, reset), for whoever reads frames.csv later.
     // `frames` is how many frames the world had run when it happened (0 before the first).
     std::optional<CsvWriter> events;
@@ -387,8 +417,10 @@ int run_command(const RunOptions& options) {
           try {
             // The new world and its meshes first: if either fails, the old ones run on.
             auto fresh = std::make_unique<Animation>(live, static_cast<std::uint64_t>(settings.seed), with_trackers(environment));
+            std::unique_ptr<Demo> fresh_demo = Demo::make(*fresh, settings.demo, static_cast<std::uint64_t>(settings.seed));
             viewer->attach(*fresh);
             world = std::move(fresh);
+            demo = std::move(fresh_demo);
             new_events.push_back("reset");
           } catch (const std::exception& e) {
             new_events.push_back(std::string("reset failed: ") + e.what());
@@ -398,7 +430,7 @@ int run_command(const RunOptions& options) {
         if (controls.paused && !controls.step_once) {
           // Paused: the picture stays live (camera, panel) without stepping the world.
           viewer->draw(*world, static_cast<std::uint64_t>(settings.seed),
-                       status_line(*world, frames_done, settings.frames, true));
+                       status_line(*world, demo.get(), frames_done, settings.frames, true));
           if (controls.screenshot) {
             controls.screenshot = false;
             take_screenshot(screenshot_path(folder, frames_done - 1), viewer->capture(), new_events);
@@ -413,13 +445,15 @@ int run_command(const RunOptions& options) {
         controls.step_once = false;
       }
       if (paced()) pacer.wait();
+      if (demo) demo->before_step(*world, player_follows_camera);
       const FrameStats stats = world->step();
+      if (demo) demo->after_step(*world);
       FrameMeasures measures{kinetic_energy_j(world->states(), world->entities()),
                              potential_energy_j(world->states(), world->entities(), settings.response.gravity_mps2)};
       std::optional<Image> capture;  // read before the frame is shown, written after it is logged
       if (viewer) {
         measures.render_ms = viewer->draw(*world, static_cast<std::uint64_t>(settings.seed),
-                                          status_line(*world, frames_done + 1, settings.frames, false));
+                                          status_line(*world, demo.get(), frames_done + 1, settings.frames, false));
         if (options.capture_dir && frames_done % options.capture_every == 0) capture = viewer->capture();
         if (viewer->controls().screenshot) {
           viewer->controls().screenshot = false;
@@ -429,7 +463,7 @@ int run_command(const RunOptions& options) {
         viewer->record(measures.frame_interval_ms, stats.nabla_est_m, stats.p_est);
         write_events(world->frames_done());
       }
-      log.write(stats, measures);
+      log.write(stats, measures, demo ? demo->values() : std::span<const double>{});
       if (collision_log) collision_log->write(stats.frame, *world);
       if (gaze_log) gaze_log->write(stats);
       print_gaze_messages();

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "demos/demo_settings.hpp"
 #include "render/render_settings.hpp"
 #include "world/animation_settings.hpp"
 
@@ -23,6 +24,7 @@ struct Settings : AnimationSettings {
   std::int64_t frames = 1000;   ///< frames to run (`fovea run --frames` overrides)
   RecordSettings record;
   RenderSettings render;  ///< read only when the run draws (docs/render.md)
+  DemoSettings demo;      ///< the rockfall or crowd (docs/demos.md)
 };
 
 }  // namespace fovea

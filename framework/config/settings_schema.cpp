@@ -56,8 +56,8 @@ Section<EntityGroupSettings> group_schema() {
   s.section("sphere_tree", &EntityGroupSettings::sphere_tree, sphere_tree_schema(),
             "how the group's sphere trees are made (004 section 3.3)");
   s.choice("placement", &EntityGroupSettings::placement,
-           {{"random", Placement::random}, {"packed", Placement::packed}},
-           "initial positions: random (no overlaps) or packed (a lattice in the box's min corner)");
+           {{"random", Placement::random}, {"packed", Placement::packed}, {"floor", Placement::floor}, {"demo", Placement::demo}},
+           "initial positions: random (no overlaps), packed (a lattice in the box's min corner), floor (one entity centred on the box's floor: scenery) or demo (placed by the demo)");
   s.choice("bounds", &EntityGroupSettings::bounds,
            {{"fixed", BoundsKind::fixed}, {"dynamic", BoundsKind::dynamic}, {"auto", BoundsKind::automatic}},
            "broad-phase box: fixed (a cube that holds the entity at any orientation), dynamic (the "
@@ -293,6 +293,78 @@ Section<RenderSettings> render_schema() {
   return s;
 }
 
+Section<Waypoint> waypoint_schema() {
+  Section<Waypoint> s;
+  s.number("x_m", &Waypoint::x_m, between(-1e6, 1e6), "world x of the point, metres");
+  s.number("z_m", &Waypoint::z_m, between(-1e6, 1e6), "world z of the point, metres");
+  return s;
+}
+
+Section<PlayerSettings> player_schema() {
+  Section<PlayerSettings> s;
+  s.number("height_m", &PlayerSettings::height_m, between(0.1, 10), "the capsule from feet to top, metres");
+  s.number("radius_m", &PlayerSettings::radius_m, between(0.01, 5), "the capsule's radius, metres");
+  s.number("eye_height_m", &PlayerSettings::eye_height_m, between(0, 10), "the camera above the feet, metres");
+  s.number("walk_speed_mps", &PlayerSettings::walk_speed_mps, between(0, 100), "the scripted walk's speed, metres per second");
+  s.list("path", &PlayerSettings::path, waypoint_schema(), "waypoints",
+         "the scripted walk's points, walked there and back; empty: along the ravine's middle");
+  s.boolean("scripted", &PlayerSettings::scripted,
+            "in a window too, walk the path (false: stand under the fly camera, W A S D and mouse look)");
+  s.number("look_up_deg", &PlayerSettings::look_up_deg, between(-89, 89), "the scripted camera's pitch above the walk, degrees");
+  return s;
+}
+
+Section<RockfallSettings> rockfall_schema() {
+  Section<RockfallSettings> s;
+  s.name("ravine_group", &RockfallSettings::ravine_group, "the entity group of the ravine (one static entity, placement: floor)");
+  s.name("rock_group", &RockfallSettings::rock_group, "the entity group whose model, material and tree make the rocks");
+  s.number("release_interval_s", &RockfallSettings::release_interval_s, {0, 1e6, true, false}, "seconds between releases");
+  s.number("max_rocks", &RockfallSettings::max_rocks, between(1, 100000), "rocks and fragments alive at once, never exceeded");
+  s.number("min_scale", &RockfallSettings::min_scale, {0, 1, true, false},
+           "each rock shape is the group's model scaled by a seeded factor in [min_scale, 1]");
+  s.number("release_width_fraction", &RockfallSettings::release_width_fraction, between(0, 1),
+           "rocks appear over this fraction of the ravine's width (x)");
+  s.number("release_length_fraction", &RockfallSettings::release_length_fraction, between(0, 1),
+           "and of its length (z)");
+  s.number("release_height_m", &RockfallSettings::release_height_m, between(0, 1e4), "above the ravine's top, metres");
+  s.number("release_speed_mps", &RockfallSettings::release_speed_mps, between(0, 1e3), "initial downward speed, metres per second");
+  s.number("release_spin_radps", &RockfallSettings::release_spin_radps, between(0, 1e3), "initial spin, radians per second");
+  s.number("break_impulse_ns", &RockfallSettings::break_impulse_ns, between(0, 1e12),
+           "a rock whose contacts' normal impulses in one frame sum above this breaks, newton seconds");
+  s.number("min_fragment_voxels", &RockfallSettings::min_fragment_voxels, between(1, 1e9),
+           "pieces with fewer voxels are debris, removed");
+  s.number("separation_speed_mps", &RockfallSettings::separation_speed_mps, between(0, 1e3),
+           "pieces on either side of the cut part at twice this, metres per second");
+  s.number("max_breaks", &RockfallSettings::max_breaks, between(0, 100), "generations of breaking: 0 never breaks");
+  s.number("rest_speed_mps", &RockfallSettings::rest_speed_mps, between(0, 1e3),
+           "slower than this (centre plus rim) counts as resting, metres per second");
+  s.number("rest_time_s", &RockfallSettings::rest_time_s, between(0, 1e6), "resting this long retires a rock, seconds");
+  s.section("player", &RockfallSettings::player, player_schema(), "the player walking the ravine");
+  return s;
+}
+
+Section<CrowdSettings> crowd_schema() {
+  Section<CrowdSettings> s;
+  s.name("group", &CrowdSettings::group, "the entity group of the walkers (placement: demo)");
+  s.number("streams", &CrowdSettings::streams, between(1, 4), "streams crossing the plaza: from -x, +x, -z, +z in that order");
+  s.number("spacing_m", &CrowdSettings::spacing_m, {0, 1e3, true, false}, "between neighbours in a starting block, metres");
+  s.number("margin_m", &CrowdSettings::margin_m, between(0, 1e3), "between the blocks and the walls, metres");
+  s.number("preferred_speed_mps", &CrowdSettings::preferred_speed_mps, between(0, 100), "mean walking speed, metres per second");
+  s.number("speed_spread", &CrowdSettings::speed_spread, between(0, 1), "each walker's speed differs from the mean by up to this fraction");
+  s.number("max_acceleration_mps2", &CrowdSettings::max_acceleration_mps2, between(0, 1e3), "metres per second squared");
+  s.number("arrive_radius_m", &CrowdSettings::arrive_radius_m, between(0, 1e3), "walkers slow down inside it and count as arrived");
+  return s;
+}
+
+Section<DemoSettings> demo_schema() {
+  Section<DemoSettings> s;
+  s.choice("kind", &DemoSettings::kind, {{"none", DemoKind::none}, {"rockfall", DemoKind::rockfall}, {"crowd", DemoKind::crowd}},
+           "the demo the run plays (docs/demos.md): none, rockfall or crowd");
+  s.section("rockfall", &DemoSettings::rockfall, rockfall_schema(), "the rockfall: rocks, breaking, the player");
+  s.section("crowd", &DemoSettings::crowd, crowd_schema(), "the crowd: walkers crossing a plaza");
+  return s;
+}
+
 }  // namespace
 
 const Section<Settings>& settings_schema() {
@@ -321,6 +393,7 @@ const Section<Settings>& settings_schema() {
     s.section("record", &Settings::record, record_schema(), "optional records of a run");
     s.section("render", &Settings::render, render_schema(),
               "the window, its overlays and panel, offscreen pictures (docs/render.md)");
+    s.section("demo", &Settings::demo, demo_schema(), "the rockfall or crowd demo (docs/demos.md)");
     return s;
   }();
   return schema;

@@ -18,6 +18,7 @@ struct Aabb {
   Vec3 min_m{0.0};
   Vec3 max_m{0.0};
   Vec3 size_m() const { return max_m - min_m; }
+  Vec3 centre_m() const { return 0.5 * (min_m + max_m); }
 };
 
 /// Closed boxes overlap: touching at a face, edge or corner counts.

@@ -41,6 +41,7 @@ enum class RngStream : std::uint64_t {
   placement = 2,
   initial_motion = 3,
   gaze = 4,
+  demo = 5,  ///< the demos' releases, shapes and cuts (demos/)
 };
 
 /// Stream for `purpose`, further split by an index (a group, an entity).

@@ -1,5 +1,6 @@
 #include "record/frame_log.hpp"
 
+#include <cassert>
 #include <cmath>
 #include <type_traits>
 
@@ -24,17 +25,20 @@ std::vector<std::string> FrameLog::columns(FrameLogColumns optional) {
   for (const char* name : {"contacts", "wall_contacts", "contact_points", "contact_tests", "contact_energy_j",
                            "bounces_limited", "compressions_limited"})
     c.push_back(name);
+  if (optional.tree_growth)
+    for (const char* name : {"tree_nodes_built", "tree_nodes_evicted", "tree_nodes", "tree_build_ms"}) c.push_back(name);
   for (int p = 0; p < kPhaseCount; ++p) c.push_back(std::string(phase_name(static_cast<Phase>(p))) + "_ms");
   c.push_back("frame_ms");
   if (optional.rendered)
     for (const char* name : {"render_ms", "frame_interval_ms"}) c.push_back(name);
+  for (const std::string& name : optional.demo) c.push_back(name);
   return c;
 }
 
 FrameLog::FrameLog(const std::string& path, FrameLogColumns optional)
     : optional_(optional), csv_(path, columns(optional)), columns_(columns(optional).size()) {}
 
-void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
+void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures, std::span<const double> demo_values) {
   std::size_t column = 0;
   const auto record = [&](auto value) {
     if constexpr (std::is_floating_point_v<decltype(value)>) {
@@ -84,12 +88,20 @@ void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures) {
   record(stats.response.energy_change_j);
   record(stats.response.bounces_limited);
   record(stats.response.compressions_limited);
+  if (optional_.tree_growth) {
+    record(stats.tree_nodes_built);
+    record(stats.tree_nodes_evicted);
+    record(stats.tree_nodes);
+    record(stats.tree_build_ms);
+  }
   for (const double ms : stats.phase_ms) record(ms);
   record(stats.frame_ms);
   if (optional_.rendered) {
     record(measures.render_ms);
     record(measures.frame_interval_ms);
   }
+  assert(demo_values.size() == optional_.demo.size());
+  for (const double value : demo_values) record(value);
   csv_.end_row();
   ++rows_;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct FrameMeasures {
 struct FrameLogColumns {
   bool ground_truth = false;  ///< the true metrics (settings ground_truth)
   bool rendered = false;      ///< render_ms and frame_interval_ms (a drawn run)
+  bool tree_growth = false;   ///< on-demand sphere trees: nodes built, evicted, alive, and the time
+  std::vector<std::string> demo;  ///< a demo's own columns, last (docs/demos.md)
 };
 
 /// frames.csv, one row per frame (docs/results.md lists the columns), and the statistics
@@ -36,7 +39,8 @@ class FrameLog {
  public:
   explicit FrameLog(const std::string& path, FrameLogColumns optional = {});
 
-  void write(const FrameStats& stats, const FrameMeasures& measures);
+  /// `demo_values`: the demo's columns (FrameLogColumns::demo), in their order.
+  void write(const FrameStats& stats, const FrameMeasures& measures, std::span<const double> demo_values = {});
   std::int64_t rows() const { return rows_; }
   /// {column: {mean, median, p95, min, max}} over the rows written (ColumnAccumulator says
   /// when the median and p95 come from a sample: runs of over 2^20 frames).

@@ -30,8 +30,9 @@ void collision_tints(const Animation& world, const OutcomeColours& colours, std:
       tint = c.status == CollisionStatus::colliding ? colours.interrupted_accepted : colours.interrupted_dropped;
     else if (c.status == CollisionStatus::colliding)
       tint = colours.resolved_colliding;
+    // Static scenery (a ravine) meets everything near it: one outcome would paint it all.
     for (const EntityId e : {c.a, c.b})
-      if (r > rank[e]) {
+      if (!world.entities()[e].is_static && r > rank[e]) {
         rank[e] = r;
         tints[e] = tint;
       }
@@ -112,17 +113,28 @@ void draw_gaps(Canvas& canvas, const Animation& world) {
 }
 
 void draw_sphere_tree(Canvas& canvas, const Animation& world, EntityId entity, int level) {
-  if (entity >= world.entities().size()) return;
+  if (!world.is_live(entity)) return;
   const Entity& e = world.entities()[entity];
   const EntityState& s = world.states()[entity];
-  const SphereTree& tree = world.sphere_tree(e.model);
+  // The narrow phase's tree: the whole tree, or of an on-demand tree (001) the nodes built
+  // so far, so the picture shows how deep collisions have made it. A branch not built as
+  // deep as `level` is drawn where it ends.
+  const CollisionModel& tree = world.narrowphase().model(e.model);
   const View& view = world.view();
-  for (const std::uint32_t node : tree.cut(level)) {
-    const ScreenPoint p = view.project(to_world(e, s, tree.centre_m[node]));
+  std::vector<std::pair<std::uint32_t, int>> stack{{0, 0}};
+  while (!stack.empty() && !tree.spheres.empty()) {
+    const auto [node, depth] = stack.back();
+    stack.pop_back();
+    const std::uint8_t children = tree.child_count[node];
+    if (depth < level && children != 0 && children != kChildrenNotBuilt) {
+      for (std::uint32_t k = 0; k < children; ++k) stack.push_back({tree.first_child[node] + k, depth + 1});
+      continue;
+    }
+    const ScreenPoint p = view.project(s.position_m + s.orientation * tree.spheres[node].centre_m);
     if (!p.in_front) continue;
     // A sphere's outline on the screen, taken as the circle of its radius at its centre's
     // depth: exact on the axis, a little small toward the picture's edges.
-    const double r = tree.radius_m[node] * view.pixels_per_metre(p.depth_m);
+    const double r = tree.spheres[node].radius_m * view.pixels_per_metre(p.depth_m);
     canvas.circle(p.x_px, p.y_px, r, 1.5, Rgba8{80, 220, 255, 200}, 32);
   }
 }
@@ -150,6 +162,7 @@ long pick_entity(const Animation& world, double x_px, double y_px) {
   double best_depth = std::numeric_limits<double>::infinity();
   const View& view = world.view();
   for (EntityId id = 0; id < world.entities().size(); ++id) {
+    if (!world.entities()[id].live) continue;
     const ScreenPoint p = view.project(world.states()[id].position_m);
     if (!p.in_front) continue;
     const double r = world.entities()[id].bounding_radius_m * view.pixels_per_metre(p.depth_m);

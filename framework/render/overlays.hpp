@@ -25,7 +25,7 @@ struct OutcomeColours {
 
 /// One tint per entity from the outcomes of the last frame's collisions: an entity in
 /// several takes the most telling (interrupted over resolved colliding over not colliding).
-/// Entities in no collision get weight 0.
+/// Entities in no collision, and static ones (scenery), get weight 0.
 void collision_tints(const Animation& world, const OutcomeColours& colours, std::vector<EntityTint>& tints);
 
 /// The distance from a fixation point, along the screen direction `angle_rad` (0: right,

@@ -75,38 +75,70 @@ SceneRenderer::SceneRenderer(std::span<const VoxelModel> models, std::span<const
   glGenBuffers(1, &instance_buffer_);
   Stopwatch clock;
   meshes_.resize(models.size());
-  for (std::size_t m = 0; m < models.size(); ++m) {
-    const VoxelMesh mesh = mesh_voxel_model(models[m], colour[m]);
-    quads_ += mesh.quads();
-    unit_faces_ += exposed_face_count(models[m]);
-    GpuMesh& gpu = meshes_[m];
-    gpu.index_count = static_cast<GLsizei>(mesh.indices.size());
-    glGenVertexArrays(1, &gpu.vertex_array);
-    glGenBuffers(1, &gpu.vertex_buffer);
-    glGenBuffers(1, &gpu.index_buffer);
-    glBindVertexArray(gpu.vertex_array);
-    glBindBuffer(GL_ARRAY_BUFFER, gpu.vertex_buffer);
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(mesh.vertices.size() * sizeof(MeshVertex)),
-                 mesh.vertices.data(), GL_STATIC_DRAW);
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, gpu.index_buffer);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(mesh.indices.size() * sizeof(std::uint32_t)),
-                 mesh.indices.data(), GL_STATIC_DRAW);
-    const auto stride = static_cast<GLsizei>(sizeof(MeshVertex));
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, position_m)));
-    glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, normal)));
-    glEnableVertexAttribArray(2);
-    glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, rgba)));
-    // The instance attributes (3 to 7) point into instance_buffer_, per model at draw time.
-    for (GLuint a = 3; a <= 7; ++a) {
-      glEnableVertexAttribArray(a);
-      glVertexAttribDivisor(a, 1);
-    }
-  }
-  glBindVertexArray(0);
+  mesh_generation_.assign(models.size(), 1);  // the models a world starts with are each slot's first
+  for (std::size_t m = 0; m < models.size(); ++m) upload(m, models[m], colour[m]);
   mesh_ms_ = clock.elapsed_ms();
   check_gl("SceneRenderer: uploading the meshes");
+}
+
+void SceneRenderer::upload(std::size_t m, const VoxelModel& model, std::uint32_t colour) {
+  GpuMesh& gpu = meshes_[m];
+  if (gpu.vertex_array != 0) {
+    quads_ -= gpu.quads;
+    unit_faces_ -= gpu.unit_faces;
+    glDeleteVertexArrays(1, &gpu.vertex_array);
+    glDeleteBuffers(1, &gpu.vertex_buffer);
+    glDeleteBuffers(1, &gpu.index_buffer);
+    gpu = GpuMesh{};
+  }
+  const VoxelMesh mesh = mesh_voxel_model(model, colour);
+  gpu.quads = mesh.quads();
+  gpu.unit_faces = exposed_face_count(model);
+  quads_ += gpu.quads;
+  unit_faces_ += gpu.unit_faces;
+  gpu.index_count = static_cast<GLsizei>(mesh.indices.size());
+  glGenVertexArrays(1, &gpu.vertex_array);
+  glGenBuffers(1, &gpu.vertex_buffer);
+  glGenBuffers(1, &gpu.index_buffer);
+  glBindVertexArray(gpu.vertex_array);
+  glBindBuffer(GL_ARRAY_BUFFER, gpu.vertex_buffer);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(mesh.vertices.size() * sizeof(MeshVertex)), mesh.vertices.data(),
+               GL_STATIC_DRAW);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, gpu.index_buffer);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(mesh.indices.size() * sizeof(std::uint32_t)),
+               mesh.indices.data(), GL_STATIC_DRAW);
+  const auto stride = static_cast<GLsizei>(sizeof(MeshVertex));
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, position_m)));
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, normal)));
+  glEnableVertexAttribArray(2);
+  glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, reinterpret_cast<void*>(offsetof(MeshVertex, rgba)));
+  // The instance attributes (3 to 7) point into instance_buffer_, per model at draw time.
+  for (GLuint a = 3; a <= 7; ++a) {
+    glEnableVertexAttribArray(a);
+    glVertexAttribDivisor(a, 1);
+  }
+  glBindVertexArray(0);
+}
+
+void SceneRenderer::update_models(std::span<const VoxelModel> models, std::span<const Entity> prototypes,
+                                  std::span<const std::uint32_t> generations) {
+  if (meshes_.size() < models.size()) {
+    meshes_.resize(models.size());
+    mesh_generation_.resize(models.size(), 0);
+  }
+  Stopwatch clock;
+  bool changed = false;
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    if (mesh_generation_[m] == generations[m]) continue;
+    upload(m, models[m], srgb_rgba(prototypes[m].material.colour));
+    mesh_generation_[m] = generations[m];
+    changed = true;
+  }
+  if (!changed) return;
+  mesh_ms_ += clock.elapsed_ms();
+  check_gl("SceneRenderer: uploading new meshes");
 }
 
 SceneRenderer::~SceneRenderer() {
@@ -130,15 +162,18 @@ void SceneRenderer::draw(const View& view, const Aabb& world_box, const PictureV
   glDisable(GL_SCISSOR_TEST);
   if (entities.empty()) return;
 
-  // Instances grouped by model (a counting sort: entity order inside a model is kept).
+  // Instances of the live entities grouped by model (a counting sort: entity order inside a
+  // model is kept).
   model_first_.assign(meshes_.size() + 1, 0);
-  for (const Entity& e : entities) ++model_first_[e.model + 1];
+  for (const Entity& e : entities)
+    if (e.live) ++model_first_[e.model + 1];
   for (std::size_t m = 1; m < model_first_.size(); ++m) model_first_[m] += model_first_[m - 1];
-  instances_.resize(entities.size());
+  instances_.resize(model_first_.back());
   std::vector<std::uint32_t>& next = scratch_next_;
   next.assign(model_first_.begin(), model_first_.end() - 1);
   for (EntityId id = 0; id < entities.size(); ++id) {
     const Entity& e = entities[id];
+    if (!e.live) continue;
     const EntityState& s = states[id];
     // world = position + R (p - centre of mass): translate(position) * R * translate(-com).
     const Mat3 rotation = glm::mat3_cast(s.orientation);

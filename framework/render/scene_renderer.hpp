@@ -40,7 +40,11 @@ class SceneRenderer {
   SceneRenderer(const SceneRenderer&) = delete;
   SceneRenderer& operator=(const SceneRenderer&) = delete;
 
-  /// Clears the picture's viewport and draws every entity as `view` sees it. `tints` is empty
+  /// Meshes the model slots that are new or hold a new model since the last call (a world's
+  /// models added at run time: Animation::model_generations()), each in its prototype's colour.
+  void update_models(std::span<const VoxelModel> models, std::span<const Entity> prototypes,
+                     std::span<const std::uint32_t> generations);
+  /// Clears the picture's viewport and draws every live entity as `view` sees it. `tints` is empty
   /// or has one entry per entity.
   void draw(const View& view, const Aabb& world_box, const PictureViewport& viewport, std::span<const Entity> entities,
             std::span<const EntityState> states, std::span<const EntityTint> tints, const SceneStyle& style);
@@ -57,13 +61,18 @@ class SceneRenderer {
     GLuint vertex_buffer = 0;
     GLuint index_buffer = 0;
     GLsizei index_count = 0;
+    std::int64_t quads = 0;       ///< for quads() and unit_faces() when a mesh is replaced
+    std::int64_t unit_faces = 0;
   };
+  /// (Re)meshes slot `m`.
+  void upload(std::size_t m, const VoxelModel& model, std::uint32_t colour);
   /// What each entity sends to the GPU per frame: its model matrix and tint, 80 bytes.
   struct Instance {
     float model[16];
     float tint[4];
   };
   std::vector<GpuMesh> meshes_;            // by ModelId
+  std::vector<std::uint32_t> mesh_generation_;  // by ModelId: the model generation meshed
   std::unique_ptr<ShaderProgram> program_;
   GLint view_projection_uniform_ = -1;
   GLint light_uniform_ = -1;

@@ -73,7 +73,26 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
     std::vector<double> radii(static_cast<std::size_t>(group.count));
     for (int i = 0; i < group.count; ++i)
       radii[static_cast<std::size_t>(i)] = prototypes[g][static_cast<std::size_t>(i) % prototypes[g].size()].bounding_radius_m;
-    const std::vector<Vec3> centres = place_group(box_, radii, group.placement, g, group.name, occupied, placement_rng);
+    std::vector<Vec3> centres;
+    if (group.placement == Placement::floor) {
+      // Scenery: one entity, unrotated, its grid centred on the floor. Other groups are not
+      // kept off it (its bounding sphere would fill the box).
+      const Entity& e = prototypes[g][0];
+      const Vec3 extent = models_[e.model].extent_m();
+      if (group.count != 1)
+        throw PlacementError(g, "entity group '" + group.name + "': placement floor places one entity, not " +
+                                    std::to_string(group.count));
+      if (extent.x > box_.size_m().x || extent.y > box_.size_m().y || extent.z > box_.size_m().z)
+        throw PlacementError(g, "entity group '" + group.name + "': its model (" + format_significant(extent.x) + " x " +
+                                    format_significant(extent.y) + " x " + format_significant(extent.z) +
+                                    " m) does not fit in the world box");
+      const Vec3 corner(box_.centre_m().x - 0.5 * extent.x, box_.min_m.y, box_.centre_m().z - 0.5 * extent.z);
+      centres.push_back(corner + e.centre_of_mass_model_m);
+    } else if (group.placement == Placement::demo) {
+      centres.assign(static_cast<std::size_t>(group.count), box_.centre_m());  // the demo places them
+    } else {
+      centres = place_group(box_, radii, group.placement, g, group.name, occupied, placement_rng);
+    }
 
     Rng motion_rng(seed, rng_stream(RngStream::initial_motion, g));
     for (int i = 0; i < group.count; ++i) {
@@ -82,7 +101,7 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
       ++live_entities_;
       EntityState s;
       s.position_m = centres[static_cast<std::size_t>(i)];
-      if (!group.is_static) {
+      if (!group.is_static && group.placement != Placement::floor) {
         s.orientation = motion_rng.rotation();
         s.linear_velocity_mps = group.speed_mps * motion_rng.unit_vector();
         s.angular_velocity_radps = group.spin_radps * motion_rng.unit_vector();

@@ -155,6 +155,9 @@ class Animation {
   const Entity& model_prototype(ModelId model) const { return model_prototypes_[model]; }
   /// Counts the models ever put in slot `model` (1 for the first).
   std::uint32_t model_generation(ModelId model) const { return model_generation_[model]; }
+  /// model_generation() and model_prototype() of every slot, by ModelId.
+  std::span<const std::uint32_t> model_generations() const { return model_generation_; }
+  std::span<const Entity> model_prototypes() const { return model_prototypes_; }
   /// Whether slot `model` holds a model now (false once released).
   bool has_model(ModelId model) const { return model < model_in_use_.size() && model_in_use_[model]; }
 
@@ -185,6 +188,10 @@ class Animation {
   double sphere_tree_build_ms() const { return sphere_tree_build_ms_; }
   std::span<const Entity> entities() const { return entities_; }
   std::span<const EntityState> states() const { return states_; }
+  /// The states for a controller that drives entities between steps (the crowd's steering):
+  /// unlike set_state(), it keeps what the response still owes them. A static entity's box
+  /// is not updated from it.
+  std::span<EntityState> controlled_states() { return states_; }
   /// The broad phase (004 section 3.2): one proxy per entity, ProxyId == EntityId. Its
   /// pairs() are the entity pairs whose boxes overlap after the last step.
   const SweepAndPrune& broadphase() const { return broadphase_; }
@@ -192,6 +199,9 @@ class Animation {
   Aabb bounds_of(EntityId entity) const;
   /// The collisions of the last step: one per overlapping pair, in list order.
   const NarrowPhase& narrowphase() const { return narrowphase_; }
+  /// A model's collision tree for a search outside the frame (the player's capsule): an
+  /// on-demand tree grows where the search goes, counted in the next frame's tree columns.
+  GrowableModel growable_model(ModelId model) { return narrowphase_.growable(model); }
   /// The exact test's verdict on the collision in `slot` in the last step.
   const CollisionTruth& collision_truth(std::uint32_t slot) const { return truth_[slot]; }
   const PerceptionModel& perception_model() const { return perception_model_; }

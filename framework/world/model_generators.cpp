@@ -15,6 +15,7 @@ Vec3 shape_proportions(Shape shape) {
   switch (shape) {
     case Shape::l_shape: return {1.0, 1.0, 0.5};
     case Shape::humanoid: return {0.45, 1.0, 0.25};
+    case Shape::ravine: return {0.5, 0.25, 1.0};
     case Shape::ball:
     case Shape::box:
     case Shape::rock:
@@ -94,6 +95,7 @@ VoxelModel make_model(const ModelSettings& settings, std::uint64_t seed) {
     case Shape::rock: return make_rock(dims, voxel_size_m, seed);
     case Shape::l_shape: return make_l_shape(dims, voxel_size_m);
     case Shape::humanoid: return make_humanoid(dims, voxel_size_m);
+    case Shape::ravine: return make_ravine(dims, voxel_size_m, seed);
     case Shape::file: break;
   }
   throw std::invalid_argument("make_model builds the built-in shapes; file models are read from their file");

@@ -8,15 +8,15 @@
 namespace fovea {
 
 // Built-in voxel model generators (docs/world.md shows each). Every shape has its own
-// proportions (ball, box and rock 1:1:1, L-shape 1:1:0.5, humanoid 0.45:1:0.25 in x:y:z),
-// multiplied by ModelSettings::aspect; the longest side then gets `resolution_voxels`
-// voxels and measures `size_m`. Of the shapes, only the rock uses its seed. The ravine is
-// scenery, not a Shape: its caller gives the grid.
+// proportions (ball, box and rock 1:1:1, L-shape 1:1:0.5, humanoid 0.45:1:0.25, ravine
+// 0.5:0.25:1 in x:y:z), multiplied by ModelSettings::aspect; the longest side then gets
+// `resolution_voxels` voxels and measures `size_m`. The rock and the ravine use their seed.
 
 /// Grid dimensions of a shape at a resolution, each side at least one voxel.
 IVec3 model_dims(Shape shape, int resolution_voxels, const Vec3& aspect);
 
-/// The built-in model a group's settings describe; `seed` picks the rock's irregularity.
+/// The built-in model a group's settings describe; `seed` picks the rock's or the ravine's
+/// irregularity.
 /// (Shape::file models are read by the world from their file, not made here.)
 VoxelModel make_model(const ModelSettings& settings, std::uint64_t seed);
 

@@ -15,20 +15,23 @@
 namespace fovea {
 
 /// Built-in voxel model generators (world/model_generators.hpp), or a model from a file.
-enum class Shape { ball, box, rock, l_shape, humanoid, file };
+enum class Shape { ball, box, rock, l_shape, humanoid, ravine, file };
 
 /// The shapes' names in configs and on the command line.
-inline constexpr std::array<std::pair<std::string_view, Shape>, 6> kShapeNames = {{{"ball", Shape::ball},
+inline constexpr std::array<std::pair<std::string_view, Shape>, 7> kShapeNames = {{{"ball", Shape::ball},
                                                                                    {"box", Shape::box},
                                                                                    {"rock", Shape::rock},
                                                                                    {"l_shape", Shape::l_shape},
                                                                                    {"humanoid", Shape::humanoid},
+                                                                                   {"ravine", Shape::ravine},
                                                                                    {"file", Shape::file}}};
 
 /// How a group's entities get their initial positions (world/placement.hpp).
 enum class Placement {
   random,  ///< uniform in the box, no two bounding spheres overlapping
   packed,  ///< a cubic lattice of touching bounding spheres filling the box from its min corner
+  floor,   ///< one entity, unrotated, its grid centred on the box's floor (scenery: a ravine)
+  demo,    ///< placed by the run's demo before the first frame (a crowd's streams)
 };
 
 /// The box that bounds an entity in the broad phase (004 section 3.2: "fixed-size bounding

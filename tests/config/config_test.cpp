@@ -115,7 +115,7 @@ TEST_CASE("config errors: the exact message for each kind of bad input", "[confi
   CHECK(error_of("world:\n  box_size_m: 5\n") ==
         "test.yaml:2:15: world.box_size_m: expected a list of 3 numbers in [1e-06, 1000000000], found 5");
   CHECK(error_of("world:\n  entities:\n    - model:\n        shape: bal\n") ==
-        "test.yaml:4:16: world.entities[0].model.shape: expected one of ball, box, rock, l_shape, humanoid, file, found "
+        "test.yaml:4:16: world.entities[0].model.shape: expected one of ball, box, rock, l_shape, humanoid, ravine, file, found "
         "\"bal\"; did you mean ball?");
   CHECK(error_of("world:\n  entities:\n    - static: maybe\n") ==
         "test.yaml:3:15: world.entities[0].static: expected true or false, found \"maybe\"");

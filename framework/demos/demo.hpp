@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "demos/crowd.hpp"
+#include "demos/demo_settings.hpp"
+#include "demos/rockfall.hpp"
+#include "world/animation.hpp"
+
+namespace fovea {
+
+/// The configured demo, played around an Animation's steps, with the columns it adds to
+/// frames.csv. What `fovea run` and the tests drive; the demos themselves are Rockfall and
+/// Crowd.
+class Demo {
+ public:
+  /// The demo `settings` ask for, on a world that has not stepped; null for DemoKind::none.
+  /// Throws std::invalid_argument naming the demo key the world does not fit.
+  static std::unique_ptr<Demo> make(Animation& world, const DemoSettings& settings, std::uint64_t seed);
+
+  /// Before world.step(): releases and steers; `follow_camera` as Rockfall::before_step.
+  void before_step(Animation& world, bool follow_camera);
+  /// After world.step(): the demo's part of the frame, into values().
+  void after_step(Animation& world);
+
+  /// Names of the demo's frames.csv columns, and the last frame's values in that order.
+  const std::vector<std::string>& columns() const { return columns_; }
+  std::span<const double> values() const { return values_; }
+  /// One line for the window's status: "rocks 54, hits 3".
+  std::string status() const;
+  /// The rockfall's player, or null.
+  const Capsule* player() const { return rockfall_ ? &rockfall_->player() : nullptr; }
+  const Rockfall* rockfall() const { return rockfall_ ? &*rockfall_ : nullptr; }
+  Rockfall* rockfall() { return rockfall_ ? &*rockfall_ : nullptr; }
+  const Crowd* crowd() const { return crowd_ ? &*crowd_ : nullptr; }
+
+ private:
+  Demo() = default;
+  std::optional<Rockfall> rockfall_;
+  std::optional<Crowd> crowd_;
+  std::vector<std::string> columns_;
+  std::vector<double> values_;
+};
+
+}  // namespace fovea
