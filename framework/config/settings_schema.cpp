@@ -286,6 +286,8 @@ Section<RenderSettings> render_schema() {
   s.boolean("panel", &RenderSettings::panel, "the control panel (not drawn in stimulus mode)");
   s.choice("camera_mode", &RenderSettings::camera_mode, {{"orbit", CameraMode::orbit}, {"fly", CameraMode::fly}},
            "orbit (drag to turn about the target, wheel to zoom) or fly (drag to look, W A S D Q E to move)");
+  s.number("fly_speed_mps", &RenderSettings::fly_speed_mps, between(0, 1e6),
+           "the fly camera's speed, metres per second; 0 for half the world box's largest side a second");
   s.vec3("background", &RenderSettings::background, between(0, 1), "background colour, RGB in [0, 1]");
   s.vec3("light_direction", &RenderSettings::light_direction, between(-1e3, 1e3),
          "direction the light travels, world axes (any length but zero)");

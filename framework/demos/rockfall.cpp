@@ -73,7 +73,10 @@ Rockfall::Rockfall(Animation& world, const RockfallSettings& settings, std::uint
   const Waypoint& towards = path_.size() > 1 ? path_[1] : start;
   Vec3 facing(towards.x_m - start.x_m, 0.0, towards.z_m - start.z_m);
   facing = glm::length(facing) > 0 ? glm::normalize(facing) : Vec3(0, 0, 1);
-  place_player(Vec3(start.x_m, floor_height_m(world, start.x_m, start.z_m), start.z_m), facing);
+  const Vec3 feet(start.x_m, floor_height_m(world, start.x_m, start.z_m), start.z_m);
+  place_player(feet, facing);
+  // The player's eye from the first frame on (a window's fly camera starts there too).
+  world.set_camera(eye_camera(world, feet, facing));
 }
 
 double Rockfall::floor_height_m(const Animation& world, double x_m, double z_m) const {
@@ -90,6 +93,17 @@ double Rockfall::floor_height_m(const Animation& world, double x_m, double z_m) 
   return box_floor_m;
 }
 
+CameraSettings Rockfall::eye_camera(const Animation& world, const Vec3& feet_m, const Vec3& facing) const {
+  const PlayerSettings& p = settings_.player;
+  const double pitch = p.look_up_deg * std::numbers::pi / 180.0;
+  CameraSettings camera = world.settings().perception.view.camera;
+  camera.frame_box = false;
+  camera.position_m = feet_m + Vec3(0, p.eye_height_m, 0);
+  camera.target_m = camera.position_m + 10.0 * (std::cos(pitch) * facing + Vec3(0, std::sin(pitch), 0));
+  camera.up = Vec3(0, 1, 0);
+  return camera;
+}
+
 void Rockfall::place_player(const Vec3& feet_m, const Vec3& facing) {
   const PlayerSettings& p = settings_.player;
   player_.a_m = feet_m + Vec3(0, p.radius_m, 0);
@@ -103,9 +117,12 @@ void Rockfall::before_step(Animation& world, bool follow_camera) {
   const PlayerSettings& p = settings_.player;
   CameraSettings camera = world.settings().perception.view.camera;
   if (follow_camera) {
-    // The window's fly camera leads; the player stands under it, the eye at eye height.
-    Vec3 feet(glm::clamp(camera.position_m.x, world.box().min_m.x, world.box().max_m.x), 0.0,
-              glm::clamp(camera.position_m.z, world.box().min_m.z, world.box().max_m.z));
+    // The window's fly camera leads; the player stands under it, the eye at eye height,
+    // kept between the walls (the middle half of the ravine's width) and inside its length.
+    const Vec3 corner = grid_corner_m(world, ravine_);
+    const Vec3 extent = world.models()[world.entities()[ravine_].model].extent_m();
+    Vec3 feet(glm::clamp(camera.position_m.x, corner.x + 0.25 * extent.x, corner.x + 0.75 * extent.x), 0.0,
+              glm::clamp(camera.position_m.z, corner.z + p.radius_m, corner.z + extent.z - p.radius_m));
     feet.y = floor_height_m(world, feet.x, feet.z);
     Vec3 look = camera.target_m - camera.position_m;
     Vec3 flat(look.x, 0.0, look.z);
@@ -136,11 +153,7 @@ void Rockfall::before_step(Animation& world, bool follow_camera) {
     }
     at.y = floor_height_m(world, at.x, at.z);
     place_player(at, facing);
-    const double pitch = p.look_up_deg * std::numbers::pi / 180.0;
-    camera.frame_box = false;
-    camera.position_m = at + Vec3(0, p.eye_height_m, 0);
-    camera.target_m = camera.position_m + 10.0 * (std::cos(pitch) * facing + Vec3(0, std::sin(pitch), 0));
-    camera.up = Vec3(0, 1, 0);
+    camera = eye_camera(world, at, facing);
   }
   world.set_camera(camera);
 

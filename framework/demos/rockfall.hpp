@@ -83,6 +83,8 @@ class Rockfall {
   double floor_height_m(const Animation& world, double x_m, double z_m) const;
   void release_rock(Animation& world);
   void place_player(const Vec3& feet_m, const Vec3& facing);
+  /// The camera at the player's eye, looking along `facing` and look_up_deg up.
+  CameraSettings eye_camera(const Animation& world, const Vec3& feet_m, const Vec3& facing) const;
 
   RockfallSettings settings_;
   Rng rng_;

@@ -54,13 +54,13 @@ void depth_range(const View& view, const Aabb& world_box, double& near_m, double
   near_m = std::max(far_m * 1e-4, 1e-4);
 }
 
-CameraControl::CameraControl(const View& view, CameraMode mode, double world_extent_m)
+CameraControl::CameraControl(const View& view, CameraMode mode, double world_extent_m, double fly_speed_mps)
     : mode_(mode), target_m_(view.camera_target_m()), base_(view.settings().camera) {
   const Vec3 offset = view.camera_position_m() - target_m_;
   distance_m_ = glm::length(offset);
   yaw_rad_ = std::atan2(offset.x, offset.z);
   pitch_rad_ = std::asin(std::clamp(offset.y / distance_m_, -1.0, 1.0));
-  speed_mps_ = std::max(world_extent_m, 1e-3) * 0.5;
+  speed_mps_ = fly_speed_mps > 0 ? fly_speed_mps : std::max(world_extent_m, 1e-3) * 0.5;
   base_.frame_box = false;
   base_.vertical_fov_deg = view.vertical_fov_deg();
 }

@@ -42,8 +42,9 @@ struct CameraInput {
 /// built from: moving the camera moves both (Animation::set_camera).
 class CameraControl {
  public:
-  /// Starts from the view in force; `world_extent_m` sets the speeds.
-  CameraControl(const View& view, CameraMode mode, double world_extent_m);
+  /// Starts from the view in force; `world_extent_m` sets the fly speed (half of it a
+  /// second) unless `fly_speed_mps` is above 0.
+  CameraControl(const View& view, CameraMode mode, double world_extent_m, double fly_speed_mps = 0);
 
   /// Applies one frame's input. Returns true when the camera moved.
   bool apply(const CameraInput& input);

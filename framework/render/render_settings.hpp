@@ -49,6 +49,9 @@ struct RenderSettings {
   /// The control panel (docs/render.md).
   bool panel = true;
   CameraMode camera_mode = CameraMode::orbit;
+  /// The fly camera's speed, metres per second; 0 for half the world box's largest side a
+  /// second. The rockfall's player walks at it.
+  double fly_speed_mps = 0;
   Vec3 background{0.025, 0.028, 0.035};    ///< linear RGB, 0 to 1
   Vec3 light_direction{-0.4, -1.0, -0.6};  ///< the direction the light travels, world axes
   OverlaySettings overlays;

@@ -16,6 +16,15 @@
 
 namespace fovea {
 
+namespace {
+
+bool same_camera(const CameraSettings& a, const CameraSettings& b) {
+  return a.frame_box == b.frame_box && a.position_m == b.position_m && a.target_m == b.target_m && a.up == b.up &&
+         a.vertical_fov_deg == b.vertical_fov_deg;
+}
+
+}  // namespace
+
 PointerState WindowPointer::pointer() {
   PointerState state;
   int x = 0, y = 0;
@@ -81,8 +90,14 @@ void Viewer::attach(const Animation& world) {
   // The new meshes first: if they cannot be made, the viewer keeps drawing the old world.
   auto scene = std::make_unique<SceneRenderer>(world.models(), world.entities());
   scene_ = std::move(scene);
+  follow_camera(world);
+}
+
+void Viewer::follow_camera(const Animation& world) {
   const Vec3 size = world.box().size_m();
-  camera_.emplace(world.view(), controls_.render.camera_mode, std::max({size.x, size.y, size.z}));
+  camera_.emplace(world.view(), controls_.render.camera_mode, std::max({size.x, size.y, size.z}),
+                  controls_.render.fly_speed_mps);
+  camera_seen_ = world.settings().perception.view.camera;
 }
 
 bool Viewer::poll_events(Animation& world) {
@@ -172,10 +187,13 @@ bool Viewer::poll_events(Animation& world) {
       input.move_right = keys[SDL_SCANCODE_D] - keys[SDL_SCANCODE_A];
       input.move_up = keys[SDL_SCANCODE_E] - keys[SDL_SCANCODE_Q];
     }
+    // Something else moved the camera since (a demo's player): the controls go on from there.
+    if (!same_camera(world.settings().perception.view.camera, camera_seen_)) follow_camera(world);
     camera_->set_mode(controls_.render.camera_mode);
     if (camera_->apply(input)) {
       try {
         world.set_camera(camera_->settings());
+        camera_seen_ = world.settings().perception.view.camera;
         // Every frame the camera moved is an event: the View the perception model uses moved
         // with it, and the records must say which View each frame had.
         const CameraSettings c = world.settings().perception.view.camera;

@@ -79,6 +79,9 @@ class Viewer {
   std::unique_ptr<SceneRenderer> scene_;
   std::unique_ptr<Canvas> canvas_;
   std::optional<CameraControl> camera_;
+  CameraSettings camera_seen_;  ///< the world's camera as the controls last left or found it
+  /// Starts the camera controls from the world's camera.
+  void follow_camera(const Animation& world);
   ViewerControls controls_;
   PlotHistory history_;
   std::vector<EntityTint> tints_;
