@@ -236,6 +236,9 @@ bool make_demo(const config::LoadedConfig& loaded, Animation& world, std::unique
   try {
     demo = Demo::make(world, loaded.settings.demo, static_cast<std::uint64_t>(loaded.settings.seed));
     return true;
+  } catch (const SettingError& e) {
+    std::cerr << loaded.error_at(e.key(), e.detail()) << "\n";
+    return false;
   } catch (const std::exception& e) {
     std::cerr << loaded.error_at("demo.kind", e.what()) << "\n";
     return false;
@@ -565,7 +568,10 @@ int validate_command(const std::string& config_path, const std::vector<config::O
   // Live gaze (the mouse, a tracker) depends on where the config runs, not on the config:
   // validating on a machine with no window or no tracker must not fail, nor connect to one.
   loaded->settings.gaze = without_live_input(loaded->settings.gaze);
-  if (!build_world(*loaded)) return kExitBadInput;
+  const std::unique_ptr<Animation> world = build_world(*loaded);
+  if (!world) return kExitBadInput;
+  std::unique_ptr<Demo> demo;
+  if (!make_demo(*loaded, *world, demo)) return kExitBadInput;
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/format.hpp"
 #include "core/rng.hpp"
+#include "core/setting_error.hpp"
 
 namespace fovea {
 
@@ -15,10 +16,9 @@ Crowd::Crowd(Animation& world, const CrowdSettings& settings, std::uint64_t seed
   std::uint32_t group = 0;
   while (group < ws.entities.size() && ws.entities[group].name != settings.group) ++group;
   if (group == ws.entities.size())
-    throw std::invalid_argument("demo.crowd.group: no entity group is named '" + settings.group + "'");
+    throw SettingError("demo.crowd.group", "no entity group is named '" + settings.group + "'");
   if (ws.entities[group].placement != Placement::demo || ws.entities[group].is_static)
-    throw std::invalid_argument("demo.crowd.group: group '" + settings.group +
-                                "' must be dynamic and placed by the demo (placement: demo)");
+    throw SettingError("demo.crowd.group", "group '" + settings.group + "' must be dynamic and placed by the demo (placement: demo)");
   for (EntityId id = 0; id < world.entities().size(); ++id)
     if (world.entities()[id].group == group) walkers_.push_back(id);
   if (walkers_.empty()) return;
@@ -41,12 +41,12 @@ Crowd::Crowd(Animation& world, const CrowdSettings& settings, std::uint64_t seed
   const double side_m = std::min(size.x, size.z);
   const auto rows = static_cast<std::size_t>(std::floor(0.25 * side_m / settings.spacing_m));
   if (rows == 0)
-    throw std::invalid_argument("demo.crowd.spacing_m: " + format_significant(settings.spacing_m) +
-                                " m is more than a quarter of the plaza's side");
+    throw SettingError("demo.crowd.spacing_m",
+                       format_significant(settings.spacing_m) + " m is more than a quarter of the plaza's side");
   const std::size_t columns = (per_stream + rows - 1) / rows;
   const double depth_m = static_cast<double>(columns) * settings.spacing_m;
   if (settings.margin_m + depth_m > 0.25 * side_m)
-    throw std::invalid_argument("demo.crowd: " + std::to_string(walkers_.size()) + " walkers in " +
+    throw SettingError("world.entities[" + std::to_string(group) + "].count", std::to_string(walkers_.size()) + " walkers in " +
                                 std::to_string(streams) + " streams need blocks " + format_significant(depth_m) +
                                 " m deep, more than a quarter of the plaza (" + format_significant(side_m) +
                                 " m) less the margin; use a larger world.box_size_m, fewer walkers or more streams");

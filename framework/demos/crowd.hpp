@@ -27,8 +27,8 @@ struct CrowdFrame {
 class Crowd {
  public:
   /// Finds the walkers' group (placement: demo) and places its entities in their blocks,
-  /// facing their goals. Throws std::invalid_argument naming the demo key when the group is
-  /// missing or the blocks do not fit in the box. `world` must not have stepped yet.
+  /// facing their goals. Throws SettingError naming the key when the group is missing or
+  /// the blocks do not fit in the box. `world` must not have stepped yet.
   Crowd(Animation& world, const CrowdSettings& settings, std::uint64_t seed);
 
   /// Steers every walker toward its goal for the coming step.

@@ -20,7 +20,8 @@ namespace fovea {
 class Demo {
  public:
   /// The demo `settings` ask for, on a world that has not stepped; null for DemoKind::none.
-  /// Throws std::invalid_argument naming the demo key the world does not fit.
+  /// Throws SettingError naming the key the world does not fit (a demo key, or the walkers'
+  /// count).
   static std::unique_ptr<Demo> make(Animation& world, const DemoSettings& settings, std::uint64_t seed);
 
   /// Before world.step(): releases and steers; `follow_camera` as Rockfall::before_step.

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/setting_error.hpp"
 #include "world/fracture.hpp"
 #include "world/mass_properties.hpp"
 #include "world/model_generators.hpp"
@@ -19,7 +20,7 @@ constexpr std::int64_t kNoRock = -1;
 std::uint32_t group_named(const WorldSettings& world, const std::string& name, const char* key) {
   for (std::uint32_t g = 0; g < world.entities.size(); ++g)
     if (world.entities[g].name == name) return g;
-  throw std::invalid_argument(std::string("demo.rockfall.") + key + ": no entity group is named '" + name + "'");
+  throw SettingError(std::string("demo.rockfall.") + key, "no entity group is named '" + name + "'");
 }
 
 /// The ravine's grid min corner in the world (scenery is unrotated).
@@ -36,10 +37,10 @@ Rockfall::Rockfall(Animation& world, const RockfallSettings& settings, std::uint
   rock_group_ = group_named(ws, settings.rock_group, "rock_group");
   const EntityGroupSettings& ravine = ws.entities[ravine_group];
   if (ravine.count != 1 || ravine.placement != Placement::floor || !ravine.is_static)
-    throw std::invalid_argument("demo.rockfall.ravine_group: group '" + ravine.name +
-                                "' must hold one static entity placed on the floor (count: 1, static: true, placement: floor)");
+    throw SettingError("demo.rockfall.ravine_group", "group '" + ravine.name +
+                                                         "' must hold one static entity placed on the floor (count: 1, static: true, placement: floor)");
   if (ws.entities[rock_group_].is_static)
-    throw std::invalid_argument("demo.rockfall.rock_group: group '" + ws.entities[rock_group_].name + "' must not be static");
+    throw SettingError("demo.rockfall.rock_group", "group '" + ws.entities[rock_group_].name + "' must not be static");
 
   rock_of_entity_.assign(world.entities().size(), kNoRock);
   for (EntityId id = 0; id < world.entities().size(); ++id) {

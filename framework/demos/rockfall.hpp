@@ -47,8 +47,8 @@ struct RockBreak {
 /// Fragments get on-demand sphere trees (001): each needs one the frame it appears.
 class Rockfall {
  public:
-  /// Finds the ravine and rock groups (std::invalid_argument naming the demo key when a
-  /// group is missing or set up wrongly), builds the rock shapes, and puts the player at the
+  /// Finds the ravine and rock groups (SettingError naming the demo key when a group is
+  /// missing or set up wrongly), builds the rock shapes, and puts the player at the
   /// start of its path. `world` must not have stepped yet.
   Rockfall(Animation& world, const RockfallSettings& settings, std::uint64_t seed);
 

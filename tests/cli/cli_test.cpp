@@ -168,6 +168,39 @@ TEST_CASE("fovea run: the same config and seed give the same frames.csv apart fr
   CHECK(read_file(dir / "a" / "config.yaml") == read_file(dir / "b" / "config.yaml"));
 }
 
+TEST_CASE("fovea run: the demos run headless from their configs, deterministic, with their columns",
+          "[cli][demos][determinism]") {
+  TempDir dir;
+  for (const std::string name : {"rockfall", "crowd"}) {
+    const std::string config = std::string(FOVEA_SOURCE_DIR) + "/configs/demos/" + name + ".yaml";
+    std::vector<std::string> args = {kFovea, "run", config, "--headless", "--quiet", "--frames", "300"};
+    if (name == "crowd")
+      for (const char* set : {"world.entities[0].count=160", "world.box_size_m=[40,3,40]"}) args.insert(args.end(), {"--set", set});
+    std::vector<std::string> again = args, other = args;
+    args.insert(args.end(), {"--out", name + "_a"});
+    again.insert(again.end(), {"--out", name + "_b"});
+    other.insert(other.end(), {"--out", name + "_c", "--set", "seed=99"});
+    INFO(name);
+    REQUIRE(run_process(args, dir.path()).status == 0);
+    REQUIRE(run_process(again, dir.path()).status == 0);
+    REQUIRE(run_process(other, dir.path()).status == 0);
+    const std::string fa = without_wall_clock(read_file(dir / (name + "_a") / "frames.csv"));
+    CHECK(fa == without_wall_clock(read_file(dir / (name + "_b") / "frames.csv")));
+    CHECK(fa != without_wall_clock(read_file(dir / (name + "_c") / "frames.csv")));
+    const std::vector<std::string> header = split(lines_of(fa).front());
+    const std::string demo_column = name == "rockfall" ? "player_hits_total" : "walkers_arrived";
+    CHECK(std::find(header.begin(), header.end(), demo_column) != header.end());
+    CHECK((std::find(header.begin(), header.end(), "tree_nodes_built") != header.end()) == (name == "rockfall"));
+    CHECK(lines_of(fa).size() == 301);
+  }
+  // A world that does not suit its demo: one line at the key at fault, status 2.
+  const auto refused = run_process({kFovea, "validate", std::string(FOVEA_SOURCE_DIR) + "/configs/demos/rockfall.yaml",
+                                    "--set", "demo.rockfall.rock_group=pebbles"},
+                                   dir.path());
+  CHECK(refused.status == 2);
+  CHECK(refused.err == "--set demo.rockfall.rock_group=pebbles: demo.rockfall.rock_group: no entity group is named 'pebbles'\n");
+}
+
 TEST_CASE("fovea run: bad input gets one clear line, exit status 2 and no results folder", "[cli][errors]") {
   TempDir dir;
   std::ofstream(dir / "unknown.yaml") << "world:\n  entites: []\n";

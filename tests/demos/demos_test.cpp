@@ -237,5 +237,6 @@ TEST_CASE("Demos: a world that does not fit the demo is refused, naming the demo
              Catch::Contains("demo.rockfall.rock_group") && Catch::Contains("pebbles"));
   CHECK_THAT(refusal("rockfall.yaml", {"world.entities[0].static=false"}), Catch::Contains("demo.rockfall.ravine_group"));
   CHECK_THAT(refusal("crowd.yaml", {"demo.crowd.group=crowd"}), Catch::Contains("demo.crowd.group"));
-  CHECK_THAT(refusal("crowd.yaml", {"world.box_size_m=[30,3,30]"}), Catch::Contains("world.box_size_m"));
+  CHECK_THAT(refusal("crowd.yaml", {"world.box_size_m=[30,3,30]"}),
+             Catch::Contains("world.entities[0].count") && Catch::Contains("world.box_size_m"));
 }
