@@ -291,6 +291,7 @@ Section<RenderSettings> render_schema() {
   s.vec3("background", &RenderSettings::background, between(0, 1), "background colour, RGB in [0, 1]");
   s.vec3("light_direction", &RenderSettings::light_direction, between(-1e3, 1e3),
          "direction the light travels, world axes (any length but zero)");
+  s.boolean("floor", &RenderSettings::floor, "draw the world box's floor as ground");
   s.section("overlays", &RenderSettings::overlays, overlays_schema(), "what is drawn over the scene");
   return s;
 }

@@ -20,8 +20,8 @@ namespace fovea {
 class Demo {
  public:
   /// The demo `settings` ask for, on a world that has not stepped; null for DemoKind::none.
-  /// Throws SettingError naming the key the world does not fit (a demo key, or the walkers'
-  /// count).
+  /// Throws SettingError naming the key the world does not fit (a demo key, the walkers'
+  /// count, or a group placed by a demo the config does not run).
   static std::unique_ptr<Demo> make(Animation& world, const DemoSettings& settings, std::uint64_t seed);
 
   /// Before world.step(): releases and steers; `follow_camera` as Rockfall::before_step.
@@ -46,6 +46,8 @@ class Demo {
   std::optional<Crowd> crowd_;
   std::vector<std::string> columns_;
   std::vector<double> values_;
+  RockfallFrame last_rockfall_;  ///< the last frame's, as values_ holds them
+  CrowdFrame last_crowd_;
 };
 
 }  // namespace fovea

@@ -200,7 +200,8 @@ RockBreak Rockfall::break_rock(Animation& world, EntityId rock_entity, const Vec
   if (rock_entity >= rock_of_entity_.size() || rock_of_entity_[rock_entity] == kNoRock) return result;
   const auto index = static_cast<std::size_t>(rock_of_entity_[rock_entity]);
   const Rock rock = rocks_[index];
-  const Entity& e = world.entities()[rock.entity];
+  // Copies: retire() and spawn() below change the world's arrays.
+  const Entity e = world.entities()[rock.entity];
   const EntityState s = world.states()[rock.entity];
   // The cut: through the impact point, along the impact's direction and through the centre
   // of mass, so it splits the rock across the blow; turned about the impact direction by a
@@ -251,7 +252,8 @@ RockBreak Rockfall::break_rock(Animation& world, EntityId rock_entity, const Vec
     const EntityId id = world.spawn(model, fs);
     if (id >= rock_of_entity_.size()) rock_of_entity_.resize(id + std::size_t{1}, kNoRock);
     rock_of_entity_[id] = static_cast<std::int64_t>(rocks_.size());
-    rocks_.push_back({id, rock.generation + 1});
+    // A fragment of a rock touching the player is not a new hit while it goes on touching.
+    rocks_.push_back({id, rock.generation + 1, 0.0, rock.touching_player});
     ++live_rocks_;
     result.fragments.push_back(id);
   }
@@ -306,9 +308,13 @@ RockfallFrame Rockfall::after_step(Animation& world) {
     if (rock.entity == kNoEntity) continue;
     const Entity& e = world.entities()[rock.entity];
     const EntityState& s = world.states()[rock.entity];
-    const double reach = e.bounding_radius_m + player_.radius_m;
-    bool touching = segment_point_distance_m(player_.a_m, player_.b_m, s.position_m) <= reach &&
-                    capsule_touch(world.growable_model(e.model), s, player_, stack_).touching;
+    // A quick reject first: no leaf sphere reaches farther from the centre of mass than the
+    // root's centre plus its leaf reach (leaf spheres bulge past the voxels, so the bounding
+    // radius would not do).
+    const CollisionModel& tree = world.narrowphase().model(e.model);
+    const double reach = glm::length(tree.spheres[0].centre_m) + tree.leaf_reach_m[0] + player_.radius_m;
+    const bool touching = segment_point_distance_m(player_.a_m, player_.b_m, s.position_m) <= reach &&
+                          capsule_touch(world.growable_model(e.model), s, player_, stack_).touching;
     if (touching && !rock.touching_player) ++frame.player_hits;
     rock.touching_player = touching;
     const double speed = glm::length(s.linear_velocity_mps) + glm::length(s.angular_velocity_radps) * e.bounding_radius_m;

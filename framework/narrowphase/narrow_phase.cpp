@@ -33,6 +33,12 @@ void NarrowPhase::set_model(ModelId id, CollisionModel model, std::unique_ptr<Tr
     models_.resize(id + std::size_t{1});
     growers_.resize(id + std::size_t{1});
   }
+  if (growers_[id]) {
+    const TreeGrower& old = *growers_[id];
+    released_growth_.nodes_built += old.stats().nodes_built;
+    released_growth_.nodes_evicted += old.stats().nodes_evicted + old.live_nodes() - 1;  // the root was never grown
+    released_growth_.build_ms += old.stats().build_ms;
+  }
   models_[id] = std::move(model);
   growers_[id] = std::move(grower);
 }
@@ -48,7 +54,8 @@ std::int64_t NarrowPhase::evict_idle(std::int64_t frame) {
 }
 
 TreeGrowthStats NarrowPhase::take_growth_stats() {
-  TreeGrowthStats total;
+  TreeGrowthStats total = released_growth_;
+  released_growth_ = {};
   for (const auto& grower : growers_) {
     if (!grower) continue;
     total.nodes_built += grower->stats().nodes_built;
@@ -165,13 +172,6 @@ void NarrowPhase::open_next_run(Collision& c) {
     c.next_end = end + count;
   }
 }
-
-/// What scanning one test list found.
-struct ScanResult {
-  std::uint32_t appended = 0;  ///< hits written to the next level
-  std::uint32_t tests = 0;     ///< members tested: all of them, or up to a leaf-leaf hit
-  bool leaf_pair = false;      ///< the last member tested and the target are intersecting leaves
-};
 
 namespace {
 

@@ -25,6 +25,13 @@ struct GapEstimate {
   double bound_m = 0;   ///< |sphere_a_m - sphere_b_m| + slack_m: no two nearest model points are farther apart
 };
 
+/// What scanning one test list found (NarrowPhase::scan).
+struct ScanResult {
+  std::uint32_t appended = 0;  ///< hits written to the next level
+  std::uint32_t tests = 0;     ///< members tested: all of them, or up to a leaf-leaf hit
+  bool leaf_pair = false;      ///< the last member tested and the target are intersecting leaves
+};
+
 /// The narrow phase (004 sections 3.3.2 and 3.4): one Collision per overlapping broad-phase
 /// pair, and the interruptible "staircase" descent that refines them one level at a time.
 ///
@@ -49,14 +56,16 @@ class NarrowPhase {
   /// frames only: no collision of the frame may refer to the old model.
   void set_model(ModelId id, CollisionModel model, std::unique_ptr<TreeGrower> grower);
   /// The model in slot `id` and its grower, for those that walk a tree outside the descent
-  /// (wall contacts, the player's capsule) and must grow it as they go.
+  /// (wall contacts, the player's capsule) and must grow it as they go. Pointers: use it at
+  /// once; set_model() of a new slot may move every model.
   GrowableModel growable(ModelId id) { return {&models_[id], growers_[id].get()}; }
   /// Frees the branches of on-demand trees unused for longer than each tree's
   /// evict_after_frames(); `frame` is the frame about to run, which the trees' stamps count
   /// from. Between frames only. Returns nodes freed.
   std::int64_t evict_idle(std::int64_t frame);
-  /// What growing and evicting did since the last call, summed over the on-demand trees,
-  /// and their nodes now.
+  /// What growing and evicting did since the last call, summed over the on-demand trees; a
+  /// tree released with its model counts its grown nodes as evicted (roots are neither built
+  /// nor evicted: they come and go with their models).
   TreeGrowthStats take_growth_stats();
   /// Nodes of the on-demand trees now, the roots included.
   std::int64_t grown_nodes() const;
@@ -148,7 +157,10 @@ class NarrowPhase {
   void open_next_run(Collision& c);
   /// The descent's scan of one hit (scan_hit in narrow_phase.cpp), growing on-demand trees
   /// where the hit's target or the new hits' test lists need children not built yet.
-  struct ScanResult scan(const Collision& c, const SphereHit& hit, SphereHit* out);
+  ScanResult scan(const Collision& c, const SphereHit& hit, SphereHit* out);
+  /// What growing trees released with their models did since take_growth_stats(): their
+  /// nodes count as evicted.
+  TreeGrowthStats released_growth_;
   std::int64_t sphere_tests_ = 0;
 };
 

@@ -54,6 +54,7 @@ struct RenderSettings {
   double fly_speed_mps = 0;
   Vec3 background{0.025, 0.028, 0.035};    ///< linear RGB, 0 to 1
   Vec3 light_direction{-0.4, -1.0, -0.6};  ///< the direction the light travels, world axes
+  bool floor = false;                      ///< draw the world box's floor as ground (the crowd's plaza)
   OverlaySettings overlays;
 };
 

@@ -77,8 +77,18 @@ SceneRenderer::SceneRenderer(std::span<const VoxelModel> models, std::span<const
   meshes_.resize(models.size());
   mesh_generation_.assign(models.size(), 1);  // the models a world starts with are each slot's first
   for (std::size_t m = 0; m < models.size(); ++m) upload(m, models[m], colour[m]);
+  upload_floor();
   mesh_ms_ = clock.elapsed_ms();
   check_gl("SceneRenderer: uploading the meshes");
+}
+
+void SceneRenderer::upload_floor() {
+  // One face up, counter-clockwise seen from above; the colour comes from the tint.
+  VoxelMesh quad;
+  const float corners[4][2] = {{0, 0}, {0, 1}, {1, 1}, {1, 0}};
+  for (const auto& c : corners) quad.vertices.push_back({{c[0], 0.0f, c[1]}, {0.0f, 1.0f, 0.0f}, 0xffffffffu});
+  quad.indices = {0, 1, 2, 0, 2, 3};
+  upload_mesh(floor_, quad);
 }
 
 void SceneRenderer::upload(std::size_t m, const VoxelModel& model, std::uint32_t colour) {
@@ -96,6 +106,10 @@ void SceneRenderer::upload(std::size_t m, const VoxelModel& model, std::uint32_t
   gpu.unit_faces = exposed_face_count(model);
   quads_ += gpu.quads;
   unit_faces_ += gpu.unit_faces;
+  upload_mesh(gpu, mesh);
+}
+
+void SceneRenderer::upload_mesh(GpuMesh& gpu, const VoxelMesh& mesh) {
   gpu.index_count = static_cast<GLsizei>(mesh.indices.size());
   glGenVertexArrays(1, &gpu.vertex_array);
   glGenBuffers(1, &gpu.vertex_buffer);
@@ -142,6 +156,7 @@ void SceneRenderer::update_models(std::span<const VoxelModel> models, std::span<
 }
 
 SceneRenderer::~SceneRenderer() {
+  meshes_.push_back(floor_);
   for (const GpuMesh& m : meshes_) {
     glDeleteVertexArrays(1, &m.vertex_array);
     glDeleteBuffers(1, &m.vertex_buffer);
@@ -160,7 +175,7 @@ void SceneRenderer::draw(const View& view, const Aabb& world_box, const PictureV
                static_cast<float>(srgb_encode(style.background.z)), 1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glDisable(GL_SCISSOR_TEST);
-  if (entities.empty()) return;
+  if (entities.empty() && !style.floor) return;
 
   // Instances of the live entities grouped by model (a counting sort: entity order inside a
   // model is kept).
@@ -192,6 +207,24 @@ void SceneRenderer::draw(const View& view, const Aabb& world_box, const PictureV
     out.tint[2] = t.b;
     out.tint[3] = t.weight;
   }
+  // The floor, last: the unit square scaled to the box's floor, tinted all over.
+  const std::size_t floor_instance = instances_.size();
+  if (style.floor) {
+    Instance floor{};
+    const Vec3 size = world_box.size_m();
+    floor.model[0] = static_cast<float>(size.x);
+    floor.model[5] = 1;
+    floor.model[10] = static_cast<float>(size.z);
+    floor.model[12] = static_cast<float>(world_box.min_m.x);
+    floor.model[13] = static_cast<float>(world_box.min_m.y);
+    floor.model[14] = static_cast<float>(world_box.min_m.z);
+    floor.model[15] = 1;
+    floor.tint[0] = static_cast<float>(style.floor_colour.x);
+    floor.tint[1] = static_cast<float>(style.floor_colour.y);
+    floor.tint[2] = static_cast<float>(style.floor_colour.z);
+    floor.tint[3] = 1;
+    instances_.push_back(floor);
+  }
   glBindBuffer(GL_ARRAY_BUFFER, instance_buffer_);
   if (instances_.size() > instance_capacity_) {
     instance_capacity_ = std::max(instances_.size(), 2 * instance_capacity_);
@@ -215,18 +248,22 @@ void SceneRenderer::draw(const View& view, const Aabb& world_box, const PictureV
   glUniform3f(light_uniform_, static_cast<float>(towards_light.x), static_cast<float>(towards_light.y),
               static_cast<float>(towards_light.z));
   const auto stride = static_cast<GLsizei>(sizeof(Instance));
-  for (std::size_t m = 0; m < meshes_.size(); ++m) {
-    const GLsizei count = static_cast<GLsizei>(model_first_[m + 1] - model_first_[m]);
-    if (count == 0 || meshes_[m].index_count == 0) continue;
-    glBindVertexArray(meshes_[m].vertex_array);
-    // OpenGL 3.3 has no base instance: the instance attributes start at this model's run.
-    const std::size_t base = model_first_[m] * sizeof(Instance);
+  const auto draw_instances = [&](const GpuMesh& mesh, std::size_t first, GLsizei count) {
+    glBindVertexArray(mesh.vertex_array);
+    // OpenGL 3.3 has no base instance: the instance attributes start at this run.
+    const std::size_t base = first * sizeof(Instance);
     for (GLuint column = 0; column < 4; ++column)
       glVertexAttribPointer(3 + column, 4, GL_FLOAT, GL_FALSE, stride,
                             reinterpret_cast<void*>(base + offsetof(Instance, model) + column * 4 * sizeof(float)));
     glVertexAttribPointer(7, 4, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<void*>(base + offsetof(Instance, tint)));
-    glDrawElementsInstanced(GL_TRIANGLES, meshes_[m].index_count, GL_UNSIGNED_INT, nullptr, count);
+    glDrawElementsInstanced(GL_TRIANGLES, mesh.index_count, GL_UNSIGNED_INT, nullptr, count);
+  };
+  for (std::size_t m = 0; m < meshes_.size(); ++m) {
+    const GLsizei count = static_cast<GLsizei>(model_first_[m + 1] - model_first_[m]);
+    if (count == 0 || meshes_[m].index_count == 0) continue;
+    draw_instances(meshes_[m], model_first_[m], count);
   }
+  if (style.floor) draw_instances(floor_, floor_instance, 1);
   glBindVertexArray(0);
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_CULL_FACE);

@@ -9,6 +9,7 @@
 
 #include "perception/view.hpp"
 #include "render/camera.hpp"
+#include "render/voxel_mesh.hpp"
 #include "world/entity.hpp"
 #include "world/voxel_model.hpp"
 
@@ -25,6 +26,8 @@ struct EntityTint {
 struct SceneStyle {
   Vec3 background{0.1, 0.11, 0.13};        ///< linear RGB
   Vec3 light_direction{-0.4, -1.0, -0.6};  ///< the direction the light travels
+  bool floor = false;                      ///< the world box's floor drawn as ground
+  Vec3 floor_colour{0.32, 0.31, 0.29};     ///< linear RGB
 };
 
 /// Draws the voxel entities: one mesh per model, made once (render/voxel_mesh.hpp), drawn
@@ -66,12 +69,16 @@ class SceneRenderer {
   };
   /// (Re)meshes slot `m`.
   void upload(std::size_t m, const VoxelModel& model, std::uint32_t colour);
+  /// Sends a mesh's vertices and indices to the GPU into `gpu`'s new buffers.
+  void upload_mesh(GpuMesh& gpu, const VoxelMesh& mesh);
+  void upload_floor();
   /// What each entity sends to the GPU per frame: its model matrix and tint, 80 bytes.
   struct Instance {
     float model[16];
     float tint[4];
   };
   std::vector<GpuMesh> meshes_;            // by ModelId
+  GpuMesh floor_;                          // a unit square at y = 0, scaled to the box's floor
   std::vector<std::uint32_t> mesh_generation_;  // by ModelId: the model generation meshed
   std::unique_ptr<ShaderProgram> program_;
   GLint view_projection_uniform_ = -1;

@@ -225,7 +225,7 @@ double Viewer::draw(Animation& world, std::uint64_t seed, const std::string& sta
   else tints_.clear();
   scene_->update_models(world.models(), world.model_prototypes(), world.model_generations());
   scene_->draw(world.view(), world.box(), viewport, world.entities(), world.states(), tints_,
-               SceneStyle{r.background, r.light_direction});
+               SceneStyle{r.background, r.light_direction, r.floor});
 
   if (overlays) {
     canvas_->set_scale(viewport.scale);

@@ -25,7 +25,7 @@ Response::Response(const ResponseSettings& settings, const Aabb& box, double tim
 }
 
 const Response::CachedManifold* Response::cached(std::uint32_t body_a, std::uint32_t body_b) const {
-  const std::uint64_t key = key_of(body_a, body_b);
+  const std::uint64_t key = key_of(cache_id(body_a), cache_id(body_b));
   const auto it = std::lower_bound(cache_.begin(), cache_.end(), key,
                                    [](const CachedManifold& c, std::uint64_t k) { return c.key < k; });
   return it == cache_.end() || it->key != key ? nullptr : &*it;
@@ -78,6 +78,7 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
                               std::span<EntityState> states, std::span<Vec3> correction_m) {
   ResponseStats stats;
   const auto entity_count = static_cast<std::uint32_t>(entities.size());
+  entity_count_ = entity_count;
 
   // The bodies as the solver sees them: entities, then the six walls.
   bodies_.resize(entities.size() + walls_.size());
@@ -170,7 +171,7 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
   reserve_geometric(cache_, manifolds_.capacity());
   for (const ContactManifold& m : manifolds_) {
     CachedManifold cached;
-    cached.key = key_of(m.body_a, m.body_b);
+    cached.key = key_of(cache_id(m.body_a), cache_id(m.body_b));
     cached.point_count = m.point_count;
     for (int k = 0; k < m.point_count; ++k) {
       const ContactPoint& p = m.points[static_cast<std::size_t>(k)];

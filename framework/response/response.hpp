@@ -59,6 +59,13 @@ class Response {
     std::array<CachedPoint, ContactManifold::kMaxPoints> points{};
     int point_count = 0;
   };
+  /// A body's id in the warm-start cache: an entity's is its own; a wall's is a fixed id above
+  /// every entity id (walls are solver bodies entity_count + w, which moves when entities
+  /// are spawned, and their cached impulses must stay theirs).
+  std::uint32_t cache_id(std::uint32_t body) const {
+    return body < entity_count_ ? body : kFirstWallCacheId + (body - entity_count_);
+  }
+  static constexpr std::uint32_t kFirstWallCacheId = 0xffffff00u;  ///< above SweepAndPrune::kMaxProxies
   /// Two indices as one ordered key: a manifold's bodies, or a contact's sphere pair (its feature).
   static std::uint64_t key_of(std::uint32_t first, std::uint32_t second) { return std::uint64_t{first} << 32 | second; }
   /// Last frame's manifold of the same two bodies, or null.
@@ -69,6 +76,7 @@ class Response {
 
   ResponseSettings settings_;
   ImpulseSolverSettings solver_settings_;
+  std::uint32_t entity_count_ = 0;  ///< entity bodies this frame; walls follow
   std::vector<Mat3> rotation_;  ///< by entity, this frame: model axes to world axes
   std::array<Plane, 6> walls_{};
   ImpulseSolver solver_;

@@ -89,7 +89,16 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
       const Vec3 corner(box_.centre_m().x - 0.5 * extent.x, box_.min_m.y, box_.centre_m().z - 0.5 * extent.z);
       centres.push_back(corner + e.centre_of_mass_model_m);
     } else if (group.placement == Placement::demo) {
-      centres.assign(static_cast<std::size_t>(group.count), box_.centre_m());  // the demo places them
+      // The demo places them before the first frame. Until then they wait on a lattice
+      // through the box, one cell each, so the broad phase's first sort does not see them
+      // all on one spot (n^2 / 2 pairs for nothing).
+      const Vec3 size = box_.size_m();
+      const double cell_m = std::cbrt(size.x * size.y * size.z / group.count);
+      const IVec3 cells = glm::max(IVec3(glm::ceil(size / cell_m)), IVec3(1));
+      for (int i = 0; i < group.count; ++i) {
+        const IVec3 c(i % cells.x, (i / cells.x) % cells.y, i / (cells.x * cells.y));
+        centres.push_back(box_.min_m + (Vec3(c) + 0.5) * (size / Vec3(cells)));
+      }
     } else {
       centres = place_group(box_, radii, group.placement, g, group.name, occupied, placement_rng);
     }
