@@ -513,7 +513,7 @@ int run_command(const RunOptions& options) {
     summary["frames"] = frames_done;
     summary["frames_requested"] = settings.frames;
     summary["interrupted"] = interrupted;
-    summary["entities"] = world->entities().size();
+    summary["entities"] = world->live_entity_count();
     summary["sim_time_s"] = world->sim_time_s();
     summary["wall_time_s"] = wall_s;
     summary["frames_per_second"] = wall_s > 0 ? static_cast<double>(frames_done) / wall_s : 0.0;
@@ -521,9 +521,14 @@ int run_command(const RunOptions& options) {
                          {"sphere_tests", sphere_tests},
                          {"interrupted_collisions", interrupted_collisions},
                          {"frames_budget_exhausted", frames_exhausted}};
-    std::size_t spheres = 0;
-    for (const SphereTree& tree : world->sphere_trees()) spheres += tree.size();
-    summary["sphere_trees"] = {{"models", world->sphere_trees().size()},
+    // Models alive at the end; a whole tree counts its spheres, an on-demand one those built now.
+    std::size_t models = 0, spheres = 0;
+    for (ModelId m = 0; m < world->models().size(); ++m) {
+      if (!world->has_model(m)) continue;
+      ++models;
+      spheres += world->narrowphase().model(m).spheres.size();
+    }
+    summary["sphere_trees"] = {{"models", models},
                                {"spheres", spheres},
                                {"build_ms", world->sphere_tree_build_ms()}};
     summary["columns"] = log.column_summaries();
@@ -532,7 +537,7 @@ int run_command(const RunOptions& options) {
     write_json(folder / "summary.json", summary);
 
     if (!options.quiet)
-      std::cerr << "fovea: " << frames_done << " frames of " << world->entities().size() << " entities in "
+      std::cerr << "fovea: " << frames_done << " frames of " << world->live_entity_count() << " entities in "
                 << format_significant(wall_s) << " s ("
                 << static_cast<std::int64_t>(static_cast<double>(frames_done) / std::max(wall_s, 1e-9)) << " frames/s)"
                 << (interrupted ? ", interrupted" : "") << " -> " << folder.string() << "\n";

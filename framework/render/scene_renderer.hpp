@@ -27,7 +27,7 @@ struct SceneStyle {
   Vec3 background{0.1, 0.11, 0.13};        ///< linear RGB
   Vec3 light_direction{-0.4, -1.0, -0.6};  ///< the direction the light travels
   bool floor = false;                      ///< the world box's floor drawn as ground
-  Vec3 floor_colour{0.32, 0.31, 0.29};     ///< linear RGB
+  Vec3 floor_colour{0.1, 0.1, 0.09};       ///< linear RGB
 };
 
 /// Draws the voxel entities: one mesh per model, made once (render/voxel_mesh.hpp), drawn
