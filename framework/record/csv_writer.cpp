@@ -4,16 +4,57 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "core/format.hpp"
 
 namespace fovea {
 
-CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns)
+std::string CsvWriter::header_line(const std::vector<std::string>& columns) {
+  std::string line;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (i > 0) line += ',';
+    const std::string& c = columns[i];
+    if (c.find_first_of(",\"\r\n") == std::string::npos) {
+      line += c;
+      continue;
+    }
+    line += '"';
+    for (const char ch : c) {
+      if (ch == '"') line += '"';
+      line += ch;
+    }
+    line += '"';
+  }
+  return line;
+}
+
+CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns, Open open)
     : path_(path), column_count_(columns.size()) {
+  if (open == Open::append) {
+    std::string text;
+    if (std::FILE* in = std::fopen(path.c_str(), "rb")) {
+      char buffer[65536];
+      for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, in)) > 0;) text.append(buffer, n);
+      std::fclose(in);
+    }
+    if (!text.empty()) {
+      const std::size_t header_end = text.find('\n');
+      if (header_end == std::string::npos || text.substr(0, header_end) != header_line(columns))
+        throw std::runtime_error(path + ": its header is not this file's columns (" + header_line(columns) + ")");
+      // Whole rows only: a tail after the last newline never finished.
+      const std::size_t keep = text.rfind('\n') + 1;
+      if (keep < text.size() && ::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
+        throw std::runtime_error(path + ": cannot drop an unfinished last row: " + std::strerror(errno));
+      file_ = std::fopen(path.c_str(), "ab");
+      if (file_ == nullptr) throw std::runtime_error(path + ": cannot append: " + std::strerror(errno));
+      return;
+    }
+  }
   file_ = std::fopen(path.c_str(), "wb");
   if (file_ == nullptr) throw std::runtime_error(path + ": cannot create: " + std::strerror(errno));
   for (const auto& c : columns) cell(std::string_view(c));
-  end_row();
+  end_row(open == Open::append ? Flush::durable : Flush::now);
 }
 
 CsvWriter::~CsvWriter() {
@@ -65,10 +106,10 @@ void CsvWriter::end_row(Flush flush_mode) {
                            std::to_string(column_count_));
   line_ += '\n';
   cells_in_row_ = 0;
-  if (flush_mode == Flush::now) flush();
+  if (flush_mode != Flush::later) flush(flush_mode == Flush::durable);
 }
 
-void CsvWriter::flush() {
+void CsvWriter::flush(bool durable) {
   if (cells_in_row_ != 0) throw std::logic_error(path_ + ": flush in the middle of a row");
   if (line_.empty()) return;
   // One fwrite of whole rows then a flush: the kernel gets complete rows only, so SIGKILL
@@ -77,6 +118,7 @@ void CsvWriter::flush() {
   if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size() || std::fflush(file_) != 0)
     throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
   line_.clear();
+  if (durable && ::fsync(::fileno(file_)) != 0) throw std::runtime_error(path_ + ": fsync failed: " + std::strerror(errno));
 }
 
 }  // namespace fovea

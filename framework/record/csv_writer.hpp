@@ -15,8 +15,17 @@ namespace fovea {
 /// form, so pandas and R read back the very values fovea computed.
 class CsvWriter {
  public:
-  /// Creates (truncates) `path` and writes the header. Throws std::runtime_error.
-  CsvWriter(const std::string& path, const std::vector<std::string>& columns);
+  /// What the constructor does with a file already at `path`.
+  enum class Open {
+    create,  ///< truncate it and write the header
+    /// keep its rows and write after them (a resumed session): its header must be these
+    /// columns; a last line cut off before its newline (a power cut between fsyncs) is
+    /// dropped. A missing or empty file is created as with `create`.
+    append,
+  };
+  /// Opens `path` and writes the header unless appending to rows already there. Throws
+  /// std::runtime_error (a file that cannot be opened, or whose header differs).
+  CsvWriter(const std::string& path, const std::vector<std::string>& columns, Open open = Open::create);
   ~CsvWriter();
   CsvWriter(const CsvWriter&) = delete;
   CsvWriter& operator=(const CsvWriter&) = delete;
@@ -32,14 +41,19 @@ class CsvWriter {
   enum class Flush {
     now,    ///< write the row (and any held before it) to the operating system at once
     later,  ///< hold it until flush() or a row ended with Flush::now
+    /// write it and make it durable (fsync): on the disk before end_row returns, so a
+    /// power cut keeps it (a psychophysics trial)
+    durable,
   };
   /// Ends the row: checks the cell count, and writes it with one write and a flush, or
   /// holds it. A file of many rows per frame (collisions.csv) holds a frame's rows and
   /// flushes once per frame: one system call a frame instead of one a row, and still only
   /// whole rows reach the file.
   void end_row(Flush flush = Flush::now);
-  /// Writes the rows held, with one write and a flush.
-  void flush();
+  /// Writes the rows held, with one write and a flush; `durable` adds an fsync.
+  void flush(bool durable = false);
+  /// The header line this writer writes for `columns`, without its newline.
+  static std::string header_line(const std::vector<std::string>& columns);
 
   std::size_t column_count() const { return column_count_; }
 

@@ -59,3 +59,34 @@ TEST_CASE("CsvWriter: an unwritable path is a clear error", "[record][csv]") {
   CHECK_THROWS_WITH(CsvWriter("/nonexistent/dir/t.csv", {"a"}),
                     "/nonexistent/dir/t.csv: cannot create: No such file or directory");
 }
+
+TEST_CASE("CsvWriter: appending keeps the rows there, drops a cut-off last line, refuses other columns",
+          "[record][csv][append]") {
+  test::TempDir dir;
+  const std::string path = (dir / "t.csv").string();
+  {
+    CsvWriter csv(path, {"trial", "response"}, CsvWriter::Open::append);  // no file yet: created
+    csv.cell(std::int64_t{1}).cell(std::string_view("yes"));
+    csv.end_row(CsvWriter::Flush::durable);
+  }
+  CHECK(test::read_file(path) == "trial,response\n1,yes\n");
+  // A power cut mid-row leaves a tail without its newline: appending drops it.
+  {
+    std::FILE* f = std::fopen(path.c_str(), "ab");
+    std::fputs("2,y", f);
+    std::fclose(f);
+  }
+  {
+    CsvWriter csv(path, {"trial", "response"}, CsvWriter::Open::append);
+    csv.cell(std::int64_t{2}).cell(std::string_view("no"));
+    csv.end_row(CsvWriter::Flush::durable);
+  }
+  CHECK(test::read_file(path) == "trial,response\n1,yes\n2,no\n");
+  CHECK_THROWS_WITH(CsvWriter(path, {"trial", "answer"}, CsvWriter::Open::append),
+                    Catch::Contains("t.csv: its header is not this file's columns (trial,answer)"));
+  CHECK(test::read_file(path) == "trial,response\n1,yes\n2,no\n");  // refused, untouched
+  // Create truncates, as before.
+  { CsvWriter csv(path, {"trial", "response"}); }
+  CHECK(test::read_file(path) == "trial,response\n");
+  CHECK(CsvWriter::header_line({"a", "b,c"}) == "a,\"b,c\"");
+}
