@@ -42,6 +42,8 @@ enum class RngStream : std::uint64_t {
   initial_motion = 3,
   gaze = 4,
   demo = 5,  ///< the demos' releases, shapes and cuts (demos/)
+  trial_order = 6,      ///< psychophysics/: a block's or a pass's shuffle, split by its number
+  trial_direction = 7,  ///< psychophysics/: targets' directions from fixation, split by block or trial
 };
 
 /// Stream for `purpose`, further split by an index (a group, an entity).

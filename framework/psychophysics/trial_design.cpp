@@ -1,0 +1,175 @@
+#include "psychophysics/trial_design.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/format.hpp"
+#include "core/rng.hpp"
+
+namespace fovea {
+namespace {
+
+/// A session longer than this is a config mistake (a million trials is hundreds of hours),
+/// and the bound keeps every count inside an int.
+constexpr std::int64_t kMaxTrials = 1'000'000;
+
+[[noreturn]] void bad(const std::string& key, const std::string& detail) {
+  throw std::invalid_argument(key + " " + detail);
+}
+
+/// Every value finite and at least `min` (more than `min` when `strict`), none twice.
+void check_values(const std::vector<double>& values, const std::string& key, double min, bool strict,
+                  bool allow_duplicates) {
+  if (values.empty()) bad(key, "must not be empty");
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    if (!std::isfinite(v) || (strict ? !(v > min) : !(v >= min)))
+      bad(key, std::string("must each be ") + (strict ? "> " : ">= ") + format_number(min) + " and finite, not " +
+                   format_number(v));
+    if (!allow_duplicates)
+      for (std::size_t j = 0; j < i; ++j)
+        if (values[j] == v) bad(key, "holds " + format_number(v) + " twice");
+  }
+}
+
+/// Fisher-Yates with fovea's Rng, so an order is the same with every standard library.
+template <typename T>
+void fisher_yates(std::vector<T>& items, Rng& rng) {
+  for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[rng.below(i)]);
+}
+
+}  // namespace
+
+std::vector<PlannedTrial> plan_constant_stimuli(const ConstantStimuliSettings& s, std::uint64_t seed) {
+  // A gap of 0 is a catch trial, which catch_trials_per_block asks for, flagged as such.
+  check_values(s.gaps_deg, "gaps_deg", 0.0, true, false);
+  check_values(s.eccentricities_deg, "eccentricities_deg", 0.0, false, false);
+  if (s.repetitions < 1) bad("repetitions", "must be >= 1, not " + std::to_string(s.repetitions));
+  if (s.blocks < 1) bad("blocks", "must be >= 1, not " + std::to_string(s.blocks));
+  if (s.catch_trials_per_block < 0)
+    bad("catch_trials_per_block", "must be >= 0, not " + std::to_string(s.catch_trials_per_block));
+  const int gaps = static_cast<int>(s.gaps_deg.size());
+  const int eccentricities = static_cast<int>(s.eccentricities_deg.size());
+  const std::int64_t grid = std::int64_t{gaps} * eccentricities;
+  const std::int64_t total = grid * s.repetitions + std::int64_t{s.catch_trials_per_block} * s.blocks;
+  if (total > kMaxTrials)
+    bad("repetitions", "make a session of " + std::to_string(total) + " trials, more than " +
+                           std::to_string(kMaxTrials));
+  if (s.catch_trials_per_block == 0 && grid * s.repetitions < s.blocks)
+    bad("blocks", "must be at most the " + std::to_string(grid * s.repetitions) +
+                      " trials to spread over them, not " + std::to_string(s.blocks));
+
+  std::vector<std::vector<Condition>> blocks(s.blocks);
+  const auto grid_condition = [&](int index) {
+    return Condition{.index = index,
+                     .gap_deg = s.gaps_deg[index / eccentricities],
+                     .eccentricity_deg = s.eccentricities_deg[index % eccentricities],
+                     .catch_trial = false};
+  };
+  const int per_block = s.repetitions / s.blocks;
+  const int remaining = s.repetitions % s.blocks;
+  for (auto& block : blocks)
+    for (int c = 0; c < grid; ++c)
+      for (int r = 0; r < per_block; ++r) block.push_back(grid_condition(c));
+  std::int64_t dealt = 0;
+  for (int c = 0; c < grid; ++c)
+    for (int r = 0; r < remaining; ++r) blocks[dealt++ % s.blocks].push_back(grid_condition(c));
+  for (int b = 0; b < s.blocks; ++b)
+    for (int j = 0; j < s.catch_trials_per_block; ++j) {
+      const int e = static_cast<int>((std::int64_t{b} * s.catch_trials_per_block + j) % eccentricities);
+      blocks[b].push_back(Condition{.index = static_cast<int>(grid) + e,
+                                    .gap_deg = 0.0,
+                                    .eccentricity_deg = s.eccentricities_deg[e],
+                                    .catch_trial = true});
+    }
+
+  std::vector<PlannedTrial> trials;
+  trials.reserve(static_cast<std::size_t>(total));
+  for (int b = 0; b < s.blocks; ++b) {
+    Rng order(seed, rng_stream(RngStream::trial_order, b));
+    Rng direction(seed, rng_stream(RngStream::trial_direction, b));
+    fisher_yates(blocks[b], order);
+    for (std::size_t i = 0; i < blocks[b].size(); ++i)
+      trials.push_back(PlannedTrial{.trial = static_cast<int>(trials.size()),
+                                    .block = b,
+                                    .trial_in_block = static_cast<int>(i),
+                                    .condition = blocks[b][i],
+                                    .direction_deg = direction.uniform(0.0, 360.0)});
+  }
+  return trials;
+}
+
+InterleavedStaircases::InterleavedStaircases(const InterleavedStaircaseSettings& settings, std::uint64_t seed)
+    : settings_(settings), seed_(seed) {
+  const InterleavedStaircaseSettings& s = settings_;
+  check_values(s.eccentricities_deg, "eccentricities_deg", 0.0, false, true);
+  validate(s.staircase, "staircase.");
+  if (s.staircase.step_type == StepType::linear && !(s.staircase.min_value >= 0))
+    bad("staircase.min_value", "must be >= 0 with linear steps (a gap cannot be negative), not " +
+                                   format_number(s.staircase.min_value));
+  if (!s.start_values_deg.empty() && s.start_values_deg.size() != s.eccentricities_deg.size())
+    bad("start_values_deg", "must be empty or hold one value per eccentricity (" +
+                                std::to_string(s.eccentricities_deg.size()) + "), not " +
+                                std::to_string(s.start_values_deg.size()));
+  for (std::size_t i = 0; i < s.start_values_deg.size(); ++i) {
+    const std::string problem = start_value_problem(s.staircase, s.start_values_deg[i]);
+    if (!problem.empty()) bad("start_values_deg[" + std::to_string(i) + "]", problem);
+  }
+  for (std::size_t i = 0; i < s.eccentricities_deg.size(); ++i) {
+    StaircaseSettings one = s.staircase;
+    if (!s.start_values_deg.empty()) one.start_value = s.start_values_deg[i];
+    staircases_.emplace_back(one);
+  }
+  running_ = staircase_count();
+}
+
+void InterleavedStaircases::start_pass() {
+  // MultiStairHandler._startNewPass with method 'random': the running staircases, in their
+  // order of creation, shuffled. Each pass draws from a stream of its own, so the order of
+  // pass p depends on the seed and on which staircases still run, nothing else.
+  ++pass_number_;
+  pass_.clear();
+  for (int i = 0; i < staircase_count(); ++i)
+    if (!staircases_[i].finished()) pass_.push_back(i);
+  Rng rng(seed_, rng_stream(RngStream::trial_order, static_cast<std::uint64_t>(pass_number_)));
+  fisher_yates(pass_, rng);
+  pass_position_ = 0;
+}
+
+PlannedTrial InterleavedStaircases::next() {
+  if (pending_) return pending_trial_;
+  if (finished()) throw std::logic_error("InterleavedStaircases::next: every staircase has finished");
+  // Only the staircase just run can finish, and it has left the pass already, so every
+  // staircase left in the pass is running (as in MultiStairHandler.__next__).
+  if (pass_position_ >= static_cast<int>(pass_.size())) start_pass();
+  const int index = pass_[pass_position_];
+  const Staircase& stair = staircases_[index];
+  // One stream per trial: a trial's direction depends on its number only.
+  Rng direction(seed_, rng_stream(RngStream::trial_direction, static_cast<std::uint64_t>(trials_)));
+  pending_trial_ = PlannedTrial{.trial = trials_,
+                                .block = pass_number_,
+                                .trial_in_block = pass_position_,
+                                .condition = Condition{.index = index,
+                                                       .gap_deg = stair.intensity(),
+                                                       .eccentricity_deg = settings_.eccentricities_deg[index],
+                                                       .catch_trial = false,
+                                                       .staircase = index},
+                                .direction_deg = direction.uniform(0.0, 360.0)};
+  pending_ = true;
+  return pending_trial_;
+}
+
+void InterleavedStaircases::add_response(bool yes) {
+  if (!pending_) throw std::logic_error("InterleavedStaircases::add_response: no trial from next() waits for one");
+  Staircase& stair = staircases_[pending_trial_.condition.staircase];
+  stair.add_response(yes);
+  if (stair.finished()) --running_;
+  ++pass_position_;
+  ++trials_;
+  pending_ = false;
+}
+
+}  // namespace fovea
