@@ -1,0 +1,429 @@
+#include "psychophysics/psychometric_fit.hpp"
+
+#include <nlopt.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "core/format.hpp"
+#include "core/rng.hpp"
+#include "perception/perception_model.hpp"
+
+namespace fovea {
+namespace {
+
+/// Probabilities are kept in [kMinP, 1 - kMinP] inside the logarithms: a model that says 0
+/// or 1 where the data disagree would otherwise give -infinity and stall the optimiser.
+constexpr double kMinP = 1e-9;
+
+/// The parameters' ranges: those perception_model_schema accepts, so that any fit loads
+/// from the YAML fitted_model_yaml writes.
+constexpr double kMinThresholdDeg = 1e-6, kMaxThresholdDeg = 180;
+constexpr double kMinScaleDeg = 1e-6, kMaxScaleDeg = 180;
+constexpr double kMinWidth = 1e-3, kMaxWidth = 100;
+constexpr double kMaxGuessRate = 0.5;  ///< perception.model.guess_rate's upper end
+
+/// Trials with the same eccentricity and gap, pooled: the likelihood and the deviance are
+/// sums over these, so an evaluation costs conditions, not trials.
+struct Condition {
+  double eccentricity_deg = 0;  ///< degrees from fixation
+  double gap_deg = 0;           ///< degrees; 0 for the catch conditions
+  int trials = 0;               ///< n, >= 1
+  int yes = 0;                  ///< y, of the n
+};
+
+/// The data as the fit sees it: the conditions in (eccentricity, gap) order, catch
+/// conditions (gap 0) included, and each trial's condition, so a bootstrap data set is
+/// drawn trial by trial in the caller's order.
+struct PooledData {
+  std::vector<Condition> conditions;   ///< sorted by (eccentricity, gap), distinct
+  std::vector<int> condition_of_trial;  ///< per trial, in the caller's order: its condition
+};
+
+/// Pools `trials` by exact (eccentricity, gap): a constant-stimuli design repeats the same
+/// doubles, and an adaptive one gives conditions of one trial each, which is still right.
+PooledData pool(std::span<const TrialOutcome> trials) {
+  std::vector<int> order(trials.size());
+  for (std::size_t i = 0; i < trials.size(); ++i) order[i] = static_cast<int>(i);
+  const auto key = [&](int i) { return std::pair(trials[i].eccentricity_deg, trials[i].gap_deg); };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
+  PooledData data;
+  data.condition_of_trial.resize(trials.size());
+  for (const int i : order) {
+    const TrialOutcome& t = trials[i];
+    if (data.conditions.empty() || key(i) != std::pair(data.conditions.back().eccentricity_deg,
+                                                       data.conditions.back().gap_deg))
+      data.conditions.push_back({t.eccentricity_deg, t.gap_deg, 0, 0});
+    Condition& c = data.conditions.back();
+    ++c.trials;
+    c.yes += t.yes ? 1 : 0;
+    data.condition_of_trial[i] = static_cast<int>(data.conditions.size()) - 1;
+  }
+  return data;
+}
+
+/// Throws std::invalid_argument naming the first bad trial.
+void check_trials(std::span<const TrialOutcome> trials) {
+  if (trials.empty()) throw std::invalid_argument("fit_psychometric: no trials");
+  bool any_gap = false;
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    const TrialOutcome& t = trials[i];
+    if (!(std::isfinite(t.eccentricity_deg) && t.eccentricity_deg >= 0))
+      throw std::invalid_argument("fit_psychometric: trial " + std::to_string(i) +
+                                  ": eccentricity_deg must be a finite number >= 0, not " +
+                                  format_number(t.eccentricity_deg));
+    if (!(std::isfinite(t.gap_deg) && t.gap_deg >= 0))
+      throw std::invalid_argument("fit_psychometric: trial " + std::to_string(i) +
+                                  ": gap_deg must be a finite number >= 0, not " + format_number(t.gap_deg));
+    any_gap = any_gap || t.gap_deg > 0;
+  }
+  if (!any_gap) throw std::invalid_argument("fit_psychometric: only catch trials (gap 0); nothing to fit");
+}
+
+/// Throws std::invalid_argument naming the first setting out of its range.
+void check_settings(const FitSettings& s) {
+  if (!(s.max_lapse_rate >= 0 && s.max_lapse_rate <= 0.5))
+    throw std::invalid_argument("fit_psychometric: max_lapse_rate must be in [0, 0.5], not " +
+                                format_number(s.max_lapse_rate));
+  if (s.bootstrap_samples < 0)
+    throw std::invalid_argument("fit_psychometric: bootstrap_samples must be >= 0, not " +
+                                std::to_string(s.bootstrap_samples));
+  if (!(s.confidence > 0 && s.confidence < 1))
+    throw std::invalid_argument("fit_psychometric: confidence must be in (0, 1), not " + format_number(s.confidence));
+}
+
+/// y ln p + (n - y) ln(1 - p), with 0 ln 0 = 0 and p clamped.
+double condition_log_likelihood(const Condition& c, double p) {
+  p = std::clamp(p, kMinP, 1 - kMinP);
+  const int no = c.trials - c.yes;
+  return (c.yes > 0 ? c.yes * std::log(p) : 0.0) + (no > 0 ? no * std::log1p(-p) : 0.0);
+}
+
+/// ln L of the pooled data under `model`, summed in the conditions' order.
+double log_likelihood(const PerceptionModel& model, const std::vector<Condition>& conditions) {
+  double sum = 0;
+  for (const Condition& c : conditions)
+    sum += condition_log_likelihood(c, model.probability(c.eccentricity_deg, c.gap_deg));
+  return sum;
+}
+
+/// ln L of the saturated model, which gives each condition its own p = yes / trials.
+double saturated_log_likelihood(const std::vector<Condition>& conditions) {
+  double sum = 0;
+  for (const Condition& c : conditions)
+    sum += condition_log_likelihood(c, static_cast<double>(c.yes) / c.trials);
+  return sum;
+}
+
+/// gamma from the catch trials: (yes + 0.5) / (n + 1) rather than yes / n, so that a few
+/// catch trials all answered no (the usual case) do not claim a guess rate of exactly 0,
+/// and all yes not 1 (the Jeffreys-like half-count guard; it fades as n grows). 0 without
+/// catch trials.
+double guess_rate_from_catch_trials(const std::vector<Condition>& conditions, int& catch_trials) {
+  int yes = 0;
+  catch_trials = 0;
+  for (const Condition& c : conditions) {
+    if (c.gap_deg > 0) continue;
+    catch_trials += c.trials;
+    yes += c.yes;
+  }
+  return catch_trials == 0 ? 0.0 : (yes + 0.5) / (catch_trials + 1.0);
+}
+
+/// The optimiser's coordinates: ln T0, ln E2, ln width and, when fitted, lambda. Logs make
+/// the positive parameters unbounded-looking and their steps relative.
+struct Coordinates {
+  PsychometricFunction function;  ///< the F being fitted
+  double guess_rate;              ///< gamma, held fixed
+  bool fit_lapse;                 ///< false: 3 coordinates, lambda 0
+
+  /// The model at coordinates `x`.
+  PerceptionModelSettings model(const std::vector<double>& x) const {
+    PerceptionModelSettings m;
+    m.function = function;
+    m.threshold_deg = std::exp(x[0]);
+    m.eccentricity_scale_deg = std::exp(x[1]);
+    m.width = std::exp(x[2]);
+    m.guess_rate = guess_rate;
+    m.lapse_rate = fit_lapse ? x[3] : 0.0;
+    return m;
+  }
+};
+
+/// The log-likelihood NLopt maximises, with what it needs to evaluate it.
+struct Objective {
+  const Coordinates* coordinates;            ///< x to model
+  const std::vector<Condition>* conditions;  ///< the data, catch conditions included
+
+  /// NLopt's callback: ln L at `x`; `data` is the Objective.
+  static double evaluate(const std::vector<double>& x, std::vector<double>& /*gradient, unused*/, void* data) {
+    const auto& self = *static_cast<const Objective*>(data);
+    return log_likelihood(PerceptionModel(self.coordinates->model(x)), *self.conditions);
+  }
+};
+
+/// What one fit of one data set gives (the bootstrap runs it once per data set).
+struct SingleFit {
+  PerceptionModelSettings model;  ///< the best start's end point
+  /// ln L there, catch trials included.
+  double log_likelihood = -std::numeric_limits<double>::infinity();
+  double deviance = 0;        ///< against the saturated model
+  bool converged = false;     ///< the best start ended on an NLopt success code
+  std::vector<double> x;      ///< the optimiser's coordinates at the fit
+  std::vector<double> lower;  ///< their lower bounds
+  std::vector<double> upper;  ///< their upper bounds
+};
+
+/// The gap whose normalised proportion of yes, (p - gamma) / (1 - gamma), lies nearest 0.5
+/// among the conditions at `eccentricity_deg`: a rough threshold to start from.
+double gap_nearest_half(const std::vector<Condition>& conditions, double eccentricity_deg, double guess_rate) {
+  double best_gap = 0, best_distance = std::numeric_limits<double>::infinity();
+  for (const Condition& c : conditions) {
+    if (c.gap_deg <= 0 || c.eccentricity_deg != eccentricity_deg) continue;
+    const double p = static_cast<double>(c.yes) / c.trials;
+    const double distance = std::abs((p - guess_rate) / (1 - guess_rate) - 0.5);
+    if (distance < best_distance) best_distance = distance, best_gap = c.gap_deg;
+  }
+  return best_gap;
+}
+
+/// Fits the free parameters to `conditions` with gamma held at `guess_rate`. Starts from
+/// thresholds read off the data (the gap nearest 50 % at the smallest and the largest
+/// eccentricity give T0 and the slope T0 / E2) with widths 0.5, 1 and 2, and keeps the
+/// best: BOBYQA is local, and a width far from the truth can leave it on a flat shoulder.
+SingleFit fit_once(const std::vector<Condition>& conditions, double guess_rate, const FitSettings& settings) {
+  const bool fit_lapse = settings.fit_lapse && settings.max_lapse_rate > 0;
+  const Coordinates coordinates{settings.function, guess_rate, fit_lapse};
+  // gamma + lambda < 1 for PerceptionModel; only a bootstrap data set whose catch trials
+  // all said yes comes near it.
+  const double max_lapse = std::min(settings.max_lapse_rate, 0.5 * (1 - guess_rate));
+
+  double min_e = std::numeric_limits<double>::infinity(), max_e = 0;
+  for (const Condition& c : conditions) {
+    if (c.gap_deg <= 0) continue;
+    min_e = std::min(min_e, c.eccentricity_deg);
+    max_e = std::max(max_e, c.eccentricity_deg);
+  }
+  const double t_near = gap_nearest_half(conditions, min_e, guess_rate);
+  const double t_far = gap_nearest_half(conditions, max_e, guess_rate);
+  double t0 = t_near, e2 = 100.0;  // no growth seen: a threshold nearly flat in eccentricity
+  if (max_e > min_e && t_far > t_near) {
+    const double slope = (t_far - t_near) / (max_e - min_e);
+    t0 = std::max(t_near - slope * min_e, 0.1 * t_near);
+    e2 = t0 / slope;
+  }
+  t0 = std::clamp(t0, kMinThresholdDeg, kMaxThresholdDeg);
+  e2 = std::clamp(e2, kMinScaleDeg, kMaxScaleDeg);
+
+  const unsigned dimensions = fit_lapse ? 4 : 3;
+  SingleFit best;
+  best.lower = {std::log(kMinThresholdDeg), std::log(kMinScaleDeg), std::log(kMinWidth)};
+  best.upper = {std::log(kMaxThresholdDeg), std::log(kMaxScaleDeg), std::log(kMaxWidth)};
+  std::vector<double> step = {0.5, 0.5, 0.5};  // a factor of 1.6 in each positive parameter
+  if (fit_lapse) {
+    best.lower.push_back(0.0);
+    best.upper.push_back(max_lapse);
+    step.push_back(0.25 * max_lapse);
+  }
+
+  Objective objective{&coordinates, &conditions};
+  for (const double width : {1.0, 0.5, 2.0}) {
+    std::vector<double> x = {std::log(t0), std::log(e2), std::log(width)};
+    if (fit_lapse) x.push_back(0.25 * max_lapse);
+
+    nlopt::opt opt(nlopt::LN_BOBYQA, dimensions);
+    opt.set_lower_bounds(best.lower);
+    opt.set_upper_bounds(best.upper);
+    opt.set_initial_step(step);
+    opt.set_max_objective(&Objective::evaluate, &objective);
+    // 1e-7 in the logs is a relative 1e-7 in T0, E2 and width, far below any interval.
+    std::vector<double> xtol(dimensions, 1e-7);
+    if (fit_lapse) xtol[3] = 1e-9;
+    opt.set_xtol_abs(xtol);
+    opt.set_maxeval(4000);
+    nlopt::result result = nlopt::FAILURE;
+    try {
+      double value = 0;
+      result = opt.optimize(x, value);
+    } catch (const std::runtime_error&) {
+      // nlopt::roundoff_limited and other failures: x holds the best point NLopt found,
+      // which is still a candidate; the fit just does not count as converged.
+    }
+    std::vector<double> no_gradient;
+    const double ll = Objective::evaluate(x, no_gradient, &objective);
+    if (best.x.empty() || ll > best.log_likelihood) {
+      best.log_likelihood = ll;
+      best.x = x;
+      best.model = coordinates.model(x);
+      best.converged = result == nlopt::SUCCESS || result == nlopt::FTOL_REACHED ||
+                       result == nlopt::XTOL_REACHED || result == nlopt::STOPVAL_REACHED;
+    }
+  }
+  best.deviance = 2 * (saturated_log_likelihood(conditions) - best.log_likelihood);
+  return best;
+}
+
+/// The q-quantile of `values` (sorted here), interpolating between order statistics
+/// (Hyndman and Fan's definition 7, R's default).
+double quantile(std::vector<double>& values, double q) {
+  std::sort(values.begin(), values.end());
+  const double position = q * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const std::size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
+}
+
+/// The fitted value with the percentile interval of its bootstrap refits (NaN without).
+ParameterEstimate estimate(double value, std::vector<double>& bootstrap, double confidence) {
+  if (bootstrap.empty()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {value, nan, nan};
+  }
+  return {value, quantile(bootstrap, 0.5 * (1 - confidence)), quantile(bootstrap, 0.5 * (1 + confidence))};
+}
+
+/// Adds `note` to a "; "-separated message.
+void append_note(std::string& message, const std::string& note) {
+  if (!message.empty()) message += "; ";
+  message += note;
+}
+
+/// Notes a fitted coordinate that ended on its bound: the data did not pin that parameter
+/// down (E2 at 180 degrees: no growth of the threshold with eccentricity was seen).
+void note_bounds(const SingleFit& fit, std::string& message) {
+  static const char* const kNames[] = {"threshold_deg", "eccentricity_scale_deg", "width", "lapse_rate"};
+  for (std::size_t i = 0; i < fit.x.size(); ++i) {
+    const double tolerance = 1e-6 * std::max(1.0, fit.upper[i] - fit.lower[i]);
+    const bool at_lower = fit.x[i] - fit.lower[i] <= tolerance;
+    const bool at_upper = fit.upper[i] - fit.x[i] <= tolerance;
+    if (i == 3 && at_lower) continue;  // no lapses: the common, unremarkable case
+    if (at_lower || at_upper)
+      append_note(message, std::string(kNames[i]) + " at its " + (at_lower ? "lower" : "upper") + " bound " +
+                               format_significant(i == 3 ? fit.x[i] : std::exp(fit.x[i])));
+  }
+}
+
+/// Draws each trial's answer from `model` in trial order and pools the answers into a copy
+/// of `data`'s conditions.
+std::vector<Condition> simulate_conditions(const PerceptionModel& model, const PooledData& data, Rng& rng) {
+  std::vector<Condition> conditions = data.conditions;
+  for (Condition& c : conditions) c.yes = 0;
+  for (const int index : data.condition_of_trial) {
+    Condition& c = conditions[index];
+    if (rng.uniform() < model.probability(c.eccentricity_deg, c.gap_deg)) ++c.yes;
+  }
+  return conditions;
+}
+
+}  // namespace
+
+FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettings& settings) {
+  check_trials(trials);
+  check_settings(settings);
+  const PooledData data = pool(trials);
+
+  FitResult result;
+  result.trials = static_cast<int>(trials.size());
+  result.bootstrap_samples = settings.bootstrap_samples;
+  result.confidence = settings.confidence;
+  result.guess_rate = guess_rate_from_catch_trials(data.conditions, result.catch_trials);
+  if (result.catch_trials == 0)
+    append_note(result.message, "no catch trials (gap 0): guess_rate fixed at 0");
+  if (result.guess_rate > kMaxGuessRate)
+    throw std::invalid_argument("fit_psychometric: the catch trials give a guess rate of " +
+                                format_significant(result.guess_rate) +
+                                ", above 0.5 (the most perception.model.guess_rate takes): the observer said yes "
+                                "to most gaps of 0");
+
+  const SingleFit fit = fit_once(data.conditions, result.guess_rate, settings);
+  note_bounds(fit, result.message);
+  if (!fit.converged) append_note(result.message, "the optimiser did not report convergence");
+  result.model = fit.model;
+  result.log_likelihood = fit.log_likelihood;
+  result.deviance = fit.deviance;
+  const int free_parameters = static_cast<int>(fit.x.size()) + (result.catch_trials > 0 ? 1 : 0);
+  result.deviance_dof = static_cast<int>(data.conditions.size()) - free_parameters;
+  result.converged = fit.converged;
+
+  // Parametric bootstrap (Wichmann and Hill 2001, part II; psignifit 2): data sets drawn
+  // from the fitted model at the same trials, each refitted exactly as above (gamma
+  // re-estimated from its own catch trials), give the parameters' sampling distributions
+  // and the deviance's distribution when the model is true.
+  const PerceptionModel fitted(fit.model);
+  std::vector<double> t0s, e2s, widths, lapses, deviances;
+  int not_converged = 0;
+  for (int b = 0; b < settings.bootstrap_samples; ++b) {
+    Rng rng(settings.seed, static_cast<std::uint64_t>(b) + 1);  // stream 0 is simulate_observer's
+    const std::vector<Condition> simulated = simulate_conditions(fitted, data, rng);
+    int catch_trials = 0;
+    const SingleFit refit = fit_once(simulated, guess_rate_from_catch_trials(simulated, catch_trials), settings);
+    not_converged += refit.converged ? 0 : 1;
+    t0s.push_back(refit.model.threshold_deg);
+    e2s.push_back(refit.model.eccentricity_scale_deg);
+    widths.push_back(refit.model.width);
+    lapses.push_back(refit.model.lapse_rate);
+    deviances.push_back(refit.deviance);
+  }
+  if (not_converged > 0)
+    append_note(result.message, std::to_string(not_converged) + " of " + std::to_string(settings.bootstrap_samples) +
+                                    " bootstrap refits did not report convergence");
+  result.threshold_deg = estimate(fit.model.threshold_deg, t0s, settings.confidence);
+  result.eccentricity_scale_deg = estimate(fit.model.eccentricity_scale_deg, e2s, settings.confidence);
+  result.width = estimate(fit.model.width, widths, settings.confidence);
+  result.lapse_rate = estimate(fit.model.lapse_rate, lapses, settings.confidence);
+  if (deviances.empty()) {
+    result.deviance_p = std::numeric_limits<double>::quiet_NaN();
+  } else {
+    const auto at_least = std::count_if(deviances.begin(), deviances.end(),
+                                        [&](double d) { return d >= result.deviance; });
+    result.deviance_p = static_cast<double>(at_least) / static_cast<double>(deviances.size());
+  }
+  return result;
+}
+
+double psychometric_log_likelihood(const PerceptionModelSettings& model, std::span<const TrialOutcome> trials) {
+  return log_likelihood(PerceptionModel(model), pool(trials).conditions);
+}
+
+std::vector<TrialOutcome> simulate_observer(const PerceptionModelSettings& model,
+                                            std::span<const TrialOutcome> design, std::uint64_t seed) {
+  const PerceptionModel observer(model);
+  Rng rng(seed);
+  std::vector<TrialOutcome> answered(design.begin(), design.end());
+  for (TrialOutcome& t : answered) t.yes = rng.uniform() < observer.probability(t.eccentricity_deg, t.gap_deg);
+  return answered;
+}
+
+std::string fitted_model_yaml(const FitResult& fit) {
+  const auto interval = [&](const ParameterEstimate& p) {
+    return "[" + format_significant(p.ci_low, 4) + ", " + format_significant(p.ci_high, 4) + "]";
+  };
+  const PerceptionModelSettings& m = fit.model;
+  std::string yaml;
+  yaml += "# fovea perception model f(e, g), fitted by maximum likelihood (psychophysics/psychometric_fit)\n";
+  yaml += "# trials: " + std::to_string(fit.trials) + ", of which catch trials (gap 0): " +
+          std::to_string(fit.catch_trials) + "\n";
+  yaml += "# log likelihood: " + format_significant(fit.log_likelihood, 6) + "; deviance: " +
+          format_significant(fit.deviance, 4) + " on " + std::to_string(fit.deviance_dof) +
+          " dof, bootstrap p = " + format_significant(fit.deviance_p, 3) + "\n";
+  yaml += "# parametric-bootstrap " + format_significant(100 * fit.confidence) + " % percentile intervals (" +
+          std::to_string(fit.bootstrap_samples) + " samples): threshold_deg " + interval(fit.threshold_deg) +
+          ", eccentricity_scale_deg " + interval(fit.eccentricity_scale_deg) + ", width " + interval(fit.width) +
+          ", lapse_rate " + interval(fit.lapse_rate) + "\n";
+  yaml += "# guess_rate from the catch trials, (yes + 0.5) / (n + 1); converged: ";
+  yaml += fit.converged ? "yes" : "no";
+  yaml += "\n";
+  if (!fit.message.empty()) yaml += "# note: " + fit.message + "\n";
+  yaml += std::string("function: ") + (m.function == PsychometricFunction::logistic ? "logistic" : "weibull") + "\n";
+  yaml += "threshold_deg: " + format_number(m.threshold_deg) + "\n";
+  yaml += "eccentricity_scale_deg: " + format_number(m.eccentricity_scale_deg) + "\n";
+  yaml += "width: " + format_number(m.width) + "\n";
+  yaml += "guess_rate: " + format_number(m.guess_rate) + "\n";
+  yaml += "lapse_rate: " + format_number(m.lapse_rate) + "\n";
+  return yaml;
+}
+
+}  // namespace fovea

@@ -1,0 +1,106 @@
+#pragma once
+
+// Fits fovea's perception model f(e, g) (perception/perception_model.hpp) to yes/no
+// detection data by maximum likelihood, with parametric-bootstrap confidence intervals and
+// goodness of fit (Wichmann and Hill 2001, "The psychometric function" I and II; psignifit).
+// The fitted parameters are PerceptionModelSettings, so the result is what
+// `perception.model.file` loads (fitted_model_yaml writes that file).
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "perception/perception_settings.hpp"
+
+namespace fovea {
+
+/// One yes/no trial: was a gap of gap_deg at eccentricity_deg from fixation noticed?
+struct TrialOutcome {
+  double eccentricity_deg = 0;  ///< >= 0, degrees of visual angle from the fixation point
+  double gap_deg = 0;           ///< >= 0, degrees; 0 is a catch trial (nothing to see)
+  bool yes = false;             ///< the observer said "I saw a gap"
+};
+
+/// How fit_psychometric fits. The defaults suit a constant-stimuli yes/no experiment of a
+/// few thousand trials.
+struct FitSettings {
+  /// The sigmoid F to fit; fit each and compare deviances to choose.
+  PsychometricFunction function = PsychometricFunction::logistic;
+  /// Upper bound of lambda: Wichmann and Hill (2001) bound lapses to [0, 0.06]; without a
+  /// bound lambda trades off against the width and biases it.
+  double max_lapse_rate = 0.06;
+  /// false: lambda is held at 0 (3 free parameters instead of 4).
+  bool fit_lapse = true;
+  /// Parametric-bootstrap data sets for the intervals and deviance_p; each is one refit.
+  /// 0: no intervals (ci_low = ci_high = NaN) and deviance_p NaN.
+  int bootstrap_samples = 200;
+  /// The bootstrap's random stream: the same seed and data give the same intervals.
+  std::uint64_t seed = 1;
+  /// Coverage of the percentile intervals, in (0, 1).
+  double confidence = 0.95;
+};
+
+/// A fitted parameter and its parametric-bootstrap percentile interval.
+struct ParameterEstimate {
+  double value = 0;
+  double ci_low = 0;   ///< the (1 - confidence) / 2 quantile of the bootstrap refits
+  double ci_high = 0;  ///< the (1 + confidence) / 2 quantile
+};
+
+/// What fit_psychometric found: the model, the estimates with their intervals, and how
+/// well the model describes the data.
+struct FitResult {
+  /// The maximum-likelihood model, ready for PerceptionModel or fitted_model_yaml (file "").
+  PerceptionModelSettings model;
+  ParameterEstimate threshold_deg;           ///< T0, degrees
+  ParameterEstimate eccentricity_scale_deg;  ///< E2, degrees
+  ParameterEstimate width;                   ///< 5%-to-95% rise in thresholds
+  ParameterEstimate lapse_rate;              ///< lambda; exactly 0 when not fitted
+  /// gamma, from the catch trials (yes + 0.5) / (n + 1), held fixed in the fit; 0 without
+  /// catch trials.
+  double guess_rate = 0;
+  int catch_trials = 0;  ///< trials with gap 0
+  int trials = 0;        ///< all trials, catch trials included
+  int bootstrap_samples = 0;  ///< refits behind the intervals and deviance_p (FitSettings')
+  double confidence = 0;      ///< coverage of the intervals (FitSettings')
+  /// ln L of the trials as observed (Bernoulli, no binomial coefficients), catch trials
+  /// included, at the fitted model.
+  double log_likelihood = 0;
+  /// 2 (ln L saturated - ln L model) over the distinct (eccentricity, gap) conditions.
+  double deviance = 0;
+  /// Conditions minus estimated parameters (gamma counts when it comes from catch trials).
+  int deviance_dof = 0;
+  /// Share of bootstrap deviances >= deviance: small (< 0.05) says the model family does
+  /// not describe the data. NaN without bootstrap samples.
+  double deviance_p = 0;
+  /// true when the best start ended on one of NLopt's success codes.
+  bool converged = false;
+  /// What a reader of the fit should know: missing catch trials, parameters at a bound,
+  /// bootstrap refits that did not converge. "" when there is nothing to say.
+  std::string message;
+};
+
+/// The maximum-likelihood fit of f(e, g) to `trials`, gamma from the catch trials, then
+/// `settings.bootstrap_samples` parametric-bootstrap refits. Deterministic given the
+/// trials and settings. Throws std::invalid_argument for empty trials, no trial with a gap,
+/// a non-finite or negative eccentricity or gap, or settings out of range.
+FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettings& settings);
+
+/// ln L of `trials` under `model` (as FitResult::log_likelihood: Bernoulli, probabilities
+/// clamped to [1e-9, 1 - 1e-9]): to compare a fit with another model, such as the truth.
+double psychometric_log_likelihood(const PerceptionModelSettings& model, std::span<const TrialOutcome> trials);
+
+/// The trials of `design` (eccentricities and gaps kept, answers ignored) answered by a
+/// simulated observer who says yes with probability f(e, g) of `model`: one uniform draw
+/// per trial, in order, from Rng(seed).
+std::vector<TrialOutcome> simulate_observer(const PerceptionModelSettings& model,
+                                            std::span<const TrialOutcome> design, std::uint64_t seed);
+
+/// The perception-model YAML file of a fit: the keys `perception.model.file` reads
+/// (function, threshold_deg, eccentricity_scale_deg, width, guess_rate, lapse_rate), with
+/// numbers that read back exactly, under a comment header giving the trials, the deviance
+/// and the intervals.
+std::string fitted_model_yaml(const FitResult& fit);
+
+}  // namespace fovea

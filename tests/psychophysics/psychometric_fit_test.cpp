@@ -1,0 +1,341 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "core/rng.hpp"
+#include "perception/perception_model.hpp"
+#include "psychophysics/psychometric_fit.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace fovea;
+
+namespace {
+
+/// The simulated observer's truth: T0 0.1 deg doubling at E2 = 2 deg (so 0.6 deg at 10 deg
+/// of eccentricity), a rise of one threshold, 5 % guesses and 2 % lapses.
+PerceptionModelSettings true_model(PsychometricFunction function) {
+  PerceptionModelSettings m;
+  m.function = function;
+  m.threshold_deg = 0.1;
+  m.eccentricity_scale_deg = 2.0;
+  m.width = 1.0;
+  m.guess_rate = 0.05;
+  m.lapse_rate = 0.02;
+  return m;
+}
+
+/// A constant-stimuli experiment of 3,000 trials: at eccentricities 0, 2, 5 and 10 deg, nine
+/// gaps from 0.25 T(e) to 3 T(e) and one catch trial (gap 0), repeated 75 times, the
+/// conditions interleaved. 10 % of the trials are catch trials.
+std::vector<TrialOutcome> constant_stimuli_design(const PerceptionModelSettings& m, int repeats = 75) {
+  const PerceptionModel model(m);
+  std::vector<TrialOutcome> design;
+  for (int r = 0; r < repeats; ++r) {
+    for (const double e : {0.0, 2.0, 5.0, 10.0}) {
+      design.push_back({e, 0.0, false});
+      for (const double ratio : {0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0})
+        design.push_back({e, ratio * model.threshold_deg(e), false});
+    }
+  }
+  return design;
+}
+
+/// An observer outside the model family: F is a two-step staircase in g / T(e), 0 below
+/// half the threshold, 0.5 up to twice the threshold, 1 above. (A single step at T(e) would
+/// not do: it is the family's own limit as the width goes to 0, and fits.)
+std::vector<TrialOutcome> staircase_observer(const PerceptionModelSettings& m, std::vector<TrialOutcome> design,
+                                             std::uint64_t seed) {
+  const PerceptionModel model(m);
+  Rng rng(seed);
+  for (TrialOutcome& t : design) {
+    const double ratio = t.gap_deg / model.threshold_deg(t.eccentricity_deg);
+    const double rise = ratio < 0.5 ? 0.0 : ratio < 2.0 ? 0.5 : 1.0;
+    const double p = t.gap_deg > 0 ? m.guess_rate + (1 - m.guess_rate - m.lapse_rate) * rise : m.guess_rate;
+    t.yes = rng.uniform() < p;
+  }
+  return design;
+}
+
+/// The default settings with another function and number of bootstrap samples.
+FitSettings fit_settings(PsychometricFunction function, int bootstrap_samples) {
+  FitSettings s;
+  s.function = function;
+  s.bootstrap_samples = bootstrap_samples;
+  return s;
+}
+
+/// Whether the interval holds the true value.
+bool covers(const ParameterEstimate& p, double truth) { return p.ci_low <= truth && truth <= p.ci_high; }
+
+/// The bootstrap standard deviation a 95 % percentile interval implies, as if normal.
+double interval_sd(const ParameterEstimate& p) { return (p.ci_high - p.ci_low) / (2 * 1.959964); }
+
+/// Both sigmoids: every property holds for each.
+const PsychometricFunction kFunctions[] = {PsychometricFunction::logistic, PsychometricFunction::weibull};
+
+}  // namespace
+
+TEST_CASE("the fit recovers T0, E2 and width from 3000 simulated trials, and its intervals cover the truth",
+          "[psychometric_fit]") {
+  // Tolerances: 4 bootstrap standard deviations, as measured at this design (half the 95 %
+  // interval / 1.96, mean of the 10 seeds): T0 2.8 %, E2 4.2 % (logistic) and 4.1 %
+  // (Weibull), width 7.6 % and 6.3 %, lambda 0.0044. Rounded up: T0 within 12 %, E2 within
+  // 18 %, width within 32 %. A correct fit misses one by chance with probability ~6e-5.
+  // Each fit's own spread is checked against those SDs too (within a factor of 2), so the
+  // tolerances stay tied to what the bootstrap says.
+  // Coverage rule: for each parameter and function, the 95 % interval covers the truth in
+  // at least 8 of the 10 seeds. These seeds: T0 10 and 10, E2 10 and 10, width 9 and 8,
+  // lambda 10 and 10 (logistic, Weibull). Over seeds 11 to 50 they cover 83 to 95 % (T0
+  // least: 34 and 33 of 40; over seeds 1 to 60 the logistic's bootstrap SD of T0 is 8 %
+  // smaller than the spread of its estimates), the known optimism of percentile intervals
+  // at this sample size (Wichmann and Hill 2001, part II). At a true coverage of 90 % a
+  // parameter fails the rule for 7 % of seed sets; at 60 % it passes for only 17 %.
+  // The full 200 bootstrap samples (the default) are used: this is the test of them.
+  for (const PsychometricFunction function : kFunctions) {
+    const PerceptionModelSettings truth = true_model(function);
+    const std::vector<TrialOutcome> design = constant_stimuli_design(truth);
+    int covered_t0 = 0, covered_e2 = 0, covered_width = 0, covered_lapse = 0;
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      const FitResult fit = fit_psychometric(simulate_observer(truth, design, seed), fit_settings(function, 200));
+      INFO("function " << static_cast<int>(function) << ", seed " << seed << ": T0 " << fit.model.threshold_deg
+                       << ", E2 " << fit.model.eccentricity_scale_deg << ", width " << fit.model.width << ", lambda "
+                       << fit.model.lapse_rate << "; " << fit.message);
+      CHECK(fit.converged);
+      CHECK(fit.trials == 3000);
+      CHECK(fit.catch_trials == 300);
+      CHECK(fit.model.function == function);
+      CHECK(fit.model.threshold_deg == Approx(0.1).epsilon(0.12));
+      CHECK(fit.model.eccentricity_scale_deg == Approx(2.0).epsilon(0.18));
+      CHECK(fit.model.width == Approx(1.0).epsilon(0.32));
+      CHECK(interval_sd(fit.threshold_deg) / 0.1 > 0.014);
+      CHECK(interval_sd(fit.threshold_deg) / 0.1 < 0.056);
+      CHECK(interval_sd(fit.eccentricity_scale_deg) / 2.0 > 0.021);
+      CHECK(interval_sd(fit.eccentricity_scale_deg) / 2.0 < 0.084);
+      CHECK(interval_sd(fit.width) > 0.032);
+      CHECK(interval_sd(fit.width) < 0.15);
+      covered_t0 += covers(fit.threshold_deg, truth.threshold_deg) ? 1 : 0;
+      covered_e2 += covers(fit.eccentricity_scale_deg, truth.eccentricity_scale_deg) ? 1 : 0;
+      covered_width += covers(fit.width, truth.width) ? 1 : 0;
+      covered_lapse += covers(fit.lapse_rate, truth.lapse_rate) ? 1 : 0;
+    }
+    INFO("function " << static_cast<int>(function) << ": covered of 10: T0 " << covered_t0 << ", E2 " << covered_e2
+                     << ", width " << covered_width << ", lambda " << covered_lapse);
+    CHECK(covered_t0 >= 8);
+    CHECK(covered_e2 >= 8);
+    CHECK(covered_width >= 8);
+    CHECK(covered_lapse >= 8);
+  }
+}
+
+TEST_CASE("the likelihood at the fit is at least that at the truth, and no small step improves it",
+          "[psychometric_fit]") {
+  for (const PsychometricFunction function : kFunctions) {
+    const PerceptionModelSettings truth = true_model(function);
+    const std::vector<TrialOutcome> data = simulate_observer(truth, constant_stimuli_design(truth), 3);
+    const FitResult fit = fit_psychometric(data, fit_settings(function, 0));
+    CHECK(fit.converged);
+    CHECK(fit.log_likelihood == psychometric_log_likelihood(fit.model, data));
+    // gamma is not a free parameter of the optimiser (it comes from the catch trials), so
+    // the truth is compared at the fitted gamma.
+    PerceptionModelSettings truth_at_fitted_gamma = truth;
+    truth_at_fitted_gamma.guess_rate = fit.guess_rate;
+    CHECK(fit.log_likelihood >= psychometric_log_likelihood(truth_at_fitted_gamma, data));
+    // A local maximum: 0.1 % either way in T0, E2 and width, 1e-4 in lambda, lowers ln L.
+    for (const double factor : {0.999, 1.001}) {
+      PerceptionModelSettings m = fit.model;
+      m.threshold_deg *= factor;
+      CHECK(psychometric_log_likelihood(m, data) <= fit.log_likelihood + 1e-9);
+      m = fit.model;
+      m.eccentricity_scale_deg *= factor;
+      CHECK(psychometric_log_likelihood(m, data) <= fit.log_likelihood + 1e-9);
+      m = fit.model;
+      m.width *= factor;
+      CHECK(psychometric_log_likelihood(m, data) <= fit.log_likelihood + 1e-9);
+    }
+    for (const double step : {-1e-4, 1e-4}) {
+      PerceptionModelSettings m = fit.model;
+      m.lapse_rate = std::clamp(m.lapse_rate + step, 0.0, 0.06);
+      CHECK(psychometric_log_likelihood(m, data) <= fit.log_likelihood + 1e-9);
+    }
+  }
+}
+
+TEST_CASE("deviance p is not small for data from the model and tiny for a staircase observer",
+          "[psychometric_fit]") {
+  // 100 bootstrap samples: enough to tell p of 0.1 and more from p below 0.01.
+  for (const PsychometricFunction function : kFunctions) {
+    const PerceptionModelSettings truth = true_model(function);
+    const std::vector<TrialOutcome> design = constant_stimuli_design(truth);
+    const FitResult from_model = fit_psychometric(simulate_observer(truth, design, 1), fit_settings(function, 100));
+    CHECK(from_model.deviance_dof == 40 - 5);  // 40 conditions; T0, E2, width, lambda, gamma
+    CHECK(from_model.deviance_p > 0.05);
+    const FitResult from_staircase =
+        fit_psychometric(staircase_observer(truth, design, 1), fit_settings(function, 100));
+    INFO("staircase: deviance " << from_staircase.deviance << " on " << from_staircase.deviance_dof << " dof");
+    CHECK(from_staircase.deviance > 5 * from_staircase.deviance_dof);
+    CHECK(from_staircase.deviance_p < 0.01);
+  }
+}
+
+TEST_CASE("the lapse rate stays within 0 and max_lapse_rate, or at 0 when not fitted", "[psychometric_fit]") {
+  PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
+  const std::vector<TrialOutcome> design = constant_stimuli_design(truth);
+  // Lapses of 15 %, far above the bound: lambda stops at the bound, and the message says so.
+  truth.lapse_rate = 0.15;
+  FitSettings settings = fit_settings(PsychometricFunction::logistic, 20);
+  settings.max_lapse_rate = 0.04;
+  FitResult fit = fit_psychometric(simulate_observer(truth, design, 4), settings);
+  CHECK(fit.model.lapse_rate <= 0.04);
+  CHECK(fit.model.lapse_rate == Approx(0.04));
+  CHECK(fit.lapse_rate.ci_high <= 0.04);
+  CHECK(fit.message.find("lapse_rate at its upper bound") != std::string::npos);
+  // No lapses at all: lambda stays >= 0.
+  truth.lapse_rate = 0.0;
+  fit = fit_psychometric(simulate_observer(truth, design, 5), settings);
+  CHECK(fit.model.lapse_rate >= 0.0);
+  CHECK(fit.lapse_rate.ci_low >= 0.0);
+  CHECK(fit.model.threshold_deg == Approx(0.1).epsilon(0.12));
+  // fit_lapse false: lambda is 0 in the fit and in every bootstrap refit, one fewer dof.
+  settings.fit_lapse = false;
+  const FitResult fixed = fit_psychometric(simulate_observer(truth, design, 5), settings);
+  CHECK(fixed.model.lapse_rate == 0.0);
+  CHECK(fixed.lapse_rate.ci_low == 0.0);
+  CHECK(fixed.lapse_rate.ci_high == 0.0);
+  CHECK(fixed.deviance_dof == fit.deviance_dof + 1);
+  CHECK(fixed.model.threshold_deg == Approx(0.1).epsilon(0.12));
+}
+
+TEST_CASE("without catch trials the guess rate is 0 and the message says so", "[psychometric_fit]") {
+  PerceptionModelSettings truth = true_model(PsychometricFunction::weibull);
+  truth.guess_rate = 0.0;
+  std::vector<TrialOutcome> design;
+  for (const TrialOutcome& t : constant_stimuli_design(truth))
+    if (t.gap_deg > 0) design.push_back(t);
+  const FitResult fit =
+      fit_psychometric(simulate_observer(truth, design, 6), fit_settings(PsychometricFunction::weibull, 0));
+  CHECK(fit.catch_trials == 0);
+  CHECK(fit.guess_rate == 0.0);
+  CHECK(fit.model.guess_rate == 0.0);
+  CHECK(fit.message.find("no catch trials") != std::string::npos);
+  CHECK(fit.deviance_dof == 36 - 4);
+  CHECK(std::isnan(fit.deviance_p));
+  CHECK(std::isnan(fit.threshold_deg.ci_low));
+  CHECK(fit.model.threshold_deg == Approx(0.1).epsilon(0.12));
+}
+
+TEST_CASE("the guess rate is the catch trials' share of yes with half a count added", "[psychometric_fit]") {
+  // 20 catch trials, 3 of them yes: (3 + 0.5) / (20 + 1); the gaps are all seen.
+  std::vector<TrialOutcome> trials;
+  for (int i = 0; i < 20; ++i) trials.push_back({1.0, 0.0, i < 3});
+  for (int i = 0; i < 20; ++i) trials.push_back({1.0, 0.5 + 0.1 * i, i > 4});
+  const FitResult fit = fit_psychometric(trials, fit_settings(PsychometricFunction::logistic, 0));
+  CHECK(fit.guess_rate == 3.5 / 21);
+  CHECK(fit.model.guess_rate == fit.guess_rate);
+  CHECK(fit.catch_trials == 20);
+  CHECK(fit.trials == 40);
+}
+
+TEST_CASE("bad trials and settings throw std::invalid_argument", "[psychometric_fit]") {
+  const FitSettings settings = fit_settings(PsychometricFunction::logistic, 0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto fit_of = [&](std::vector<TrialOutcome> trials) {
+    trials.push_back({0.0, 0.2, true});
+    trials.push_back({0.0, 0.1, false});
+    return fit_psychometric(trials, settings);
+  };
+  CHECK_THROWS_AS(fit_psychometric(std::vector<TrialOutcome>{}, settings), std::invalid_argument);
+  CHECK_THROWS_AS(fit_of({{0.0, nan, true}}), std::invalid_argument);
+  CHECK_THROWS_AS(fit_of({{nan, 0.1, true}}), std::invalid_argument);
+  CHECK_THROWS_AS(fit_of({{0.0, inf, true}}), std::invalid_argument);
+  CHECK_THROWS_WITH(fit_of({{0.0, -0.1, true}}), Catch::Contains("trial 0: gap_deg must be a finite number >= 0"));
+  CHECK_THROWS_AS(fit_of({{-1.0, 0.1, true}}), std::invalid_argument);
+  CHECK_THROWS_WITH(fit_psychometric(std::vector<TrialOutcome>{{0.0, 0.0, false}, {2.0, 0.0, true}}, settings),
+                    Catch::Contains("only catch trials"));
+  // Catch trials mostly answered yes: a guess rate above 0.5, which no model file takes.
+  CHECK_THROWS_WITH(fit_of({{0.0, 0.0, true}, {0.0, 0.0, true}, {0.0, 0.0, true}}), Catch::Contains("guess rate"));
+  CHECK_NOTHROW(fit_of({}));
+  const std::vector<TrialOutcome> good = {{0.0, 0.2, true}, {0.0, 0.1, false}};
+  FitSettings bad = settings;
+  bad.max_lapse_rate = 0.6;
+  CHECK_THROWS_AS(fit_psychometric(good, bad), std::invalid_argument);
+  bad = settings;
+  bad.max_lapse_rate = nan;
+  CHECK_THROWS_AS(fit_psychometric(good, bad), std::invalid_argument);
+  bad = settings;
+  bad.bootstrap_samples = -1;
+  CHECK_THROWS_AS(fit_psychometric(good, bad), std::invalid_argument);
+  bad = settings;
+  bad.confidence = 1.0;
+  CHECK_THROWS_AS(fit_psychometric(good, bad), std::invalid_argument);
+}
+
+TEST_CASE("the fit and its bootstrap are deterministic given the seed", "[psychometric_fit]") {
+  const PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
+  const std::vector<TrialOutcome> data = simulate_observer(truth, constant_stimuli_design(truth, 20), 7);
+  CHECK(simulate_observer(truth, constant_stimuli_design(truth, 20), 7)[17].yes == data[17].yes);
+  FitSettings settings = fit_settings(PsychometricFunction::logistic, 30);
+  const FitResult a = fit_psychometric(data, settings);
+  const FitResult b = fit_psychometric(data, settings);
+  CHECK(a.model.threshold_deg == b.model.threshold_deg);
+  CHECK(a.threshold_deg.ci_low == b.threshold_deg.ci_low);
+  CHECK(a.width.ci_high == b.width.ci_high);
+  CHECK(a.deviance_p == b.deviance_p);
+  CHECK(fitted_model_yaml(a) == fitted_model_yaml(b));
+  settings.seed = 2;
+  const FitResult c = fit_psychometric(data, settings);
+  CHECK(c.model.threshold_deg == a.model.threshold_deg);  // the seed is the bootstrap's only
+  CHECK(c.threshold_deg.ci_low != a.threshold_deg.ci_low);
+}
+
+TEST_CASE("the simulated observer says yes with probability f(e, g) at the design's trials",
+          "[psychometric_fit]") {
+  const PerceptionModelSettings truth = true_model(PsychometricFunction::weibull);
+  const PerceptionModel model(truth);
+  const std::vector<TrialOutcome> design(20000, TrialOutcome{5.0, 0.4, false});
+  const std::vector<TrialOutcome> answered = simulate_observer(truth, design, 8);
+  REQUIRE(answered.size() == design.size());
+  int yes = 0;
+  for (const TrialOutcome& t : answered) {
+    yes += t.yes ? 1 : 0;
+    CHECK((t.eccentricity_deg == 5.0 && t.gap_deg == 0.4));
+  }
+  const double p = model.probability(5.0, 0.4);
+  // 4 binomial standard deviations.
+  CHECK(std::abs(yes / 20000.0 - p) < 4 * std::sqrt(p * (1 - p) / 20000));
+}
+
+TEST_CASE("fitted_model_yaml loads back through perception.model.file with the same values",
+          "[psychometric_fit]") {
+  for (const PsychometricFunction function : kFunctions) {
+    const PerceptionModelSettings truth = true_model(function);
+    const FitResult fit = fit_psychometric(simulate_observer(truth, constant_stimuli_design(truth, 20), 9),
+                                           fit_settings(function, 20));
+    const std::string yaml = fitted_model_yaml(fit);
+    INFO(yaml);
+    CHECK(yaml.rfind("# ", 0) == 0);
+    CHECK(yaml.find("# trials: 800, of which catch trials (gap 0): 80") != std::string::npos);
+    CHECK(yaml.find("deviance: ") != std::string::npos);
+    CHECK(yaml.find("threshold_deg [") != std::string::npos);
+
+    test::TempDir dir;
+    std::ofstream(dir / "fitted.yaml") << yaml;
+    std::ofstream(dir / "run.yaml") << "perception:\n  model:\n    file: fitted.yaml\n";
+    const PerceptionModelSettings loaded =
+        config::load_config_file((dir / "run.yaml").string()).settings.perception.model;
+    CHECK(loaded.function == fit.model.function);
+    CHECK(loaded.threshold_deg == fit.model.threshold_deg);
+    CHECK(loaded.eccentricity_scale_deg == fit.model.eccentricity_scale_deg);
+    CHECK(loaded.width == fit.model.width);
+    CHECK(loaded.guess_rate == fit.model.guess_rate);
+    CHECK(loaded.lapse_rate == fit.model.lapse_rate);
+  }
+}
