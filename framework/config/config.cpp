@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "config/settings_schema.hpp"
+#include "core/format.hpp"
 #include "gaze/replay_gaze.hpp"
 #include "perception/perception_model.hpp"
 #include "perception/view.hpp"
@@ -301,15 +302,29 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   }
 }
 
-LoadedConfig parse_document(YAML::Node root, const std::string& source_name, const std::vector<Override>& overrides) {
+/// One YAML document's text, the overrides applied, parsed by `schema` into `out`; returns
+/// where each key was written. Any document kind: a config, an experiment spec.
+template <class T>
+std::map<std::string, std::string> parse_text(const std::string& text, const std::string& source_name,
+                                              const std::vector<Override>& overrides, const Section<T>& schema, T& out) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(position(source_name, e.mark) + ": YAML syntax error: " + e.msg);
+  }
+  // A second document (after `---`) would be silently ignored by a single-document read.
+  if (documents.size() > 1)
+    throw ConfigError(position(source_name, documents[1].Mark()) +
+                      ": a config is one YAML document; this is a second one (after ---)");
+  YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
   Sources sources{source_name, {}};
   check_duplicate_keys(root, "", sources);
   for (const auto& o : overrides) apply_override(root, o, sources);
-  LoadedConfig loaded;
-  loaded.source = source_name;
-  ParseState state{sources, loaded.locations};
-  settings_schema().parse(root, loaded.settings, "", root.IsDefined() ? root.Mark() : YAML::Mark(), state);
-  return loaded;
+  std::map<std::string, std::string> locations;
+  ParseState state{sources, locations};
+  schema.parse(root, out, "", root.IsDefined() ? root.Mark() : YAML::Mark(), state);
+  return locations;
 }
 
 std::vector<Override> as_overrides(const std::vector<std::string>& sets) {
@@ -322,30 +337,126 @@ std::vector<Override> as_overrides(const std::vector<std::string>& sets) {
 /// YAML text to validated settings; relative file paths resolve from `base_folder`.
 LoadedConfig load_document(const std::string& text, const std::string& source_name,
                            const std::vector<Override>& overrides, const std::filesystem::path& base_folder) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(position(source_name, e.mark) + ": YAML syntax error: " + e.msg);
-  }
-  // A second document (after `---`) would be silently ignored by a single-document read.
-  if (documents.size() > 1)
-    throw ConfigError(position(source_name, documents[1].Mark()) +
-                      ": a config is one YAML document; this is a second one (after ---)");
-  LoadedConfig loaded = parse_document(documents.empty() ? YAML::Node() : documents[0], source_name, overrides);
+  LoadedConfig loaded;
+  loaded.source = source_name;
+  loaded.locations = parse_text(text, source_name, overrides, settings_schema(), loaded.settings);
   finish(loaded, base_folder);
   return loaded;
 }
 
+/// The screen's extent in degrees of visual angle, width and height, at its viewing distance.
+std::pair<double, double> screen_extent_deg(const ScreenSettings& screen) {
+  const double to_deg = 180.0 / 3.141592653589793;
+  return {2 * std::atan(0.5 * screen.width_cm / screen.viewing_distance_cm) * to_deg,
+          2 * std::atan(0.5 * screen.height_cm / screen.viewing_distance_cm) * to_deg};
+}
+
+/// The checks that span keys (docs/psychophysics.md, "Errors"), each against the key at fault.
+void check_experiment(const LoadedExperiment& loaded) {
+  const ExperimentSettings& e = loaded.spec;
+  const auto fail = [&](const std::string& key, const std::string& message) { throw ConfigError(loaded.error_at(key, message)); };
+  if (e.stimulus.collision_time_s >= e.stimulus.duration_s)
+    fail("stimulus.collision_time_s", "the collision at " + format_significant(e.stimulus.collision_time_s) +
+                                          " s must come before the stimulus ends (stimulus.duration_s " +
+                                          format_significant(e.stimulus.duration_s) + " s)");
+  if (e.task.yes_key == e.task.no_key) fail("task.no_key", "the same key as task.yes_key; yes and no need two keys");
+
+  // Every stimulus must fit on the screen: the largest gap, and the target pair at the
+  // largest eccentricity in any direction.
+  const auto [width_deg, height_deg] = screen_extent_deg(e.screen);
+  const double smaller_deg = std::min(width_deg, height_deg);
+  const std::string screen_text = format_significant(width_deg) + " x " + format_significant(height_deg) +
+                                  " deg at " + format_significant(e.screen.viewing_distance_cm) + " cm";
+  const auto check_gap = [&](const std::string& key, double gap_deg) {
+    if (gap_deg >= smaller_deg)
+      fail(key, "a gap of " + format_significant(gap_deg) + " deg is larger than the screen (" + screen_text + ")");
+  };
+  const auto check_eccentricity = [&](const std::string& key, double eccentricity_deg) {
+    const double reach_deg = eccentricity_deg + e.stimulus.entity_size_deg;
+    if (reach_deg > 0.5 * smaller_deg)
+      fail(key, "an eccentricity of " + format_significant(eccentricity_deg) + " deg puts the target pair (" +
+                    format_significant(e.stimulus.entity_size_deg) +
+                    " deg entities) off the screen in some directions: half the screen is " +
+                    format_significant(0.5 * smaller_deg) + " deg (" + screen_text + ")");
+  };
+  if (e.method == DesignMethod::constant_stimuli) {
+    const ConstantStimuliSettings& c = e.constant_stimuli;
+    if (c.gaps_deg.empty()) fail("constant_stimuli.gaps_deg", "an empty list: constant stimuli need at least one gap");
+    if (c.eccentricities_deg.empty())
+      fail("constant_stimuli.eccentricities_deg", "an empty list: constant stimuli need at least one eccentricity");
+    for (const double g : c.gaps_deg) check_gap("constant_stimuli.gaps_deg", g);
+    for (const double x : c.eccentricities_deg) check_eccentricity("constant_stimuli.eccentricities_deg", x);
+    try {
+      (void)plan_constant_stimuli(c, 1);
+    } catch (const std::invalid_argument& problem) {
+      fail("constant_stimuli", problem.what());
+    }
+  } else {
+    const StaircaseDesignSettings& st = e.staircase;
+    if (st.eccentricities_deg.empty())
+      fail("staircase.eccentricities_deg", "an empty list: the staircase method needs at least one eccentricity");
+    if (st.start_values_deg.empty()) fail("staircase.start_values_deg", "an empty list: give each staircase's first gap");
+    if (st.start_values_deg.size() != 1 && st.start_values_deg.size() != st.eccentricities_deg.size())
+      fail("staircase.start_values_deg", "one value for all staircases, or one per eccentricity (" +
+                                             std::to_string(st.eccentricities_deg.size()) + "), not " +
+                                             std::to_string(st.start_values_deg.size()));
+    if (st.step_sizes.empty()) fail("staircase.step_sizes", "an empty list: give at least one step size");
+    if (st.min_gap_deg >= st.max_gap_deg) fail("staircase.min_gap_deg", "must be below staircase.max_gap_deg");
+    check_gap("staircase.max_gap_deg", st.max_gap_deg);
+    for (const double x : st.eccentricities_deg) check_eccentricity("staircase.eccentricities_deg", x);
+    try {
+      const InterleavedStaircases staircases(interleaved_staircases(st), 1);
+    } catch (const std::invalid_argument& problem) {
+      fail("staircase", problem.what());
+    }
+  }
+}
+
 }  // namespace
 
-std::string LoadedConfig::error_at(const std::string& path, const std::string& message) const {
+std::string error_at(const std::map<std::string, std::string>& locations, const std::string& source,
+                     const std::string& path, const std::string& message) {
   for (std::string p = path; !p.empty();) {
     if (const auto it = locations.find(p); it != locations.end()) return it->second + ": " + path + ": " + message;
     const std::size_t cut = p.find_last_of(".[");
     p = cut == std::string::npos ? "" : p.substr(0, cut);
   }
   return source + ": " + path + ": " + message;
+}
+
+std::string LoadedConfig::error_at(const std::string& path, const std::string& message) const {
+  return config::error_at(locations, source, path, message);
+}
+
+std::string LoadedExperiment::error_at(const std::string& path, const std::string& message) const {
+  return config::error_at(locations, source, path, message);
+}
+
+LoadedExperiment load_experiment_text(const std::string& text, const std::string& source_name,
+                                      const std::vector<Override>& overrides) {
+  LoadedExperiment loaded;
+  loaded.source = source_name;
+  loaded.locations = parse_text(text, source_name, overrides, experiment_schema(), loaded.spec);
+  check_experiment(loaded);
+  return loaded;
+}
+
+LoadedExperiment load_experiment_file(const std::string& path, const std::vector<Override>& overrides) {
+  return load_experiment_text(read_text_file(path, "experiment"), path, overrides);
+}
+
+std::string resolved_experiment_yaml(const ExperimentSettings& spec) {
+  YAML::Emitter out;
+  out << YAML::Comment("resolved by fovea: every key, defaults filled in (docs/psychophysics.md)");
+  out << YAML::Newline;
+  experiment_schema().emit(out, spec);
+  return std::string(out.c_str()) + "\n";
+}
+
+std::vector<KeyInfo> experiment_keys() {
+  std::vector<KeyInfo> keys;
+  experiment_schema().describe("", ExperimentSettings{}, keys);
+  return keys;
 }
 
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,

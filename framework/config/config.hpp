@@ -7,6 +7,7 @@
 
 #include "config/schema.hpp"
 #include "config/settings.hpp"
+#include "psychophysics/experiment_settings.hpp"
 
 namespace fovea::config {
 
@@ -21,6 +22,21 @@ struct LoadedConfig {
   /// ancestor that was written; the config's own name when none was.
   std::string error_at(const std::string& path, const std::string& message) const;
 };
+
+/// A validated experiment spec (configs/experiments/*.yaml, docs/psychophysics.md), and
+/// where each key was written.
+struct LoadedExperiment {
+  ExperimentSettings spec;
+  std::string source;
+  std::map<std::string, std::string> locations;
+  /// As LoadedConfig::error_at.
+  std::string error_at(const std::string& path, const std::string& message) const;
+};
+
+/// "where: path: message", `where` being the location of `path` or of its nearest ancestor
+/// in `locations`; `source` when none was written.
+std::string error_at(const std::map<std::string, std::string>& locations, const std::string& source,
+                     const std::string& path, const std::string& message);
 
 /// One override from the command line: "key=value" (a YAML value; list elements as
 /// `world.entities[0].count`), and how messages name it.
@@ -40,6 +56,16 @@ LoadedConfig load_config_text(const std::string& text, const std::string& source
                               const std::vector<Override>& overrides);
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
                               const std::vector<std::string>& sets = {});
+
+/// Reads and checks an experiment spec, overrides applied: the keys and their ranges, then
+/// what spans keys (a gap larger than the screen, an empty grid, ...). Throws ConfigError.
+LoadedExperiment load_experiment_file(const std::string& path, const std::vector<Override>& overrides = {});
+LoadedExperiment load_experiment_text(const std::string& text, const std::string& source_name,
+                                      const std::vector<Override>& overrides = {});
+/// The spec as resolved: every key, defaults filled in.
+std::string resolved_experiment_yaml(const ExperimentSettings& spec);
+/// Every experiment key with its type, default and meaning.
+std::vector<KeyInfo> experiment_keys();
 
 /// The config as resolved: every key, defaults filled in, as YAML that loads back to the
 /// same settings.

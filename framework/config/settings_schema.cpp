@@ -368,6 +368,91 @@ Section<DemoSettings> demo_schema() {
   return s;
 }
 
+Section<StimulusSettings> stimulus_schema() {
+  Section<StimulusSettings> s;
+  s.number("entities", &StimulusSettings::entities, between(2, 1000), "entities moving in view, the target pair included");
+  s.number("entity_size_deg", &StimulusSettings::entity_size_deg, {0, 90, true, false}, "each entity's diameter, degrees of visual angle");
+  s.number("speed_degps", &StimulusSettings::speed_degps, between(0, 1000), "each entity's speed on the screen, degrees per second");
+  s.number("duration_s", &StimulusSettings::duration_s, {0, 600, true, false}, "presentation time, seconds");
+  s.number("collision_time_s", &StimulusSettings::collision_time_s, {0, 600, true, false},
+           "when the target pair meets, seconds from the start (before duration_s)");
+  s.boolean("fixation_cross", &StimulusSettings::fixation_cross, "draw the fixation cross");
+  s.number("fixation_size_deg", &StimulusSettings::fixation_size_deg, {0, 90, true, false}, "the cross's arms, end to end, degrees");
+  s.vec3("colour", &StimulusSettings::colour, between(0, 1), "the entities' colour, linear RGB in [0, 1]");
+  s.vec3("background", &StimulusSettings::background, between(0, 1), "the background, linear RGB in [0, 1]");
+  return s;
+}
+
+Section<ConstantStimuliSettings> constant_stimuli_schema() {
+  Section<ConstantStimuliSettings> s;
+  s.numbers("gaps_deg", &ConstantStimuliSettings::gaps_deg, {0, 180, true, false}, 256, "the gaps, degrees of visual angle");
+  s.numbers("eccentricities_deg", &ConstantStimuliSettings::eccentricities_deg, between(0, 90), 64,
+            "the eccentricities from fixation, degrees");
+  s.number("repetitions", &ConstantStimuliSettings::repetitions, between(1, 100000), "trials of each gap x eccentricity");
+  s.number("catch_trials_per_block", &ConstantStimuliSettings::catch_trials_per_block, between(0, 100000),
+           "trials with no gap in each block, at the eccentricities in turn");
+  s.number("blocks", &ConstantStimuliSettings::blocks, between(1, 10000), "blocks, each shuffled on its own");
+  return s;
+}
+
+Section<StaircaseDesignSettings> staircase_design_schema() {
+  Section<StaircaseDesignSettings> s;
+  s.numbers("eccentricities_deg", &StaircaseDesignSettings::eccentricities_deg, between(0, 90), 64,
+            "one staircase at each, degrees from fixation");
+  s.numbers("start_values_deg", &StaircaseDesignSettings::start_values_deg, {0, 180, true, false}, 64,
+            "each staircase's first gap: one value for all, or one per eccentricity");
+  s.number("n_up", &StaircaseDesignSettings::n_up, between(1, 100), "misses in a row that make the gap larger");
+  s.number("n_down", &StaircaseDesignSettings::n_down, between(1, 100), "hits in a row that make it smaller (1-up-3-down tracks 79.4 %)");
+  s.numbers("step_sizes", &StaircaseDesignSettings::step_sizes, {0, 1e6, true, false}, 64,
+            "step sizes in step_type's units, the next one after each reversal, the last kept");
+  s.choice("step_type", &StaircaseDesignSettings::step_type,
+           {{"linear", StepType::linear}, {"log", StepType::log}, {"db", StepType::db}},
+           "linear (degrees), log (log10 units) or db (decibels), as PsychoPy's StairHandler");
+  s.number("n_trials", &StaircaseDesignSettings::n_trials, between(1, 100000), "trials per staircase, at least");
+  s.number("n_reversals", &StaircaseDesignSettings::n_reversals, between(0, 10000), "reversals per staircase, at least");
+  s.number("min_gap_deg", &StaircaseDesignSettings::min_gap_deg, {0, 180, true, false}, "the smallest gap a staircase may show");
+  s.number("max_gap_deg", &StaircaseDesignSettings::max_gap_deg, {0, 180, true, false}, "the largest");
+  return s;
+}
+
+Section<TaskSettings> task_schema() {
+  Section<TaskSettings> s;
+  s.text("yes_key", &TaskSettings::yes_key, "the key for yes, as SDL names keys (y, Left, Space)");
+  s.text("no_key", &TaskSettings::no_key, "the key for no");
+  s.text("instructions", &TaskSettings::instructions, "shown before the first trial and after each break");
+  s.number("break_every", &TaskSettings::break_every, between(0, 1e6), "trials between breaks; 0 for none");
+  s.number("inter_trial_interval_s", &TaskSettings::inter_trial_interval_s, between(0, 600),
+           "blank time between a response and the next trial, seconds");
+  return s;
+}
+
+}  // namespace
+
+const Section<ExperimentSettings>& experiment_schema() {
+  static const Section<ExperimentSettings> schema = [] {
+    Section<ExperimentSettings> s;
+    s.name("name", &ExperimentSettings::name, "experiment name: sessions go to results/experiments/<name>/<participant>/");
+    s.number("seed", &ExperimentSettings::seed, between(0, 9007199254740992.0), "seed of the design's order and the stimuli");
+    s.section("screen", &ExperimentSettings::screen, screen_schema(), "the physical screen: every size in degrees comes from it");
+    s.section("stimulus", &ExperimentSettings::stimulus, stimulus_schema(), "what a trial shows");
+    s.choice("method", &ExperimentSettings::method,
+             {{"constant_stimuli", DesignMethod::constant_stimuli}, {"staircase", DesignMethod::staircase}},
+             "constant_stimuli (a gap x eccentricity grid) or staircase (interleaved, one per eccentricity)");
+    s.section("constant_stimuli", &ExperimentSettings::constant_stimuli, constant_stimuli_schema(),
+              "the grid, with method: constant_stimuli");
+    s.section("staircase", &ExperimentSettings::staircase, staircase_design_schema(), "the staircases, with method: staircase");
+    s.section("task", &ExperimentSettings::task, task_schema(), "the yes/no task");
+    s.section("gaze", &ExperimentSettings::gaze, gaze_schema(),
+              "where the viewer looks; a tracker (pupil, gazepoint) makes trials gaze-contingent");
+    s.number("fixation_radius_deg", &ExperimentSettings::fixation_radius_deg, {0, 90, true, false},
+             "with a tracker: a trial whose fixation leaves this radius around the cross is aborted and requeued");
+    return s;
+  }();
+  return schema;
+}
+
+namespace {
+
 }  // namespace
 
 const Section<Settings>& settings_schema() {

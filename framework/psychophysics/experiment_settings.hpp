@@ -1,0 +1,88 @@
+#pragma once
+
+// Definition structs of a psychophysics experiment (configs/experiments/*.yaml,
+// docs/psychophysics.md), with the defaults a spec falls back on. config/ fills them from
+// YAML and checks them; the runner only ever sees these plain structs.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/math.hpp"
+#include "gaze/gaze_settings.hpp"
+#include "perception/perception_settings.hpp"
+#include "psychophysics/staircase.hpp"
+#include "psychophysics/trial_design.hpp"
+
+namespace fovea {
+
+/// How the trials' gaps are chosen.
+enum class DesignMethod {
+  constant_stimuli,  ///< a fixed grid of gap x eccentricity, repeated, shuffled in blocks
+  staircase,         ///< one adaptive staircase per eccentricity, interleaved (PsychoPy's StairHandler rules)
+};
+
+/// What one trial shows (004 section 3.4.2's experiments): homogeneous entities moving in
+/// view around a fixation cross; two of them, the target pair, meet at `collision_time_s`
+/// at the trial's eccentricity and direction from fixation and bounce apart leaving the
+/// trial's gap between them (0 on catch trials: they touch). Sizes and speeds are in
+/// degrees of visual angle, so the stimulus is the same on any screen.
+struct StimulusSettings {
+  int entities = 10;                   ///< moving in view, the target pair included
+  double entity_size_deg = 1.0;        ///< each entity's diameter
+  double speed_degps = 4.0;            ///< each entity's speed on the screen
+  double duration_s = 1.5;             ///< presentation
+  double collision_time_s = 0.75;      ///< when the target pair meets, from the start
+  bool fixation_cross = true;
+  double fixation_size_deg = 0.5;      ///< the cross's arm, end to end
+  Vec3 colour{0.8, 0.8, 0.8};          ///< the entities, linear RGB
+  Vec3 background{0.02, 0.02, 0.02};   ///< linear RGB
+};
+
+/// The staircase design as a spec writes it: one flat section, turned into an
+/// InterleavedStaircaseSettings by interleaved_staircases().
+struct StaircaseDesignSettings {
+  std::vector<double> eccentricities_deg;  ///< one staircase each
+  std::vector<double> start_values_deg;    ///< each staircase's first gap; one value for all, or one each
+  int n_up = 1;
+  int n_down = 3;
+  std::vector<double> step_sizes{4.0, 2.0, 1.0};  ///< in step_type's units, changing at reversals
+  StepType step_type = StepType::db;
+  int n_trials = 40;                       ///< per staircase, at least
+  int n_reversals = 8;                     ///< per staircase, at least
+  double min_gap_deg = 0.001;
+  double max_gap_deg = 5.0;
+};
+
+/// The task: yes/no ("did you see an anomaly?").
+struct TaskSettings {
+  std::string yes_key = "y";               ///< SDL key names ("y", "Left", "Space")
+  std::string no_key = "n";
+  std::string instructions =
+      "Watch the cross. After each animation, press Y if you saw two objects bounce apart without touching, N if not.";
+  int break_every = 100;                   ///< trials between breaks; 0 for none
+  double inter_trial_interval_s = 0.5;
+};
+
+/// A psychophysics experiment: the screen, the stimulus, the design, the task, and where the
+/// viewer looks (a tracker makes the trials gaze-contingent).
+struct ExperimentSettings {
+  std::string name = "experiment";
+  std::int64_t seed = 1;                   ///< every random choice of the design and the stimuli
+  ScreenSettings screen;
+  StimulusSettings stimulus;
+  DesignMethod method = DesignMethod::constant_stimuli;
+  ConstantStimuliSettings constant_stimuli;
+  StaircaseDesignSettings staircase;
+  TaskSettings task;
+  /// Where the viewer looks. With a tracker (pupil, gazepoint) trials are gaze-contingent: a
+  /// trial whose fixation leaves fixation_radius_deg is aborted, flagged and requeued at the
+  /// end of its block.
+  GazeSettings gaze;
+  double fixation_radius_deg = 2.0;
+};
+
+/// The staircase section as the interleaved staircases take it.
+InterleavedStaircaseSettings interleaved_staircases(const StaircaseDesignSettings& design);
+
+}  // namespace fovea

@@ -1,0 +1,99 @@
+// Experiment specs (config/: experiment_schema, load_experiment_file): the shipped spec loads
+// and resolves to itself; malformed specs get one clear line at the key at fault.
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "config/config.hpp"
+
+using namespace fovea;
+
+namespace {
+
+const std::string kShipped = std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml";
+
+/// The error a spec text gets, or "" when it loads.
+std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
+  std::vector<config::Override> overrides;
+  for (const auto& s : sets) overrides.push_back(config::set_override(s));
+  try {
+    (void)config::load_experiment_text(text, "exp.yaml", overrides);
+  } catch (const config::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kMinimal = R"(name: tiny
+constant_stimuli:
+  gaps_deg: [0.1, 0.2]
+  eccentricities_deg: [0, 5]
+)";
+
+}  // namespace
+
+TEST_CASE("Experiment spec: the shipped spec loads, and its resolved form loads back to the same", "[psychophysics][config]") {
+  const config::LoadedExperiment loaded = config::load_experiment_file(kShipped);
+  const ExperimentSettings& e = loaded.spec;
+  CHECK(e.name == "gap_eccentricity");
+  CHECK(e.method == DesignMethod::constant_stimuli);
+  CHECK(e.constant_stimuli.gaps_deg.size() == 6);
+  CHECK(e.constant_stimuli.eccentricities_deg.size() == 4);
+  CHECK(e.staircase.step_type == StepType::db);
+  CHECK(e.stimulus.collision_time_s == 0.75);
+  CHECK(loaded.locations.at("constant_stimuli.gaps_deg").find("gap_eccentricity.yaml:26:") != std::string::npos);
+  // The design the spec describes: 6 x 4 x 20 + 5 x 8 catch trials.
+  CHECK(plan_constant_stimuli(e.constant_stimuli, 1).size() == 520);
+  const std::string resolved = config::resolved_experiment_yaml(e);
+  const config::LoadedExperiment again = config::load_experiment_text(resolved, "resolved.yaml");
+  CHECK(config::resolved_experiment_yaml(again.spec) == resolved);
+  // The staircase method from the same file, by one override.
+  const config::LoadedExperiment stairs = config::load_experiment_file(kShipped, {config::set_override("method=staircase")});
+  CHECK(interleaved_staircases(stairs.spec.staircase).start_values_deg == std::vector<double>(4, 0.5));
+  // Every experiment key is listed with a meaning.
+  for (const config::KeyInfo& key : config::experiment_keys()) CHECK_FALSE(key.doc.empty());
+}
+
+TEST_CASE("Experiment spec: malformed specs get one clear line at the key at fault", "[psychophysics][config][errors]") {
+  CHECK(error_of(kMinimal).empty());
+  // Unknown keys, with the nearest valid one.
+  CHECK(error_of(std::string(kMinimal) + "stimulus:\n  duraton_s: 2\n") ==
+        "exp.yaml:6:3: stimulus.duraton_s: unknown key; did you mean stimulus.duration_s?");
+  // Empty grids.
+  CHECK(error_of("constant_stimuli:\n  gaps_deg: []\n  eccentricities_deg: [0]\n") ==
+        "exp.yaml:2:3: constant_stimuli.gaps_deg: an empty list: constant stimuli need at least one gap");
+  CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1]\n") ==
+        "exp.yaml:1:1: constant_stimuli.eccentricities_deg: an empty list: constant stimuli need at least one eccentricity");
+  CHECK(error_of("method: staircase\n") ==
+        "exp.yaml: staircase.eccentricities_deg: an empty list: the staircase method needs at least one eccentricity");
+  // Negative or zero durations.
+  CHECK(error_of(std::string(kMinimal) + "stimulus: {duration_s: -1}\n") ==
+        "exp.yaml:5:24: stimulus.duration_s: expected a number in (0, 600], found -1");
+  CHECK(error_of(std::string(kMinimal) + "task: {inter_trial_interval_s: -0.5}\n") ==
+        "exp.yaml:5:32: task.inter_trial_interval_s: expected a number in [0, 600], found -0.5");
+  CHECK(error_of(std::string(kMinimal) + "stimulus: {duration_s: 0.5, collision_time_s: 0.75}\n") ==
+        "exp.yaml:5:29: stimulus.collision_time_s: the collision at 0.75 s must come before the stimulus ends "
+        "(stimulus.duration_s 0.5 s)");
+  // A gap larger than the screen (53.1 x 29.9 cm at 57 cm: 49.95 x 29.4 deg).
+  CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1, 35]\n  eccentricities_deg: [0]\n") ==
+        "exp.yaml:2:3: constant_stimuli.gaps_deg: a gap of 35 deg is larger than the screen (50 x 29.4 deg at 57 cm)");
+  CHECK(error_of(kMinimal, {"screen.viewing_distance_cm=5"}).empty());  // nearer, the screen is larger
+  CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0], start_values_deg: [1], max_gap_deg: 40}\n") ==
+        "exp.yaml:2:61: staircase.max_gap_deg: a gap of 40 deg is larger than the screen (50 x 29.4 deg at 57 cm)");
+  // A target pair off the screen.
+  CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1]\n  eccentricities_deg: [0, 14.5]\n") ==
+        "exp.yaml:3:3: constant_stimuli.eccentricities_deg: an eccentricity of 14.5 deg puts the target pair (1 deg "
+        "entities) off the screen in some directions: half the screen is 14.7 deg (50 x 29.4 deg at 57 cm)");
+  // Staircase lists that do not match, keys that clash.
+  CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0, 5, 10], start_values_deg: [1, 2]}\n") ==
+        "exp.yaml:2:45: staircase.start_values_deg: one value for all staircases, or one per eccentricity (3), not 2");
+  CHECK(error_of(std::string(kMinimal) + "task: {yes_key: y, no_key: y}\n") ==
+        "exp.yaml:5:20: task.no_key: the same key as task.yes_key; yes and no need two keys");
+  // What the design itself refuses, at its section.
+  CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1, 0.1]\n  eccentricities_deg: [0]\n").find(
+            "exp.yaml:1:1: constant_stimuli: ") == 0);
+  // An override gets the same checks and names itself.
+  CHECK(error_of(kMinimal, {"stimulus.duration_s=0"}) ==
+        "--set stimulus.duration_s=0: stimulus.duration_s: expected a number in (0, 600], found 0");
+}
