@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "core/build_info.hpp"
+#include "fovea/experiment_command.hpp"
 #include "fovea/run_command.hpp"
 #include "fovea/tree_command.hpp"
 
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
              "  fovea validate my_study.yaml          check a config; silent when it is valid\n"
              "  fovea keys                            every config key, its type and default\n"
              "  fovea tree rock --resolution 32       a model's sphere tree: spheres and tightness per depth\n"
+             "  fovea experiment configs/experiments/gap_eccentricity.yaml --participant P01 --observer configs/perception/default.yaml\n"
+             "                                        a psychophysics session, here with a simulated observer\n"
              "Documentation: docs/ (config keys: docs/config.md, results: docs/results.md).");
 
   fovea::RunOptions run_options;
@@ -90,6 +93,31 @@ int main(int argc, char** argv) {
   tree->add_option("--export-vox", tree_options.export_vox, "write the model as a MagicaVoxel .vox");
   tree->add_flag("--csv", tree_options.csv, "print the per-depth table as CSV only");
 
+  fovea::ExperimentOptions experiment_options;
+  CLI::App* experiment = app.add_subcommand(
+      "experiment", "Run or resume a participant's session of a psychophysics experiment (docs/psychophysics.md)");
+  experiment->add_option("spec", experiment_options.spec_path, "the experiment spec, configs/experiments/*.yaml")->required();
+  experiment->add_option("--participant", experiment_options.participant,
+                         "the participant's id (letters, digits, - _ .): their folder and every trials.csv row")
+      ->required();
+  experiment->add_flag("--resume", experiment_options.resume,
+                       "continue the participant's session at the next trial, with the same randomisation");
+  std::string experiment_out;
+  experiment->add_option("--out", experiment_out,
+                         "the participant's folder (default results/experiments/<name>/<participant>/)");
+  std::string observer;
+  experiment->add_option("--observer", observer,
+                         "a perception-model YAML (configs/perception/default.yaml): a simulated observer answers "
+                         "each trial with its f(e, g), so the session runs without a person");
+  experiment->add_option("--observer-pace-ms", experiment_options.observer_pace_ms,
+                         "with --observer: each trial takes this long, as a person's would (default 0)")
+      ->check(CLI::Range(0.0, 600000.0));
+  std::vector<std::string> experiment_sets;
+  experiment->add_option("--set", experiment_sets, "override a spec key, e.g. --set constant_stimuli.repetitions=5 (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  experiment->add_flag("--quiet,-q", experiment_options.quiet, "no progress line and no closing summary on stderr");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -114,6 +142,12 @@ int main(int argc, char** argv) {
     return fovea::validate_command(validate_path, overrides);
   }
   if (keys->parsed()) return fovea::keys_command();
+  if (experiment->parsed()) {
+    for (const auto& s : experiment_sets) experiment_options.overrides.push_back(fovea::config::set_override(s));
+    if (!experiment_out.empty()) experiment_options.out = experiment_out;
+    if (!observer.empty()) experiment_options.observer = observer;
+    return fovea::experiment_command(experiment_options);
+  }
   if (tree->parsed()) {
     for (const char* option : {"--levels", "--resolution", "--size", "--seed", "--model-index", "--keep-hidden"})
       tree_options.model_options_given = tree_options.model_options_given || tree->count(option) > 0;

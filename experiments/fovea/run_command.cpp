@@ -16,6 +16,7 @@
 #include "gaze/trackers.hpp"
 #include "record/collision_log.hpp"
 #include "demos/demo.hpp"
+#include "fovea/stop_signals.hpp"
 #include "record/frame_log.hpp"
 #include "record/gaze_log.hpp"
 #include "record/manifest.hpp"
@@ -30,47 +31,6 @@
 
 namespace fovea {
 namespace {
-
-// The signal that asked the run to stop (SIGINT from Ctrl-C, SIGTERM from a batch
-// scheduler's time limit), or 0; the frame loop checks it between frames. A signal handler
-// can only touch a volatile sig_atomic_t, hence the one global of the program.
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-extern "C" void on_stop_signal(int signal) {
-  // The first signal decides how the run ends; after it, a second one of either kind kills
-  // the process the ordinary way.
-  if (g_stop_signal == 0) g_stop_signal = signal;
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-}
-
-/// Catches SIGINT and SIGTERM for the frame loop's lifetime, then puts back what was there.
-/// A signal the process was started with ignored (a background job of a non-interactive
-/// shell, nohup) stays ignored, as the caller intended.
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop_signal = 0;
-    previous_int_ = catch_unless_ignored(SIGINT);
-    previous_term_ = catch_unless_ignored(SIGTERM);
-  }
-  ~StopSignals() {
-    std::signal(SIGINT, previous_int_);
-    std::signal(SIGTERM, previous_term_);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  using Handler = void (*)(int);
-  static Handler catch_unless_ignored(int signal) {
-    const Handler previous = std::signal(signal, on_stop_signal);
-    if (previous == SIG_IGN) std::signal(signal, SIG_IGN);
-    return previous;
-  }
-  Handler previous_int_;
-  Handler previous_term_;
-};
 
 RunManifest start_manifest(const config::LoadedConfig& loaded, const RunOptions& options, WallTime start) {
   RunManifest manifest;
@@ -402,7 +362,7 @@ int run_command(const RunOptions& options) {
     bool window_closed = false;
     std::string capture_error;
     while (frames_done < settings.frames) {
-      if (g_stop_signal != 0) break;
+      if (stop_signal_received() != 0) break;
       if (viewer) {
         if (!viewer->poll_events(*world)) {
           window_closed = true;
@@ -502,9 +462,9 @@ int run_command(const RunOptions& options) {
       interrupted = true;
       status = kExitFailure;
     }
-    if (g_stop_signal != 0) {
+    if (stop_signal_received() != 0) {
       interrupted = true;
-      stop_signal = g_stop_signal;
+      stop_signal = stop_signal_received();
       status = 128 + stop_signal;  // the shell's convention: 130 for SIGINT, 143 for SIGTERM
     }
     const double wall_s = wall.elapsed_ms() / 1000.0;

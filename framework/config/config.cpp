@@ -432,6 +432,17 @@ std::string LoadedExperiment::error_at(const std::string& path, const std::strin
   return config::error_at(locations, source, path, message);
 }
 
+PerceptionModelSettings load_perception_model_file(const std::string& path) {
+  PerceptionModelSettings model;
+  (void)read_perception_model_file(path, model);
+  try {
+    const PerceptionModel check(model);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(path + ": " + e.what());
+  }
+  return model;
+}
+
 LoadedExperiment load_experiment_text(const std::string& text, const std::string& source_name,
                                       const std::vector<Override>& overrides) {
   LoadedExperiment loaded;

@@ -62,6 +62,9 @@ LoadedConfig load_config_text(const std::string& text, const std::string& source
 LoadedExperiment load_experiment_file(const std::string& path, const std::vector<Override>& overrides = {});
 LoadedExperiment load_experiment_text(const std::string& text, const std::string& source_name,
                                       const std::vector<Override>& overrides = {});
+/// A perception-model YAML file (what `perception.model.file` reads and `fovea fit` writes),
+/// checked. Throws ConfigError.
+PerceptionModelSettings load_perception_model_file(const std::string& path);
 /// The spec as resolved: every key, defaults filled in.
 std::string resolved_experiment_yaml(const ExperimentSettings& spec);
 /// Every experiment key with its type, default and meaning.

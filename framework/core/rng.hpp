@@ -44,6 +44,7 @@ enum class RngStream : std::uint64_t {
   demo = 5,  ///< the demos' releases, shapes and cuts (demos/)
   trial_order = 6,      ///< psychophysics/: a block's or a pass's shuffle, split by its number
   trial_direction = 7,  ///< psychophysics/: targets' directions from fixation, split by block or trial
+  observer = 8,  ///< the simulated observer's answers (psychophysics/session.hpp)
 };
 
 /// Stream for `purpose`, further split by an index (a group, an entity).

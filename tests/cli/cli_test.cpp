@@ -330,6 +330,68 @@ TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli]
   CHECK(manifest["exit_status"].is_null());
 }
 
+TEST_CASE("fovea experiment: a session killed mid-trial and resumed has every trial exactly once, as an unbroken one",
+          "[cli][experiment][signals]") {
+  TempDir dir;
+  const std::string spec = std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml";
+  const std::string observer = std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml";
+  const std::vector<std::string> small = {"--set", "constant_stimuli.repetitions=2", "--set", "constant_stimuli.blocks=2",
+                                          "--set", "constant_stimuli.catch_trials_per_block=4"};
+  const auto command = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> argv = {kFovea, "experiment", spec, "--participant", "P01", "--observer", observer,
+                                     "--out", out, "--quiet"};
+    argv.insert(argv.end(), small.begin(), small.end());
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  };
+  // The unbroken session: 6 gaps x 4 eccentricities x 2 + 2 x 4 catch trials = 56.
+  REQUIRE(run_process(command("whole", {}), dir.path()).status == 0);
+  const auto whole = lines_of(read_file(dir / "whole" / "trials.csv"));
+  REQUIRE(whole.size() == 57);
+
+  // Killed while trials run (each takes 20 ms here), then resumed.
+  {
+    test::ChildProcess child(command("killed", {"--observer-pace-ms", "20"}), dir.path(), dir / "stdout", dir / "stderr");
+    REQUIRE(wait_for_lines(dir / "killed" / "trials.csv", 15));
+    child.send_signal(SIGKILL);
+    CHECK(child.wait() == 128 + SIGKILL);
+  }
+  const auto before = lines_of(read_file(dir / "killed" / "trials.csv"));
+  REQUIRE(before.size() >= 15);
+  REQUIRE(before.size() < 57);
+  // Without --resume the participant's folder is refused, untouched.
+  const auto refused = run_process(command("killed", {}), dir.path());
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("--resume continues that session") != std::string::npos);
+  // Another spec cannot resume it.
+  const auto changed = run_process(command("killed", {"--resume", "--set", "seed=2"}), dir.path());
+  CHECK(changed.status == 2);
+  CHECK(changed.err.find("the spec differs") != std::string::npos);
+  const auto resumed = run_process(command("killed", {"--resume"}), dir.path());
+  REQUIRE(resumed.status == 0);
+  const auto after = lines_of(read_file(dir / "killed" / "trials.csv"));
+  REQUIRE(after.size() == whole.size());
+  // Row for row the same trials and answers; only the session number and the times differ.
+  const auto columns = split(whole[0]);
+  for (std::size_t i = 1; i < whole.size(); ++i) {
+    const auto a = split(whole[i]), b = split(after[i]);
+    REQUIRE(a.size() == columns.size());
+    REQUIRE(b.size() == columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (columns[c] == "session" || columns[c] == "started_utc" || columns[c] == "ended_utc") continue;
+      INFO("row " << i << ", " << columns[c]);
+      CHECK(a[c] == b[c]);
+    }
+    CHECK(b[1] == (i < before.size() ? "1" : "2"));
+  }
+  const std::string log = read_file(dir / "killed" / "session.log");
+  CHECK(log.find("session 1 of participant P01 started") != std::string::npos);
+  CHECK(log.find("session 2 of participant P01 started, resuming after " + std::to_string(before.size() - 1) + " trials") !=
+        std::string::npos);
+  CHECK(log.find("session 2 complete: 56 trials") != std::string::npos);
+  CHECK(log.find("session 1 complete") == std::string::npos);  // the killed one never said so
+}
+
 TEST_CASE("fovea run: SIGINT and SIGTERM end the run cleanly with the summary written", "[cli][signals]") {
   // SIGINT is Ctrl-C; SIGTERM is what a batch scheduler sends at its time limit.
   const int signal = GENERATE(SIGINT, SIGTERM);

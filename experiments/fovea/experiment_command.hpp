@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace fovea {
+
+struct ExperimentOptions {
+  std::string spec_path;                    ///< configs/experiments/*.yaml
+  std::vector<config::Override> overrides;  ///< --set key=value
+  std::string participant;                  ///< --participant: letters, digits, - _ .
+  bool resume = false;                      ///< --resume: continue the participant's session
+  std::optional<std::string> out;           ///< --out: the participant's folder
+  std::optional<std::string> observer;      ///< --observer: a perception-model YAML that answers
+  double observer_pace_ms = 0;              ///< --observer-pace-ms: a simulated trial lasts this long
+  bool quiet = false;
+};
+
+/// `fovea experiment` (docs/psychophysics.md): runs, or resumes, a participant's session of
+/// an experiment spec, appending each trial to trials.csv on the disk (fsync) as it ends.
+/// Returns the exit status; messages go to stderr.
+int experiment_command(const ExperimentOptions& options);
+
+}  // namespace fovea

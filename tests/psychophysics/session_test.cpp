@@ -1,0 +1,218 @@
+// A participant's session (psychophysics/session.hpp): the trial sequence rebuilt from its
+// records goes on exactly where it stopped; aborted trials come again; trials.csv rows read
+// back as written; the simulated observer answers with f(e, g); stimuli land on the screen
+// where the screen's geometry says.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <numbers>
+
+#include "config/config.hpp"
+#include "psychophysics/session.hpp"
+#include "record/csv_writer.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace fovea;
+
+namespace {
+
+ExperimentSettings small_spec(DesignMethod method) {
+  ExperimentSettings spec;
+  spec.seed = 11;
+  spec.method = method;
+  spec.constant_stimuli.gaps_deg = {0.05, 0.1, 0.2, 0.4};
+  spec.constant_stimuli.eccentricities_deg = {0, 5};
+  spec.constant_stimuli.repetitions = 4;
+  spec.constant_stimuli.catch_trials_per_block = 2;
+  spec.constant_stimuli.blocks = 2;
+  spec.staircase.eccentricities_deg = {0, 5};
+  spec.staircase.start_values_deg = {0.5};
+  spec.staircase.n_trials = 12;
+  spec.staircase.n_reversals = 4;
+  return spec;
+}
+
+/// Runs a whole session with an observer, aborting every `abort_every`-th trial shown (0:
+/// never); returns its records.
+std::vector<TrialRecord> run(const ExperimentSettings& spec, std::vector<TrialRecord> done, int abort_every,
+                             std::size_t stop_after = 1u << 30) {
+  TrialSequence sequence(spec, done);
+  const SimulatedObserver observer(PerceptionModelSettings{}, 5, "p");
+  std::map<int, int> attempts;
+  for (const TrialRecord& r : done) ++attempts[r.trial];
+  std::size_t shown = done.size();
+  while (const auto trial = sequence.next()) {
+    if (shown >= stop_after) break;
+    TrialRecord r;
+    r.participant = "p";
+    r.trial = trial->trial;
+    r.block = trial->block;
+    r.condition = trial->condition.index;
+    r.staircase = trial->condition.staircase;
+    r.catch_trial = trial->condition.catch_trial;
+    r.gap_deg = trial->condition.gap_deg;
+    r.eccentricity_deg = trial->condition.eccentricity_deg;
+    r.direction_deg = trial->direction_deg;
+    ++shown;
+    r.response = abort_every > 0 && shown % static_cast<std::size_t>(abort_every) == 0 ? Answer::aborted
+                                                                                         : observer.answer(*trial, attempts[trial->trial]++);
+    sequence.record(r.response);
+    done.push_back(r);
+  }
+  return done;
+}
+
+bool same_trials(const std::vector<TrialRecord>& a, const std::vector<TrialRecord>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].trial != b[i].trial || a[i].response != b[i].response || a[i].gap_deg != b[i].gap_deg) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("Session: a sequence rebuilt from any prefix of its records goes on as an unbroken one",
+          "[psychophysics][session]") {
+  for (const DesignMethod method : {DesignMethod::constant_stimuli, DesignMethod::staircase}) {
+    const ExperimentSettings spec = small_spec(method);
+    for (const int abort_every : {0, 7}) {
+      const std::vector<TrialRecord> whole = run(spec, {}, abort_every);
+      INFO("method " << static_cast<int>(method) << ", abort every " << abort_every);
+      REQUIRE(whole.size() > 20);
+      for (const std::size_t cut : {std::size_t{0}, std::size_t{1}, whole.size() / 3, whole.size() - 1}) {
+        const std::vector<TrialRecord> first(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut));
+        // The same observer answers the rest; the aborts fall on the same shown trials.
+        CHECK(same_trials(run(spec, first, abort_every), whole));
+      }
+    }
+  }
+}
+
+TEST_CASE("Session: every planned trial is answered once; aborted ones come again at the end of their block",
+          "[psychophysics][session]") {
+  const ExperimentSettings spec = small_spec(DesignMethod::constant_stimuli);
+  const std::vector<PlannedTrial> plan = plan_constant_stimuli(spec.constant_stimuli, static_cast<std::uint64_t>(spec.seed));
+  const std::vector<TrialRecord> records = run(spec, {}, 5);
+  std::map<int, int> answered;
+  int aborted = 0;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (records[i].response == Answer::aborted) {
+      ++aborted;
+      // It comes again later in the same block, after the block's other planned trials.
+      bool again = false;
+      for (std::size_t j = i + 1; j < records.size() && records[j].block == records[i].block; ++j)
+        again = again || records[j].trial == records[i].trial;
+      CHECK(again);
+      continue;
+    }
+    ++answered[records[i].trial];
+  }
+  CHECK(aborted > 5);
+  CHECK(answered.size() == plan.size());
+  for (const auto& [trial, count] : answered) CHECK(count == 1);
+  // Blocks never interleave: the records' blocks only go up.
+  for (std::size_t i = 1; i < records.size(); ++i) CHECK(records[i].block >= records[i - 1].block);
+}
+
+TEST_CASE("Session: records that do not follow the spec's design are refused", "[psychophysics][session]") {
+  const ExperimentSettings spec = small_spec(DesignMethod::constant_stimuli);
+  std::vector<TrialRecord> records = run(spec, {}, 0, 5);
+  records[3].condition += 1;
+  CHECK_THROWS_WITH(TrialSequence(spec, records), Catch::Contains("row 4 of the trials is trial") &&
+                                                      Catch::Contains("not run with this spec and seed"));
+  ExperimentSettings other = spec;
+  other.seed = 12;
+  CHECK_THROWS(TrialSequence(other, run(spec, {}, 0, 5)));
+}
+
+TEST_CASE("Session: trials.csv rows read back as written, and malformed rows name their place",
+          "[psychophysics][session][records]") {
+  test::TempDir dir;
+  const std::string path = (dir / "trials.csv").string();
+  TrialRecord a;
+  a.participant = "P01";
+  a.session = 2;
+  a.block = 1;
+  a.trial = 17;
+  a.trial_in_block = 3;
+  a.condition = 5;
+  a.gap_deg = 0.1 + 0.2;
+  a.eccentricity_deg = 5;
+  a.direction_deg = 123.456;
+  a.gap_px = 3.25;
+  a.eccentricity_px = 190.5;
+  a.response = Answer::aborted;
+  a.reaction_time_ms = std::numeric_limits<double>::quiet_NaN();
+  a.fixation_kept = false;
+  a.gaze_samples = 90;
+  a.gaze_max_deviation_deg = 2.5;
+  a.observer = "human";
+  a.started_utc = "2026-11-21T12:00:00.000Z";
+  a.ended_utc = "2026-11-21T12:00:02.000Z";
+  {
+    CsvWriter csv(path, trial_columns());
+    for (const std::string& cell : trial_cells(a)) csv.cell(std::string_view(cell));
+    csv.end_row(CsvWriter::Flush::durable);
+  }
+  const std::vector<TrialRecord> back = read_trial_records(path);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].participant == "P01");
+  CHECK(back[0].session == 2);
+  CHECK(back[0].trial == 17);
+  CHECK(back[0].gap_deg == a.gap_deg);  // shortest exact form: the very double
+  CHECK(back[0].direction_deg == a.direction_deg);
+  CHECK(back[0].response == Answer::aborted);
+  CHECK(std::isnan(back[0].reaction_time_ms));
+  CHECK_FALSE(back[0].fixation_kept);
+  CHECK(back[0].gaze_samples == 90);
+  CHECK(back[0].ended_utc == a.ended_utc);
+  CHECK(read_trial_records((dir / "missing.csv").string()).empty());
+
+  std::ofstream(path, std::ios::app) << "P01,2,1,18,4,5,-1,0,0.1,5,0,1,1,maybe,,1,0,,human,x,y\n";
+  CHECK_THROWS_WITH(read_trial_records(path), Catch::Contains("trials.csv:3: column 14 (response): expected yes, no or aborted, found \"maybe\""));
+}
+
+TEST_CASE("Session: the simulated observer says yes at the rate f(e, g), the same answer every time",
+          "[psychophysics][session][observer]") {
+  PerceptionModelSettings model;
+  model.threshold_deg = 0.1;
+  model.eccentricity_scale_deg = 2;
+  model.guess_rate = 0.05;
+  const PerceptionModel f(model);
+  const SimulatedObserver observer(model, 3, "P01");
+  for (const auto& [e, g] : {std::pair{0.0, 0.1}, std::pair{5.0, 0.2}, std::pair{2.0, 0.0}}) {
+    int yes = 0;
+    const int n = 4000;
+    for (int i = 0; i < n; ++i) {
+      PlannedTrial t;
+      t.trial = i;
+      t.condition.eccentricity_deg = e;
+      t.condition.gap_deg = g;
+      t.condition.catch_trial = g == 0;
+      const Answer answer = observer.answer(t, 0);
+      CHECK(observer.answer(t, 0) == answer);
+      yes += answer == Answer::yes ? 1 : 0;
+    }
+    const double p = f.probability(e, g);
+    INFO("e " << e << ", g " << g << ", f " << p);
+    // Binomial: 4 standard deviations of 4000 trials.
+    CHECK(std::abs(static_cast<double>(yes) / n - p) < 4 * std::sqrt(p * (1 - p) / n) + 1e-9);
+  }
+}
+
+TEST_CASE("Session: stimuli land where the screen's geometry puts them", "[psychophysics][session][screen]") {
+  ScreenSettings screen;  // 53.1 cm over 1920 px at 57 cm
+  const double px_per_cm = 1920 / 53.1, to_rad = std::numbers::pi / 180;
+  // At fixation: the gap straddles it.
+  const ScreenPlacement centre = place_on_screen(screen, 0, 1.0);
+  CHECK(centre.eccentricity_px == 0);
+  CHECK(centre.gap_px == Approx(2 * 57 * std::tan(0.5 * to_rad) * px_per_cm).epsilon(1e-12));
+  // 10 degrees out: d tan(10 deg), and the same gap in degrees spans more pixels there.
+  const ScreenPlacement out = place_on_screen(screen, 10, 1.0);
+  CHECK(out.eccentricity_px == Approx(57 * std::tan(10 * to_rad) * px_per_cm).epsilon(1e-12));
+  CHECK(out.gap_px > centre.gap_px);
+  CHECK(place_on_screen(screen, 10, 0).gap_px == 0);
+}
