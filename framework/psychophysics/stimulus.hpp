@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "perception/perception_settings.hpp"
+#include "psychophysics/experiment_settings.hpp"
+#include "psychophysics/trial_design.hpp"
+
+namespace fovea {
+
+/// One entity's straight run on the screen: where it is at a time, in pixels from the
+/// screen's top-left corner (y down), and its diameter there.
+struct StimulusPath {
+  double x0_px = 0, y0_px = 0;  ///< at t = 0
+  double vx_pxps = 0, vy_pxps = 0;
+  /// The target pair bounces: from bounce_time_s on, it moves back along its path.
+  double bounce_time_s = -1;    ///< < 0: never
+  double diameter_px = 0;
+};
+
+/// A trial's animation (004 section 3.4.2's stimulus): entities of one size and speed moving
+/// around the fixation point; two of them, the target pair, approach each other along a line
+/// through the trial's target point and bounce apart at collision_time_s, their facing edges
+/// then exactly the trial's gap apart along the radius through the target (0 on a catch
+/// trial: they touch). The others, the distractors, move on runs that never come within a
+/// diameter of any other entity, so the only collision in view is the target's.
+///
+/// Sizes and speeds come in degrees (StimulusSettings); the plan turns them into pixels for
+/// the screen at the entities' own eccentricities, so the stimulus subtends the same angles
+/// on any screen. Deterministic from the seed and the trial.
+struct StimulusPlan {
+  std::vector<StimulusPath> paths;  ///< paths[0] and paths[1] are the target pair
+  double fixation_x_px = 0, fixation_y_px = 0;
+  double target_x_px = 0, target_y_px = 0;  ///< the collision's centre
+  double duration_s = 0;
+  double collision_time_s = 0;
+};
+
+/// The plan of `trial` on `screen`.
+StimulusPlan plan_stimulus(const ExperimentSettings& spec, const PlannedTrial& trial, std::uint64_t seed);
+
+/// Where entity `i` of `plan` is at `t_s`: its centre in pixels.
+void stimulus_position(const StimulusPlan& plan, std::size_t i, double t_s, double& x_px, double& y_px);
+
+/// Pixels per degree of visual angle at `eccentricity_deg` from the screen's centre, along
+/// the radius (the flat screen stretches the periphery).
+double radial_px_per_deg(const ScreenSettings& screen, double eccentricity_deg);
+
+}  // namespace fovea
