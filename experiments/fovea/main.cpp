@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
   CLI::App* keys = app.add_subcommand("keys", "List every config key with its type, default and meaning");
+  bool experiment_keys = false;
+  keys->add_flag("--experiment", experiment_keys, "the keys of an experiment spec instead (docs/psychophysics.md)");
 
   fovea::TreeOptions tree_options;
   CLI::App* tree = app.add_subcommand(
@@ -141,7 +143,7 @@ int main(int argc, char** argv) {
     for (const auto& s : validate_sets) overrides.push_back(fovea::config::set_override(s));
     return fovea::validate_command(validate_path, overrides);
   }
-  if (keys->parsed()) return fovea::keys_command();
+  if (keys->parsed()) return fovea::keys_command(experiment_keys);
   if (experiment->parsed()) {
     for (const auto& s : experiment_sets) experiment_options.overrides.push_back(fovea::config::set_override(s));
     if (!experiment_out.empty()) experiment_options.out = experiment_out;

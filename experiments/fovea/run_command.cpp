@@ -540,8 +540,8 @@ int validate_command(const std::string& config_path, const std::vector<config::O
   return kExitOk;
 }
 
-int keys_command() {
-  for (const config::KeyInfo& key : config::config_keys()) {
+int keys_command(bool experiment) {
+  for (const config::KeyInfo& key : experiment ? config::experiment_keys() : config::config_keys()) {
     std::cout << key.path << "\n    " << key.type;
     if (!key.default_text.empty()) std::cout << ", default " << key.default_text;
     std::cout << "\n    " << key.doc << "\n";

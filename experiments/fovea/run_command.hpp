@@ -52,7 +52,8 @@ int run_command(const RunOptions& options);
 /// prints nothing on success.
 int validate_command(const std::string& config_path, const std::vector<config::Override>& overrides);
 
-/// `fovea keys`: prints every config key with its type, default and meaning.
-int keys_command();
+/// `fovea keys`: prints every config key (or, with `experiment`, every experiment-spec key)
+/// with its type, default and meaning.
+int keys_command(bool experiment = false);
 
 }  // namespace fovea

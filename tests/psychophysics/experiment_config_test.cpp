@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <set>
 #include <string>
 
 #include "config/config.hpp"
@@ -96,4 +98,25 @@ TEST_CASE("Experiment spec: malformed specs get one clear line at the key at fau
   // An override gets the same checks and names itself.
   CHECK(error_of(kMinimal, {"stimulus.duration_s=0"}) ==
         "--set stimulus.duration_s=0: stimulus.duration_s: expected a number in (0, 600], found 0");
+}
+
+TEST_CASE("Experiment spec: docs/psychophysics.md documents exactly the keys a spec reads", "[psychophysics][config][docs]") {
+  std::ifstream in(std::string(FOVEA_SOURCE_DIR) + "/docs/psychophysics.md");
+  REQUIRE(in.good());
+  std::set<std::string> documented, in_code;
+  bool in_table = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line == "## Spec keys") in_table = true;
+    if (!in_table || line.rfind("| `", 0) != 0) continue;
+    documented.insert(line.substr(3, line.find('`', 3) - 3));
+  }
+  for (const config::KeyInfo& key : config::experiment_keys()) in_code.insert(key.path);
+  for (const auto& key : in_code) {
+    INFO("key in the code but not in docs/psychophysics.md: " << key);
+    CHECK(documented.count(key) == 1);
+  }
+  for (const auto& key : documented) {
+    INFO("key in docs/psychophysics.md that a spec does not read: " << key);
+    CHECK(in_code.count(key) == 1);
+  }
 }
