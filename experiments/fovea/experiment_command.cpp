@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include "fovea/run_command.hpp"
 #include "fovea/stop_signals.hpp"
 #include "psychophysics/session.hpp"
+#include "psychophysics/stimulus.hpp"
+#include "render/stimulus_display.hpp"
 #include "record/csv_writer.hpp"
 #include "record/progress.hpp"
 #include "record/results_folder.hpp"
@@ -128,6 +131,18 @@ int experiment_command(const ExperimentOptions& options) {
   std::map<int, int> attempts;
   for (const TrialRecord& r : done) ++attempts[r.trial];
 
+  // Pictures of the stimuli: offscreen, the collision's frame of each trial.
+  std::unique_ptr<StimulusDisplay> display;
+  if (options.capture_dir) {
+    try {
+      std::filesystem::create_directories(*options.capture_dir);
+      display = std::make_unique<StimulusDisplay>(spec, DisplayMode::offscreen);
+    } catch (const std::exception& e) {
+      std::cerr << "fovea experiment: --capture " << *options.capture_dir << ": " << e.what() << "\n";
+      return kExitFailure;
+    }
+  }
+
   StopSignals stop_signals;
   int status = kExitOk;
   int answered_now = 0;
@@ -160,6 +175,13 @@ int experiment_command(const ExperimentOptions& options) {
       r.eccentricity_px = at.eccentricity_px;
       r.observer = "simulated";
       r.started_utc = now_utc();
+      if (display) {
+        const StimulusPlan stimulus = plan_stimulus(spec, *trial, static_cast<std::uint64_t>(spec.seed));
+        display->draw(stimulus, stimulus.collision_time_s);
+        char name[32];
+        std::snprintf(name, sizeof name, "trial_%06d.png", trial->trial);
+        write_png(std::filesystem::path(*options.capture_dir) / name, display->capture());
+      }
       if (options.observer_pace_ms > 0)
         std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.observer_pace_ms));
       r.response = observer.answer(*trial, attempts[trial->trial]++);

@@ -17,6 +17,9 @@ struct ExperimentOptions {
   std::optional<std::string> out;           ///< --out: the participant's folder
   std::optional<std::string> observer;      ///< --observer: a perception-model YAML that answers
   double observer_pace_ms = 0;              ///< --observer-pace-ms: a simulated trial lasts this long
+  /// --capture: draw each trial offscreen at its collision and write it here as
+  /// trial_NNNNNN.png (the stimulus as a person would see it, for checking a spec)
+  std::optional<std::string> capture_dir;
   bool quiet = false;
 };
 

@@ -114,6 +114,9 @@ int main(int argc, char** argv) {
   experiment->add_option("--observer-pace-ms", experiment_options.observer_pace_ms,
                          "with --observer: each trial takes this long, as a person's would (default 0)")
       ->check(CLI::Range(0.0, 600000.0));
+  std::string experiment_capture;
+  experiment->add_option("--capture", experiment_capture,
+                         "with --observer: draw each trial offscreen at its collision into this folder, trial_NNNNNN.png");
   std::vector<std::string> experiment_sets;
   experiment->add_option("--set", experiment_sets, "override a spec key, e.g. --set constant_stimuli.repetitions=5 (repeatable)")
       ->expected(1)
@@ -148,6 +151,7 @@ int main(int argc, char** argv) {
     for (const auto& s : experiment_sets) experiment_options.overrides.push_back(fovea::config::set_override(s));
     if (!experiment_out.empty()) experiment_options.out = experiment_out;
     if (!observer.empty()) experiment_options.observer = observer;
+    if (!experiment_capture.empty()) experiment_options.capture_dir = experiment_capture;
     return fovea::experiment_command(experiment_options);
   }
   if (tree->parsed()) {

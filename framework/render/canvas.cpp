@@ -101,6 +101,16 @@ void Canvas::rectangle(double x0_px, double y0_px, double x1_px, double y1_px, R
   triangle(f(x0_px), f(y0_px), f(x1_px), f(y1_px), f(x0_px), f(y1_px), rgba);
 }
 
+void Canvas::disc(double centre_x_px, double centre_y_px, double radius_px, Rgba8 colour, int segments) {
+  const auto f = [](double v) { return static_cast<float>(v); };
+  const std::uint32_t rgba = pack(colour);
+  for (int i = 0; i < segments; ++i) {
+    const double a0 = 2 * std::numbers::pi * i / segments, a1 = 2 * std::numbers::pi * (i + 1) / segments;
+    triangle(f(centre_x_px), f(centre_y_px), f(centre_x_px + radius_px * std::cos(a0)), f(centre_y_px + radius_px * std::sin(a0)),
+             f(centre_x_px + radius_px * std::cos(a1)), f(centre_y_px + radius_px * std::sin(a1)), rgba);
+  }
+}
+
 void Canvas::draw(const ScreenSettings& screen, const PictureViewport& viewport) {
   if (vertices_.empty()) return;
   glViewport(viewport.x_px, viewport.y_px, viewport.width_px, viewport.height_px);

@@ -38,6 +38,9 @@ class Canvas {
   /// A closed polygon through the points (x0, y0, x1, y1, ...).
   void polygon(const std::vector<double>& xy_px, double width_px, Rgba8 colour);
   void rectangle(double x0_px, double y0_px, double x1_px, double y1_px, Rgba8 colour);
+  /// A filled disc: a fan of `segments` triangles, its rim on the circle (a stimulus's
+  /// entities: the chord's sag is under 0.005 of the radius at 128 segments).
+  void disc(double centre_x_px, double centre_y_px, double radius_px, Rgba8 colour, int segments = 128);
 
   /// Draws everything gathered into `viewport`, screen pixels scaled onto it, and clears.
   void draw(const ScreenSettings& screen, const PictureViewport& viewport);

@@ -194,6 +194,19 @@ TEST_CASE("config: every shipped config under configs/ is valid and its world ca
   for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(FOVEA_SOURCE_DIR) + "/configs")) {
     if (entry.path().extension() != ".yaml") continue;
     INFO(entry.path().string());
+    // Experiment specs and perception-model files are other kinds of document, each checked
+    // by its own reader.
+    const std::string folder = entry.path().parent_path().filename().string();
+    if (folder == "experiments") {
+      CHECK_NOTHROW(config::load_experiment_file(entry.path().string()));
+      ++checked;
+      continue;
+    }
+    if (folder == "perception") {
+      CHECK_NOTHROW(config::load_perception_model_file(entry.path().string()));
+      ++checked;
+      continue;
+    }
     auto loaded = config::load_config_file(entry.path().string());
     // A tracker's config must not contact whatever listens on its port here.
     loaded.settings.gaze = without_live_input(loaded.settings.gaze);

@@ -91,7 +91,7 @@ TEST_CASE("Session: a sequence rebuilt from any prefix of its records goes on as
   }
 }
 
-TEST_CASE("Session: every planned trial is answered once; aborted ones come again at the end of their block",
+TEST_CASE("Session: every planned trial is answered once, and aborted ones come again at the end of their block",
           "[psychophysics][session]") {
   const ExperimentSettings spec = small_spec(DesignMethod::constant_stimuli);
   const std::vector<PlannedTrial> plan = plan_constant_stimuli(spec.constant_stimuli, static_cast<std::uint64_t>(spec.seed));
