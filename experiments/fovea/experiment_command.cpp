@@ -12,6 +12,7 @@
 
 #include "fovea/run_command.hpp"
 #include "fovea/stop_signals.hpp"
+#include "core/format.hpp"
 #include "psychophysics/session.hpp"
 #include "psychophysics/stimulus.hpp"
 #include "render/stimulus_display.hpp"
@@ -88,7 +89,7 @@ int experiment_command(const ExperimentOptions& options) {
   const std::string resolved = config::resolved_experiment_yaml(spec);
   std::vector<TrialRecord> done;
   try {
-    done = read_trial_records(trials_path.string());
+    if (std::filesystem::exists(trials_path)) done = read_trial_records(trials_path.string());
   } catch (const std::exception& e) {
     std::cerr << "fovea experiment: " << e.what() << "\n";
     return kExitBadInput;
@@ -125,10 +126,14 @@ int experiment_command(const ExperimentOptions& options) {
     return kExitBadInput;
   }
 
-  int session = 1;
-  for (const TrialRecord& r : done) session = std::max(session, r.session + 1);
+  // Sessions are numbered 1, 2, ... in the session column.
+  std::int64_t session = 1;
+  for (const TrialRecord& r : done) {
+    const std::optional<double> number = parse_finite_number(r.session);
+    if (number) session = std::max(session, static_cast<std::int64_t>(*number) + 1);
+  }
   // How often each planned trial was shown already (aborted ones come again).
-  std::map<int, int> attempts;
+  std::map<std::int64_t, int> attempts;
   for (const TrialRecord& r : done) ++attempts[r.trial];
 
   // Pictures of the stimuli: offscreen, the collision's frame of each trial.
@@ -150,7 +155,7 @@ int experiment_command(const ExperimentOptions& options) {
     std::filesystem::create_directories(folder);
     if (!std::filesystem::exists(folder / "experiment.yaml")) write_file_atomically(folder / "experiment.yaml", resolved);
     SessionLog log(folder / "session.log");
-    CsvWriter trials(trials_path.string(), trial_columns(), CsvWriter::Open::append);
+    CsvWriter trials(trials_path.string(), trial_record_header(), CsvWriter::Open::append);
     log.line("session " + std::to_string(session) + " of participant " + options.participant + " started" +
              (done.empty() ? "" : ", resuming after " + std::to_string(done.size()) + " trials") +
              ", simulated observer " + *options.observer);
@@ -160,7 +165,7 @@ int experiment_command(const ExperimentOptions& options) {
       if (stop_signal_received() != 0) break;
       TrialRecord r;
       r.participant = options.participant;
-      r.session = session;
+      r.session = std::to_string(session);
       r.block = trial->block;
       r.trial = trial->trial;
       r.trial_in_block = trial->trial_in_block;
@@ -186,9 +191,11 @@ int experiment_command(const ExperimentOptions& options) {
         std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.observer_pace_ms));
       r.response = observer.answer(*trial, attempts[trial->trial]++);
       r.reaction_time_ms = std::numeric_limits<double>::quiet_NaN();
+      r.fixation_kept = true;
       r.gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
+      r.gaze_samples = 0;
       r.ended_utc = now_utc();
-      for (const std::string& cell : trial_cells(r)) trials.cell(std::string_view(cell));
+      for (const std::string& cell : trial_record_cells(r)) trials.cell(std::string_view(cell));
       trials.end_row(CsvWriter::Flush::durable);  // on the disk before the next trial starts
       sequence->record(r.response);
       ++answered_now;

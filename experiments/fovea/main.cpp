@@ -1,5 +1,5 @@
 // fovea: the command-line entry point. Parses the command line with CLI11 and hands plain
-// options to the commands in run_command.cpp.
+// options to the commands in run_command.cpp, tree_command.cpp and fit_command.cpp.
 
 #include <CLI/CLI.hpp>
 
@@ -7,6 +7,7 @@
 
 #include "core/build_info.hpp"
 #include "fovea/experiment_command.hpp"
+#include "fovea/fit_command.hpp"
 #include "fovea/run_command.hpp"
 #include "fovea/tree_command.hpp"
 
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
              "  fovea tree rock --resolution 32       a model's sphere tree: spheres and tightness per depth\n"
              "  fovea experiment configs/experiments/gap_eccentricity.yaml --participant P01 --observer configs/perception/default.yaml\n"
              "                                        a psychophysics session, here with a simulated observer\n"
+             "  fovea fit trials.csv -o model.yaml    fit f(e, g) to an experiment's trials, with plots\n"
              "Documentation: docs/ (config keys: docs/config.md, results: docs/results.md).");
 
   fovea::RunOptions run_options;
@@ -122,6 +124,34 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   experiment->add_flag("--quiet,-q", experiment_options.quiet, "no progress line and no closing summary on stderr");
+  fovea::FitOptions fit_options;
+  fit_options.command_line = run_options.command_line;
+  CLI::App* fit = app.add_subcommand(
+      "fit", "Fit the perception model f(e, g) to experiments' trials.csv, per participant and pooled; "
+             "write the model file, the fits and plots");
+  fit->add_option("trials", fit_options.trials_files, "trials.csv files (one or more; sessions of one or more participants)")
+      ->required();
+  fit->add_option("-o,--output", fit_options.model_path,
+                  "the model file to write (the pooled fit, as perception.model.file reads it); "
+                  "<stem>_fit.json and <stem>_conditions.csv go beside it")
+      ->required();
+  std::string fit_function = "logistic";
+  fit->add_option("--function", fit_function, "the sigmoid F: logistic or weibull (default logistic)")
+      ->check(CLI::IsMember({"logistic", "weibull"}));
+  fit->add_option("--bootstrap", fit_options.bootstrap_samples,
+                  "parametric-bootstrap refits per fit, for the intervals and the deviance p (default 200; 0: none)")
+      ->check(CLI::Range(0, 100000));
+  fit->add_option("--seed", fit_options.seed, "seed of the bootstrap (default 1)")->check(CLI::NonNegativeNumber);
+  CLI::Option* max_lapse = fit->add_option("--max-lapse", fit_options.max_lapse_rate,
+                                           "upper bound of the lapse rate lambda (default 0.06)")
+                               ->check(CLI::Range(0.0, 0.5));
+  bool no_lapse = false;
+  fit->add_flag("--no-lapse", no_lapse, "hold the lapse rate at 0 (3 free parameters)")->excludes(max_lapse);
+  std::string plots_dir;
+  CLI::Option* plots_option =
+      fit->add_option("--plots", plots_dir, "write the PNG plots into this folder (default: beside the model file)");
+  bool no_plots = false;
+  fit->add_flag("--no-plots", no_plots, "draw no plots")->excludes(plots_option);
 
   try {
     app.parse(argc, argv);
@@ -158,6 +188,13 @@ int main(int argc, char** argv) {
     for (const char* option : {"--levels", "--resolution", "--size", "--seed", "--model-index", "--keep-hidden"})
       tree_options.model_options_given = tree_options.model_options_given || tree->count(option) > 0;
     return fovea::tree_command(tree_options);
+  }
+  if (fit->parsed()) {
+    fit_options.function = fit_function == "weibull" ? fovea::PsychometricFunction::weibull : fovea::PsychometricFunction::logistic;
+    fit_options.fit_lapse = !no_lapse;
+    if (!plots_dir.empty()) fit_options.plots_dir = plots_dir;
+    fit_options.plots = !no_plots;
+    return fovea::fit_command(fit_options);
   }
   return fovea::kExitBadInput;
 }

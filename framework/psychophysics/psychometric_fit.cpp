@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 #include <utility>
 
@@ -366,6 +367,7 @@ FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettin
     widths.push_back(refit.model.width);
     lapses.push_back(refit.model.lapse_rate);
     deviances.push_back(refit.deviance);
+    result.bootstrap_models.push_back(refit.model);
   }
   if (not_converged > 0)
     append_note(result.message, std::to_string(not_converged) + " of " + std::to_string(settings.bootstrap_samples) +
@@ -382,6 +384,85 @@ FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettin
     result.deviance_p = static_cast<double>(at_least) / static_cast<double>(deviances.size());
   }
   return result;
+}
+
+ParameterEstimate fit_threshold_alone(const PerceptionModelSettings& model, std::span<const TrialOutcome> trials,
+                                      double confidence) {
+  if (!(confidence > 0 && confidence < 1))
+    throw std::invalid_argument("fit_threshold_alone: confidence must be in (0, 1), not " + format_number(confidence));
+  const PerceptionModel checked(model);  // throws for values out of range
+  std::vector<Condition> conditions;
+  double min_gap = std::numeric_limits<double>::infinity(), max_gap = 0;
+  for (const Condition& c : pool(trials).conditions) {
+    if (c.eccentricity_deg != trials.front().eccentricity_deg)
+      throw std::invalid_argument("fit_threshold_alone: the trials' eccentricities differ");
+    if (!(c.gap_deg > 0)) continue;  // f is gamma there whatever T is
+    conditions.push_back(c);
+    min_gap = std::min(min_gap, c.gap_deg);
+    max_gap = std::max(max_gap, c.gap_deg);
+  }
+  if (conditions.empty()) throw std::invalid_argument("fit_threshold_alone: no trial with a gap");
+  // f depends on g / T(e) only: the conditions are evaluated at eccentricity 0 with T0 = T.
+  for (Condition& c : conditions) c.eccentricity_deg = 0;
+  const auto log_likelihood_at = [&](double log_t) {
+    PerceptionModelSettings m = model;
+    m.threshold_deg = std::exp(log_t);
+    return log_likelihood(PerceptionModel(m), conditions);
+  };
+
+  // A grid first, then golden-section search around its best point: the likelihood of a
+  // few conditions can have shoulders a local search alone would stop on.
+  constexpr int kGrid = 400;
+  const double lo = std::log(1e-3 * min_gap), hi = std::log(1e3 * max_gap);
+  const double step = (hi - lo) / kGrid;
+  std::vector<double> grid(kGrid + 1);
+  int best = 0;
+  for (int i = 0; i <= kGrid; ++i) {
+    grid[static_cast<std::size_t>(i)] = log_likelihood_at(lo + i * step);
+    if (grid[static_cast<std::size_t>(i)] > grid[static_cast<std::size_t>(best)]) best = i;
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (best == 0 || best == kGrid) return {nan, nan, nan};
+  double a = lo + (best - 1) * step, b = lo + (best + 1) * step;
+  const double golden = (std::sqrt(5.0) - 1) / 2;
+  double x1 = b - golden * (b - a), x2 = a + golden * (b - a);
+  double f1 = log_likelihood_at(x1), f2 = log_likelihood_at(x2);
+  for (int i = 0; i < 100 && b - a > 1e-12; ++i) {
+    if (f1 > f2) {
+      b = x2, x2 = x1, f2 = f1;
+      x1 = b - golden * (b - a), f1 = log_likelihood_at(x1);
+    } else {
+      a = x1, x1 = x2, f1 = f2;
+      x2 = a + golden * (b - a), f2 = log_likelihood_at(x2);
+    }
+  }
+  const double log_t = 0.5 * (a + b);
+  const double peak = std::max(log_likelihood_at(log_t), grid[static_cast<std::size_t>(best)]);
+
+  // chi-square(1) quantile = z^2 with z the (1 + confidence) / 2 normal quantile, found by
+  // bisection on erfc (the standard library has no inverse).
+  double z_lo = 0, z_hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double z = 0.5 * (z_lo + z_hi);
+    (0.5 * std::erfc(z / std::numbers::sqrt2) > 0.5 * (1 - confidence) ? z_lo : z_hi) = z;
+  }
+  const double lowest = peak - 0.5 * z_lo * z_lo;
+  // Walks the grid away from the maximum to the first point below `lowest`, then bisects.
+  const auto interval_end = [&](int direction) {
+    for (int i = best + direction; i >= 0 && i <= kGrid; i += direction) {
+      if (grid[static_cast<std::size_t>(i)] >= lowest) continue;
+      // The previous grid point is at or above the floor: the maximum's, or one passed over.
+      double inside = lo + (i - direction) * step;
+      double outside = lo + i * step;
+      for (int k = 0; k < 60; ++k) {
+        const double mid = 0.5 * (inside + outside);
+        (log_likelihood_at(mid) >= lowest ? inside : outside) = mid;
+      }
+      return std::exp(0.5 * (inside + outside));
+    }
+    return nan;
+  };
+  return {std::exp(log_t), interval_end(-1), interval_end(+1)};
 }
 
 double psychometric_log_likelihood(const PerceptionModelSettings& model, std::span<const TrialOutcome> trials) {

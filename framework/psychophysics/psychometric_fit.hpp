@@ -76,6 +76,10 @@ struct FitResult {
   double deviance_p = 0;
   /// true when the best start ended on one of NLopt's success codes.
   bool converged = false;
+  /// The bootstrap refits' models, in draw order: intervals of quantities that combine
+  /// parameters, such as the threshold T(e) = T0 (1 + e / E2) at one eccentricity, whose T0
+  /// and E2 estimates are correlated. Empty without bootstrap samples.
+  std::vector<PerceptionModelSettings> bootstrap_models;
   /// What a reader of the fit should know: missing catch trials, parameters at a bound,
   /// bootstrap refits that did not converge. "" when there is nothing to say.
   std::string message;
@@ -86,6 +90,18 @@ struct FitResult {
 /// trials and settings. Throws std::invalid_argument for empty trials, no trial with a gap,
 /// a non-finite or negative eccentricity or gap, or settings out of range.
 FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettings& settings);
+
+/// The threshold at one eccentricity on its own: the T that maximises the likelihood of
+/// `trials` (all at that eccentricity) with F, the width, gamma and lambda held at `model`'s,
+/// and its likelihood-ratio interval (ln L within chi-square(1, confidence) / 2 of the
+/// maximum). Each eccentricity's point beside the fitted line T(e) = T0 (1 + e / E2), as in
+/// a threshold-versus-eccentricity plot. T is searched from 1e-3 times the smallest gap to
+/// 1e3 times the largest: a maximum at either end (every answer yes, or every one no) gives
+/// NaN for all three, and an interval end beyond them NaN for that end. Throws
+/// std::invalid_argument when no trial has a gap, the trials' eccentricities differ, or
+/// `model` or `confidence` (in (0, 1)) is out of range.
+ParameterEstimate fit_threshold_alone(const PerceptionModelSettings& model, std::span<const TrialOutcome> trials,
+                                      double confidence = 0.95);
 
 /// ln L of `trials` under `model` (as FitResult::log_likelihood: Bernoulli, probabilities
 /// clamped to [1e-9, 1 - 1e-9]): to compare a fit with another model, such as the truth.

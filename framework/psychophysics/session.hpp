@@ -8,51 +8,9 @@
 #include "perception/perception_model.hpp"
 #include "psychophysics/experiment_settings.hpp"
 #include "psychophysics/trial_design.hpp"
+#include "psychophysics/trial_records.hpp"
 
 namespace fovea {
-
-/// What a trial's viewer answered.
-enum class Answer {
-  yes,
-  no,
-  aborted,  ///< the fixation left its radius (gaze-contingent trials): requeued, not answered
-};
-/// "yes", "no", "aborted": as trials.csv writes them.
-const char* answer_name(Answer answer);
-
-/// One row of a session's trials.csv (docs/psychophysics.md lists the columns).
-struct TrialRecord {
-  std::string participant;
-  int session = 1;                  ///< 1 for the first, one more for each --resume
-  int block = 0;
-  int trial = 0;                    ///< the planned trial's index (a requeued trial keeps it)
-  int trial_in_block = 0;
-  int condition = 0;
-  int staircase = -1;               ///< -1 for constant stimuli
-  bool catch_trial = false;
-  double gap_deg = 0;
-  double eccentricity_deg = 0;
-  double direction_deg = 0;         ///< of the target from fixation, counter-clockwise from the right
-  double gap_px = 0;                ///< the gap on this screen, along the radius through the target
-  double eccentricity_px = 0;       ///< fixation to the target's centre on this screen
-  Answer response = Answer::no;
-  double reaction_time_ms = 0;      ///< from the stimulus's end to the key; NaN for a simulated observer
-  bool fixation_kept = true;
-  std::int64_t gaze_samples = 0;    ///< tracker samples during the presentation (0 without a tracker)
-  double gaze_max_deviation_deg = 0;///< farthest the fixation strayed from the cross; NaN without a tracker
-  std::string observer;             ///< "human", or "simulated" for --observer
-  std::string started_utc;          ///< ISO 8601, when the stimulus started
-  std::string ended_utc;            ///< when the response came
-};
-
-/// trials.csv's columns, in order.
-const std::vector<std::string>& trial_columns();
-/// The rows of a trials.csv, in order; none when the file does not exist. Throws
-/// std::runtime_error naming the file, line and column of anything malformed.
-std::vector<TrialRecord> read_trial_records(const std::string& path);
-/// One record as its trials.csv cells, in trial_columns() order (numbers in their
-/// shortest exact form; NaN as an empty cell).
-std::vector<std::string> trial_cells(const TrialRecord& record);
 
 /// Where a stimulus falls on the screen: fixation at the centre, the screen flat and
 /// perpendicular to the line of sight through it (ScreenSettings).
@@ -68,7 +26,8 @@ ScreenPlacement place_on_screen(const ScreenSettings& screen, double eccentricit
 /// on exactly where it stopped, with the same randomisation.
 class TrialSequence {
  public:
-  /// `done`: the records of earlier sessions, in the order they were run.
+  /// `done`: the records of earlier sessions (trials.csv, psychophysics/trial_records.hpp), in
+  /// the order they were run.
   TrialSequence(const ExperimentSettings& spec, const std::vector<TrialRecord>& done);
 
   /// The next trial, or nothing when the design is complete. Asking again without a
@@ -76,7 +35,7 @@ class TrialSequence {
   std::optional<PlannedTrial> next();
   /// The answer to the trial next() gave: yes and no advance the design; aborted requeues
   /// the trial at the end of its block (constant stimuli) or runs it again (staircases).
-  void record(Answer response);
+  void record(TrialResponse response);
   /// Trials answered yes or no so far, and those the design holds in all (for constant
   /// stimuli; staircases end when they end, so a lower bound).
   int answered() const { return answered_; }
@@ -101,7 +60,7 @@ class SimulatedObserver {
  public:
   SimulatedObserver(const PerceptionModelSettings& model, std::uint64_t seed, const std::string& participant);
   /// The answer to `trial`, the `attempt`-th time it is shown (from 0).
-  Answer answer(const PlannedTrial& trial, int attempt) const;
+  TrialResponse answer(const PlannedTrial& trial, int attempt) const;
 
  private:
   PerceptionModel model_;

@@ -14,6 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/format.hpp"
+#include "perception/perception_model.hpp"
+#include "psychophysics/psychometric_fit.hpp"
 #include "support/csv_text.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -565,4 +568,367 @@ TEST_CASE("fovea: validate is silent on success, --help explains, keys lists eve
   const auto keys = run_process({kFovea, "keys"}, dir.path());
   CHECK(keys.status == 0);
   CHECK(keys.out.find("world.entities[].model.shape") != std::string::npos);
+}
+
+// fovea fit: trials.csv files written here from a known model (simulate_observer), fitted by
+// the binary, its outputs read back.
+
+namespace {
+
+/// trials.csv's columns as `fovea experiment` writes them.
+const std::string kTrialsHeader =
+    "participant,session,block,trial,trial_in_block,condition,staircase,catch_trial,gap_deg,eccentricity_deg,"
+    "direction_deg,gap_px,eccentricity_px,response,reaction_time_ms,fixation_kept,gaze_samples,"
+    "gaze_max_deviation_deg,observer,started_utc,ended_utc";
+
+/// The simulated observer: T0 0.1 deg doubling at E2 = 4 deg, a rise of one threshold, 4 %
+/// guesses and 2 % lapses.
+PerceptionModelSettings fit_truth() {
+  PerceptionModelSettings m;
+  m.threshold_deg = 0.1;
+  m.eccentricity_scale_deg = 4.0;
+  m.width = 1.0;
+  m.guess_rate = 0.04;
+  m.lapse_rate = 0.02;
+  return m;
+}
+
+/// A constant-stimuli session: at 0, 4 and 8 deg, seven gaps from 0.5 T(e) to 3 T(e) and a
+/// catch trial, `repeats` times, answered by `truth` with `seed`.
+std::vector<TrialOutcome> simulated_session(const PerceptionModelSettings& truth, int repeats, std::uint64_t seed) {
+  const PerceptionModel model(truth);
+  std::vector<TrialOutcome> design;
+  for (int r = 0; r < repeats; ++r)
+    for (const double e : {0.0, 4.0, 8.0}) {
+      design.push_back({e, 0.0, false});
+      for (const double ratio : {0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0}) design.push_back({e, ratio * model.threshold_deg(e), false});
+    }
+  return simulate_observer(truth, design, seed);
+}
+
+/// A CSV cell: quoted when it must be (RFC 4180).
+std::string csv_cell(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+/// One row of trials.csv; the columns the fit does not read hold plausible values.
+std::string trial_row(const std::string& participant, int trial, const TrialOutcome& t, const std::string& response,
+                      bool fixation_kept = true) {
+  const bool catch_trial = !(t.gap_deg > 0);
+  return csv_cell(participant) + ",1,0," + std::to_string(trial) + "," + std::to_string(trial) + ",3,-1," +
+         (catch_trial ? "1" : "0") + "," + format_number(t.gap_deg) + "," + format_number(t.eccentricity_deg) +
+         ",135," + format_number(38.0 * t.gap_deg) + "," + format_number(38.0 * t.eccentricity_deg) + "," + response +
+         "," + (response == "aborted" ? "" : "612.5") + "," + (fixation_kept ? "1" : "0") +
+         ",120,0.4,human,2026-03-01T10:00:00.000Z,2026-03-01T10:00:02.100Z";
+}
+
+/// A whole trials.csv of one participant's answered trials.
+std::string trials_csv(const std::string& participant, const std::vector<TrialOutcome>& trials) {
+  std::string text = kTrialsHeader + "\n";
+  for (std::size_t i = 0; i < trials.size(); ++i)
+    text += trial_row(participant, static_cast<int>(i), trials[i], trials[i].yes ? "yes" : "no") + "\n";
+  return text;
+}
+
+/// `fovea fit` with the arguments, fast: 20 bootstrap samples and no plots unless asked.
+test::ProcessResult fovea_fit(std::vector<std::string> args, const std::filesystem::path& cwd, bool plots = false) {
+  args.insert(args.begin(), {kFovea, "fit"});
+  args.insert(args.end(), {"--bootstrap", "20"});
+  if (!plots) args.push_back("--no-plots");
+  return run_process(args, cwd);
+}
+
+/// The folder's file names, sorted.
+std::vector<std::string> files_in(const std::filesystem::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(folder)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// Whether the file starts with PNG's eight-byte signature and holds more than a header.
+bool is_png(const std::filesystem::path& path) {
+  const std::string bytes = read_file(path);
+  return bytes.size() > 1000 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0;
+}
+
+}  // namespace
+
+TEST_CASE("fovea fit: recovers T0 and E2 of a simulated observer, and the model file loads in a run", "[cli][fit]") {
+  TempDir dir;
+  const PerceptionModelSettings truth = fit_truth();
+  std::ofstream(dir / "trials.csv") << trials_csv("P01", simulated_session(truth, 80, 7));
+  const auto r = fovea_fit({"trials.csv", "-o", "fit/model.yaml"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(files_in(dir / "fit") == std::vector<std::string>{"model.yaml", "model_conditions.csv", "model_fit.json"});
+
+  // 1,920 trials: T0 to a few percent, E2 to about ten (the unit tests' tolerance is 4 SDs).
+  const auto fit = read_json(dir / "fit" / "model_fit.json");
+  const auto& p = fit["pooled"]["parameters"];
+  CHECK(std::abs(p["threshold_deg"]["value"].get<double>() / truth.threshold_deg - 1) < 0.1);
+  CHECK(std::abs(p["eccentricity_scale_deg"]["value"].get<double>() / truth.eccentricity_scale_deg - 1) < 0.3);
+  CHECK(p["threshold_deg"]["ci_low"].get<double>() < p["threshold_deg"]["ci_high"].get<double>());
+  CHECK(fit["pooled"]["trials"] == 1920);
+  CHECK(fit["pooled"]["catch_trials"] == 240);
+  CHECK(fit["participants"].size() == 1);
+  CHECK(fit["participants"][0]["participant"] == "P01");
+  CHECK(fit["pooled"]["participants"] == nlohmann::json::array({"P01"}));
+  CHECK(fit["settings"]["bootstrap_samples"] == 20);
+  CHECK(fit["inputs"][0]["file"] == "trials.csv");
+  CHECK(fit["inputs"][0]["counted"] == 1920);
+  CHECK(fit["command_line"].size() == 8);
+  for (const char* key : {"guess_rate", "log_likelihood", "deviance", "deviance_dof", "deviance_p", "converged", "message"})
+    CHECK(fit["pooled"].contains(key));
+  REQUIRE(fit["pooled"]["eccentricities"].size() == 3);
+  for (const auto& e : fit["pooled"]["eccentricities"]) {
+    const double threshold_deg = PerceptionModel(truth).threshold_deg(e["eccentricity_deg"].get<double>());
+    CHECK(std::abs(e["threshold_alone_deg"]["value"].get<double>() / threshold_deg - 1) < 0.15);
+    CHECK(e["threshold_alone_deg"]["ci_low"].get<double>() < e["threshold_alone_deg"]["value"].get<double>());
+  }
+
+  // The table: a header and the participant's row (one participant: no pooled row).
+  const auto table = lines_of(r.out);
+  REQUIRE(table.size() == 2);
+  CHECK(table[0].rfind("participant  trials  T0 deg [95% CI]", 0) == 0);
+  CHECK(table[1].rfind("P01          1920    ", 0) == 0);
+
+  // Conditions: 24 per fit (3 eccentricities x 8 gaps), the participant's then the pooled.
+  const auto rows = lines_of(read_file(dir / "fit" / "model_conditions.csv"));
+  REQUIRE(rows.size() == 1 + 2 * 24);
+  CHECK(rows[0] == "participant,eccentricity_deg,gap_deg,trials,yes,proportion_yes,fitted_probability");
+  CHECK(rows[1].rfind("P01,0,0,80,", 0) == 0);
+  CHECK(rows[25].rfind("pooled,0,0,80,", 0) == 0);
+
+  // The model file loads through perception.model.file, in validate and in a run, with the
+  // fitted values.
+  const std::string model = (dir / "fit" / "model.yaml").string();
+  const auto v = run_process(
+      {kFovea, "validate", std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml", "--set", "perception.model.file=" + model},
+      dir.path());
+  CHECK(v.status == 0);
+  CHECK(v.err.empty());
+  const auto run = run_process({kFovea, "run", "--frames", "1", "--quiet", "--out", "run", "--set",
+                                "perception.model.file=" + model},
+                               dir.path());
+  REQUIRE(run.status == 0);
+  const std::string config = read_file(dir / "run" / "config.yaml");
+  CHECK(config.find("threshold_deg: " + format_number(p["threshold_deg"]["value"].get<double>()) + "\n") !=
+        std::string::npos);
+  CHECK(config.find("eccentricity_scale_deg: " + format_number(p["eccentricity_scale_deg"]["value"].get<double>()) +
+                    "\n") != std::string::npos);
+}
+
+TEST_CASE("fovea fit: two participants get their own fits and a pooled one", "[cli][fit]") {
+  TempDir dir;
+  PerceptionModelSettings second = fit_truth();
+  second.threshold_deg = 0.14;
+  // The second participant's name needs quoting; their file puts the columns in another
+  // order and adds one fovea does not know.
+  const std::string name = "Doe, \"J\"";
+  std::ofstream(dir / "p01_s1.csv") << trials_csv("P01", simulated_session(fit_truth(), 30, 1));
+  std::ofstream(dir / "p01_s2.csv") << trials_csv("P01", simulated_session(fit_truth(), 30, 2));
+  {
+    std::ofstream out(dir / "doe.csv");
+    out << "notes,response,eccentricity_deg,gap_deg,catch_trial,fixation_kept,participant\n";
+    for (const TrialOutcome& t : simulated_session(second, 60, 3))
+      out << "\"a, b\"," << (t.yes ? "yes" : "no") << "," << format_number(t.eccentricity_deg) << ","
+          << format_number(t.gap_deg) << "," << (t.gap_deg > 0 ? 0 : 1) << ",1," << csv_cell(name) << "\r\n";
+  }
+  const auto r = fovea_fit({"p01_s1.csv", "doe.csv", "p01_s2.csv", "-o", "both.yaml"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto fit = read_json(dir / "both_fit.json");
+  REQUIRE(fit["participants"].size() == 2);
+  CHECK(fit["participants"][0]["participant"] == "P01");
+  CHECK(fit["participants"][0]["trials"] == 1440);
+  CHECK(fit["participants"][1]["participant"] == name);
+  CHECK(fit["participants"][1]["trials"] == 1440);
+  CHECK(fit["pooled"]["participant"] == "pooled");
+  CHECK(fit["pooled"]["participants"] == nlohmann::json::array({"P01", name}));
+  CHECK(fit["pooled"]["trials"] == 2880);
+  CHECK(fit["inputs"].size() == 3);
+  // Each participant's own threshold, and the pooled one between them.
+  const auto t0 = [&](const nlohmann::json& f) { return f["parameters"]["threshold_deg"]["value"].get<double>(); };
+  CHECK(std::abs(t0(fit["participants"][0]) / 0.1 - 1) < 0.1);
+  CHECK(std::abs(t0(fit["participants"][1]) / 0.14 - 1) < 0.1);
+  CHECK(t0(fit["participants"][0]) < t0(fit["pooled"]));
+  CHECK(t0(fit["pooled"]) < t0(fit["participants"][1]));
+  // The model file is the pooled fit.
+  CHECK(read_file(dir / "both.yaml").find("threshold_deg: " + format_number(t0(fit["pooled"])) + "\n") !=
+        std::string::npos);
+
+  const std::string conditions = read_file(dir / "both_conditions.csv");
+  CHECK(conditions.find("\nP01,8,0,60,") != std::string::npos);
+  CHECK(conditions.find("\n\"Doe, \"\"J\"\"\",8,0,60,") != std::string::npos);
+  CHECK(conditions.find("\npooled,8,0,120,") != std::string::npos);
+  // Pooled: the two participants' gaps differ (their thresholds do), the catch trials' do not.
+  CHECK(lines_of(conditions).size() == 1 + 24 + 24 + (24 + 21));
+
+  const auto table = lines_of(r.out);
+  REQUIRE(table.size() >= 4);
+  CHECK(table[1].rfind("P01  ", 0) == 0);
+  CHECK(table[2].rfind(name + "  ", 0) == 0);
+  CHECK(table[3].rfind("pooled  ", 0) == 0);
+}
+
+TEST_CASE("fovea fit: aborted trials and trials whose fixation was lost are left out", "[cli][fit]") {
+  TempDir dir;
+  const std::vector<TrialOutcome> trials = simulated_session(fit_truth(), 40, 11);
+  // The same answered trials, with aborted and fixation-lost rows among them that all say
+  // "yes" to the smallest gaps at 8 deg: counted, they would pull the threshold down.
+  std::string clean = kTrialsHeader + "\n", noisy = clean, counted = clean;
+  const TrialOutcome tiny{8.0, 0.01, true};
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    const std::string row = trial_row("P01", static_cast<int>(i), trials[i], trials[i].yes ? "yes" : "no");
+    clean += row + "\n";
+    noisy += row + "\n";
+    counted += row + "\n";
+    if (i % 8 == 0) {
+      noisy += trial_row("P01", static_cast<int>(i), tiny, "aborted", false) + "\n";
+      noisy += trial_row("P01", static_cast<int>(i), tiny, "yes", false) + "\n";
+      counted += trial_row("P01", static_cast<int>(i), tiny, "yes") + "\n";
+      counted += trial_row("P01", static_cast<int>(i), tiny, "yes") + "\n";
+    }
+  }
+  std::ofstream(dir / "clean.csv") << clean;
+  std::ofstream(dir / "noisy.csv") << noisy;
+  std::ofstream(dir / "counted.csv") << counted;
+  for (const char* name : {"clean", "noisy", "counted"}) {
+    const auto r = fovea_fit({std::string(name) + ".csv", "-o", std::string(name) + "/model.yaml"}, dir.path());
+    INFO(name << ": " << r.err);
+    REQUIRE(r.status == 0);
+  }
+  CHECK(read_file(dir / "noisy" / "model.yaml") == read_file(dir / "clean" / "model.yaml"));
+  CHECK(read_file(dir / "noisy" / "model_conditions.csv") == read_file(dir / "clean" / "model_conditions.csv"));
+  CHECK(read_file(dir / "counted" / "model.yaml") != read_file(dir / "clean" / "model.yaml"));
+  const auto input = read_json(dir / "noisy" / "model_fit.json")["inputs"][0];
+  CHECK(input["rows"] == 960 + 240);
+  CHECK(input["counted"] == 960);
+  CHECK(input["aborted"] == 120);
+  CHECK(input["fixation_lost"] == 120);
+}
+
+TEST_CASE("fovea fit: malformed input is one line naming the file, line and column, status 2, nothing written",
+          "[cli][fit][errors]") {
+  TempDir dir;
+  const std::vector<TrialOutcome> trials = simulated_session(fit_truth(), 2, 5);
+  const std::vector<std::string> good = lines_of(trials_csv("P01", trials));
+  const auto write = [&](const std::string& file, std::vector<std::string> lines) {
+    std::ofstream out(dir / file);
+    for (const std::string& l : lines) out << l << "\n";
+  };
+  const auto with_line = [&](std::size_t index, const std::string& line) {
+    std::vector<std::string> lines = good;
+    lines[index] = line;
+    return lines;
+  };
+  std::string no_response = good[0];
+  no_response.replace(no_response.find(",response,"), 10, ",answer,");
+  write("no_column.csv", with_line(0, no_response));
+  write("bad_number.csv", with_line(4, trial_row("P01", 3, {4.0, 0.1, true}, "yes").replace(
+                                          trial_row("P01", 3, {4.0, 0.1, true}, "yes").find(",0.1,4,"), 7, ",0.1x,4,")));
+  write("bad_response.csv", with_line(6, trial_row("P01", 5, {4.0, 0.1, true}, "maybe")));
+  write("bad_flag.csv", with_line(2, trial_row("P01", 1, {0.0, 0.1, true}, "yes", true).replace(
+                                        trial_row("P01", 1, {0.0, 0.1, true}, "yes").find(",612.5,1,"), 9, ",612.5,y,")));
+  write("catch_gap.csv", with_line(3, trial_row("P01", 2, {0.0, 0.1, true}, "yes").replace(
+                                         trial_row("P01", 2, {0.0, 0.1, true}, "yes").find(",-1,0,"), 6, ",-1,1,")));
+  write("short_row.csv", with_line(5, "P01,1,0"));
+  write("open_quote.csv", with_line(7, "\"P01,1,0"));
+  write("pooled_name.csv", with_line(2, trial_row("pooled", 1, {0.0, 0.1, true}, "yes")));
+  write("only_catch.csv", {good[0], good[1], good[9]});
+  const std::vector<std::string> before = files_in(dir.path());
+
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"missing.csv", "missing.csv: cannot read: No such file or directory"},
+      {"no_column.csv",
+       "no_column.csv:1: response: no such column in the header (needed: participant, catch_trial, gap_deg, "
+       "eccentricity_deg, response, fixation_kept)"},
+      {"bad_number.csv", "bad_number.csv:5: gap_deg: expected a number, found \"0.1x\""},
+      {"bad_response.csv", "bad_response.csv:7: response: expected yes, no or aborted, found \"maybe\""},
+      {"bad_flag.csv", "bad_flag.csv:3: fixation_kept: expected 0 or 1, found \"y\""},
+      {"catch_gap.csv", "catch_gap.csv:4: gap_deg: a catch trial (catch_trial 1) shows no gap, found \"0.1\""},
+      {"short_row.csv", "short_row.csv:6: this row has 3 cells, the header 21"},
+      {"open_quote.csv", "open_quote.csv:8: a quoted cell is never closed (a \" is missing)"},
+      {"pooled_name.csv",
+       "pooled_name.csv:3: participant: \"pooled\" is the name fovea fit gives the fit over all participants; "
+       "rename this participant"},
+      {"only_catch.csv", "fovea fit: participant P01: only catch trials (gap 0); nothing to fit"},
+  };
+  for (const auto& [file, message] : cases) {
+    INFO(file);
+    // A good file first: one bad input among several still writes nothing.
+    std::ofstream(dir / "good.csv") << trials_csv("P02", trials);
+    const auto r = fovea_fit({"good.csv", file, "-o", "out/model.yaml"}, dir.path(), true);
+    CHECK(r.status == 2);
+    CHECK(r.err == message + "\n");
+    CHECK(r.out.empty());
+    CHECK_FALSE(std::filesystem::exists(dir / "out"));
+    std::filesystem::remove(dir / "good.csv");
+    CHECK(files_in(dir.path()) == before);
+  }
+  const auto overwrite = fovea_fit({"bad_flag.csv", "-o", "bad_flag.csv"}, dir.path());
+  CHECK(overwrite.status == 2);
+  CHECK(overwrite.err == "fovea fit: bad_flag.csv is an input; writing bad_flag.csv would overwrite it: choose another -o\n");
+  const auto no_output = run_process({kFovea, "fit", "good.csv"}, dir.path());
+  CHECK(no_output.status == 2);
+  CHECK(no_output.err.find("--output is required") != std::string::npos);
+}
+
+TEST_CASE("fovea fit: plots when python3 has matplotlib, one message when not", "[cli][fit][plots]") {
+  TempDir dir;
+  std::ofstream(dir / "trials.csv") << trials_csv("P01", simulated_session(fit_truth(), 20, 3));
+  {
+    // With a condition answered yes 10 times out of 10: its Wilson interval's upper end
+    // rounds to just below 1, which the script must not draw as a negative error bar.
+    std::ofstream out(dir / "p02.csv");
+    out << trials_csv("P02", simulated_session(fit_truth(), 20, 4));
+    for (int i = 0; i < 10; ++i) out << trial_row("P02", 1000 + i, {4.0, 2.5, true}, "yes") << "\n";
+  }
+  const std::string skipped =
+      "fovea fit: plots skipped: python3-matplotlib is not installed (apt install python3-matplotlib)\n";
+  // Whether this machine can draw, asked the way fovea fit asks (FOVEA_PYTHON when set, else
+  // python3 on PATH, then Debian's); the test passes either way, and checks what each case
+  // must give.
+  const bool matplotlib =
+      run_process({"/bin/sh", "-c",
+                   "if [ -n \"$FOVEA_PYTHON\" ]; then \"$FOVEA_PYTHON\" -c 'import matplotlib'; else "
+                   "python3 -c 'import matplotlib' || /usr/bin/python3 -c 'import matplotlib'; fi 2>/dev/null"},
+                  dir.path())
+          .status == 0;
+  for (const char* function : {"logistic", "weibull"}) {
+    INFO(function);
+    const std::string stem = std::string("m_") + function;
+    const auto r = fovea_fit({"trials.csv", "p02.csv", "-o", stem + ".yaml", "--function", function, "--plots", "pictures"},
+                             dir.path(), true);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    if (matplotlib) {
+      // The script also checks its f(e, g) against fovea's fitted probabilities, so a
+      // drawn curve is the model's (it fails otherwise).
+      CHECK(is_png(dir / "pictures" / (stem + "_psychometric.png")));
+      CHECK(is_png(dir / "pictures" / (stem + "_threshold.png")));
+      CHECK(r.err.find("plots skipped") == std::string::npos);
+    } else {
+      CHECK(r.err.find(skipped) != std::string::npos);
+      CHECK_FALSE(std::filesystem::exists(dir / "pictures" / (stem + "_psychometric.png")));
+    }
+  }
+  // An interpreter without matplotlib (FOVEA_PYTHON chooses it): the one message, status 0,
+  // every other output written.
+  const auto without = run_process({"/usr/bin/env", "FOVEA_PYTHON=/nonexistent/python3", kFovea, "fit", "trials.csv",
+                                    "-o", "no_plots/model.yaml", "--bootstrap", "5"},
+                                   dir.path());
+  CHECK(without.status == 0);
+  CHECK(without.err.find(skipped) != std::string::npos);
+  CHECK(files_in(dir / "no_plots") == std::vector<std::string>{"model.yaml", "model_conditions.csv", "model_fit.json"});
+
+  const auto help = run_process({kFovea, "--help"}, dir.path());
+  CHECK(help.out.find("fit ") != std::string::npos);
+  const auto fit_help = run_process({kFovea, "fit", "--help"}, dir.path());
+  for (const char* option : {"--function", "--bootstrap", "--seed", "--max-lapse", "--no-lapse", "--plots", "-o,--output"})
+    CHECK(fit_help.out.find(option) != std::string::npos);
 }

@@ -12,6 +12,7 @@
 
 #include "config/config.hpp"
 #include "psychophysics/session.hpp"
+#include "psychophysics/trial_records.hpp"
 #include "record/csv_writer.hpp"
 #include "support/temp_dir.hpp"
 
@@ -41,7 +42,7 @@ std::vector<TrialRecord> run(const ExperimentSettings& spec, std::vector<TrialRe
                              std::size_t stop_after = 1u << 30) {
   TrialSequence sequence(spec, done);
   const SimulatedObserver observer(PerceptionModelSettings{}, 5, "p");
-  std::map<int, int> attempts;
+  std::map<std::int64_t, int> attempts;
   for (const TrialRecord& r : done) ++attempts[r.trial];
   std::size_t shown = done.size();
   while (const auto trial = sequence.next()) {
@@ -57,7 +58,7 @@ std::vector<TrialRecord> run(const ExperimentSettings& spec, std::vector<TrialRe
     r.eccentricity_deg = trial->condition.eccentricity_deg;
     r.direction_deg = trial->direction_deg;
     ++shown;
-    r.response = abort_every > 0 && shown % static_cast<std::size_t>(abort_every) == 0 ? Answer::aborted
+    r.response = abort_every > 0 && shown % static_cast<std::size_t>(abort_every) == 0 ? TrialResponse::aborted
                                                                                          : observer.answer(*trial, attempts[trial->trial]++);
     sequence.record(r.response);
     done.push_back(r);
@@ -96,10 +97,10 @@ TEST_CASE("Session: every planned trial is answered once, and aborted ones come 
   const ExperimentSettings spec = small_spec(DesignMethod::constant_stimuli);
   const std::vector<PlannedTrial> plan = plan_constant_stimuli(spec.constant_stimuli, static_cast<std::uint64_t>(spec.seed));
   const std::vector<TrialRecord> records = run(spec, {}, 5);
-  std::map<int, int> answered;
+  std::map<std::int64_t, int> answered;
   int aborted = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
-    if (records[i].response == Answer::aborted) {
+    if (records[i].response == TrialResponse::aborted) {
       ++aborted;
       // It comes again later in the same block, after the block's other planned trials.
       bool again = false;
@@ -121,7 +122,7 @@ TEST_CASE("Session: records that do not follow the spec's design are refused", "
   const ExperimentSettings spec = small_spec(DesignMethod::constant_stimuli);
   std::vector<TrialRecord> records = run(spec, {}, 0, 5);
   records[3].condition += 1;
-  CHECK_THROWS_WITH(TrialSequence(spec, records), Catch::Contains("row 4 of the trials is trial") &&
+  CHECK_THROWS_WITH(TrialSequence(spec, records), Catch::Contains(": trial 3 (condition") &&
                                                       Catch::Contains("not run with this spec and seed"));
   ExperimentSettings other = spec;
   other.seed = 12;
@@ -134,7 +135,7 @@ TEST_CASE("Session: trials.csv rows read back as written, and malformed rows nam
   const std::string path = (dir / "trials.csv").string();
   TrialRecord a;
   a.participant = "P01";
-  a.session = 2;
+  a.session = "2";
   a.block = 1;
   a.trial = 17;
   a.trial_in_block = 3;
@@ -144,7 +145,7 @@ TEST_CASE("Session: trials.csv rows read back as written, and malformed rows nam
   a.direction_deg = 123.456;
   a.gap_px = 3.25;
   a.eccentricity_px = 190.5;
-  a.response = Answer::aborted;
+  a.response = TrialResponse::aborted;
   a.reaction_time_ms = std::numeric_limits<double>::quiet_NaN();
   a.fixation_kept = false;
   a.gaze_samples = 90;
@@ -153,26 +154,27 @@ TEST_CASE("Session: trials.csv rows read back as written, and malformed rows nam
   a.started_utc = "2026-11-21T12:00:00.000Z";
   a.ended_utc = "2026-11-21T12:00:02.000Z";
   {
-    CsvWriter csv(path, trial_columns());
-    for (const std::string& cell : trial_cells(a)) csv.cell(std::string_view(cell));
+    CsvWriter csv(path, trial_record_header());
+    for (const std::string& cell : trial_record_cells(a)) csv.cell(std::string_view(cell));
     csv.end_row(CsvWriter::Flush::durable);
   }
   const std::vector<TrialRecord> back = read_trial_records(path);
   REQUIRE(back.size() == 1);
   CHECK(back[0].participant == "P01");
-  CHECK(back[0].session == 2);
+  CHECK(back[0].session == "2");
   CHECK(back[0].trial == 17);
   CHECK(back[0].gap_deg == a.gap_deg);  // shortest exact form: the very double
   CHECK(back[0].direction_deg == a.direction_deg);
-  CHECK(back[0].response == Answer::aborted);
+  CHECK(back[0].response == TrialResponse::aborted);
   CHECK(std::isnan(back[0].reaction_time_ms));
   CHECK_FALSE(back[0].fixation_kept);
   CHECK(back[0].gaze_samples == 90);
   CHECK(back[0].ended_utc == a.ended_utc);
-  CHECK(read_trial_records((dir / "missing.csv").string()).empty());
-
-  std::ofstream(path, std::ios::app) << "P01,2,1,18,4,5,-1,0,0.1,5,0,1,1,maybe,,1,0,,human,x,y\n";
-  CHECK_THROWS_WITH(read_trial_records(path), Catch::Contains("trials.csv:3: column 14 (response): expected yes, no or aborted, found \"maybe\""));
+  // A row cut off before its newline (a power cut) is not a trial.
+  std::ofstream(path, std::ios::app) << "P01,2,1,18,4,5,-1,0,0.1";
+  CHECK(read_trial_records(path).size() == 1);
+  std::ofstream(path, std::ios::app) << ",5,0,1,1,maybe,,1,0,,human,x,y\n";
+  CHECK_THROWS_WITH(read_trial_records(path), Catch::Contains("trials.csv:3: response:") && Catch::Contains("maybe"));
 }
 
 TEST_CASE("Session: the simulated observer says yes at the rate f(e, g), the same answer every time",
@@ -192,9 +194,9 @@ TEST_CASE("Session: the simulated observer says yes at the rate f(e, g), the sam
       t.condition.eccentricity_deg = e;
       t.condition.gap_deg = g;
       t.condition.catch_trial = g == 0;
-      const Answer answer = observer.answer(t, 0);
+      const TrialResponse answer = observer.answer(t, 0);
       CHECK(observer.answer(t, 0) == answer);
-      yes += answer == Answer::yes ? 1 : 0;
+      yes += answer == TrialResponse::yes ? 1 : 0;
     }
     const double p = f.probability(e, g);
     INFO("e " << e << ", g " << g << ", f " << p);

@@ -1,0 +1,531 @@
+#include "fovea/fit_command.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "core/build_info.hpp"
+#include "core/format.hpp"
+#include "fovea/run_command.hpp"
+#include "perception/perception_model.hpp"
+#include "psychophysics/psychometric_fit.hpp"
+#include "psychophysics/trial_records.hpp"
+#include "record/csv_writer.hpp"
+#include "record/results_folder.hpp"
+
+extern char** environ;
+
+namespace fovea {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The name the fit over all participants goes by in the outputs (json, CSV, table).
+constexpr const char* kPooled = "pooled";
+
+/// Eccentricities at which the threshold band is given, from 0 to the largest shown: enough
+/// for a smooth band in a plot.
+constexpr int kBandPoints = 41;
+
+/// The plotting script (experiments/plots/), run with python3 when matplotlib is there.
+constexpr const char* kPlotScript = "psychometric.py";
+
+constexpr const char* kSkipMessage =
+    "fovea fit: plots skipped: python3-matplotlib is not installed (apt install python3-matplotlib)";
+
+/// What one input file held.
+struct InputSummary {
+  std::string file;
+  int rows = 0;
+  int counted = 0;        ///< answered yes or no with fixation kept: the fit's trials
+  int aborted = 0;        ///< response aborted (fixation lost before the answer; requeued)
+  int fixation_lost = 0;  ///< answered, but gaze left the fixation region (fixation_kept 0)
+};
+
+/// One participant's counted trials, or everyone's pooled, in file and row order (the
+/// bootstrap draws trial by trial in this order, so the order is part of the result).
+struct Group {
+  std::string name;
+  std::vector<TrialOutcome> trials;
+};
+
+/// The threshold at one eccentricity shown.
+struct EccentricityThreshold {
+  double eccentricity_deg = 0;
+  int trials = 0;                         ///< at this eccentricity, catch trials included
+  int catch_trials = 0;
+  ParameterEstimate threshold_deg;        ///< the fitted T(e), interval from the bootstrap refits
+  ParameterEstimate threshold_alone_deg;  ///< fit_threshold_alone: this eccentricity's data on its own
+};
+
+/// A group's fit with what the outputs report beside it.
+struct GroupFit {
+  std::string name;
+  FitResult fit;
+  std::vector<EccentricityThreshold> eccentricities;
+  /// T(e)'s bootstrap percentile band on a grid of eccentricities (empty without bootstrap).
+  std::vector<double> band_eccentricity_deg, band_low_deg, band_high_deg;
+};
+
+/// Trials pooled at one (eccentricity, gap), for <stem>_conditions.csv.
+struct ConditionCount {
+  int trials = 0;
+  int yes = 0;
+};
+
+/// The q-quantile of `values` (sorted here), Hyndman and Fan's definition 7 as the fit's
+/// own intervals use.
+double quantile(std::vector<double>& values, double q) {
+  std::sort(values.begin(), values.end());
+  const double position = q * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const std::size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
+}
+
+/// The percentile interval of T(e) over the bootstrap models at eccentricity `e`; NaN
+/// without bootstrap models.
+std::pair<double, double> threshold_interval(const std::vector<PerceptionModel>& models, double e, double confidence) {
+  if (models.empty()) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  std::vector<double> values;
+  values.reserve(models.size());
+  for (const PerceptionModel& m : models) values.push_back(m.threshold_deg(e));
+  const double low = quantile(values, 0.5 * (1 - confidence));
+  return {low, quantile(values, 0.5 * (1 + confidence))};
+}
+
+/// `e.what()` of the fit without its function's name: the user ran `fovea fit`.
+std::string without_prefix(const std::string& message) {
+  for (const char* prefix : {"fit_psychometric: ", "fit_threshold_alone: "})
+    if (message.rfind(prefix, 0) == 0) return message.substr(std::string(prefix).size());
+  return message;
+}
+
+/// Fits one group and the thresholds beside it. Throws std::invalid_argument from the fit.
+GroupFit fit_group(const Group& group, const FitSettings& settings) {
+  GroupFit g;
+  g.name = group.name;
+  g.fit = fit_psychometric(group.trials, settings);
+  const PerceptionModel fitted(g.fit.model);
+  std::vector<PerceptionModel> bootstrap;
+  bootstrap.reserve(g.fit.bootstrap_models.size());
+  for (const PerceptionModelSettings& m : g.fit.bootstrap_models) bootstrap.emplace_back(m);
+
+  std::map<double, std::vector<TrialOutcome>> by_eccentricity;
+  for (const TrialOutcome& t : group.trials) by_eccentricity[t.eccentricity_deg].push_back(t);
+  double max_eccentricity_deg = 0;
+  for (const auto& [e, trials] : by_eccentricity) {
+    EccentricityThreshold row;
+    row.eccentricity_deg = e;
+    row.trials = static_cast<int>(trials.size());
+    row.catch_trials = static_cast<int>(std::count_if(trials.begin(), trials.end(), [](const TrialOutcome& t) {
+      return !(t.gap_deg > 0);
+    }));
+    if (row.catch_trials == row.trials) continue;  // no gap shown here: no threshold to speak of
+    max_eccentricity_deg = std::max(max_eccentricity_deg, e);
+    const auto [low, high] = threshold_interval(bootstrap, e, settings.confidence);
+    row.threshold_deg = {fitted.threshold_deg(e), low, high};
+    row.threshold_alone_deg = fit_threshold_alone(g.fit.model, trials, settings.confidence);
+    g.eccentricities.push_back(row);
+  }
+  if (!bootstrap.empty()) {
+    for (int i = 0; i < kBandPoints; ++i) {
+      const double e = max_eccentricity_deg * i / (kBandPoints - 1);
+      const auto [low, high] = threshold_interval(bootstrap, e, settings.confidence);
+      g.band_eccentricity_deg.push_back(e);
+      g.band_low_deg.push_back(low);
+      g.band_high_deg.push_back(high);
+    }
+  }
+  return g;
+}
+
+const char* function_name(PsychometricFunction f) { return f == PsychometricFunction::logistic ? "logistic" : "weibull"; }
+
+nlohmann::ordered_json estimate_json(const ParameterEstimate& p) {
+  return {{"value", p.value}, {"ci_low", p.ci_low}, {"ci_high", p.ci_high}};
+}
+
+/// A fit's entry in <stem>_fit.json.
+nlohmann::ordered_json fit_json(const GroupFit& g, const std::vector<std::string>& members) {
+  const FitResult& f = g.fit;
+  nlohmann::ordered_json j;
+  j["participant"] = g.name;
+  if (!members.empty()) j["participants"] = members;
+  j["trials"] = f.trials;
+  j["catch_trials"] = f.catch_trials;
+  j["function"] = function_name(f.model.function);
+  j["parameters"] = {{"threshold_deg", estimate_json(f.threshold_deg)},
+                     {"eccentricity_scale_deg", estimate_json(f.eccentricity_scale_deg)},
+                     {"width", estimate_json(f.width)},
+                     {"lapse_rate", estimate_json(f.lapse_rate)}};
+  j["guess_rate"] = f.guess_rate;
+  j["log_likelihood"] = f.log_likelihood;
+  j["deviance"] = f.deviance;
+  j["deviance_dof"] = f.deviance_dof;
+  j["deviance_p"] = f.deviance_p;
+  j["converged"] = f.converged;
+  j["message"] = f.message;
+  nlohmann::ordered_json eccentricities = nlohmann::ordered_json::array();
+  for (const EccentricityThreshold& e : g.eccentricities)
+    eccentricities.push_back({{"eccentricity_deg", e.eccentricity_deg},
+                              {"trials", e.trials},
+                              {"catch_trials", e.catch_trials},
+                              {"threshold_deg", estimate_json(e.threshold_deg)},
+                              {"threshold_alone_deg", estimate_json(e.threshold_alone_deg)}});
+  j["eccentricities"] = eccentricities;
+  j["threshold_band"] = {{"eccentricity_deg", g.band_eccentricity_deg},
+                         {"ci_low", g.band_low_deg},
+                         {"ci_high", g.band_high_deg}};
+  return j;
+}
+
+/// "0.102 [0.0953, 0.109]", or the value alone without an interval.
+std::string with_interval(const ParameterEstimate& p) {
+  std::string text = format_significant(p.value);
+  if (!std::isnan(p.ci_low)) text += " [" + format_significant(p.ci_low) + ", " + format_significant(p.ci_high) + "]";
+  return text;
+}
+
+/// The table on stdout: one row per fit, columns padded to their widest cell; the
+/// intervals' coverage in the header when there are intervals (a bootstrap).
+void print_table(const std::vector<const GroupFit*>& fits, double confidence, bool intervals) {
+  const std::string ci = intervals ? " [" + format_significant(100 * confidence) + "% CI]" : "";
+  std::vector<std::vector<std::string>> rows = {
+      {"participant", "trials", "T0 deg" + ci, "E2 deg" + ci, "width" + ci, "lapse", "deviance p"}};
+  for (const GroupFit* g : fits) {
+    const FitResult& f = g->fit;
+    rows.push_back({g->name, std::to_string(f.trials), with_interval(f.threshold_deg),
+                    with_interval(f.eccentricity_scale_deg), with_interval(f.width), format_significant(f.lapse_rate.value),
+                    std::isnan(f.deviance_p) ? "-" : format_significant(f.deviance_p, 2)});
+  }
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
+    }
+    std::cout << line << "\n";
+  }
+  for (const GroupFit* g : fits)
+    if (!g->fit.message.empty()) std::cout << g->name << ": " << g->fit.message << "\n";
+}
+
+/// Writes <stem>_conditions.csv through a temporary file and a rename, as the other outputs.
+void write_conditions(const fs::path& path, const std::vector<const GroupFit*>& fits,
+                      const std::vector<const Group*>& groups) {
+  const fs::path partial = path.string() + ".partial";
+  {
+    CsvWriter csv(partial.string(), {"participant", "eccentricity_deg", "gap_deg", "trials", "yes", "proportion_yes",
+                                     "fitted_probability"});
+    for (std::size_t i = 0; i < fits.size(); ++i) {
+      std::map<std::pair<double, double>, ConditionCount> conditions;
+      for (const TrialOutcome& t : groups[i]->trials) {
+        ConditionCount& c = conditions[{t.eccentricity_deg, t.gap_deg}];
+        ++c.trials;
+        c.yes += t.yes ? 1 : 0;
+      }
+      const PerceptionModel model(fits[i]->fit.model);
+      for (const auto& [key, c] : conditions) {
+        csv.cell(std::string_view(fits[i]->name)).cell(key.first).cell(key.second);
+        csv.cell(std::int64_t{c.trials}).cell(std::int64_t{c.yes});
+        csv.cell(static_cast<double>(c.yes) / c.trials).cell(model.probability(key.first, key.second));
+        csv.end_row(CsvWriter::Flush::later);
+      }
+    }
+    csv.flush();
+  }
+  fs::rename(partial, path);
+}
+
+/// Runs `argv` (argv[0] searched on PATH when it holds no '/') with stdin from /dev/null,
+/// and its stdout and stderr to /dev/null (`quiet`) or both to fovea's stderr, so that
+/// fovea's stdout stays the table. Returns its exit status, 128 + a signal, or -1 when it
+/// cannot be started.
+int run_program(const std::vector<std::string>& argv, bool quiet) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (quiet) {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, 2, 1);
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  pid_t pid = -1;
+  const int error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// The plotting script: beside the binary (bin/psychometric.py or bin/plots/psychometric.py,
+/// for a copy installed with it), else in the source tree the binary was built from.
+std::optional<fs::path> find_plot_script(std::vector<std::string>& looked) {
+  std::vector<fs::path> candidates;
+  std::error_code error;
+  const fs::path binary = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    candidates.push_back(binary.parent_path() / kPlotScript);
+    candidates.push_back(binary.parent_path() / "plots" / kPlotScript);
+  }
+  candidates.push_back(fs::path(FOVEA_PLOTS_DIR) / kPlotScript);
+  for (const fs::path& c : candidates) {
+    if (fs::is_regular_file(c, error)) return c;
+    looked.push_back(c.string());
+  }
+  return std::nullopt;
+}
+
+/// A python3 that can import matplotlib: FOVEA_PYTHON when set, else python3 on PATH, else
+/// Debian's /usr/bin/python3 (where apt's python3-matplotlib goes, when PATH leads to
+/// another python3, such as pyenv's or a virtual environment's).
+std::optional<std::string> find_python_with_matplotlib() {
+  std::vector<std::string> candidates;
+  if (const char* chosen = std::getenv("FOVEA_PYTHON"); chosen != nullptr && *chosen != '\0') {
+    candidates.push_back(chosen);
+  } else {
+    candidates = {"python3", "/usr/bin/python3"};
+  }
+  for (const std::string& python : candidates)
+    if (run_program({python, "-c", "import matplotlib"}, true) == 0) return python;
+  return std::nullopt;
+}
+
+/// Draws the plots; returns false when the script ran and failed (it said why on stderr).
+bool draw_plots(const fs::path& fit_json, const fs::path& conditions_csv, const fs::path& folder,
+                const std::string& stem) {
+  std::vector<std::string> looked;
+  const std::optional<fs::path> script = find_plot_script(looked);
+  if (!script) {
+    std::string list;
+    for (const std::string& l : looked) list += (list.empty() ? "" : ", ") + l;
+    std::cerr << "fovea fit: plots skipped: " << kPlotScript << " not found (looked at " << list << ")\n";
+    return true;
+  }
+  const std::optional<std::string> python = find_python_with_matplotlib();
+  if (!python) {
+    std::cerr << kSkipMessage << "\n";
+    return true;
+  }
+  const int status = run_program({*python, script->string(), fit_json.string(), "--conditions", conditions_csv.string(),
+                                  "--out", folder.string(), "--stem", stem},
+                                 false);
+  if (status != 0) {
+    std::cerr << "fovea fit: plots failed: " << *python << " " << script->string() << " exited with status "
+              << status << "\n";
+    return false;
+  }
+  std::cerr << "fovea fit: plots: " << (folder / (stem + "_psychometric.png")).string() << ", "
+            << (folder / (stem + "_threshold.png")).string() << "\n";
+  return true;
+}
+
+/// True when `a` and `b` name the same file, existing or not.
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code error;
+  const fs::path ca = fs::weakly_canonical(a, error);
+  if (error) return false;
+  const fs::path cb = fs::weakly_canonical(b, error);
+  return !error && ca == cb;
+}
+
+}  // namespace
+
+int fit_command(const FitOptions& options) {
+  // Everything is read and checked, and every fit made, before anything is written.
+  const fs::path model_path = options.model_path;
+  if (model_path.empty() || !model_path.has_filename()) {
+    std::cerr << "fovea fit: -o needs a file name for the model, such as model.yaml\n";
+    return kExitBadInput;
+  }
+  std::error_code error;
+  if (fs::is_directory(model_path, error)) {
+    std::cerr << "fovea fit: -o " << options.model_path << ": is a folder; name the model file, such as "
+              << (model_path / "model.yaml").string() << "\n";
+    return kExitBadInput;
+  }
+  const std::string stem = model_path.stem().string();
+  const fs::path folder = model_path.parent_path();
+  const fs::path json_path = folder / (stem + "_fit.json");
+  const fs::path conditions_path = folder / (stem + "_conditions.csv");
+  const fs::path plots_folder = options.plots_dir ? fs::path(*options.plots_dir) : folder;
+
+  std::vector<InputSummary> inputs;
+  std::vector<Group> participants;
+  for (const std::string& file : options.trials_files) {
+    for (const fs::path& output : {model_path, json_path, conditions_path})
+      if (same_file(file, output)) {
+        std::cerr << "fovea fit: " << file << " is an input; writing " << output.string()
+                  << " would overwrite it: choose another -o\n";
+        return kExitBadInput;
+      }
+    std::vector<TrialRecord> records;
+    try {
+      records = read_trial_records(file, trial_record_fit_columns());
+    } catch (const std::runtime_error& e) {
+      std::cerr << e.what() << "\n";
+      return kExitBadInput;
+    }
+    InputSummary summary;
+    summary.file = file;
+    for (const TrialRecord& r : records) {
+      ++summary.rows;
+      if (r.participant == kPooled) {
+        std::cerr << file << ":" << r.line << ": participant: \"" << kPooled
+                  << "\" is the name fovea fit gives the fit over all participants; rename this participant\n";
+        return kExitBadInput;
+      }
+      if (r.response == TrialResponse::aborted) {
+        ++summary.aborted;
+        continue;
+      }
+      if (!r.fixation_kept) {
+        ++summary.fixation_lost;
+        continue;
+      }
+      ++summary.counted;
+      auto group = std::find_if(participants.begin(), participants.end(),
+                                [&](const Group& g) { return g.name == r.participant; });
+      if (group == participants.end()) group = participants.insert(participants.end(), Group{r.participant, {}});
+      group->trials.push_back({r.eccentricity_deg, r.gap_deg, r.response == TrialResponse::yes});
+    }
+    inputs.push_back(summary);
+  }
+  if (participants.empty()) {
+    int rows = 0;
+    for (const InputSummary& s : inputs) rows += s.rows;
+    std::cerr << "fovea fit: no trial to fit: " << (rows == 0 ? std::string("the files hold no rows")
+                                                             : "all " + std::to_string(rows) +
+                                                                   " rows are aborted or lost fixation")
+              << "\n";
+    return kExitBadInput;
+  }
+
+  FitSettings settings;
+  settings.function = options.function;
+  settings.bootstrap_samples = options.bootstrap_samples;
+  settings.seed = options.seed;
+  settings.max_lapse_rate = options.max_lapse_rate;
+  settings.fit_lapse = options.fit_lapse;
+
+  std::vector<GroupFit> fits;
+  Group pooled{kPooled, {}};
+  for (const Group& p : participants) pooled.trials.insert(pooled.trials.end(), p.trials.begin(), p.trials.end());
+  try {
+    for (const Group& p : participants) fits.push_back(fit_group(p, settings));
+    if (participants.size() > 1) {
+      fits.push_back(fit_group(pooled, settings));
+    } else {
+      // One participant: the pooled fit is theirs (the same trials in the same order).
+      fits.push_back(fits.front());
+      fits.back().name = kPooled;
+    }
+  } catch (const std::invalid_argument& e) {
+    const std::string who = fits.size() < participants.size() ? "participant " + participants[fits.size()].name : kPooled;
+    std::cerr << "fovea fit: " << who << ": " << without_prefix(e.what()) << "\n";
+    return kExitBadInput;
+  }
+  const GroupFit& pooled_fit = fits.back();
+
+  std::vector<const GroupFit*> fit_order;
+  std::vector<const Group*> group_order;
+  for (std::size_t i = 0; i < participants.size(); ++i) {
+    fit_order.push_back(&fits[i]);
+    group_order.push_back(&participants[i]);
+  }
+  fit_order.push_back(&pooled_fit);
+  group_order.push_back(&pooled);
+
+  nlohmann::ordered_json j;
+  const BuildInfo build = build_info();
+  j["fovea_version"] = build.version;
+  j["git_commit"] = build.git_commit;
+  j["command_line"] = options.command_line;
+  nlohmann::ordered_json input_list = nlohmann::ordered_json::array();
+  for (const InputSummary& s : inputs)
+    input_list.push_back({{"file", s.file},
+                          {"rows", s.rows},
+                          {"counted", s.counted},
+                          {"aborted", s.aborted},
+                          {"fixation_lost", s.fixation_lost}});
+  j["inputs"] = input_list;
+  j["settings"] = {{"function", function_name(settings.function)},
+                   {"bootstrap_samples", settings.bootstrap_samples},
+                   {"seed", settings.seed},
+                   {"max_lapse_rate", settings.max_lapse_rate},
+                   {"fit_lapse", settings.fit_lapse},
+                   {"confidence", settings.confidence}};
+  // Names only: the outputs are written side by side and stay valid when the folder moves.
+  j["model_file"] = model_path.filename().string();
+  j["conditions_file"] = conditions_path.filename().string();
+  nlohmann::ordered_json participant_list = nlohmann::ordered_json::array();
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < participants.size(); ++i) {
+    participant_list.push_back(fit_json(fits[i], {}));
+    names.push_back(participants[i].name);
+  }
+  j["participants"] = participant_list;
+  j["pooled"] = fit_json(pooled_fit, names);
+
+  try {
+    if (!folder.empty()) fs::create_directories(folder);
+    write_conditions(conditions_path, fit_order, group_order);
+    write_file_atomically(json_path, j.dump(2) + "\n");
+    // Where the model came from, ahead of the fit's own header (no user text: a participant
+    // name could hold a line break, which would end the comment).
+    const std::string provenance = "# written by fovea fit from " + std::to_string(inputs.size()) +
+                                   (inputs.size() == 1 ? " trials file" : " trials files") + ", " +
+                                   (participants.size() == 1 ? std::string("one participant")
+                                                             : "pooled over " + std::to_string(participants.size()) +
+                                                                   " participants") +
+                                   "; every fit is in " + json_path.filename().string() + "\n";
+    write_file_atomically(model_path, provenance + fitted_model_yaml(pooled_fit.fit));
+  } catch (const std::exception& e) {
+    std::cerr << "fovea fit: " << e.what() << "\n";
+    return kExitFailure;
+  }
+
+  // One participant: the pooled row would repeat theirs.
+  if (participants.size() == 1) fit_order.pop_back();
+  print_table(fit_order, settings.confidence, settings.bootstrap_samples > 0);
+  std::cerr << "fovea fit: wrote " << model_path.string() << " (" << (participants.size() > 1 ? "pooled fit" : "the fit")
+            << "), " << json_path.string() << ", " << conditions_path.string() << "\n";
+
+  if (!options.plots) return kExitOk;
+  try {
+    if (!plots_folder.empty()) fs::create_directories(plots_folder);
+  } catch (const std::exception& e) {
+    std::cerr << "fovea fit: --plots " << plots_folder.string() << ": " << e.what() << "\n";
+    return kExitFailure;
+  }
+  return draw_plots(json_path, conditions_path, plots_folder.empty() ? fs::path(".") : plots_folder, stem)
+             ? kExitOk
+             : kExitFailure;
+}
+
+}  // namespace fovea

@@ -1,0 +1,106 @@
+#include "record/csv_reader.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fovea {
+
+std::optional<std::size_t> CsvTable::column(std::string_view name) const {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return i;
+  return std::nullopt;
+}
+
+CsvTable parse_csv(std::string_view text, const std::string& name) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  CsvTable table;
+  std::size_t line = 1;
+  std::size_t i = 0;
+  const auto fail = [&](std::size_t at_line, const std::string& what) -> void {
+    throw std::runtime_error(name + ":" + std::to_string(at_line) + ": " + what);
+  };
+  // A line end at i: "\n" or "\r\n". Returns its length, 0 when there is none.
+  const auto line_end = [&](std::size_t at) -> std::size_t {
+    if (at < text.size() && text[at] == '\n') return 1;
+    if (at + 1 < text.size() && text[at] == '\r' && text[at + 1] == '\n') return 2;
+    return 0;
+  };
+  bool have_header = false;
+  while (i < text.size()) {
+    CsvRow row;
+    row.line = line;
+    // A blank line holds no record (pandas' skip_blank_lines).
+    if (const std::size_t end = line_end(i); end > 0) {
+      i += end;
+      ++line;
+      continue;
+    }
+    for (;;) {
+      std::string cell;
+      if (i < text.size() && text[i] == '"') {
+        const std::size_t quote_line = line;
+        ++i;
+        for (;;) {
+          if (i >= text.size()) fail(quote_line, "a quoted cell is never closed (a \" is missing)");
+          const char c = text[i++];
+          if (c == '"') {
+            if (i < text.size() && text[i] == '"') {
+              cell += '"';
+              ++i;
+              continue;
+            }
+            break;
+          }
+          if (c == '\n') ++line;
+          cell += c;
+        }
+        if (i < text.size() && text[i] != ',' && line_end(i) == 0)
+          fail(line, "text after the closing quote of a cell (a quote inside a quoted cell is written \"\")");
+      } else {
+        while (i < text.size() && text[i] != ',' && line_end(i) == 0) {
+          if (text[i] == '"') fail(line, "a \" inside an unquoted cell (quote the cell and write it \"\")");
+          cell += text[i++];
+        }
+      }
+      row.cells.push_back(std::move(cell));
+      if (i < text.size() && text[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (const std::size_t end = line_end(i); end > 0) {
+        i += end;
+        ++line;
+      }
+      break;
+    }
+    if (!have_header) {
+      table.header_line = row.line;
+      table.header = std::move(row.cells);
+      have_header = true;
+      continue;
+    }
+    if (row.cells.size() != table.header.size())
+      fail(row.line, "this row has " + std::to_string(row.cells.size()) + " cells, the header " +
+                         std::to_string(table.header.size()));
+    table.rows.push_back(std::move(row));
+  }
+  if (!have_header) throw std::runtime_error(name + ": empty file: no header row");
+  return table;
+}
+
+CsvTable read_csv(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw std::runtime_error(path + ": cannot read: it is a folder");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  return parse_csv(text.view(), path);
+}
+
+}  // namespace fovea
