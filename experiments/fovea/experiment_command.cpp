@@ -10,7 +10,12 @@
 
 #include <unistd.h>
 
+#include <SDL.h>
+
 #include "fovea/run_command.hpp"
+#include "gaze/gaze.hpp"
+#include "gaze/trackers.hpp"
+#include "perception/view.hpp"
 #include "fovea/stop_signals.hpp"
 #include "core/format.hpp"
 #include "psychophysics/session.hpp"
@@ -51,6 +56,133 @@ class SessionLog {
   std::FILE* file_;
 };
 
+/// A person's answer to one trial.
+struct PersonAnswer {
+  bool quit = false;  ///< Escape, or the window closed: the session stops, the trial unrecorded
+  TrialResponse response = TrialResponse::no;
+  double reaction_time_ms = 0;
+  bool fixation_kept = true;
+  std::int64_t gaze_samples = 0;
+  double gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
+};
+
+/// What a person sees and does in a session: the instructions, breaks, and each trial's
+/// blank interval, stimulus (gaze-contingent with a tracker) and answer, in real time at the
+/// display's refresh.
+class PersonScreens {
+ public:
+  PersonScreens(const ExperimentSettings& spec, StimulusDisplay* display, Gaze* gaze, SDL_Keycode yes, SDL_Keycode no)
+      : spec_(spec), display_(display), gaze_(gaze), yes_(yes), no_(no), start_(Clock::now()) {}
+
+  /// The instructions until Space; false when the person quits.
+  bool instructions(const std::string& text) { return wait_for_space(text + "\n\nPress Space to start."); }
+  /// A break after `done` of about `planned` trials; false when the person quits.
+  bool pause(int done, int planned) {
+    return wait_for_space("Break. " + std::to_string(done) + " of about " + std::to_string(planned) +
+                          " trials done.\n\nPress Space when you are ready to go on.");
+  }
+
+  PersonAnswer trial(const StimulusPlan& plan) {
+    PersonAnswer answer;
+    // The blank interval, the cross alone.
+    if (!for_seconds(spec_.task.inter_trial_interval_s, [&] { display_->draw_fixation(); })) return quit();
+    // The stimulus, with the fixation watched when a tracker gives it.
+    const bool contingent = spec_.gaze.source == GazeSourceKind::pupil || spec_.gaze.source == GazeSourceKind::gazepoint;
+    const double centre_x = 0.5 * spec_.screen.width_px, centre_y = 0.5 * spec_.screen.height_px;
+    double deviation = 0;
+    const Clock::time_point shown = Clock::now();
+    bool aborted = false;
+    while (true) {
+      const double t = seconds_since(shown);
+      if (t > plan.duration_s) break;
+      if (contingent) {
+        const FrameGaze g = gaze_->at(seconds_since(start_));
+        if (g.valid) {
+          ++answer.gaze_samples;
+          deviation = std::max(deviation, screen_visual_angle_deg(spec_.screen, centre_x, centre_y, g.x_px, g.y_px));
+        }
+        if (deviation > spec_.fixation_radius_deg) {
+          aborted = true;
+          break;
+        }
+      }
+      display_->draw(plan, t);
+      display_->present();
+      if (pump() == Key::quit) return quit();
+    }
+    if (contingent) answer.gaze_max_deviation_deg = deviation;
+    if (aborted) {
+      answer.response = TrialResponse::aborted;
+      answer.fixation_kept = false;
+      if (!for_seconds(1.0, [&] { display_->draw_message("Please keep your eyes on the cross."); })) return quit();
+      return answer;
+    }
+    // The answer: the cross until a key; the reaction time from the stimulus's end.
+    const Clock::time_point ended = Clock::now();
+    while (true) {
+      display_->draw_fixation();
+      display_->present();
+      const Key key = pump();
+      if (key == Key::quit) return quit();
+      if (key == Key::yes || key == Key::no) {
+        answer.response = key == Key::yes ? TrialResponse::yes : TrialResponse::no;
+        answer.reaction_time_ms = 1000.0 * seconds_since(ended);
+        return answer;
+      }
+    }
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  enum class Key { none, yes, no, space, quit };
+  static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+  static PersonAnswer quit() {
+    PersonAnswer a;
+    a.quit = true;
+    return a;
+  }
+  /// The events since the last call: the last key that matters, or quit.
+  Key pump() {
+    Key key = Key::none;
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) {
+      if (e.type == SDL_QUIT) return Key::quit;
+      if (e.type != SDL_KEYDOWN || e.key.repeat) continue;
+      const SDL_Keycode k = e.key.keysym.sym;
+      if (k == SDLK_ESCAPE) return Key::quit;
+      if (k == yes_) key = Key::yes;
+      else if (k == no_) key = Key::no;
+      else if (k == SDLK_SPACE) key = Key::space;
+    }
+    return key;
+  }
+  template <class Draw>
+  bool for_seconds(double seconds, Draw&& draw) {
+    const Clock::time_point from = Clock::now();
+    while (seconds_since(from) < seconds) {
+      draw();
+      display_->present();
+      if (pump() == Key::quit) return false;
+    }
+    return true;
+  }
+  bool wait_for_space(const std::string& text) {
+    while (true) {
+      display_->draw_message(text);
+      display_->present();
+      const Key key = pump();
+      if (key == Key::quit) return false;
+      if (key == Key::space) return true;
+    }
+  }
+
+  const ExperimentSettings& spec_;
+  StimulusDisplay* display_;
+  Gaze* gaze_;
+  SDL_Keycode yes_, no_;
+  Clock::time_point start_;
+};
+
 }  // namespace
 
 int experiment_command(const ExperimentOptions& options) {
@@ -67,17 +199,34 @@ int experiment_command(const ExperimentOptions& options) {
               << ": expected a name of letters, digits, - _ . (it names the participant's folder)\n";
     return kExitBadInput;
   }
-  if (!options.observer) {
-    std::cerr << "fovea experiment: --observer is required: a session with a person (a window, the stimulus and "
-                 "the keys) needs the stimulus renderer, which this build does not have yet; give a perception model "
-                 "for a simulated observer (docs/psychophysics.md)\n";
+  const bool person = !options.observer;
+  if (person && options.capture_dir) {
+    std::cerr << "fovea experiment: --capture draws a simulated session's stimuli; a session with a person is shown in "
+                 "its window\n";
+    return kExitBadInput;
+  }
+  std::string why;
+  if (person && !display_available(why)) {
+    std::cerr << "fovea experiment: a session with a person needs a window, and " << why
+              << "; give --observer MODEL.yaml for a simulated observer (docs/psychophysics.md)\n";
     return kExitBadInput;
   }
   PerceptionModelSettings observer_model;
-  try {
-    observer_model = config::load_perception_model_file(*options.observer);
-  } catch (const config::ConfigError& e) {
-    std::cerr << "--observer " << e.what() << "\n";
+  if (!person) {
+    try {
+      observer_model = config::load_perception_model_file(*options.observer);
+    } catch (const config::ConfigError& e) {
+      std::cerr << "--observer " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
+  // A person answers with keys: SDL's names, checked before anything is written.
+  const SDL_Keycode yes_key = SDL_GetKeyFromName(spec.task.yes_key.c_str());
+  const SDL_Keycode no_key = SDL_GetKeyFromName(spec.task.no_key.c_str());
+  if (person && (yes_key == SDLK_UNKNOWN || no_key == SDLK_UNKNOWN)) {
+    std::cerr << loaded.error_at(yes_key == SDLK_UNKNOWN ? "task.yes_key" : "task.no_key",
+                                 "not a key name SDL knows (y, n, Left, Right, Space, Return, ...)")
+              << "\n";
     return kExitBadInput;
   }
 
@@ -136,9 +285,18 @@ int experiment_command(const ExperimentOptions& options) {
   std::map<std::int64_t, int> attempts;
   for (const TrialRecord& r : done) ++attempts[r.trial];
 
-  // Pictures of the stimuli: offscreen, the collision's frame of each trial.
+  // The window a person watches; or, for --capture, pictures of the stimuli offscreen.
   std::unique_ptr<StimulusDisplay> display;
-  if (options.capture_dir) {
+  std::unique_ptr<Gaze> gaze;
+  if (person) {
+    try {
+      display = std::make_unique<StimulusDisplay>(spec, DisplayMode::window);
+      gaze = std::make_unique<Gaze>(spec.gaze, spec.screen, static_cast<std::uint64_t>(spec.seed), with_trackers({}));
+    } catch (const std::exception& e) {
+      std::cerr << "fovea experiment: " << e.what() << "\n";
+      return kExitFailure;
+    }
+  } else if (options.capture_dir) {
     try {
       std::filesystem::create_directories(*options.capture_dir);
       display = std::make_unique<StimulusDisplay>(spec, DisplayMode::offscreen);
@@ -158,11 +316,26 @@ int experiment_command(const ExperimentOptions& options) {
     CsvWriter trials(trials_path.string(), trial_record_header(), CsvWriter::Open::append);
     log.line("session " + std::to_string(session) + " of participant " + options.participant + " started" +
              (done.empty() ? "" : ", resuming after " + std::to_string(done.size()) + " trials") +
-             ", simulated observer " + *options.observer);
+             (person ? ", a person at the window" : ", simulated observer " + *options.observer));
     const SimulatedObserver observer(observer_model, static_cast<std::uint64_t>(spec.seed), options.participant);
+    PersonScreens screens(spec, display.get(), gaze.get(), yes_key, no_key);
+    bool quit = person && !screens.instructions(spec.task.instructions);
+    int answered_this_session = 0;
+    int last_break_at = 0;
     Progress progress(sequence->planned(), !options.quiet && Progress::stderr_is_terminal());
-    while (const std::optional<PlannedTrial> trial = sequence->next()) {
-      if (stop_signal_received() != 0) break;
+    while (!quit) {
+      const std::optional<PlannedTrial> trial = sequence->next();
+      if (!trial || stop_signal_received() != 0) break;
+      // A break every break_every answers this session (once at each count: an aborted
+      // trial does not bring the same break back).
+      if (person && spec.task.break_every > 0 && answered_this_session > 0 &&
+          answered_this_session % spec.task.break_every == 0 && answered_this_session != last_break_at) {
+        last_break_at = answered_this_session;
+        if (!screens.pause(sequence->answered(), sequence->planned())) {
+          quit = true;
+          break;
+        }
+      }
       TrialRecord r;
       r.participant = options.participant;
       r.session = std::to_string(session);
@@ -180,29 +353,52 @@ int experiment_command(const ExperimentOptions& options) {
       r.eccentricity_px = at.eccentricity_px;
       r.observer = "simulated";
       r.started_utc = now_utc();
-      if (display) {
+      if (person) {
+        const StimulusPlan stimulus = plan_stimulus(spec, *trial, static_cast<std::uint64_t>(spec.seed));
+        const PersonAnswer answer = screens.trial(stimulus);
+        if (answer.quit) {
+          quit = true;  // the trial shown is not recorded: --resume shows it again
+          break;
+        }
+        r.response = answer.response;
+        r.reaction_time_ms = answer.reaction_time_ms;
+        r.fixation_kept = answer.fixation_kept;
+        r.gaze_samples = answer.gaze_samples;
+        r.gaze_max_deviation_deg = answer.gaze_max_deviation_deg;
+        r.observer = "human";
+      } else if (display) {
         const StimulusPlan stimulus = plan_stimulus(spec, *trial, static_cast<std::uint64_t>(spec.seed));
         display->draw(stimulus, stimulus.collision_time_s);
         char name[32];
         std::snprintf(name, sizeof name, "trial_%06d.png", trial->trial);
         write_png(std::filesystem::path(*options.capture_dir) / name, display->capture());
       }
-      if (options.observer_pace_ms > 0)
-        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.observer_pace_ms));
-      r.response = observer.answer(*trial, attempts[trial->trial]++);
-      r.reaction_time_ms = std::numeric_limits<double>::quiet_NaN();
-      r.fixation_kept = true;
-      r.gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
-      r.gaze_samples = 0;
+      if (!person) {
+        if (options.observer_pace_ms > 0)
+          std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.observer_pace_ms));
+        r.response = observer.answer(*trial, attempts[trial->trial]++);
+        r.reaction_time_ms = std::numeric_limits<double>::quiet_NaN();
+        r.fixation_kept = true;
+        r.gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
+        r.gaze_samples = 0;
+      }
       r.ended_utc = now_utc();
       for (const std::string& cell : trial_record_cells(r)) trials.cell(std::string_view(cell));
       trials.end_row(CsvWriter::Flush::durable);  // on the disk before the next trial starts
       sequence->record(r.response);
+      if (r.response != TrialResponse::aborted) ++answered_this_session;
+      if (r.response == TrialResponse::aborted)
+        log.line("trial " + std::to_string(r.trial) + " aborted: the fixation left " +
+                 format_significant(spec.fixation_radius_deg) + " deg (" + format_significant(r.gaze_max_deviation_deg) +
+                 " deg away); it comes again at the end of its block");
       ++answered_now;
       progress.update(sequence->answered());
     }
     progress.finish();
-    if (stop_signal_received() != 0) {
+    if (quit) {
+      log.line("session " + std::to_string(session) + " ended by the participant (Escape or the window closed) after " +
+               std::to_string(sequence->answered()) + " trials; --resume continues it");
+    } else if (stop_signal_received() != 0) {
       log.line("session " + std::to_string(session) + " stopped by signal " + std::to_string(stop_signal_received()) +
                " after " + std::to_string(sequence->answered()) + " trials; --resume continues it");
       status = 128 + stop_signal_received();

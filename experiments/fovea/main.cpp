@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
   std::string observer;
   experiment->add_option("--observer", observer,
                          "a perception-model YAML (configs/perception/default.yaml): a simulated observer answers "
-                         "each trial with its f(e, g), so the session runs without a person");
+                         "each trial with its f(e, g), so the session runs without a person or a display; without "
+                         "it a person watches the window and answers with the task's keys");
   experiment->add_option("--observer-pace-ms", experiment_options.observer_pace_ms,
                          "with --observer: each trial takes this long, as a person's would (default 0)")
       ->check(CLI::Range(0.0, 600000.0));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "perception/perception_settings.hpp"
 #include "psychophysics/experiment_settings.hpp"
@@ -19,11 +20,17 @@ class StimulusDisplay {
  public:
   /// Throws RenderError when the window or context cannot be made.
   StimulusDisplay(const ExperimentSettings& spec, DisplayMode mode);
+  ~StimulusDisplay();
+  StimulusDisplay(const StimulusDisplay&) = delete;
+  StimulusDisplay& operator=(const StimulusDisplay&) = delete;
 
   /// Draws `plan` at `t_s` from the trial's start (before 0 or after its end: the cross alone).
   void draw(const StimulusPlan& plan, double t_s);
   /// The cross alone (between trials).
   void draw_fixation();
+  /// A text screen (instructions, a break): the spec's background, the text centred in the
+  /// middle half of the screen, no cross.
+  void draw_message(const std::string& text);
   /// Shows what was drawn (waits for the display's refresh in a window with vsync).
   void present() { window_.swap(); }
   /// The picture as drawn, before present().

@@ -395,6 +395,32 @@ TEST_CASE("fovea experiment: a session killed mid-trial and resumed has every tr
   CHECK(log.find("session 1 complete") == std::string::npos);  // the killed one never said so
 }
 
+TEST_CASE("fovea experiment: a session with a person needs a display, and says how to run without one",
+          "[cli][experiment][errors]") {
+  TempDir dir;
+  // The tests run with DISPLAY and WAYLAND_DISPLAY unset (catch_main), as on a server.
+  const auto r = run_process({kFovea, "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml",
+                              "--participant", "P03", "--out", "p03"},
+                             dir.path());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("a session with a person needs a window") != std::string::npos);
+  CHECK(r.err.find("--observer") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "p03"));
+  // Bad participant ids and observer files are refused before anything is written.
+  const auto bad_id = run_process({kFovea, "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml",
+                                   "--participant", "a/b", "--observer", "x.yaml", "--out", "p04"},
+                                  dir.path());
+  CHECK(bad_id.status == 2);
+  CHECK(bad_id.err == "--participant a/b: expected a name of letters, digits, - _ . (it names the participant's folder)\n");
+  const auto bad_observer =
+      run_process({kFovea, "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml",
+                   "--participant", "P04", "--observer", "missing.yaml", "--out", "p04"},
+                  dir.path());
+  CHECK(bad_observer.status == 2);
+  CHECK(bad_observer.err.find("--observer missing.yaml: cannot read") == 0);
+  CHECK_FALSE(std::filesystem::exists(dir / "p04"));
+}
+
 TEST_CASE("fovea experiment: --capture draws each trial offscreen at its collision", "[cli][experiment]") {
   TempDir dir;
   const auto r = run_process({kFovea, "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml",

@@ -51,3 +51,30 @@ TEST_CASE("Stimulus display: offscreen, the background between the target pair a
   }
   CHECK(checked == 4);
 }
+
+TEST_CASE("Stimulus display: a text screen shows its text on the background, without the cross", "[render][stimulus]") {
+  ExperimentSettings spec =
+      config::load_experiment_file(std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml").spec;
+  spec.screen.width_px = 960;
+  spec.screen.height_px = 540;
+  StimulusDisplay display(spec, DisplayMode::offscreen);
+  display.draw_message("Break. 104 of about 520 trials done.\n\nPress Space when you are ready to go on.");
+  const Image image = display.capture();
+  const std::uint8_t* background = image.at(2, 2);
+  int text_pixels = 0, outside = 0;
+  for (int y = 0; y < image.height_px; ++y)
+    for (int x = 0; x < image.width_px; ++x) {
+      const std::uint8_t* p = image.at(x, y);
+      const bool differs = p[0] != background[0] || p[1] != background[1] || p[2] != background[2];
+      const bool in_text_box = x >= image.width_px / 4 && x < 3 * image.width_px / 4 && y >= image.height_px / 4 &&
+                               y < 3 * image.height_px / 4;
+      (in_text_box ? text_pixels : outside) += differs ? 1 : 0;
+    }
+  CHECK(text_pixels > 500);  // glyphs
+  CHECK(outside == 0);       // nothing else: no cross, no discs
+  // The cross alone between trials: at the centre, nothing in the corners.
+  display.draw_fixation();
+  const Image cross = display.capture();
+  const std::uint8_t* c = cross.at(480, 270);
+  CHECK((c[0] != background[0] || c[1] != background[1]));
+}
