@@ -1,6 +1,7 @@
 #include "fovea/experiment_command.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -60,10 +61,13 @@ class SessionLog {
 struct PersonAnswer {
   bool quit = false;  ///< Escape, or the window closed: the session stops, the trial unrecorded
   TrialResponse response = TrialResponse::no;
-  double reaction_time_ms = 0;
+  double reaction_time_ms = std::numeric_limits<double>::quiet_NaN();  ///< none for an aborted trial
+  std::string started_utc;  ///< when the stimulus's first frame was shown
   bool fixation_kept = true;
   std::int64_t gaze_samples = 0;
   double gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
+  std::uint64_t gaze_dropped = 0;  ///< inputs the tracker rejected during the trial (malformed, lost)
+  bool gaze_lost = false;          ///< aborted for want of valid gaze samples, not for straying
 };
 
 /// What a person sees and does in a session: the instructions, breaks, and each trial's
@@ -91,12 +95,20 @@ class PersonScreens {
     const double centre_x = 0.5 * spec_.screen.width_px, centre_y = 0.5 * spec_.screen.height_px;
     double deviation = 0;
     const Clock::time_point shown = Clock::now();
+    answer.started_utc = now_utc();
     bool aborted = false;
+    bool first_frame = true;
+    std::uint64_t dropped_before = 0;
+    int frames = 0;
     while (true) {
       const double t = seconds_since(shown);
       if (t > plan.duration_s) break;
+      ++frames;
       if (contingent) {
         const FrameGaze g = gaze_->at(seconds_since(start_));
+        if (first_frame) dropped_before = g.dropped;
+        first_frame = false;
+        answer.gaze_dropped = g.dropped - dropped_before;
         if (g.valid) {
           ++answer.gaze_samples;
           deviation = std::max(deviation, screen_visual_angle_deg(spec_.screen, centre_x, centre_y, g.x_px, g.y_px));
@@ -110,15 +122,29 @@ class PersonScreens {
       display_->present();
       if (pump() == Key::quit) return quit();
     }
-    if (contingent) answer.gaze_max_deviation_deg = deviation;
+    if (contingent) {
+      // Without valid samples for most of the stimulus nobody knows where the eyes were (a
+      // lost tracker, a blink through the collision): the trial cannot count as fixated.
+      if (!aborted && 2 * answer.gaze_samples < frames) {
+        aborted = true;
+        answer.gaze_lost = true;
+      }
+      answer.gaze_max_deviation_deg =
+          answer.gaze_samples > 0 ? deviation : std::numeric_limits<double>::quiet_NaN();
+    }
     if (aborted) {
       answer.response = TrialResponse::aborted;
       answer.fixation_kept = false;
       if (!for_seconds(1.0, [&] { display_->draw_message("Please keep your eyes on the cross."); })) return quit();
       return answer;
     }
-    // The answer: the cross until a key; the reaction time from the stimulus's end.
-    const Clock::time_point ended = Clock::now();
+    // The answer: the cross until a key. The reaction time runs from the first frame without
+    // the stimulus (its present() returned) to the key's event time (SDL's milliseconds);
+    // keys pressed during the stimulus are not answers.
+    display_->draw_fixation();
+    display_->present();
+    const Uint64 ended_ms = SDL_GetTicks64();
+    pump();  // what was pressed before now does not answer
     while (true) {
       display_->draw_fixation();
       display_->present();
@@ -126,7 +152,7 @@ class PersonScreens {
       if (key == Key::quit) return quit();
       if (key == Key::yes || key == Key::no) {
         answer.response = key == Key::yes ? TrialResponse::yes : TrialResponse::no;
-        answer.reaction_time_ms = 1000.0 * seconds_since(ended);
+        answer.reaction_time_ms = static_cast<double>(last_key_ms_ >= ended_ms ? last_key_ms_ - ended_ms : 0);
         return answer;
       }
     }
@@ -153,6 +179,8 @@ class PersonScreens {
       if (k == yes_) key = Key::yes;
       else if (k == no_) key = Key::no;
       else if (k == SDLK_SPACE) key = Key::space;
+      else continue;
+      last_key_ms_ = e.key.timestamp;
     }
     return key;
   }
@@ -181,6 +209,7 @@ class PersonScreens {
   Gaze* gaze_;
   SDL_Keycode yes_, no_;
   Clock::time_point start_;
+  Uint64 last_key_ms_ = 0;  ///< SDL's event time of the last key pump() returned
 };
 
 }  // namespace
@@ -194,9 +223,9 @@ int experiment_command(const ExperimentOptions& options) {
     return kExitBadInput;
   }
   const ExperimentSettings& spec = loaded.spec;
-  if (!valid_name(options.participant)) {
+  if (!valid_name(options.participant) || options.participant == "pooled") {
     std::cerr << "--participant " << options.participant
-              << ": expected a name of letters, digits, - _ . (it names the participant's folder)\n";
+              << ": expected a name of letters, digits, - _ . (it names the participant's folder; \"pooled\" names `fovea fit`'s pooled fit)\n";
     return kExitBadInput;
   }
   const bool person = !options.observer;
@@ -230,6 +259,29 @@ int experiment_command(const ExperimentOptions& options) {
     return kExitBadInput;
   }
 
+  // Every stimulus must be drawable before the first trial, not fail at trial 150: plan each
+  // constant-stimuli trial, and each staircase's extremes in a few directions.
+  try {
+    if (spec.method == DesignMethod::constant_stimuli) {
+      for (const PlannedTrial& t : plan_constant_stimuli(spec.constant_stimuli, static_cast<std::uint64_t>(spec.seed)))
+        (void)plan_stimulus(spec, t, static_cast<std::uint64_t>(spec.seed));
+    } else {
+      PlannedTrial t;
+      for (const double e : spec.staircase.eccentricities_deg)
+        for (const double g : {spec.staircase.min_gap_deg, spec.staircase.max_gap_deg})
+          for (const double direction : {0.0, 90.0, 180.0, 270.0}) {
+            t.condition.eccentricity_deg = e;
+            t.condition.gap_deg = g;
+            t.direction_deg = direction;
+            (void)plan_stimulus(spec, t, static_cast<std::uint64_t>(spec.seed));
+            ++t.trial;
+          }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << loaded.error_at("stimulus.entities", e.what()) << "\n";
+    return kExitBadInput;
+  }
+
   // The participant's folder: what earlier sessions left decides whether this one may start.
   const std::filesystem::path folder =
       options.out ? std::filesystem::path(*options.out)
@@ -254,7 +306,13 @@ int experiment_command(const ExperimentOptions& options) {
                 << ", not " << options.participant << "\n";
       return kExitBadInput;
     }
-  if (options.resume && std::filesystem::exists(folder / "experiment.yaml")) {
+  if (!done.empty() && !std::filesystem::exists(folder / "experiment.yaml")) {
+    std::cerr << "fovea experiment: " << folder.string()
+              << " holds trials but no experiment.yaml: without the spec they were run with, a resumed session "
+                 "cannot be checked to keep its design\n";
+    return kExitBadInput;
+  }
+  if (options.resume && !done.empty()) {
     std::string before;
     if (std::FILE* f = std::fopen((folder / "experiment.yaml").c_str(), "rb")) {
       char buffer[4096];
@@ -291,6 +349,14 @@ int experiment_command(const ExperimentOptions& options) {
   if (person) {
     try {
       display = std::make_unique<StimulusDisplay>(spec, DisplayMode::window);
+      // Every degree in the spec is pixels of this screen: a window of another size would
+      // show every stimulus scaled, and the records would not say.
+      if (display->window().width_px() != spec.screen.width_px || display->window().height_px() != spec.screen.height_px) {
+        std::cerr << "fovea experiment: the full-screen window is " << display->window().width_px() << " x "
+                  << display->window().height_px() << " pixels, not the spec's screen (" << spec.screen.width_px << " x "
+                  << spec.screen.height_px << "): set the display to that resolution, or measure this one into screen\n";
+        return kExitBadInput;
+      }
       gaze = std::make_unique<Gaze>(spec.gaze, spec.screen, static_cast<std::uint64_t>(spec.seed), with_trackers({}));
     } catch (const std::exception& e) {
       std::cerr << "fovea experiment: " << e.what() << "\n";
@@ -311,12 +377,18 @@ int experiment_command(const ExperimentOptions& options) {
   int answered_now = 0;
   try {
     std::filesystem::create_directories(folder);
-    if (!std::filesystem::exists(folder / "experiment.yaml")) write_file_atomically(folder / "experiment.yaml", resolved);
+    // The spec of the trials: written again while the folder holds none (a session that
+    // ended before its first trial leaves no design behind to keep).
+    if (done.empty()) write_file_atomically(folder / "experiment.yaml", resolved);
     SessionLog log(folder / "session.log");
     CsvWriter trials(trials_path.string(), trial_record_header(), CsvWriter::Open::append);
     log.line("session " + std::to_string(session) + " of participant " + options.participant + " started" +
              (done.empty() ? "" : ", resuming after " + std::to_string(done.size()) + " trials") +
              (person ? ", a person at the window" : ", simulated observer " + *options.observer));
+    if (person)
+      log.line("display: " + display->window().description() + ", " + std::to_string(display->window().width_px()) +
+               " x " + std::to_string(display->window().height_px()) + " pixels, refresh " +
+               std::to_string(display->window().refresh_hz()) + " Hz, vsync " + (display->window().vsync() ? "on" : "off"));
     const SimulatedObserver observer(observer_model, static_cast<std::uint64_t>(spec.seed), options.participant);
     PersonScreens screens(spec, display.get(), gaze.get(), yes_key, no_key);
     bool quit = person && !screens.instructions(spec.task.instructions);
@@ -326,11 +398,13 @@ int experiment_command(const ExperimentOptions& options) {
     while (!quit) {
       const std::optional<PlannedTrial> trial = sequence->next();
       if (!trial || stop_signal_received() != 0) break;
-      // A break every break_every answers this session (once at each count: an aborted
-      // trial does not bring the same break back).
-      if (person && spec.task.break_every > 0 && answered_this_session > 0 &&
-          answered_this_session % spec.task.break_every == 0 && answered_this_session != last_break_at) {
-        last_break_at = answered_this_session;
+      // A break every break_every answers (once at each count: an aborted trial does not
+      // bring the same break back), none before this session's first trial.
+      // Breaks fall on the design's count (a resumed session keeps the blocks' rhythm).
+      const int answered = sequence->answered();
+      if (person && spec.task.break_every > 0 && answered_this_session > 0 && answered % spec.task.break_every == 0 &&
+          answered != last_break_at) {
+        last_break_at = answered;
         if (!screens.pause(sequence->answered(), sequence->planned())) {
           quit = true;
           break;
@@ -366,6 +440,16 @@ int experiment_command(const ExperimentOptions& options) {
         r.gaze_samples = answer.gaze_samples;
         r.gaze_max_deviation_deg = answer.gaze_max_deviation_deg;
         r.observer = "human";
+        r.started_utc = answer.started_utc;
+        if (answer.gaze_lost)
+          log.line("trial " + std::to_string(r.trial) + ": " + std::to_string(r.gaze_samples) +
+                   " valid gaze samples, under half the stimulus's frames: aborted, it comes again");
+        if (answer.gaze_dropped > 0)
+          log.line("trial " + std::to_string(r.trial) + ": the tracker's input dropped " +
+                   std::to_string(answer.gaze_dropped) + " times during the stimulus (malformed or lost)");
+        std::vector<std::string> messages;
+        gaze->take_messages(messages);
+        for (const std::string& m : messages) log.line("gaze: " + m);
       } else if (display) {
         const StimulusPlan stimulus = plan_stimulus(spec, *trial, static_cast<std::uint64_t>(spec.seed));
         display->draw(stimulus, stimulus.collision_time_s);
@@ -387,7 +471,8 @@ int experiment_command(const ExperimentOptions& options) {
       trials.end_row(CsvWriter::Flush::durable);  // on the disk before the next trial starts
       sequence->record(r.response);
       if (r.response != TrialResponse::aborted) ++answered_this_session;
-      if (r.response == TrialResponse::aborted)
+      if (r.response == TrialResponse::aborted && r.gaze_samples * 2 >= 1 && !std::isnan(r.gaze_max_deviation_deg) &&
+          r.gaze_max_deviation_deg > spec.fixation_radius_deg)
         log.line("trial " + std::to_string(r.trial) + " aborted: the fixation left " +
                  format_significant(spec.fixation_radius_deg) + " deg (" + format_significant(r.gaze_max_deviation_deg) +
                  " deg away); it comes again at the end of its block");

@@ -372,11 +372,13 @@ void check_experiment(const LoadedExperiment& loaded) {
       fail(key, "a gap of " + format_significant(gap_deg) + " deg is larger than the screen (" + screen_text + ")");
   };
   const auto check_eccentricity = [&](const std::string& key, double eccentricity_deg) {
-    const double reach_deg = eccentricity_deg + e.stimulus.entity_size_deg;
+    // The outer entity of the pair starts speed x collision time farther out than it meets.
+    const double approach_deg = e.stimulus.speed_degps * e.stimulus.collision_time_s;
+    const double reach_deg = eccentricity_deg + e.stimulus.entity_size_deg + approach_deg;
     if (reach_deg > 0.5 * smaller_deg)
       fail(key, "an eccentricity of " + format_significant(eccentricity_deg) + " deg puts the target pair (" +
-                    format_significant(e.stimulus.entity_size_deg) +
-                    " deg entities) off the screen in some directions: half the screen is " +
+                    format_significant(e.stimulus.entity_size_deg) + " deg entities, approaching from " +
+                    format_significant(approach_deg) + " deg farther out) off the screen in some directions: half the screen is " +
                     format_significant(0.5 * smaller_deg) + " deg (" + screen_text + ")");
   };
   if (e.method == DesignMethod::constant_stimuli) {

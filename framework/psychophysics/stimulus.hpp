@@ -27,8 +27,9 @@ struct StimulusPath {
 /// diameter of any other entity, so the only collision in view is the target's.
 ///
 /// Sizes and speeds come in degrees (StimulusSettings); the plan turns them into pixels for
-/// the screen at the entities' own eccentricities, so the stimulus subtends the same angles
-/// on any screen. Deterministic from the seed and the trial.
+/// the screen at the target's eccentricity, for every entity (so all stay one size on the
+/// screen; a distractor far from the target subtends a little more or less than the spec
+/// says). The gap itself is exact in degrees. Deterministic from the seed and the trial.
 struct StimulusPlan {
   std::vector<StimulusPath> paths;  ///< paths[0] and paths[1] are the target pair
   double fixation_x_px = 0, fixation_y_px = 0;

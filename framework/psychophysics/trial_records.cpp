@@ -209,6 +209,8 @@ std::vector<TrialRecord> read_trial_records(const std::string& path, std::span<c
   stream << in.rdbuf();
   std::string text = std::move(stream).str();
   if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  // Nothing whole, not even the header (a power cut as the file was created): no trials.
+  if (text.empty()) return {};
   const CsvTable table = parse_csv(text, path);
   const auto at = [&](std::size_t line) { return path + ":" + std::to_string(line) + ": "; };
 

@@ -40,7 +40,7 @@ struct TrialRecord {
   double gap_px = std::numeric_limits<double>::quiet_NaN();         ///< the gap on this screen
   double eccentricity_px = std::numeric_limits<double>::quiet_NaN();
   TrialResponse response = TrialResponse::aborted;
-  double reaction_time_ms = std::numeric_limits<double>::quiet_NaN();  ///< from the collision
+  double reaction_time_ms = std::numeric_limits<double>::quiet_NaN();  ///< from the stimulus's end
   bool fixation_kept = true;    ///< false: gaze left the fixation region during the trial
   std::int64_t gaze_samples = -1;  ///< tracker samples during the trial
   double gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();

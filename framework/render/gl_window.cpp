@@ -49,7 +49,8 @@ GlWindow::GlWindow(const GlWindowOptions& options) : mode_(options.mode) {
   SDL_GL_SetAttribute(SDL_GL_BLUE_SIZE, 8);
 
   Uint32 flags = SDL_WINDOW_OPENGL;
-  if (options.mode == DisplayMode::window) flags |= SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
+  if (options.mode == DisplayMode::window)
+    flags |= options.fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : (SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
   window_ = SDL_CreateWindow(options.title.c_str(), SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width_px,
                              options.height_px, flags);
   if (!window_) {

@@ -30,6 +30,9 @@ struct GlWindowOptions {
   int height_px = 720;
   bool vsync = true;     ///< window mode only; offscreen frames are never held back
   std::string title = "fovea";
+  /// window mode only: full screen at the desktop's resolution, no decorations (a
+  /// psychophysics stimulus must fill the screen its geometry was measured on)
+  bool fullscreen = false;
 };
 
 /// An SDL2 window with an OpenGL 3.3 core context, functions through libepoxy. One per

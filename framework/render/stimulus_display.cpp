@@ -25,6 +25,7 @@ GlWindowOptions window_options(const ExperimentSettings& spec, DisplayMode mode)
   o.width_px = spec.screen.width_px;
   o.height_px = spec.screen.height_px;
   o.vsync = true;
+  o.fullscreen = mode == DisplayMode::window;
   o.title = "fovea experiment: " + spec.name;
   return o;
 }

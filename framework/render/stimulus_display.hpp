@@ -12,8 +12,8 @@
 
 namespace fovea {
 
-/// Shows psychophysics stimuli (docs/psychophysics.md): a window, or an offscreen picture, the
-/// size of the experiment's screen in pixels, one screen pixel to one picture pixel, with the
+/// Shows psychophysics stimuli (docs/psychophysics.md): a full-screen window, or an offscreen
+/// picture, the size of the experiment's screen in pixels, one screen pixel to one picture pixel, with the
 /// trial's discs and the fixation cross drawn in flat colours (sRGB-encoded from the spec's
 /// linear colours) on the spec's background. No overlays, no panel: a clean stimulus.
 class StimulusDisplay {

@@ -411,7 +411,8 @@ TEST_CASE("fovea experiment: a session with a person needs a display, and says h
                                    "--participant", "a/b", "--observer", "x.yaml", "--out", "p04"},
                                   dir.path());
   CHECK(bad_id.status == 2);
-  CHECK(bad_id.err == "--participant a/b: expected a name of letters, digits, - _ . (it names the participant's folder)\n");
+  CHECK(bad_id.err == "--participant a/b: expected a name of letters, digits, - _ . (it names the participant's folder; "
+                      "\"pooled\" names `fovea fit`'s pooled fit)\n");
   const auto bad_observer =
       run_process({kFovea, "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml",
                    "--participant", "P04", "--observer", "missing.yaml", "--out", "p04"},

@@ -25,7 +25,7 @@ TEST_CASE("Stimulus display: offscreen, the background between the target pair a
     trial.condition.eccentricity_deg = e;
     trial.condition.gap_deg = g;
     trial.condition.catch_trial = g == 0;
-    trial.direction_deg = 0;  // to the right: the pair on the screen's middle row
+    trial.direction_deg = 0;  // to the right: the pair on the screen's middle row (90 below)
     const StimulusPlan plan = plan_stimulus(spec, trial, 3);
     display.draw(plan, plan.collision_time_s);
     const Image image = display.capture();
@@ -50,6 +50,28 @@ TEST_CASE("Stimulus display: offscreen, the background between the target pair a
     ++checked;
   }
   CHECK(checked == 4);
+  // Upwards (90 degrees, the screen's y down): the pair on the middle column, above the
+  // cross, so a flip of the picture or of the directions would show.
+  PlannedTrial up;
+  up.condition.eccentricity_deg = 5;
+  up.condition.gap_deg = 0.4;
+  up.direction_deg = 90;
+  const StimulusPlan plan = plan_stimulus(spec, up, 3);
+  display.draw(plan, plan.collision_time_s);
+  const Image image = display.capture();
+  double ax = 0, ay = 0, bx = 0, by = 0;
+  stimulus_position(plan, 0, plan.collision_time_s, ax, ay);
+  stimulus_position(plan, 1, plan.collision_time_s, bx, by);
+  CHECK(ay < 270);  // above the centre
+  CHECK(by < ay);   // the outer one higher still
+  const int column = static_cast<int>(std::lround(ax - 0.5));
+  const std::uint8_t* disc = image.at(column, static_cast<int>(ay));
+  int gap_pixels = 0;
+  for (int y = static_cast<int>(std::ceil(by)); y < static_cast<int>(std::floor(ay)); ++y) {
+    const std::uint8_t* p = image.at(column, y);
+    gap_pixels += (p[0] == disc[0] && p[1] == disc[1] && p[2] == disc[2]) ? 0 : 1;
+  }
+  CHECK(std::abs(gap_pixels - place_on_screen(spec.screen, 5, 0.4).gap_px) <= 1.5);
 }
 
 TEST_CASE("Stimulus display: a text screen shows its text on the background, without the cross", "[render][stimulus]") {
