@@ -422,28 +422,6 @@ TEST_CASE("fovea experiment: a session with a person needs a display, and says h
   CHECK_FALSE(std::filesystem::exists(dir / "p04"));
 }
 
-TEST_CASE("fovea experiment: --capture draws each trial offscreen at its collision", "[cli][experiment]") {
-  TempDir dir;
-  const auto r = run_process({kFovea, "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml",
-                              "--participant", "P02", "--observer",
-                              std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml", "--out", "p02",
-                              "--capture", "pictures", "--quiet", "--set", "constant_stimuli.repetitions=1", "--set",
-                              "constant_stimuli.blocks=1", "--set", "constant_stimuli.catch_trials_per_block=0"},
-                             dir.path());
-  REQUIRE(r.status == 0);
-  // 6 gaps x 4 eccentricities, one picture each, named by the trial.
-  CHECK(lines_of(read_file(dir / "p02" / "trials.csv")).size() == 25);
-  for (int t = 0; t < 24; ++t) {
-    char name[32];
-    std::snprintf(name, sizeof name, "trial_%06d.png", t);
-    const std::string png = read_file(dir / "pictures" / name);
-    INFO(name);
-    REQUIRE(png.size() > 100);
-    CHECK(png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
-  }
-  CHECK_FALSE(std::filesystem::exists(dir / "pictures" / "trial_000024.png"));
-}
-
 TEST_CASE("fovea run: SIGINT and SIGTERM end the run cleanly with the summary written", "[cli][signals]") {
   // SIGINT is Ctrl-C; SIGTERM is what a batch scheduler sends at its time limit.
   const int signal = GENERATE(SIGINT, SIGTERM);

@@ -4,10 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 
 #include "config/config.hpp"
 #include "psychophysics/session.hpp"
 #include "render/stimulus_display.hpp"
+#include "support/csv_text.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace fovea;
 
@@ -99,4 +104,28 @@ TEST_CASE("Stimulus display: a text screen shows its text on the background, wit
   const Image cross = display.capture();
   const std::uint8_t* c = cross.at(480, 270);
   CHECK((c[0] != background[0] || c[1] != background[1]));
+}
+
+// Under the sanitizers this runs with leak detection off, as every offscreen test here
+// (tests/CMakeLists.txt: Mesa leaks from an unloaded driver).
+TEST_CASE("fovea experiment: --capture draws each trial offscreen at its collision", "[render][stimulus][cli]") {
+  test::TempDir dir;
+  const auto r = test::run_process({std::string(FOVEA_BINARY), "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml",
+                              "--participant", "P02", "--observer",
+                              std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml", "--out", "p02",
+                              "--capture", "pictures", "--quiet", "--set", "constant_stimuli.repetitions=1", "--set",
+                              "constant_stimuli.blocks=1", "--set", "constant_stimuli.catch_trials_per_block=0"},
+                             dir.path());
+  REQUIRE(r.status == 0);
+  // 6 gaps x 4 eccentricities, one picture each, named by the trial.
+  CHECK(test::lines_of(test::read_file(dir / "p02" / "trials.csv")).size() == 25);
+  for (int t = 0; t < 24; ++t) {
+    char name[32];
+    std::snprintf(name, sizeof name, "trial_%06d.png", t);
+    const std::string png = test::read_file(dir / "pictures" / name);
+    INFO(name);
+    REQUIRE(png.size() > 100);
+    CHECK(png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
+  }
+  CHECK_FALSE(std::filesystem::exists(dir / "pictures" / "trial_000024.png"));
 }
