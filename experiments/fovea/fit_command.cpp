@@ -86,16 +86,6 @@ struct ConditionCount {
   int yes = 0;
 };
 
-/// The q-quantile of `values` (sorted here), Hyndman and Fan's definition 7 as the fit's
-/// own intervals use.
-double quantile(std::vector<double>& values, double q) {
-  std::sort(values.begin(), values.end());
-  const double position = q * static_cast<double>(values.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(position));
-  const std::size_t above = std::min(below + 1, values.size() - 1);
-  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
-}
-
 /// The percentile interval of T(e) over the bootstrap models at eccentricity `e`; NaN
 /// without bootstrap models.
 std::pair<double, double> threshold_interval(const std::vector<PerceptionModel>& models, double e, double confidence) {
@@ -103,8 +93,8 @@ std::pair<double, double> threshold_interval(const std::vector<PerceptionModel>&
   std::vector<double> values;
   values.reserve(models.size());
   for (const PerceptionModel& m : models) values.push_back(m.threshold_deg(e));
-  const double low = quantile(values, 0.5 * (1 - confidence));
-  return {low, quantile(values, 0.5 * (1 + confidence))};
+  const double low = percentile_quantile(values, 0.5 * (1 - confidence));
+  return {low, percentile_quantile(values, 0.5 * (1 + confidence))};
 }
 
 /// `e.what()` of the fit without its function's name: the user ran `fovea fit`.

@@ -267,15 +267,6 @@ SingleFit fit_once(const std::vector<Condition>& conditions, double guess_rate, 
   return best;
 }
 
-/// The q-quantile of `values` (sorted here), interpolating between order statistics
-/// (Hyndman and Fan's definition 7, R's default).
-double quantile(std::vector<double>& values, double q) {
-  std::sort(values.begin(), values.end());
-  const double position = q * static_cast<double>(values.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(position));
-  const std::size_t above = std::min(below + 1, values.size() - 1);
-  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
-}
 
 /// The fitted value with the percentile interval of its bootstrap refits (NaN without).
 ParameterEstimate estimate(double value, std::vector<double>& bootstrap, double confidence) {
@@ -283,7 +274,7 @@ ParameterEstimate estimate(double value, std::vector<double>& bootstrap, double 
     const double nan = std::numeric_limits<double>::quiet_NaN();
     return {value, nan, nan};
   }
-  return {value, quantile(bootstrap, 0.5 * (1 - confidence)), quantile(bootstrap, 0.5 * (1 + confidence))};
+  return {value, percentile_quantile(bootstrap, 0.5 * (1 - confidence)), percentile_quantile(bootstrap, 0.5 * (1 + confidence))};
 }
 
 /// Adds `note` to a "; "-separated message.
@@ -505,6 +496,14 @@ std::string fitted_model_yaml(const FitResult& fit) {
   yaml += "guess_rate: " + format_number(m.guess_rate) + "\n";
   yaml += "lapse_rate: " + format_number(m.lapse_rate) + "\n";
   return yaml;
+}
+
+double percentile_quantile(std::vector<double>& values, double q) {
+  std::sort(values.begin(), values.end());
+  const double position = q * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const std::size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
 }
 
 }  // namespace fovea

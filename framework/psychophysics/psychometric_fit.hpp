@@ -119,4 +119,8 @@ std::vector<TrialOutcome> simulate_observer(const PerceptionModelSettings& model
 /// and the intervals.
 std::string fitted_model_yaml(const FitResult& fit);
 
+/// The q-quantile of `values` (sorted here), interpolating between order statistics
+/// (Hyndman and Fan's definition 7, R's default): the bootstrap intervals' percentiles.
+double percentile_quantile(std::vector<double>& values, double q);
+
 }  // namespace fovea
