@@ -3,8 +3,6 @@
 #include <epoxy/gl.h>
 
 #include <imgui.h>
-#include <imgui_impl_opengl3.h>
-#include <imgui_impl_sdl.h>
 
 
 #include "render/camera.hpp"
@@ -33,34 +31,15 @@ GlWindowOptions window_options(const ExperimentSettings& spec, DisplayMode mode)
 }  // namespace
 
 StimulusDisplay::StimulusDisplay(const ExperimentSettings& spec, DisplayMode mode)
-    : spec_(spec), window_(window_options(spec, mode)), canvas_(std::make_unique<Canvas>()) {
-  // Dear ImGui for the text screens only; last, so nothing after it can throw.
-  IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
-  ImGui::GetIO().IniFilename = nullptr;
-  ImGui::GetIO().FontGlobalScale = 2.0f;  // read from a chin rest, not a desk
-  if (!ImGui_ImplSDL2_InitForOpenGL(window_.sdl_window(), window_.gl_context())) {
-    ImGui::DestroyContext();
-    throw RenderError("cannot start the text screens (Dear ImGui's SDL2 backend)");
-  }
-  if (!ImGui_ImplOpenGL3_Init("#version 330")) {
-    ImGui_ImplSDL2_Shutdown();
-    ImGui::DestroyContext();
-    throw RenderError("cannot start the text screens (Dear ImGui's OpenGL 3 backend)");
-  }
-}
-
-StimulusDisplay::~StimulusDisplay() {
-  ImGui_ImplOpenGL3_Shutdown();
-  ImGui_ImplSDL2_Shutdown();
-  ImGui::DestroyContext();
-}
+    : spec_(spec),
+      window_(window_options(spec, mode)),
+      canvas_(std::make_unique<Canvas>()),
+      // Dear ImGui for the text screens only, its glyphs large enough to read from a chin rest.
+      imgui_(window_, "the text screens", 2.0f) {}
 
 void StimulusDisplay::draw_message(const std::string& text) {
   clear();
-  ImGui_ImplOpenGL3_NewFrame();
-  ImGui_ImplSDL2_NewFrame();
-  ImGui::NewFrame();
+  imgui_.new_frame();
   const ImVec2 size(0.5f * static_cast<float>(window_.width_px()), 0.5f * static_cast<float>(window_.height_px()));
   ImGui::SetNextWindowPos(ImVec2(0.25f * static_cast<float>(window_.width_px()), 0.25f * static_cast<float>(window_.height_px())));
   ImGui::SetNextWindowSize(size);
@@ -71,8 +50,7 @@ void StimulusDisplay::draw_message(const std::string& text) {
   ImGui::TextUnformatted(text.c_str());
   ImGui::PopTextWrapPos();
   ImGui::End();
-  ImGui::Render();
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  imgui_.render(window_.width_px(), window_.height_px());
 }
 
 void StimulusDisplay::clear() {

@@ -9,6 +9,7 @@
 #include "render/canvas.hpp"
 #include "render/capture.hpp"
 #include "render/gl_window.hpp"
+#include "render/imgui_session.hpp"
 
 namespace fovea {
 
@@ -20,9 +21,6 @@ class StimulusDisplay {
  public:
   /// Throws RenderError when the window or context cannot be made.
   StimulusDisplay(const ExperimentSettings& spec, DisplayMode mode);
-  ~StimulusDisplay();
-  StimulusDisplay(const StimulusDisplay&) = delete;
-  StimulusDisplay& operator=(const StimulusDisplay&) = delete;
 
   /// Draws `plan` at `t_s` from the trial's start (before 0 or after its end: the cross alone).
   void draw(const StimulusPlan& plan, double t_s);
@@ -43,6 +41,7 @@ class StimulusDisplay {
   ExperimentSettings spec_;
   GlWindow window_;
   std::unique_ptr<Canvas> canvas_;
+  ImGuiSession imgui_;  ///< last: shut down first, while the window lives
 };
 
 }  // namespace fovea

@@ -3,7 +3,6 @@
 #include <SDL2/SDL.h>
 #include <epoxy/gl.h>
 #include <imgui.h>
-#include <imgui_impl_opengl3.h>
 #include <imgui_impl_sdl.h>
 
 #include <algorithm>
@@ -60,30 +59,13 @@ Viewer::Viewer(const RenderSettings& settings, DisplayMode mode, const ScreenSet
   canvas_ = std::make_unique<Canvas>();
   check_gl("Viewer: start");
   // Dear ImGui last: nothing after it can throw, so the destructor always shuts it down.
-  IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
-  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini beside the user's files
-  ImGui::StyleColorsDark();
-  if (!ImGui_ImplSDL2_InitForOpenGL(window_->sdl_window(), window_->gl_context())) {
-    ImGui::DestroyContext();
-    throw RenderError("cannot start the control panel (Dear ImGui's SDL2 backend)");
-  }
-  if (!ImGui_ImplOpenGL3_Init("#version 330")) {
-    ImGui_ImplSDL2_Shutdown();
-    ImGui::DestroyContext();
-    throw RenderError("cannot start the control panel (Dear ImGui's OpenGL 3 backend)");
-  }
-  imgui_ready_ = true;
+  imgui_.emplace(*window_, "the control panel");
 }
 
 Viewer::~Viewer() {
   scene_.reset();
   canvas_.reset();
-  if (imgui_ready_) {
-    ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplSDL2_Shutdown();
-    ImGui::DestroyContext();
-  }
+  imgui_.reset();
 }
 
 void Viewer::attach(const Animation& world) {
@@ -241,13 +223,9 @@ double Viewer::draw(Animation& world, std::uint64_t seed, const std::string& sta
   }
 
   if (controls_.show_panel && !r.stimulus) {
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplSDL2_NewFrame();
-    ImGui::NewFrame();
+    imgui_->new_frame();
     draw_panel(world, seed, controls_, history_, status_line, events_);
-    ImGui::Render();
-    glViewport(0, 0, drawable_w, drawable_h);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    imgui_->render(drawable_w, drawable_h);
   }
   check_gl("Viewer::draw");
   return clock.elapsed_ms();

@@ -11,6 +11,7 @@
 #include "render/canvas.hpp"
 #include "render/capture.hpp"
 #include "render/gl_window.hpp"
+#include "render/imgui_session.hpp"
 #include "render/panel.hpp"
 #include "render/render_settings.hpp"
 #include "render/scene_renderer.hpp"
@@ -86,7 +87,7 @@ class Viewer {
   PlotHistory history_;
   std::vector<EntityTint> tints_;
   std::vector<std::string> events_;
-  bool imgui_ready_ = false;
+  std::optional<ImGuiSession> imgui_;  ///< made last in the constructor, reset first in the destructor
   bool dragging_ = false;
   double drag_distance_px_ = 0;
   double pending_dx_px_ = 0, pending_dy_px_ = 0, pending_wheel_ = 0;
