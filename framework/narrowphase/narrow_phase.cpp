@@ -35,9 +35,8 @@ void NarrowPhase::set_model(ModelId id, CollisionModel model, std::unique_ptr<Tr
   }
   if (growers_[id]) {
     const TreeGrower& old = *growers_[id];
-    released_growth_.nodes_built += old.stats().nodes_built;
-    released_growth_.nodes_evicted += old.stats().nodes_evicted + old.live_nodes() - 1;  // the root was never grown
-    released_growth_.build_ms += old.stats().build_ms;
+    released_growth_ += old.stats();
+    released_growth_.nodes_evicted += old.live_nodes() - 1;  // its nodes go with it; the root was never grown
   }
   models_[id] = std::move(model);
   growers_[id] = std::move(grower);
@@ -58,9 +57,7 @@ TreeGrowthStats NarrowPhase::take_growth_stats() {
   released_growth_ = {};
   for (const auto& grower : growers_) {
     if (!grower) continue;
-    total.nodes_built += grower->stats().nodes_built;
-    total.nodes_evicted += grower->stats().nodes_evicted;
-    total.build_ms += grower->stats().build_ms;
+    total += grower->stats();
     grower->reset_stats();
   }
   return total;
@@ -271,14 +268,10 @@ ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, SphereHit
       CollisionModel& test_model = models_[test_id];
       for (std::uint32_t i = 0; i < result.appended; ++i) {
         SphereHit& h = out[i];
-        if (h.test_count == kChildrenNotBuilt) {
-          const std::uint32_t member = h.test_begin;
-          test_grower->grow(test_model, member);
-          h.test_count = test_model.child_count[member];
-          h.test_begin = test_model.first_child[member];
-        } else {
-          test_grower->touch(test_model.parent[h.test_begin]);
-        }
+        const std::uint32_t member = h.test_count == kChildrenNotBuilt ? h.test_begin : test_model.parent[h.test_begin];
+        GrowableModel{&test_model, test_grower}.use_children(member);
+        h.test_begin = test_model.first_child[member];
+        h.test_count = test_model.child_count[member];
       }
     }
   }

@@ -20,6 +20,13 @@ struct TreeGrowthStats {
   std::int64_t nodes_built = 0;    ///< nodes made by grow()
   std::int64_t nodes_evicted = 0;  ///< nodes freed by evict_idle()
   double build_ms = 0;             ///< wall-clock time inside grow()
+
+  TreeGrowthStats& operator+=(const TreeGrowthStats& other) {
+    nodes_built += other.nodes_built;
+    nodes_evicted += other.nodes_evicted;
+    build_ms += other.build_ms;
+    return *this;
+  }
 };
 
 /// An octree sphere tree built as collisions need it: the on-collide sphere trees of 001
