@@ -8,7 +8,6 @@
 
 #include "core/setting_error.hpp"
 #include "world/fracture.hpp"
-#include "world/mass_properties.hpp"
 #include "world/model_generators.hpp"
 
 namespace fovea {
@@ -223,12 +222,16 @@ RockBreak Rockfall::break_rock(Animation& world, EntityId rock_entity, const Vec
   // leaves with its share.
   const double density = e.material.density_kgpm3;
   const double voxel_volume_m3 = std::pow(world.models()[e.model].voxel_size_m(), 3);
+  // Each fragment becomes a model now (its mass properties computed once, there); its
+  // entity is spawned below, once the parent has gone.
   std::vector<PieceMass> masses;
-  std::vector<Vec3> centres_model_m;  // each fragment's centre of mass in its own model space
-  for (const Fragment& f : pieces.fragments) {
-    const MassProperties mp = compute_mass_properties(f.model, density);
-    centres_model_m.push_back(mp.centre_of_mass_m);
-    masses.push_back({mp.mass_kg, to_world(e, s, mp.centre_of_mass_m + fragment_origin_in_parent_m(f)), f.side});
+  std::vector<ModelId> fragment_models;
+  for (Fragment& f : pieces.fragments) {
+    const Vec3 origin_m = fragment_origin_in_parent_m(f);
+    const ModelId model = world.add_model(std::move(f.model), rock_group_, ModelLifetime::released_when_unused);
+    const Entity& prototype = world.model_prototype(model);
+    fragment_models.push_back(model);
+    masses.push_back({prototype.mass_kg, to_world(e, s, prototype.centre_of_mass_model_m + origin_m), f.side});
   }
   for (const DebrisPiece& d : pieces.debris)
     masses.push_back({static_cast<double>(d.voxel_count) * voxel_volume_m3 * density, to_world(e, s, d.centre_model_m), d.side});
@@ -242,8 +245,8 @@ RockBreak Rockfall::break_rock(Animation& world, EntityId rock_entity, const Vec
   rock_of_entity_[rock.entity] = kNoRock;
   rocks_[index].entity = kNoEntity;
   --live_rocks_;
-  for (std::size_t k = 0; k < pieces.fragments.size(); ++k) {
-    const ModelId model = world.add_model(std::move(pieces.fragments[k].model), rock_group_, ModelLifetime::released_when_unused);
+  for (std::size_t k = 0; k < fragment_models.size(); ++k) {
+    const ModelId model = fragment_models[k];
     EntityState fs;
     fs.position_m = masses[k].centre_of_mass_m;
     fs.orientation = s.orientation;
@@ -308,13 +311,8 @@ RockfallFrame Rockfall::after_step(Animation& world) {
     if (rock.entity == kNoEntity) continue;
     const Entity& e = world.entities()[rock.entity];
     const EntityState& s = world.states()[rock.entity];
-    // A quick reject first: no leaf sphere reaches farther from the centre of mass than the
-    // root's centre plus its leaf reach (leaf spheres bulge past the voxels, so the bounding
-    // radius would not do).
-    const CollisionModel& tree = world.narrowphase().model(e.model);
-    const double reach = glm::length(tree.spheres[0].centre_m) + tree.leaf_reach_m[0] + player_.radius_m;
-    const bool touching = segment_point_distance_m(player_.a_m, player_.b_m, s.position_m) <= reach &&
-                          capsule_touch(world.growable_model(e.model), s, player_, stack_).touching;
+    // The search's first test, the root's leaf reach, rejects a far rock at once.
+    const bool touching = capsule_touch(world.growable_model(e.model), s, player_, stack_).touching;
     if (touching && !rock.touching_player) ++frame.player_hits;
     rock.touching_player = touching;
     const double speed = glm::length(s.linear_velocity_mps) + glm::length(s.angular_velocity_radps) * e.bounding_radius_m;
