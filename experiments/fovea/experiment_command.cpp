@@ -22,6 +22,7 @@
 #include "psychophysics/session.hpp"
 #include "psychophysics/stimulus.hpp"
 #include "render/stimulus_display.hpp"
+#include "record/csv_reader.hpp"
 #include "record/csv_writer.hpp"
 #include "record/progress.hpp"
 #include "record/results_folder.hpp"
@@ -314,10 +315,11 @@ int experiment_command(const ExperimentOptions& options) {
   }
   if (options.resume && !done.empty()) {
     std::string before;
-    if (std::FILE* f = std::fopen((folder / "experiment.yaml").c_str(), "rb")) {
-      char buffer[4096];
-      for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) before.append(buffer, n);
-      std::fclose(f);
+    try {
+      before = read_file_text((folder / "experiment.yaml").string());
+    } catch (const std::exception& e) {
+      std::cerr << "fovea experiment: --resume: " << e.what() << "\n";
+      return kExitBadInput;
     }
     if (before != resolved) {
       std::cerr << "fovea experiment: --resume: the spec differs from the one the session began with ("

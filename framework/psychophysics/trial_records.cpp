@@ -5,11 +5,6 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "core/format.hpp"
@@ -201,13 +196,7 @@ std::vector<std::string> trial_record_cells(const TrialRecord& r) {
 std::vector<TrialRecord> read_trial_records(const std::string& path, std::span<const std::string_view> required) {
   // A session writes whole rows and fsyncs each; a power cut between the two can leave a
   // last line without its newline, a row that never finished: it is not a trial.
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw std::runtime_error(path + ": cannot read: it is a folder");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
-  std::ostringstream stream;
-  stream << in.rdbuf();
-  std::string text = std::move(stream).str();
+  std::string text = read_file_text(path);
   if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
   // Nothing whole, not even the header (a power cut as the file was created): no trials.
   if (text.empty()) return {};

@@ -48,8 +48,6 @@ struct TrialRecord {
   std::string started_utc;      ///< ISO 8601
   std::string ended_utc;
 
-  /// A trial whose answer counts: answered yes or no with fixation kept throughout.
-  bool counts() const { return response != TrialResponse::aborted && fixation_kept; }
 };
 
 /// trials.csv's columns in the order `fovea experiment` writes them.

@@ -92,7 +92,7 @@ CsvTable parse_csv(std::string_view text, const std::string& name) {
   return table;
 }
 
-CsvTable read_csv(const std::string& path) {
+std::string read_file_text(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) throw std::runtime_error(path + ": cannot read: it is a folder");
   std::ifstream in(path, std::ios::binary);
@@ -100,7 +100,9 @@ CsvTable read_csv(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
-  return parse_csv(text.view(), path);
+  return std::move(text).str();
 }
+
+CsvTable read_csv(const std::string& path) { return parse_csv(read_file_text(path), path); }
 
 }  // namespace fovea

@@ -28,6 +28,10 @@ struct CsvTable {
   std::optional<std::size_t> column(std::string_view name) const;
 };
 
+/// A whole file as it is on the disk. Throws std::runtime_error naming the path (missing,
+/// a folder, unreadable).
+std::string read_file_text(const std::string& path);
+
 /// Reads and splits `path` (read whole: fovea's CSV inputs are trial records, thousands of
 /// rows). Throws std::runtime_error as "<path>: <what>" (cannot read, no header row) or
 /// "<path>:<line>: <what>" (an unterminated quote, text after a closing quote, a quote
