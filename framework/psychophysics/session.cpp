@@ -11,20 +11,6 @@
 
 namespace fovea {
 
-ScreenPlacement place_on_screen(const ScreenSettings& screen, double eccentricity_deg, double gap_deg) {
-  // A flat screen at distance d, the fixation at its centre: a point at angle a from the
-  // line of sight lies d tan(a) from the centre. The gap's ends are at e -+ g/2 along the
-  // radius (on either side of fixation when g/2 > e).
-  const double to_rad = std::numbers::pi / 180.0;
-  const double px_per_cm = screen.width_px / screen.width_cm;
-  const double d = screen.viewing_distance_cm;
-  ScreenPlacement p;
-  p.eccentricity_px = d * std::tan(eccentricity_deg * to_rad) * px_per_cm;
-  p.gap_px = d * (std::tan((eccentricity_deg + 0.5 * gap_deg) * to_rad) - std::tan((eccentricity_deg - 0.5 * gap_deg) * to_rad)) *
-             px_per_cm;
-  return p;
-}
-
 TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<TrialRecord>& done) : method_(spec.method) {
   const auto seed = static_cast<std::uint64_t>(spec.seed);
   if (method_ == DesignMethod::constant_stimuli) {

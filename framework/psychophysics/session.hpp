@@ -12,13 +12,6 @@
 
 namespace fovea {
 
-/// Where a stimulus falls on the screen: fixation at the centre, the screen flat and
-/// perpendicular to the line of sight through it (ScreenSettings).
-struct ScreenPlacement {
-  double eccentricity_px = 0;  ///< fixation to the target's centre
-  double gap_px = 0;           ///< the gap's two ends at eccentricity -+ gap/2 along the radius
-};
-ScreenPlacement place_on_screen(const ScreenSettings& screen, double eccentricity_deg, double gap_deg);
 
 /// The order of a participant's trials and what has been done of it: the design (constant
 /// stimuli or interleaved staircases) advanced by the responses so far. Deterministic from

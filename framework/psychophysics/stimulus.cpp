@@ -37,6 +37,15 @@ double closest_approach_px(const StimulusPlan& plan, std::size_t a, std::size_t 
 
 }  // namespace
 
+ScreenPlacement place_on_screen(const ScreenSettings& screen, double eccentricity_deg, double gap_deg) {
+  // The gap's ends are at e -+ g/2 along the radius (on either side of fixation when g/2 > e),
+  // where plan_stimulus puts the target pair's facing edges.
+  ScreenPlacement p;
+  p.eccentricity_px = radius_px(screen, eccentricity_deg);
+  p.gap_px = radius_px(screen, eccentricity_deg + 0.5 * gap_deg) - radius_px(screen, eccentricity_deg - 0.5 * gap_deg);
+  return p;
+}
+
 double radial_px_per_deg(const ScreenSettings& screen, double eccentricity_deg) {
   const double c = std::cos(eccentricity_deg * kToRad);
   return screen.viewing_distance_cm / (c * c) * kToRad * px_per_cm(screen);

@@ -44,6 +44,14 @@ StimulusPlan plan_stimulus(const ExperimentSettings& spec, const PlannedTrial& t
 /// Where entity `i` of `plan` is at `t_s`: its centre in pixels.
 void stimulus_position(const StimulusPlan& plan, std::size_t i, double t_s, double& x_px, double& y_px);
 
+/// Where a stimulus falls on the screen: fixation at the centre, the screen flat and
+/// perpendicular to the line of sight through it (ScreenSettings).
+struct ScreenPlacement {
+  double eccentricity_px = 0;  ///< fixation to the target's centre
+  double gap_px = 0;           ///< the gap's two ends at eccentricity -+ gap/2 along the radius
+};
+ScreenPlacement place_on_screen(const ScreenSettings& screen, double eccentricity_deg, double gap_deg);
+
 /// Pixels per degree of visual angle at `eccentricity_deg` from the screen's centre, along
 /// the radius (the flat screen stretches the periphery).
 double radial_px_per_deg(const ScreenSettings& screen, double eccentricity_deg);

@@ -51,6 +51,9 @@ struct TrialRecord {
 };
 
 /// trials.csv's columns in the order `fovea experiment` writes them.
+/// The participant name `fovea fit` gives the fit over all participants: no participant has it.
+inline constexpr std::string_view kPooledParticipant = "pooled";
+
 std::span<const std::string_view> trial_record_columns();
 
 /// The columns `fovea fit` needs: participant, catch_trial, gap_deg, eccentricity_deg,

@@ -12,6 +12,7 @@
 
 #include "config/config.hpp"
 #include "psychophysics/session.hpp"
+#include "psychophysics/stimulus.hpp"
 #include "psychophysics/trial_records.hpp"
 #include "record/csv_writer.hpp"
 #include "support/temp_dir.hpp"
