@@ -146,8 +146,7 @@ EntityId Animation::spawn(ModelId model, const EntityState& state) {
   assert(has_model(model));
   Entity entity = model_prototypes_[model];
   entity.live = true;
-  const Aabb box = entity.bounds == BoundsKind::dynamic ? tight_box(hull_points_[model], state.orientation, state.position_m)
-                                                         : fixed_cube(state.position_m, entity.bounding_radius_m);
+  const Aabb box = box_of(entity, state);
   // The broad phase hands out ids: a retired entity's once an update has taken it out.
   const EntityId id = broadphase_.add(box, entity.is_static);
   if (id == entities_.size()) {
@@ -272,9 +271,9 @@ ModelId Animation::install_model(VoxelModel model, std::uint32_t g, ModelLifetim
   return id;
 }
 
-Aabb Animation::bounds_of(EntityId id) const {
-  const Entity& e = entities_[id];
-  const EntityState& s = states_[id];
+Aabb Animation::bounds_of(EntityId id) const { return box_of(entities_[id], states_[id]); }
+
+Aabb Animation::box_of(const Entity& e, const EntityState& s) const {
   if (e.bounds == BoundsKind::dynamic) return tight_box(hull_points_[e.model], s.orientation, s.position_m);
   return fixed_cube(s.position_m, e.bounding_radius_m);
 }

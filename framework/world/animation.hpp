@@ -230,6 +230,8 @@ class Animation {
   /// Puts `model` in a free slot (or a new one) with its tree, mass properties, prototype
   /// entity, hull, collision model and exact shape; `use_file_tree` reads the group's .sph.
   ModelId install_model(VoxelModel model, std::uint32_t group, ModelLifetime lifetime, bool use_file_tree);
+  /// The broad-phase box of `entity` at `state` (bounds_of, for an entity not yet in the lists).
+  Aabb box_of(const Entity& entity, const EntityState& state) const;
   /// Frees the slots of released models no entity uses any more.
   void release_unused_models();
 
