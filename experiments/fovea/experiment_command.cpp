@@ -13,28 +13,28 @@
 
 #include <SDL.h>
 
+#include "config/schema.hpp"
+#include "core/format.hpp"
 #include "fovea/run_command.hpp"
+#include "fovea/stop_signals.hpp"
 #include "gaze/gaze.hpp"
 #include "gaze/trackers.hpp"
 #include "perception/view.hpp"
-#include "fovea/stop_signals.hpp"
-#include "core/format.hpp"
 #include "psychophysics/session.hpp"
 #include "psychophysics/stimulus.hpp"
-#include "render/stimulus_display.hpp"
 #include "record/csv_reader.hpp"
 #include "record/csv_writer.hpp"
 #include "record/progress.hpp"
 #include "record/results_folder.hpp"
+#include "render/stimulus_display.hpp"
 
 namespace fovea {
 namespace {
 
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 64) return false;
-  for (const char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
-  return name != "." && name != "..";
+/// A participant id: a config name (it names a folder), not "." or "..", at most 64
+/// characters, and not the name `fovea fit` gives its pooled fit.
+bool valid_participant(const std::string& name) {
+  return config::is_valid_name(name) && name.size() <= 64 && name != "." && name != ".." && name != kPooledParticipant;
 }
 
 std::string now_utc() { return utc_iso8601(std::chrono::system_clock::now()); }
@@ -224,7 +224,7 @@ int experiment_command(const ExperimentOptions& options) {
     return kExitBadInput;
   }
   const ExperimentSettings& spec = loaded.spec;
-  if (!valid_name(options.participant) || options.participant == "pooled") {
+  if (!valid_participant(options.participant)) {
     std::cerr << "--participant " << options.participant
               << ": expected a name of letters, digits, - _ . (it names the participant's folder; \"pooled\" names `fovea fit`'s pooled fit)\n";
     return kExitBadInput;

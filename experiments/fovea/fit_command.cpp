@@ -33,9 +33,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The name the fit over all participants goes by in the outputs (json, CSV, table).
-constexpr const char* kPooled = "pooled";
-
 /// Eccentricities at which the threshold band is given, from 0 to the largest shown: enough
 /// for a smooth band in a plot.
 constexpr int kBandPoints = 41;
@@ -385,8 +382,8 @@ int fit_command(const FitOptions& options) {
     summary.file = file;
     for (const TrialRecord& r : records) {
       ++summary.rows;
-      if (r.participant == kPooled) {
-        std::cerr << file << ":" << r.line << ": participant: \"" << kPooled
+      if (r.participant == kPooledParticipant) {
+        std::cerr << file << ":" << r.line << ": participant: \"" << kPooledParticipant
                   << "\" is the name fovea fit gives the fit over all participants; rename this participant\n";
         return kExitBadInput;
       }
@@ -424,7 +421,7 @@ int fit_command(const FitOptions& options) {
   settings.fit_lapse = options.fit_lapse;
 
   std::vector<GroupFit> fits;
-  Group pooled{kPooled, {}};
+  Group pooled{std::string(kPooledParticipant), {}};
   for (const Group& p : participants) pooled.trials.insert(pooled.trials.end(), p.trials.begin(), p.trials.end());
   try {
     for (const Group& p : participants) fits.push_back(fit_group(p, settings));
@@ -433,10 +430,10 @@ int fit_command(const FitOptions& options) {
     } else {
       // One participant: the pooled fit is theirs (the same trials in the same order).
       fits.push_back(fits.front());
-      fits.back().name = kPooled;
+      fits.back().name = kPooledParticipant;
     }
   } catch (const std::invalid_argument& e) {
-    const std::string who = fits.size() < participants.size() ? "participant " + participants[fits.size()].name : kPooled;
+    const std::string who = fits.size() < participants.size() ? "participant " + participants[fits.size()].name : std::string(kPooledParticipant);
     std::cerr << "fovea fit: " << who << ": " << without_prefix(e.what()) << "\n";
     return kExitBadInput;
   }

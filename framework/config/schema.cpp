@@ -137,14 +137,15 @@ bool parse_bool(const YAML::Node& node, const std::string& path, const YAML::Mar
   state.fail(path, mark_of(node, mark), "expected true or false, found " + found_text(node));
 }
 
+bool is_valid_name(const std::string& text) {
+  if (text.empty()) return false;
+  for (const char c : text)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+  return true;
+}
+
 std::string parse_name(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state) {
-  const auto valid = [](const std::string& text) {
-    if (text.empty()) return false;
-    for (const char c : text)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
-    return true;
-  };
-  if (!node.IsScalar() || !valid(node.Scalar()))
+  if (!node.IsScalar() || !is_valid_name(node.Scalar()))
     state.fail(path, mark_of(node, mark),
                "expected a name of letters, digits, '-', '_' or '.', found " + found_text(node));
   return node.Scalar();

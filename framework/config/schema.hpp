@@ -81,6 +81,8 @@ Vec3 parse_vec3(const YAML::Node& node, const NumberRange& range, const std::str
                 ParseState& state);
 bool parse_bool(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
 std::string parse_name(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
+/// A name as names are in configs and folder names: letters, digits, '-', '_', '.', not empty.
+bool is_valid_name(const std::string& text);
 std::string parse_text(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
 /// Index of node's text in `names`, or a "did you mean" error.
 std::size_t parse_choice(const YAML::Node& node, const std::vector<std::string>& names, const std::string& path,
