@@ -1,9 +1,5 @@
 #include "fovea/fit_command.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,14 +15,13 @@
 
 #include "core/build_info.hpp"
 #include "core/format.hpp"
+#include "fovea/plotting.hpp"
 #include "fovea/run_command.hpp"
 #include "perception/perception_model.hpp"
 #include "psychophysics/psychometric_fit.hpp"
 #include "psychophysics/trial_records.hpp"
 #include "record/csv_writer.hpp"
 #include "record/results_folder.hpp"
-
-extern char** environ;
 
 namespace fovea {
 namespace {
@@ -36,12 +31,6 @@ namespace fs = std::filesystem;
 /// Eccentricities at which the threshold band is given, from 0 to the largest shown: enough
 /// for a smooth band in a plot.
 constexpr int kBandPoints = 41;
-
-/// The plotting script (experiments/plots/), run with python3 when matplotlib is there.
-constexpr const char* kPlotScript = "psychometric.py";
-
-constexpr const char* kSkipMessage =
-    "fovea fit: plots skipped: python3-matplotlib is not installed (apt install python3-matplotlib)";
 
 /// What one input file held.
 struct InputSummary {
@@ -241,95 +230,16 @@ void write_conditions(const fs::path& path, const std::vector<const GroupFit*>& 
   fs::rename(partial, path);
 }
 
-/// Runs `argv` (argv[0] searched on PATH when it holds no '/') with stdin from /dev/null,
-/// and its stdout and stderr to /dev/null (`quiet`) or both to fovea's stderr, so that
-/// fovea's stdout stays the table. Returns its exit status, 128 + a signal, or -1 when it
-/// cannot be started.
-int run_program(const std::vector<std::string>& argv, bool quiet) {
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  if (quiet) {
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  } else {
-    posix_spawn_file_actions_adddup2(&actions, 2, 1);
-  }
-  std::cout.flush();
-  std::cerr.flush();
-  pid_t pid = -1;
-  const int error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/// The plotting script: beside the binary (bin/psychometric.py or bin/plots/psychometric.py,
-/// for a copy installed with it), else in the source tree the binary was built from.
-std::optional<fs::path> find_plot_script(std::vector<std::string>& looked) {
-  std::vector<fs::path> candidates;
-  std::error_code error;
-  const fs::path binary = fs::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    candidates.push_back(binary.parent_path() / kPlotScript);
-    candidates.push_back(binary.parent_path() / "plots" / kPlotScript);
-  }
-  candidates.push_back(fs::path(FOVEA_PLOTS_DIR) / kPlotScript);
-  for (const fs::path& c : candidates) {
-    if (fs::is_regular_file(c, error)) return c;
-    looked.push_back(c.string());
-  }
-  return std::nullopt;
-}
-
-/// A python3 that can import matplotlib: FOVEA_PYTHON when set, else python3 on PATH, else
-/// Debian's /usr/bin/python3 (where apt's python3-matplotlib goes, when PATH leads to
-/// another python3, such as pyenv's or a virtual environment's).
-std::optional<std::string> find_python_with_matplotlib() {
-  std::vector<std::string> candidates;
-  if (const char* chosen = std::getenv("FOVEA_PYTHON"); chosen != nullptr && *chosen != '\0') {
-    candidates.push_back(chosen);
-  } else {
-    candidates = {"python3", "/usr/bin/python3"};
-  }
-  for (const std::string& python : candidates)
-    if (run_program({python, "-c", "import matplotlib"}, true) == 0) return python;
-  return std::nullopt;
-}
-
 /// Draws the plots; returns false when the script ran and failed (it said why on stderr).
-bool draw_plots(const fs::path& fit_json, const fs::path& conditions_csv, const fs::path& folder,
-                const std::string& stem) {
-  std::vector<std::string> looked;
-  const std::optional<fs::path> script = find_plot_script(looked);
-  if (!script) {
-    std::string list;
-    for (const std::string& l : looked) list += (list.empty() ? "" : ", ") + l;
-    std::cerr << "fovea fit: plots skipped: " << kPlotScript << " not found (looked at " << list << ")\n";
-    return true;
-  }
-  const std::optional<std::string> python = find_python_with_matplotlib();
-  if (!python) {
-    std::cerr << kSkipMessage << "\n";
-    return true;
-  }
-  const int status = run_program({*python, script->string(), fit_json.string(), "--conditions", conditions_csv.string(),
-                                  "--out", folder.string(), "--stem", stem},
-                                 false);
-  if (status != 0) {
-    std::cerr << "fovea fit: plots failed: " << *python << " " << script->string() << " exited with status "
-              << status << "\n";
-    return false;
-  }
-  std::cerr << "fovea fit: plots: " << (folder / (stem + "_psychometric.png")).string() << ", "
-            << (folder / (stem + "_threshold.png")).string() << "\n";
-  return true;
+bool draw_fit_plots(const fs::path& fit_json, const fs::path& conditions_csv, const fs::path& folder,
+                    const std::string& stem) {
+  const PlotOutcome outcome = draw_plots({"fit", fit_json.string(), "--conditions", conditions_csv.string(), "--out",
+                                          folder.string(), "--stem", stem},
+                                         "fovea fit");
+  if (outcome == PlotOutcome::drawn)
+    std::cerr << "fovea fit: plots: " << (folder / (stem + "_psychometric.png")).string() << ", "
+              << (folder / (stem + "_threshold.png")).string() << "\n";
+  return outcome != PlotOutcome::failed;
 }
 
 /// True when `a` and `b` name the same file, existing or not.
@@ -510,7 +420,7 @@ int fit_command(const FitOptions& options) {
     std::cerr << "fovea fit: --plots " << plots_folder.string() << ": " << e.what() << "\n";
     return kExitFailure;
   }
-  return draw_plots(json_path, conditions_path, plots_folder.empty() ? fs::path(".") : plots_folder, stem)
+  return draw_fit_plots(json_path, conditions_path, plots_folder.empty() ? fs::path(".") : plots_folder, stem)
              ? kExitOk
              : kExitFailure;
 }

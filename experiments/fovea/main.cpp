@@ -9,6 +9,7 @@
 #include "fovea/experiment_command.hpp"
 #include "fovea/fit_command.hpp"
 #include "fovea/run_command.hpp"
+#include "fovea/sweep_command.hpp"
 #include "fovea/tree_command.hpp"
 
 int main(int argc, char** argv) {
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
              "  fovea experiment configs/experiments/gap_eccentricity.yaml --participant P01 --observer configs/perception/default.yaml\n"
              "                                        a psychophysics session, here with a simulated observer\n"
              "  fovea fit trials.csv -o model.yaml    fit f(e, g) to an experiment's trials, with plots\n"
+             "  fovea sweep configs/studies/schedulers.yaml --jobs 2\n"
+             "                                        a study: runs crossed from factors, one table, figures\n"
              "Documentation: docs/ (config keys: docs/config.md, results: docs/results.md).");
 
   fovea::RunOptions run_options;
@@ -154,6 +157,43 @@ int main(int argc, char** argv) {
   bool no_plots = false;
   fit->add_flag("--no-plots", no_plots, "draw no plots")->excludes(plots_option);
 
+  fovea::SweepOptions sweep_options;
+  sweep_options.command_line = run_options.command_line;
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "Run a study: a base config with factors crossed into runs, run in parallel; one tidy table "
+               "(table.csv) and the study's figures (docs/studies.md)");
+  sweep->require_subcommand(0, 1);
+  sweep->add_option("study", sweep_options.study_path, "the study file, e.g. configs/studies/schedulers.yaml");
+  std::string sweep_out;
+  sweep->add_option("--out", sweep_out,
+                    "the sweep's folder (default results/studies/<name>/, or .../shard-<i>-of-<n>/ for a shard); "
+                    "run the same command again to resume it");
+  sweep->add_option("--jobs,-j", sweep_options.jobs,
+                    "runs at a time (default: SLURM_CPUS_PER_TASK under Slurm, else the machine's cores); "
+                    "runs under a wall-clock budget always run alone")
+      ->check(CLI::Range(1, 4096));
+  std::string sweep_shard;
+  sweep->add_option("--shard", sweep_shard,
+                    "run only the runs i, i+n, i+2n, ... (i from 0); default: Slurm's SLURM_ARRAY_TASK_ID of "
+                    "SLURM_ARRAY_TASK_COUNT when set, else every run");
+  std::vector<std::string> sweep_sets;
+  sweep->add_option("--set", sweep_sets, "override a config key in every run, e.g. --set frames=20 (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  bool sweep_no_figures = false;
+  sweep->add_flag("--no-figures", sweep_no_figures, "write the table only");
+  sweep->add_flag("--quiet,-q", sweep_options.quiet, "no progress and no closing summary on stderr");
+  fovea::SweepMergeOptions merge_options;
+  merge_options.command_line = run_options.command_line;
+  CLI::App* merge = sweep->add_subcommand(
+      "merge", "Join the tables of a study's shards (their --out folders) into one, as an unsharded sweep writes it");
+  merge->add_option("folders", merge_options.folders, "the shards' folders")->required();
+  std::string merge_out;
+  merge->add_option("--out", merge_out, "where to write table.csv, sweep.json and figures/ (default results/studies/<name>/)");
+  bool merge_no_figures = false;
+  merge->add_flag("--no-figures", merge_no_figures, "write the table only");
+  merge->add_flag("--quiet,-q", merge_options.quiet, "no closing summary on stderr");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -189,6 +229,22 @@ int main(int argc, char** argv) {
     for (const char* option : {"--levels", "--resolution", "--size", "--seed", "--model-index", "--keep-hidden"})
       tree_options.model_options_given = tree_options.model_options_given || tree->count(option) > 0;
     return fovea::tree_command(tree_options);
+  }
+  if (merge->parsed()) {
+    if (!merge_out.empty()) merge_options.out = merge_out;
+    merge_options.figures = !merge_no_figures;
+    return fovea::sweep_merge_command(merge_options);
+  }
+  if (sweep->parsed()) {
+    if (sweep_options.study_path.empty()) {
+      std::cerr << "fovea sweep: give a study file (fovea sweep STUDY.yaml), or `fovea sweep merge DIR...`\n";
+      return fovea::kExitBadInput;
+    }
+    for (const auto& s : sweep_sets) sweep_options.overrides.push_back(fovea::config::set_override(s));
+    if (!sweep_out.empty()) sweep_options.out = sweep_out;
+    if (!sweep_shard.empty()) sweep_options.shard = sweep_shard;
+    sweep_options.figures = !sweep_no_figures;
+    return fovea::sweep_command(sweep_options);
   }
   if (fit->parsed()) {
     fit_options.function = fit_function == "weibull" ? fovea::PsychometricFunction::weibull : fovea::PsychometricFunction::logistic;

@@ -5,6 +5,12 @@
 
 namespace fovea {
 
+double nearest_rank(std::span<const double> sorted, double percent) {
+  const double n = static_cast<double>(sorted.size());
+  const auto rank = static_cast<std::size_t>(std::ceil(percent / 100 * n));
+  return sorted[std::min(std::max<std::size_t>(rank, 1), sorted.size()) - 1];
+}
+
 ColumnSummary summarize(std::span<const double> values) {
   ColumnSummary s;
   if (values.empty()) return s;
@@ -15,8 +21,7 @@ ColumnSummary summarize(std::span<const double> values) {
   for (const double v : sorted) sum += v;
   s.mean = sum / static_cast<double>(n);
   s.median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  const auto rank = static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(n)));
-  s.p95 = sorted[std::max<std::size_t>(rank, 1) - 1];
+  s.p95 = nearest_rank(sorted, 95);
   s.min = sorted.front();
   s.max = sorted.back();
   return s;

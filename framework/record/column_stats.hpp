@@ -15,6 +15,10 @@ struct ColumnSummary {
   double min = 0;
 };
 
+/// The nearest-rank percentile of sorted values: the ceil(percent / 100 n)-th smallest (the
+/// smallest for percent 0). `sorted` must not be empty.
+double nearest_rank(std::span<const double> sorted, double percent);
+
 /// Summary of `values` (all zeros for an empty column). Sorts a copy.
 ColumnSummary summarize(std::span<const double> values);
 

@@ -1,0 +1,555 @@
+#include "fovea/sweep_command.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/build_info.hpp"
+#include "core/format.hpp"
+#include "core/stopwatch.hpp"
+#include "fovea/child_process.hpp"
+#include "fovea/plotting.hpp"
+#include "fovea/run_command.hpp"
+#include "fovea/stop_signals.hpp"
+#include "record/csv_reader.hpp"
+#include "record/manifest.hpp"
+#include "record/progress.hpp"
+#include "record/results_folder.hpp"
+#include "study/study_plan.hpp"
+#include "study/study_table.hpp"
+
+namespace fovea {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+/// What a sweep knows of one run of its shard before running it.
+struct RunJob {
+  const PlannedRun* run = nullptr;
+  std::string expected_config;  ///< config.yaml as the run writes it: a complete folder must hold this
+  bool wall_budget = false;     ///< measures time: runs with no other run beside it
+};
+
+/// "entities=100, placement=packed, ...": a run as messages name it.
+std::string describe(const StudySettings& study, const PlannedRun& run) {
+  const std::vector<std::string> columns = study.factor_columns();
+  std::string text = "run " + std::to_string(run.index) + " (";
+  for (std::size_t c = 0; c < columns.size(); ++c) text += (c == 0 ? "" : ", ") + columns[c] + "=" + run.cells[c];
+  return text + ")";
+}
+
+std::optional<Json> read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  try {
+    return Json::parse(in);
+  } catch (const Json::exception&) {
+    return std::nullopt;
+  }
+}
+
+void write_json_atomically(const fs::path& path, const Json& json) { write_file_atomically(path, json.dump(2) + "\n"); }
+
+/// Whether a run's folder holds a complete run of exactly this config; else why not.
+std::optional<std::string> incomplete_because(const fs::path& folder, const RunJob& job) {
+  const std::optional<Json> manifest = read_json(folder / "manifest.json");
+  if (!manifest) return "no readable manifest.json";
+  const std::string status = manifest->value("status", std::string("unknown"));
+  if (status != "completed") return "its manifest says " + status;
+  if (!fs::is_regular_file(folder / "frames.csv")) return "no frames.csv";
+  std::string config;
+  try {
+    config = read_file_text((folder / "config.yaml").string());
+  } catch (const std::runtime_error&) {
+    return "no readable config.yaml";
+  }
+  if (config != job.expected_config) return "its config.yaml is not this run's";
+  return std::nullopt;
+}
+
+/// The first line of a run's messages, for the sweep's own message.
+std::string first_line_of(const fs::path& log) {
+  std::ifstream in(log);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long long>(std::max(seconds, 0.0) + 0.5);
+  char text[32];
+  if (s >= 3600) {
+    std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%lld:%02lld", s / 60, s % 60);
+  }
+  return text;
+}
+
+/// The sweep's progress on stderr: a line redrawn in place on a terminal, else a line at
+/// every twentieth of the runs (a batch job's log).
+class SweepProgress {
+ public:
+  SweepProgress(std::int64_t total, bool enabled)
+      : total_(total), enabled_(enabled), terminal_(Progress::stderr_is_terminal()) {}
+  void update(std::int64_t done, std::int64_t done_before, std::int64_t failed, std::size_t running) {
+    if (!enabled_) return;
+    const double elapsed_s = clock_.elapsed_ms() / 1000;
+    const std::int64_t done_now = done - done_before;
+    std::string line = "fovea sweep: " + std::to_string(done) + " of " + std::to_string(total_) + " runs done";
+    if (failed > 0) line += ", " + std::to_string(failed) + " failed";
+    line += ", " + std::to_string(running) + " running, " + clock_text(elapsed_s);
+    if (done_now > 0 && done < total_)
+      line += ", about " + clock_text(elapsed_s / static_cast<double>(done_now) * static_cast<double>(total_ - done)) + " left";
+    if (terminal_) {
+      if (elapsed_s * 1000 - last_draw_ms_ < 200 && done < total_) return;
+      last_draw_ms_ = elapsed_s * 1000;
+      std::cerr << "\r" << line << "\x1b[K" << std::flush;
+      drawn_ = true;
+    } else {
+      const std::int64_t step = std::max<std::int64_t>(1, total_ / 20);
+      if (done / step == last_step_ && done < total_) return;
+      if (done == last_done_) return;
+      last_step_ = done / step;
+      last_done_ = done;
+      std::cerr << line << "\n";
+    }
+  }
+  void finish() {
+    if (drawn_) std::cerr << "\r\x1b[K" << std::flush;
+    drawn_ = false;
+  }
+  double elapsed_s() const { return clock_.elapsed_ms() / 1000; }
+
+ private:
+  std::int64_t total_;
+  bool enabled_;
+  bool terminal_;
+  bool drawn_ = false;
+  Stopwatch clock_;
+  double last_draw_ms_ = -1e9;
+  std::int64_t last_step_ = -1;
+  std::int64_t last_done_ = -1;
+};
+
+int default_jobs() {
+  if (const char* cpus = std::getenv("SLURM_CPUS_PER_TASK")) {
+    const auto n = parse_finite_number(cpus);
+    if (n && *n >= 1 && *n <= 4096) return static_cast<int>(*n);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+Json build_description() {
+  Json j;
+  j["fovea_version"] = build_info().version;
+  j["git_commit"] = build_info().git_commit;
+  j["git_dirty"] = build_info().git_dirty;
+  return j;
+}
+
+/// The machine, as the runs' manifests give it.
+Json machine_json() {
+  const MachineInfo m = describe_machine();
+  return Json{{"hostname", m.hostname}, {"os", m.os}, {"cpu_model", m.cpu_model}, {"logical_cores", m.logical_cores}};
+}
+
+}  // namespace
+
+int sweep_command(const SweepOptions& options) {
+  // The study, its runs, and this process's share of them: all checked before anything runs.
+  StudySettings study;
+  std::vector<PlannedRun> runs;
+  std::string base_text;
+  try {
+    study = load_study_file(options.study_path, options.overrides);
+    runs = plan_runs(study);
+    base_text = read_file_text(study.base_config);
+  } catch (const std::exception& e) {
+    std::cerr << "fovea sweep: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  Shard shard;
+  if (options.shard) {
+    const std::optional<Shard> given = parse_shard(*options.shard);
+    if (!given) {
+      std::cerr << "fovea sweep: --shard " << *options.shard << ": expected i/n with 0 <= i < n, such as 0/4\n";
+      return kExitBadInput;
+    }
+    shard = *given;
+  } else {
+    try {
+      if (const auto slurm = slurm_shard(std::getenv("SLURM_ARRAY_TASK_ID"), std::getenv("SLURM_ARRAY_TASK_COUNT"),
+                                         std::getenv("SLURM_ARRAY_TASK_MIN")))
+        shard = *slurm;
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "fovea sweep: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
+  const int jobs = options.jobs > 0 ? options.jobs : default_jobs();
+  const std::string fingerprint = plan_fingerprint(study, base_text, runs);
+  const fs::path out = options.out ? fs::path(*options.out)
+                                   : fs::path("results") / "studies" / study.name /
+                                         (shard.whole() ? fs::path() : fs::path("shard-" + std::to_string(shard.index) + "-of-" +
+                                                                                std::to_string(shard.count)));
+
+  // Every run's config, checked as `fovea run` would check it, and what its folder must hold.
+  std::vector<RunJob> shard_jobs;
+  for (const PlannedRun& run : runs) {
+    if (!shard.contains(run.index)) continue;
+    try {
+      const config::LoadedConfig loaded = config::load_config_file(study.base_config, run.overrides);
+      shard_jobs.push_back({&run, config::resolved_yaml(loaded.settings), loaded.settings.budget.mode == BudgetMode::wall});
+    } catch (const config::ConfigError& e) {
+      std::cerr << "fovea sweep: " << describe(study, run) << ": " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
+  if (shard_jobs.empty()) {
+    std::cerr << "fovea sweep: shard " << shard.index << "/" << shard.count << " holds no run: the study has "
+              << runs.size() << " runs\n";
+    return kExitBadInput;
+  }
+
+  // The output folder: new, empty, or this very sweep's (resumed).
+  const fs::path sweep_json = out / "sweep.json";
+  std::error_code error;
+  bool resuming = false;
+  if (fs::exists(out, error)) {
+    if (!fs::is_directory(out, error)) {
+      std::cerr << "fovea sweep: " << out.string() << ": names a file, not a folder\n";
+      return kExitBadInput;
+    }
+    if (const std::optional<Json> before = read_json(sweep_json)) {
+      const Json before_shard = before->value("shard", Json::object());
+      if (before->value("fingerprint", std::string()) != fingerprint || before.value().contains("merged_from") ||
+          before_shard.value("index", -1) != shard.index || before_shard.value("count", -1) != shard.count) {
+        std::cerr << "fovea sweep: " << out.string()
+                  << " holds another sweep (another study, another version of this one, or another shard); "
+                     "give a new --out, or remove it to start again\n";
+        return kExitBadInput;
+      }
+      resuming = true;
+    } else if (!fs::is_empty(out, error)) {
+      std::cerr << "fovea sweep: " << out.string() << ": not empty and not a sweep's folder; choose a new --out\n";
+      return kExitBadInput;
+    }
+  }
+  const fs::path runs_folder = out / "runs";
+  const fs::path table_path = out / "table.csv";
+  try {
+    fs::create_directories(runs_folder);
+  } catch (const fs::filesystem_error& e) {
+    std::cerr << "fovea sweep: " << out.string() << ": " << e.code().message() << "\n";
+    return kExitFailure;
+  }
+
+  const WallTime start = std::chrono::system_clock::now();
+  Json description;
+  description["study"] = study.name;
+  description["study_file"] = fs::absolute(options.study_path).lexically_normal().string();
+  description["base_config"] = study.base_config;
+  description["fingerprint"] = fingerprint;
+  description["runs_total"] = runs.size();
+  description["shard"] = Json{{"index", shard.index}, {"count", shard.count}};
+  description["runs_in_shard"] = shard_jobs.size();
+  description["columns"] = study.table_columns();
+  description["figures"] = study.figures;
+  description.update(build_description());
+  description["command_line"] = options.command_line;
+  description["working_directory"] = fs::current_path().string();
+  description["machine"] = machine_json();
+  description["jobs"] = jobs;
+  description["start_time_utc"] = utc_iso8601(start);
+  description["status"] = "running";
+  const auto write_description = [&]() {
+    try {
+      write_json_atomically(sweep_json, description);
+      return true;
+    } catch (const std::exception& e) {
+      std::cerr << "fovea sweep: " << e.what() << "\n";
+      return false;
+    }
+  };
+  if (!write_description()) return kExitFailure;
+
+  // Runs finished before (a resumed sweep) are summarised, not run again; a folder left
+  // incomplete (killed, failed) is removed and its run done again.
+  StudyRows rows;
+  std::string fatal;  // a problem that stops the sweep: a metric's column missing from frames.csv
+  const auto summarise = [&](const RunJob& job, const fs::path& folder) {
+    try {
+      const std::string frames_path = (folder / "frames.csv").string();
+      rows[job.run->index] = summarise_run(study, *job.run, read_csv(frames_path), frames_path);
+      return true;
+    } catch (const std::exception& e) {
+      fatal = e.what();
+      return false;
+    }
+  };
+  std::deque<const RunJob*> pending;
+  std::deque<const RunJob*> pending_wall;  // run after the others, one at a time
+  for (const RunJob& job : shard_jobs) {
+    const fs::path folder = runs_folder / run_folder_name(job.run->index, static_cast<std::int64_t>(runs.size()));
+    if (fs::exists(folder, error)) {
+      const std::optional<std::string> why = incomplete_because(folder, job);
+      if (!why) {
+        if (!summarise(job, folder)) break;
+        continue;
+      }
+      if (!options.quiet) std::cerr << "fovea sweep: " << describe(study, *job.run) << ": " << why.value() << "; running it again\n";
+      fs::remove_all(folder, error);
+    }
+    (job.wall_budget ? pending_wall : pending).push_back(&job);
+  }
+  if (!fatal.empty()) {
+    std::cerr << "fovea sweep: " << fatal << "\n";
+    return kExitBadInput;
+  }
+  const auto done_before = static_cast<std::int64_t>(rows.size());
+  if (resuming && !options.quiet)
+    std::cerr << "fovea sweep: resuming " << out.string() << ": " << done_before << " of " << shard_jobs.size()
+              << " runs already complete\n";
+  if (!options.quiet && !pending_wall.empty() && jobs > 1)
+    std::cerr << "fovea sweep: " << pending_wall.size()
+              << " runs under a wall-clock budget run one at a time, after the others, so their times are their own\n";
+
+  // Run them: up to `jobs` at a time, each a `fovea run` process in its own process group.
+  const std::string fovea_binary = fs::read_symlink("/proc/self/exe", error).string();
+  struct Running {
+    pid_t pid;
+    const RunJob* job;
+    fs::path folder;
+    fs::path log;
+  };
+  std::vector<Running> running;
+  std::vector<std::int64_t> failed;
+  std::optional<StopSignals> stop_signals(std::in_place);
+  int stop_signal = 0;
+  SweepProgress progress(static_cast<std::int64_t>(shard_jobs.size()), !options.quiet);
+  const auto launch = [&](const RunJob& job) {
+    const std::string name = run_folder_name(job.run->index, static_cast<std::int64_t>(runs.size()));
+    Running r{-1, &job, runs_folder / name, runs_folder / (name + ".log")};
+    std::vector<std::string> argv = {fovea_binary, "run", study.base_config, "--out", r.folder.string(), "--headless", "--quiet"};
+    for (const config::Override& o : job.run->overrides) {
+      argv.push_back("--set");
+      argv.push_back(o.assignment);
+    }
+    const std::optional<pid_t> pid = start_program(argv, ChildOptions{false, r.log.string(), true});
+    if (!pid) {
+      fatal = "could not start " + fovea_binary;
+      return;
+    }
+    r.pid = *pid;
+    running.push_back(std::move(r));
+  };
+  const auto wall_running = [&]() {
+    for (const Running& r : running)
+      if (r.job->wall_budget) return true;
+    return false;
+  };
+  while ((!pending.empty() || !pending_wall.empty() || !running.empty())) {
+    if (stop_signal == 0 && stop_signal_received() != 0) {
+      stop_signal = stop_signal_received();
+      for (const Running& r : running) kill(r.pid, stop_signal);
+    }
+    const bool stopping = stop_signal != 0 || !fatal.empty();
+    if (stopping && running.empty()) break;
+    // Start what may start: a wall-budget run only alone, and nothing beside it.
+    while (!stopping && fatal.empty() && !wall_running()) {
+      if (!pending.empty() && static_cast<int>(running.size()) < jobs) {
+        launch(*pending.front());
+        pending.pop_front();
+      } else if (pending.empty() && !pending_wall.empty() && running.empty()) {
+        launch(*pending_wall.front());
+        pending_wall.pop_front();
+      } else {
+        break;
+      }
+    }
+    // Collect the runs that ended; poll so a signal is seen within milliseconds.
+    int wait_status = 0;
+    const pid_t ended = waitpid(-1, &wait_status, WNOHANG);
+    if (ended <= 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;
+    }
+    const auto it = std::find_if(running.begin(), running.end(), [&](const Running& r) { return r.pid == ended; });
+    if (it == running.end()) continue;
+    const Running r = *it;
+    running.erase(it);
+    const int status = exit_status_of(wait_status);
+    if (status == 0 && summarise(*r.job, r.folder)) {
+      if (fs::is_empty(r.log, error)) fs::remove(r.log, error);
+    } else if (status != 0 && stop_signal == 0) {
+      failed.push_back(r.job->run->index);
+      progress.finish();
+      std::cerr << "fovea sweep: " << describe(study, *r.job->run) << " failed with exit status " << status << ": "
+                << first_line_of(r.log) << " (all its messages: " << r.log.string() << ")\n";
+    }
+    if (!fatal.empty())
+      for (const Running& other : running) kill(other.pid, SIGTERM);
+    progress.update(static_cast<std::int64_t>(rows.size()), done_before, static_cast<std::int64_t>(failed.size()),
+                    running.size());
+  }
+  progress.finish();
+  stop_signals.reset();
+
+  // The table of every run finished so far, then the figures.
+  int exit_status = kExitOk;
+  try {
+    write_study_table(table_path.string(), study.table_columns(), rows);
+  } catch (const std::exception& e) {
+    std::cerr << "fovea sweep: " << e.what() << "\n";
+    exit_status = kExitFailure;
+  }
+  const double wall_s = progress.elapsed_s();
+  description["end_time_utc"] = utc_iso8601(std::chrono::system_clock::now());
+  description["wall_time_s"] = wall_s;
+  description["runs_completed"] = rows.size();
+  description["runs_completed_before"] = done_before;
+  description["runs_failed"] = failed;
+  std::string status_text = "completed";
+  if (stop_signal != 0) status_text = "interrupted";
+  if (!fatal.empty() || !failed.empty()) status_text = "failed";
+  description["status"] = status_text;
+  if (!write_description()) exit_status = kExitFailure;
+  if (!fatal.empty()) {
+    std::cerr << "fovea sweep: " << fatal << "\n";
+    return kExitBadInput;
+  }
+  if (!options.quiet)
+    std::cerr << "fovea sweep: " << rows.size() << " of " << shard_jobs.size() << " runs complete ("
+              << rows.size() - static_cast<std::size_t>(done_before) << " run now, in " << clock_text(wall_s) << ")"
+              << (failed.empty() ? "" : ", " + std::to_string(failed.size()) + " failed") << "; table: " << table_path.string()
+              << "\n";
+  if (stop_signal != 0) {
+    std::signal(stop_signal, SIG_DFL);
+    std::raise(stop_signal);
+    return 128 + stop_signal;
+  }
+  if (options.figures && !study.figures.empty() && !rows.empty() &&
+      draw_plots({"study", out.string()}, "fovea sweep") == PlotOutcome::failed)
+    exit_status = kExitFailure;
+  if (!failed.empty()) exit_status = kExitFailure;
+  return exit_status;
+}
+
+int sweep_merge_command(const SweepMergeOptions& options) {
+  // Every folder must be a shard of one sweep: the same fingerprint and shard count, each
+  // shard once.
+  std::vector<Json> shards;
+  for (const std::string& folder : options.folders) {
+    const std::optional<Json> j = read_json(fs::path(folder) / "sweep.json");
+    if (!j || !j->contains("fingerprint") || !j->contains("columns")) {
+      std::cerr << "fovea sweep merge: " << folder << ": no readable sweep.json; expected a fovea sweep's output folder\n";
+      return kExitBadInput;
+    }
+    if (j->contains("merged_from")) {
+      std::cerr << "fovea sweep merge: " << folder << ": already a merged table; merge the shards' folders\n";
+      return kExitBadInput;
+    }
+    shards.push_back(*j);
+  }
+  const Json& first = shards.front();
+  std::set<int> shard_indices;
+  for (std::size_t s = 0; s < shards.size(); ++s) {
+    const Json& j = shards[s];
+    if (j["fingerprint"] != first["fingerprint"] || j["columns"] != first["columns"]) {
+      std::cerr << "fovea sweep merge: " << options.folders[s] << ": another study (or another version of it) than "
+                << options.folders[0] << "\n";
+      return kExitBadInput;
+    }
+    if (j["shard"]["count"] != first["shard"]["count"]) {
+      std::cerr << "fovea sweep merge: " << options.folders[s] << ": split into " << j["shard"]["count"].dump()
+                << " shards, " << options.folders[0] << " into " << first["shard"]["count"].dump() << "\n";
+      return kExitBadInput;
+    }
+    if (!shard_indices.insert(j["shard"]["index"].get<int>()).second) {
+      std::cerr << "fovea sweep merge: " << options.folders[s] << ": shard " << j["shard"]["index"].dump()
+                << " is given twice\n";
+      return kExitBadInput;
+    }
+  }
+  const auto columns = first["columns"].get<std::vector<std::string>>();
+  StudyRows rows;
+  for (std::size_t s = 0; s < shards.size(); ++s) {
+    try {
+      StudyRows shard_rows = read_study_table((fs::path(options.folders[s]) / "table.csv").string(), columns);
+      const int count = shards[s]["shard"]["count"].get<int>();
+      const int index = shards[s]["shard"]["index"].get<int>();
+      for (auto& [run, row] : shard_rows) {
+        if (run % count != index) {
+          std::cerr << "fovea sweep merge: " << options.folders[s] << "/table.csv: run " << run << " is not shard "
+                    << index << "/" << count << "'s\n";
+          return kExitBadInput;
+        }
+        rows.emplace(run, std::move(row));
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "fovea sweep merge: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
+  const auto total = first["runs_total"].get<std::int64_t>();
+  std::vector<std::int64_t> missing;
+  for (std::int64_t run = 0; run < total; ++run)
+    if (!rows.contains(run)) missing.push_back(run);
+
+  const fs::path out = options.out ? fs::path(*options.out) : fs::path("results") / "studies" / first["study"].get<std::string>();
+  std::error_code error;
+  if (const std::optional<Json> there = read_json(out / "sweep.json"); there && !there->contains("merged_from")) {
+    std::cerr << "fovea sweep merge: " << out.string() << " holds a sweep's own runs; give another --out\n";
+    return kExitBadInput;
+  }
+  Json merged;
+  for (const char* key : {"study", "study_file", "base_config", "fingerprint", "runs_total", "columns", "figures"})
+    merged[key] = first[key];
+  merged["merged_from"] = Json::array();
+  for (std::size_t s = 0; s < shards.size(); ++s)
+    merged["merged_from"].push_back(Json{{"folder", fs::absolute(options.folders[s]).lexically_normal().string()},
+                                         {"shard", shards[s]["shard"]},
+                                         {"status", shards[s].value("status", std::string("unknown"))},
+                                         {"wall_time_s", shards[s].value("wall_time_s", Json())},
+                                         {"machine", shards[s].value("machine", Json())}});
+  merged["runs_present"] = rows.size();
+  merged["runs_missing"] = missing;
+  merged.update(build_description());
+  merged["command_line"] = options.command_line;
+  merged["time_utc"] = utc_iso8601(std::chrono::system_clock::now());
+  try {
+    fs::create_directories(out);
+    write_study_table((out / "table.csv").string(), columns, rows);
+    write_json_atomically(out / "sweep.json", merged);
+  } catch (const std::exception& e) {
+    std::cerr << "fovea sweep merge: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  if (!options.quiet) {
+    std::cerr << "fovea sweep merge: " << rows.size() << " of " << total << " runs from " << shards.size()
+              << " shards; table: " << (out / "table.csv").string() << "\n";
+    if (!missing.empty())
+      std::cerr << "fovea sweep merge: " << missing.size() << " runs missing, the first " << missing.front()
+                << " (a shard not given, unfinished or failed; resume it, then merge again)\n";
+  }
+  if (options.figures && !first["figures"].empty() && !rows.empty() &&
+      draw_plots({"study", out.string()}, "fovea sweep merge") == PlotOutcome::failed)
+    return kExitFailure;
+  return missing.empty() ? kExitOk : kExitFailure;
+}
+
+}  // namespace fovea

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace fovea {
+
+/// `fovea sweep`'s options (docs/studies.md), filled by main.cpp from the command line.
+struct SweepOptions {
+  std::string study_path;                   ///< configs/studies/*.yaml with factors
+  std::vector<config::Override> overrides;  ///< --set: applied to every run, after the study's keys
+  std::optional<std::string> out;           ///< --out; none: results/studies/<name>[/shard-i-of-n]
+  int jobs = 0;                             ///< --jobs; 0: SLURM_CPUS_PER_TASK, else the machine's cores
+  std::optional<std::string> shard;         ///< --shard i/n; none: Slurm's array task, else all runs
+  bool figures = true;                      ///< false: --no-figures
+  bool quiet = false;
+  std::vector<std::string> command_line;    ///< argv, for sweep.json
+};
+
+/// `fovea sweep STUDY`: expands the study into runs, runs those of its shard that are not
+/// complete yet as `fovea run` processes, writes table.csv and sweep.json, and draws the
+/// study's figures. Returns the exit status (kExitOk; kExitFailure when a run failed;
+/// kExitBadInput for a bad study or output folder, with nothing run); a stop by SIGINT or
+/// SIGTERM ends the process by that signal, the table holding the runs finished.
+int sweep_command(const SweepOptions& options);
+
+struct SweepMergeOptions {
+  std::vector<std::string> folders;       ///< the shards' output folders
+  std::optional<std::string> out;         ///< none: results/studies/<name>
+  bool figures = true;
+  bool quiet = false;
+  std::vector<std::string> command_line;
+};
+
+/// `fovea sweep merge DIR...`: joins the tables of a study's shards into one table, as an
+/// unsharded sweep would have written it, and draws the figures.
+int sweep_merge_command(const SweepMergeOptions& options);
+
+}  // namespace fovea

@@ -1,0 +1,114 @@
+#include "study/study_plan.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "core/format.hpp"
+
+namespace fovea {
+
+std::vector<PlannedRun> plan_runs(const StudySettings& study) {
+  const auto finish = [&](std::vector<PlannedRun> runs, const std::vector<std::int64_t>& exclusion_hits) {
+    for (std::size_t e = 0; e < study.exclusions.size(); ++e)
+      if (exclusion_hits[e] == 0)
+        throw config::ConfigError(study.exclusions[e].where + ": exclude: matches no run of the crossing");
+    if (runs.empty()) throw config::ConfigError(study.source + ": exclude: every run is excluded");
+    return runs;
+  };
+  std::vector<PlannedRun> runs;
+  const std::size_t factor_count = study.factors.size();
+  std::vector<std::size_t> levels(factor_count, 0);
+  std::vector<std::int64_t> exclusion_hits(study.exclusions.size(), 0);
+  while (true) {
+    PlannedRun run;
+    run.levels = levels;
+    run.overrides = study.sets;
+    for (std::size_t f = 0; f < factor_count; ++f) {
+      const FactorLevel& level = study.factors[f].levels[levels[f]];
+      run.cells.insert(run.cells.end(), level.cells.begin(), level.cells.end());
+      run.overrides.insert(run.overrides.end(), level.sets.begin(), level.sets.end());
+    }
+    bool excluded = false;
+    for (std::size_t e = 0; e < study.exclusions.size(); ++e) {
+      bool matches = true;
+      for (const auto& [column, texts] : study.exclusions[e].columns) {
+        bool any = false;
+        for (const std::string& t : texts) any = any || run.cells[column] == t;
+        matches = matches && any;
+      }
+      if (matches) ++exclusion_hits[e];
+      excluded = excluded || matches;
+    }
+    if (!excluded) {
+      run.index = static_cast<std::int64_t>(runs.size());
+      runs.push_back(std::move(run));
+    }
+    // Next combination: the last factor varies fastest; past the last, done.
+    std::size_t f = factor_count;
+    while (f > 0) {
+      --f;
+      if (++levels[f] < study.factors[f].levels.size()) break;
+      levels[f] = 0;
+      if (f == 0) return finish(std::move(runs), exclusion_hits);
+    }
+  }
+}
+
+std::optional<Shard> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  const auto i = parse_finite_number(std::string_view(text).substr(0, slash));
+  const auto n = parse_finite_number(std::string_view(text).substr(slash + 1));
+  if (!i || !n || *i != static_cast<int>(*i) || *n != static_cast<int>(*n)) return std::nullopt;
+  if (*n < 1 || *n > 1e6 || *i < 0 || *i >= *n) return std::nullopt;
+  return Shard{static_cast<int>(*i), static_cast<int>(*n)};
+}
+
+std::optional<Shard> slurm_shard(const char* task_id, const char* task_count, const char* task_min) {
+  if (task_id == nullptr || task_count == nullptr || *task_id == '\0' || *task_count == '\0') return std::nullopt;
+  const auto id = parse_finite_number(task_id);
+  const auto count = parse_finite_number(task_count);
+  const auto min = task_min != nullptr && *task_min != '\0' ? parse_finite_number(task_min) : std::optional<double>(0.0);
+  const std::string shown = std::string("SLURM_ARRAY_TASK_ID=") + task_id + ", SLURM_ARRAY_TASK_COUNT=" + task_count +
+                            (task_min != nullptr ? std::string(", SLURM_ARRAY_TASK_MIN=") + task_min : "");
+  if (!id || !count || !min || *count < 1 || *count > 1e6)
+    throw std::invalid_argument(shown + ": not a job array's task; unset them or give --shard");
+  const std::optional<Shard> shard = parse_shard(format_number(*id - *min) + "/" + format_number(*count));
+  if (!shard)
+    throw std::invalid_argument(shown + ": the task is not one of 0 to count - 1 from the array's first task; "
+                                "use a contiguous array such as --array=0-" + format_number(*count - 1) + " (docs/studies.md)");
+  return shard;
+}
+
+std::string plan_fingerprint(const StudySettings& study, const std::string& base_config_text,
+                             const std::vector<PlannedRun>& runs) {
+  // FNV-1a over a canonical text: enough to tell studies apart, not a security measure.
+  std::uint64_t hash = 1469598103934665603ull;
+  const auto add = [&](const std::string& text) {
+    for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+    hash = (hash ^ 0xffu) * 1099511628211ull;  // a separator no text holds
+  };
+  add(base_config_text);
+  for (const std::string& column : study.table_columns()) add(column);
+  add(std::to_string(study.skip_frames));
+  for (const MetricSpec& m : study.metrics) {
+    add(m.column);
+    add(m.minus_column);
+  }
+  for (const PlannedRun& run : runs) {
+    add(std::to_string(run.index));
+    for (const std::string& cell : run.cells) add(cell);
+    for (const config::Override& o : run.overrides) add(o.assignment);
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+std::string run_folder_name(std::int64_t index, std::int64_t total) {
+  const std::size_t width = std::max<std::size_t>(std::to_string(std::max<std::int64_t>(total - 1, 0)).size(), 4);
+  std::string name = std::to_string(index);
+  return std::string(width > name.size() ? width - name.size() : 0, '0') + name;
+}
+
+}  // namespace fovea

@@ -1,0 +1,56 @@
+#pragma once
+
+// The runs of a study (docs/studies.md): the factors crossed in order, the last varying
+// fastest, less the excluded combinations. Run i is the i-th combination left, so a run's
+// index, folder name and table row are the same on every machine and in every shard.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "study/study_settings.hpp"
+
+namespace fovea {
+
+struct PlannedRun {
+  std::int64_t index = 0;
+  std::vector<std::size_t> levels;  ///< the level of each factor
+  std::vector<std::string> cells;   ///< the factors' table cells, in column order
+  /// Everything the run sets on top of the base config: the study's `set`, then each
+  /// factor's level in factor order (a later key wins, as with repeated --set).
+  std::vector<config::Override> overrides;
+};
+
+/// Every run of the study, in order. Throws config::ConfigError when nothing is left.
+std::vector<PlannedRun> plan_runs(const StudySettings& study);
+
+/// A share of the runs: those whose index is `index` modulo `count` (docs/studies.md).
+struct Shard {
+  int index = 0;  ///< from 0
+  int count = 1;
+  bool contains(std::int64_t run) const { return run % count == index; }
+  bool whole() const { return count == 1; }
+};
+
+/// "i/n" with 0 <= i < n; nullopt for anything else.
+std::optional<Shard> parse_shard(const std::string& text);
+
+/// The shard a Slurm job array gives (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, and
+/// SLURM_ARRAY_TASK_MIN when the array does not start at 0), from the values of those
+/// variables (null when unset). nullopt when the first two are not both set; throws
+/// std::invalid_argument with a message for values that make no shard.
+std::optional<Shard> slurm_shard(const char* task_id, const char* task_count, const char* task_min);
+
+/// A fingerprint of what the runs are: the base config's text, every run's overrides and
+/// cells, and the metrics. Two sweeps with the same fingerprint made the same runs and the
+/// same table columns, so their shards can be merged and a folder of theirs resumed.
+std::string plan_fingerprint(const StudySettings& study, const std::string& base_config_text,
+                             const std::vector<PlannedRun>& runs);
+
+/// The folder name of run `index` among `total`: zero-padded to the width of the largest
+/// index, so folders sort in run order ("0042" of 4000).
+std::string run_folder_name(std::int64_t index, std::int64_t total);
+
+}  // namespace fovea

@@ -1,0 +1,415 @@
+#include "study/study_settings.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
+
+#include "config/schema.hpp"
+#include "core/format.hpp"
+#include "record/csv_reader.hpp"
+
+namespace fovea {
+namespace {
+
+namespace fs = std::filesystem;
+using config::ConfigError;
+
+/// Messages point into the study file: "file:line:col: key: what".
+class StudyParser {
+ public:
+  explicit StudyParser(std::string source) : source_(std::move(source)) {}
+
+  std::string where(const YAML::Mark& mark) const {
+    if (mark.is_null()) return source_;
+    return source_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+  }
+  [[noreturn]] void fail(const YAML::Node& node, const YAML::Mark& fallback, const std::string& key,
+                         const std::string& message) const {
+    throw ConfigError(where(config::mark_of(node, fallback)) + ": " + (key.empty() ? "" : key + ": ") + message);
+  }
+
+  /// A mapping's keys must be among `allowed`; the first that is not gets a "did you mean".
+  void check_keys(const YAML::Node& map, const std::string& path, const std::vector<std::string>& allowed) const {
+    for (const auto& entry : map) {
+      const std::string key = entry.first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      const std::string near = config::closest(key, allowed);
+      std::string list;
+      for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      fail(entry.first, entry.first.Mark(), path.empty() ? key : path + "." + key,
+           "unknown key" + (near.empty() ? "; expected one of " + list : "; did you mean '" + near + "'?"));
+    }
+  }
+
+  std::string name(const YAML::Node& node, const YAML::Mark& fallback, const std::string& key) const {
+    if (!node.IsScalar() || !config::is_valid_name(node.Scalar()))
+      fail(node, fallback, key, "expected a name (letters, digits, - _ .), found " + config::found_text(node));
+    return node.Scalar();
+  }
+
+  std::string source_;
+};
+
+/// A value as --set takes it: the YAML text of the node, a flow list for lists.
+std::string yaml_text(const YAML::Node& node) {
+  if (node.IsScalar()) return node.Scalar();
+  YAML::Emitter out;
+  out << YAML::Flow << node;
+  return out.c_str();
+}
+
+/// A YAML value as JSON, for the figure specs the plotting script reads: numbers and
+/// booleans by their YAML spelling, everything else as strings.
+nlohmann::json to_json(const YAML::Node& node) {
+  if (node.IsSequence()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& item : node) list.push_back(to_json(item));
+    return list;
+  }
+  if (node.IsMap()) {
+    nlohmann::json object = nlohmann::json::object();
+    for (const auto& entry : node) object[entry.first.Scalar()] = to_json(entry.second);
+    return object;
+  }
+  if (!node.IsScalar()) return nullptr;
+  const std::string& text = node.Scalar();
+  if (node.Tag() != "!") {  // not quoted: a number or a boolean may be meant
+    if (text == "true") return true;
+    if (text == "false") return false;
+    if (const auto number = parse_finite_number(text)) return *number;
+  }
+  return text;
+}
+
+/// `sets` of a level or of the study: a mapping of config keys to values.
+void parse_sets(const StudyParser& p, const YAML::Node& map, const YAML::Mark& fallback, const std::string& path,
+                std::vector<config::Override>& out) {
+  if (map.IsNull()) return;
+  if (!map.IsMap()) p.fail(map, fallback, path, "expected a map of config keys to values, found " + config::found_text(map));
+  for (const auto& entry : map) {
+    const std::string key = entry.first.Scalar();
+    if (key.empty() || key.find('=') != std::string::npos)
+      p.fail(entry.first, entry.first.Mark(), path, "expected a config key such as schedule.kind, found '" + key + "'");
+    out.push_back({key + "=" + yaml_text(entry.second), p.where(entry.first.Mark())});
+  }
+}
+
+Factor parse_factor(const StudyParser& p, const std::string& name, const YAML::Node& node, const YAML::Mark& mark) {
+  const std::string path = "factors." + name;
+  Factor factor;
+  factor.name = name;
+  if (node.IsMap()) {
+    // The short form: one config key, a list of values.
+    p.check_keys(node, path, {"key", "values"});
+    const YAML::Node key = node["key"];
+    const YAML::Node values = node["values"];
+    if (!key || !key.IsScalar() || key.Scalar().empty())
+      p.fail(key ? key : node, mark, path + ".key", "expected the config key this factor sets, such as schedule.kind");
+    if (!values || !values.IsSequence() || values.size() == 0)
+      p.fail(values ? values : node, mark, path + ".values", "expected a list of one or more values");
+    factor.columns = {name};
+    for (const auto& value : values) {
+      if (!value.IsScalar() && !value.IsSequence())
+        p.fail(value, values.Mark(), path + ".values", "expected a value or a list, found " + config::found_text(value));
+      factor.levels.push_back({{yaml_text(value)}, {{key.Scalar() + "=" + yaml_text(value), p.where(value.Mark())}}});
+    }
+    return factor;
+  }
+  if (!node.IsSequence() || node.size() == 0)
+    p.fail(node, mark, path,
+           "expected {key: ..., values: [...]} or a list of levels {value: ..., set: {...}}, found " + config::found_text(node));
+  // The long form: levels, each with its table value(s) and the keys it sets.
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node level = node[i];
+    const std::string level_path = path + "[" + std::to_string(i) + "]";
+    if (!level.IsMap()) p.fail(level, node.Mark(), level_path, "expected {value: ..., set: {...}}, found " + config::found_text(level));
+    p.check_keys(level, level_path, {"value", "set"});
+    const YAML::Node value = level["value"];
+    if (!value) p.fail(level, node.Mark(), level_path + ".value", "missing: the level's value in the table");
+    std::vector<std::string> columns;
+    FactorLevel out;
+    if (value.IsMap()) {
+      // Several columns, such as budget_mode and budget.
+      for (const auto& cell : value) {
+        columns.push_back(p.name(cell.first, value.Mark(), level_path + ".value"));
+        if (!cell.second.IsScalar())
+          p.fail(cell.second, cell.first.Mark(), level_path + ".value." + columns.back(),
+                 "expected a value, found " + config::found_text(cell.second));
+        out.cells.push_back(cell.second.Scalar());
+      }
+      if (columns.empty()) p.fail(value, level.Mark(), level_path + ".value", "expected at least one column");
+    } else if (value.IsScalar() || value.IsSequence()) {
+      columns = {name};
+      out.cells.push_back(yaml_text(value));
+    } else {
+      p.fail(value, level.Mark(), level_path + ".value", "expected a value, found " + config::found_text(value));
+    }
+    if (i == 0) {
+      factor.columns = columns;
+    } else if (columns != factor.columns) {
+      p.fail(value, level.Mark(), level_path + ".value",
+             "every level of a factor names the same columns, in the same order, as its first level");
+    }
+    parse_sets(p, level["set"], level.Mark(), level_path + ".set", out.sets);
+    if (out.sets.empty()) p.fail(level, node.Mark(), level_path + ".set", "a level sets at least one config key");
+    factor.levels.push_back(std::move(out));
+  }
+  return factor;
+}
+
+MetricStat parse_stat(const StudyParser& p, const YAML::Node& node, const YAML::Mark& mark, const std::string& path) {
+  static const std::vector<std::pair<std::string, MetricStat::Kind>> kNames = {
+      {"mean", MetricStat::Kind::mean}, {"sd", MetricStat::Kind::sd},         {"min", MetricStat::Kind::min},
+      {"max", MetricStat::Kind::max},   {"sum", MetricStat::Kind::sum},       {"median", MetricStat::Kind::median},
+      {"count", MetricStat::Kind::count}};
+  const std::string text = node.IsScalar() ? node.Scalar() : "";
+  for (const auto& [n, kind] : kNames)
+    if (text == n) return {kind, 0, text};
+  if (text.size() > 1 && text[0] == 'p') {
+    const auto percent = parse_finite_number(std::string_view(text).substr(1));
+    if (percent && *percent > 0 && *percent <= 100) return {MetricStat::Kind::percentile, *percent, text};
+  }
+  p.fail(node, mark, path,
+         "expected a statistic: mean, sd, min, max, sum, median, count, or a percentile p<number> in (0, 100] "
+         "such as p5 or p99.9; found " + config::found_text(node));
+}
+
+void parse_metrics(const StudyParser& p, const YAML::Node& node, const YAML::Mark& mark, StudySettings& study) {
+  if (!node || !node.IsMap()) p.fail(node ? node : YAML::Node(), mark, "metrics", "expected a map with `columns` (and `skip_frames`)");
+  p.check_keys(node, "metrics", {"skip_frames", "columns"});
+  if (const YAML::Node skip = node["skip_frames"]) {
+    const auto value = skip.IsScalar() ? parse_finite_number(skip.Scalar()) : std::nullopt;
+    if (!value || *value < 0 || *value != std::floor(*value) || *value > 1e15)
+      p.fail(skip, node.Mark(), "metrics.skip_frames", "expected an integer >= 0, found " + config::found_text(skip));
+    study.skip_frames = static_cast<std::int64_t>(*value);
+  }
+  const YAML::Node columns = node["columns"];
+  if (!columns || !columns.IsMap() || columns.size() == 0)
+    p.fail(columns ? columns : node, node.Mark(), "metrics.columns",
+           "expected a map: metric name -> statistics, e.g. p_true: [mean, sd]");
+  for (const auto& entry : columns) {
+    MetricSpec metric;
+    metric.name = p.name(entry.first, entry.first.Mark(), "metrics.columns");
+    metric.where = p.where(entry.first.Mark());
+    const std::string path = "metrics.columns." + metric.name;
+    YAML::Node stats = entry.second;
+    metric.column = metric.name;
+    if (entry.second.IsMap()) {
+      // A derived metric: {column: frame_ms, minus: metrics_ms, stats: [...]}.
+      p.check_keys(entry.second, path, {"column", "minus", "stats"});
+      metric.column = p.name(entry.second["column"], entry.second.Mark(), path + ".column");
+      if (const YAML::Node minus = entry.second["minus"]) metric.minus_column = p.name(minus, entry.second.Mark(), path + ".minus");
+      stats = entry.second["stats"];
+    }
+    if (!stats || !stats.IsSequence() || stats.size() == 0)
+      p.fail(stats ? stats : entry.second, entry.first.Mark(), path, "expected a list of statistics, e.g. [mean, p95]");
+    for (const auto& s : stats) metric.stats.push_back(parse_stat(p, s, stats.Mark(), path));
+    study.metrics.push_back(std::move(metric));
+  }
+}
+
+/// The figure keys the plotting script knows (experiments/plots/study_figures.py).
+void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& study) {
+  if (!node.IsSequence()) p.fail(node, node.Mark(), "figures", "expected a list of figures");
+  const std::vector<std::string> columns = study.table_columns();
+  const auto has_column = [&](const std::string& c) { return std::find(columns.begin(), columns.end(), c) != columns.end(); };
+  std::set<std::string> files;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node figure = node[i];
+    const std::string path = "figures[" + std::to_string(i) + "]";
+    if (!figure.IsMap()) p.fail(figure, node.Mark(), path, "expected a map with file, kind, ...");
+    const YAML::Node kind = figure["kind"];
+    const std::string kind_text = kind && kind.IsScalar() ? kind.Scalar() : "";
+    std::vector<std::string> allowed = {"file", "kind", "title", "where", "panels", "rows", "series"};
+    std::vector<std::string> needed;
+    if (kind_text == "lines") {
+      allowed.insert(allowed.end(), {"x", "y", "log_x", "log_y", "x_label", "y_label"});
+      needed = {"x", "y"};
+    } else if (kind_text == "distribution") {
+      allowed.insert(allowed.end(), {"x", "column", "whiskers", "log_y", "y_label"});
+      needed = {"x", "column"};
+    } else if (kind_text == "scatter") {
+      allowed.insert(allowed.end(), {"x", "y", "diagonal", "log", "x_label", "y_label"});
+      needed = {"x", "y"};
+    } else {
+      p.fail(kind ? kind : figure, figure.Mark(), path + ".kind", "expected lines, distribution or scatter, found " +
+                                                                     (kind ? config::found_text(kind) : std::string("nothing")));
+    }
+    p.check_keys(figure, path, allowed);
+    const YAML::Node file = figure["file"];
+    const std::string file_name = p.name(file, figure.Mark(), path + ".file");
+    if (file_name.size() < 5 || file_name.substr(file_name.size() - 4) != ".png")
+      p.fail(file, figure.Mark(), path + ".file", "expected a PNG file name ending in .png");
+    if (!files.insert(file_name).second) p.fail(file, figure.Mark(), path + ".file", "a second figure with this name");
+    for (const std::string& key : needed)
+      if (!figure[key]) p.fail(figure, figure.Mark(), path + "." + key, "missing: a " + kind_text + " figure needs it");
+    const auto check_column = [&](const YAML::Node& n, const std::string& key) {
+      if (!n.IsScalar() || !has_column(n.Scalar()))
+        p.fail(n, figure.Mark(), key, "expected a column of the table, found " + config::found_text(n) +
+                                          (n.IsScalar() && !config::closest(n.Scalar(), columns).empty()
+                                               ? "; did you mean '" + config::closest(n.Scalar(), columns) + "'?"
+                                               : ""));
+    };
+    for (const char* key : {"x", "panels", "rows", "series"})
+      if (figure[key]) check_column(figure[key], path + "." + key);
+    if (const YAML::Node y = figure["y"]) {
+      if (y.IsSequence()) {
+        for (std::size_t k = 0; k < y.size(); ++k) check_column(y[k], path + ".y[" + std::to_string(k) + "]");
+      } else {
+        check_column(y, path + ".y");
+      }
+    }
+    if (const YAML::Node where = figure["where"]) {
+      if (!where.IsMap()) p.fail(where, figure.Mark(), path + ".where", "expected a map: column -> value or list of values");
+      for (const auto& entry : where) check_column(entry.first, path + ".where");
+    }
+    if (kind_text == "distribution") {
+      const std::string prefix = figure["column"].IsScalar() ? figure["column"].Scalar() : "";
+      std::vector<std::string> quantiles = {"p25", "median", "p75"};
+      if (const YAML::Node whiskers = figure["whiskers"]) {
+        if (!whiskers.IsSequence() || whiskers.size() != 2)
+          p.fail(whiskers, figure.Mark(), path + ".whiskers", "expected two statistics, such as [p5, p95]");
+        quantiles.push_back(whiskers[0].Scalar());
+        quantiles.push_back(whiskers[1].Scalar());
+      } else {
+        quantiles.insert(quantiles.end(), {"p5", "p95"});
+      }
+      for (const std::string& q : quantiles)
+        if (!has_column(prefix + "_" + q))
+          p.fail(figure["column"], figure.Mark(), path + ".column",
+                 "the box needs the table column " + prefix + "_" + q + "; add " + q + " to that metric's statistics");
+    }
+    study.figures.push_back(to_json(figure));
+  }
+}
+
+/// Exclusion entries: {column: value or [values]}; each must match some run of the crossing.
+void parse_exclusions(const StudyParser& p, const YAML::Node& node, StudySettings& study) {
+  if (!node.IsSequence()) p.fail(node, node.Mark(), "exclude", "expected a list of {column: value or [values]}");
+  const std::vector<std::string> columns = study.factor_columns();
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node entry = node[i];
+    const std::string path = "exclude[" + std::to_string(i) + "]";
+    if (!entry.IsMap() || entry.size() == 0) p.fail(entry, node.Mark(), path, "expected {column: value or [values], ...}");
+    Exclusion exclusion;
+    exclusion.where = p.where(entry.Mark());
+    for (const auto& column : entry) {
+      const std::string name = column.first.Scalar();
+      const auto at = std::find(columns.begin(), columns.end(), name);
+      if (at == columns.end())
+        p.fail(column.first, entry.Mark(), path, "'" + name + "' is not a factor's column" +
+                                                     (config::closest(name, columns).empty()
+                                                          ? ""
+                                                          : "; did you mean '" + config::closest(name, columns) + "'?"));
+      std::vector<std::string> texts;
+      if (column.second.IsSequence()) {
+        for (const auto& v : column.second) texts.push_back(yaml_text(v));
+      } else {
+        texts.push_back(yaml_text(column.second));
+      }
+      // Every text must be one of the column's levels: a typo would silently exclude nothing.
+      const auto column_index = static_cast<std::size_t>(at - columns.begin());
+      for (const std::string& t : texts) {
+        bool known = false;
+        std::size_t offset = 0;
+        for (const Factor& f : study.factors) {
+          if (column_index < offset + f.columns.size()) {
+            for (const FactorLevel& l : f.levels) known = known || l.cells[column_index - offset] == t;
+            break;
+          }
+          offset += f.columns.size();
+        }
+        if (!known) p.fail(column.second, column.first.Mark(), path + "." + name, "'" + t + "' is not one of its levels");
+      }
+      exclusion.columns.emplace_back(column_index, std::move(texts));
+    }
+    study.exclusions.push_back(std::move(exclusion));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> StudySettings::factor_columns() const {
+  std::vector<std::string> columns;
+  for (const Factor& f : factors) columns.insert(columns.end(), f.columns.begin(), f.columns.end());
+  return columns;
+}
+
+std::vector<std::string> StudySettings::metric_columns() const {
+  std::vector<std::string> columns;
+  for (const MetricSpec& m : metrics)
+    for (const MetricStat& s : m.stats) columns.push_back(m.name + "_" + s.name);
+  return columns;
+}
+
+std::vector<std::string> StudySettings::table_columns() const {
+  std::vector<std::string> columns = {"run"};
+  for (const std::string& c : factor_columns()) columns.push_back(c);
+  columns.push_back("frames");
+  for (const std::string& c : metric_columns()) columns.push_back(c);
+  return columns;
+}
+
+StudySettings load_study_text(const std::string& text, const std::string& source_name, const std::string& folder,
+                              const std::vector<config::Override>& extra_sets) {
+  const StudyParser p(source_name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(p.where(e.mark) + ": " + e.msg);
+  }
+  if (!root.IsMap()) throw ConfigError(source_name + ": expected a study: a map with name, base, factors, metrics");
+  p.check_keys(root, "", {"name", "base", "set", "factors", "exclude", "metrics", "figures"});
+  StudySettings study;
+  study.source = source_name;
+  const YAML::Mark top;
+  if (!root["name"]) throw ConfigError(source_name + ": name: missing: the study's name (its results folder)");
+  study.name = p.name(root["name"], top, "name");
+  const YAML::Node base = root["base"];
+  if (!base || !base.IsScalar() || base.Scalar().empty())
+    throw ConfigError(p.where(base ? base.Mark() : top) + ": base: expected the config every run starts from, "
+                      "relative to the study file");
+  fs::path base_path = base.Scalar();
+  if (base_path.is_relative()) base_path = fs::path(folder) / base_path;
+  std::error_code error;
+  if (!fs::is_regular_file(base_path, error))
+    p.fail(base, top, "base", base_path.string() + " is not a file");
+  study.base_config = fs::absolute(base_path).lexically_normal().string();
+  if (const YAML::Node sets = root["set"]) parse_sets(p, sets, top, "set", study.sets);
+  study.sets.insert(study.sets.end(), extra_sets.begin(), extra_sets.end());
+
+  const YAML::Node factors = root["factors"];
+  if (!factors || !factors.IsMap() || factors.size() == 0)
+    p.fail(factors ? factors : YAML::Node(), top, "factors", "expected a map of one or more factors, crossed in order");
+  std::set<std::string> seen = {"run", "frames"};
+  for (const auto& entry : factors) {
+    const std::string name = p.name(entry.first, entry.first.Mark(), "factors");
+    study.factors.push_back(parse_factor(p, name, entry.second, entry.first.Mark()));
+    for (const std::string& column : study.factors.back().columns)
+      if (!seen.insert(column).second)
+        p.fail(entry.first, entry.first.Mark(), "factors." + name,
+               "column '" + column + "' is already a column of the table (run, frames, or an earlier factor's)");
+  }
+  if (const YAML::Node exclude = root["exclude"]) parse_exclusions(p, exclude, study);
+  parse_metrics(p, root["metrics"], top, study);
+  for (const std::string& column : study.metric_columns())
+    if (!seen.insert(column).second)
+      throw ConfigError(source_name + ": metrics: column '" + column + "' is already a column of the table");
+  if (const YAML::Node figures = root["figures"]) check_figures(p, figures, study);
+  return study;
+}
+
+StudySettings load_study_file(const std::string& path, const std::vector<config::Override>& extra_sets) {
+  std::string text;
+  try {
+    text = read_file_text(path);
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(e.what());
+  }
+  return load_study_text(text, path, fs::absolute(path).parent_path().string(), extra_sets);
+}
+
+}  // namespace fovea

@@ -1,0 +1,83 @@
+#pragma once
+
+// A study (docs/studies.md): a base config, the factors to cross, the metrics to summarise
+// from each run's frames.csv, and the figures to draw from the table of runs. `fovea sweep`
+// reads it; this part turns the YAML into plain data and checks it, with file:line:col
+// errors, before any run starts.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.hpp"
+
+namespace fovea {
+
+/// One level of a factor: the table cells it writes (one per column of its factor) and the
+/// config keys it sets, as `fovea run --set` would.
+struct FactorLevel {
+  std::vector<std::string> cells;
+  std::vector<config::Override> sets;  ///< shown_as: the level's place in the study file
+};
+
+/// A factor: its table columns (usually one, named after the factor) and its levels.
+struct Factor {
+  std::string name;
+  std::vector<std::string> columns;
+  std::vector<FactorLevel> levels;
+};
+
+/// Runs left out of the crossing: those whose cells match every listed column (a cell
+/// matches when it is one of the column's texts).
+struct Exclusion {
+  std::vector<std::pair<std::size_t, std::vector<std::string>>> columns;  ///< (table column, allowed texts)
+  std::string where;  ///< file:line:col of the entry, for messages
+};
+
+/// The statistics a metric can ask for, over the frames of a run (docs/studies.md).
+/// Percentiles are nearest-rank, as summary.json's p95: `p5`, `p99`, `p99.9`.
+struct MetricStat {
+  enum class Kind { mean, sd, min, max, sum, median, count, percentile } kind = Kind::mean;
+  double percent = 0;  ///< for percentile, in (0, 100]
+  std::string name;    ///< as written: "mean", "p99"
+};
+
+/// One metric: a frames.csv column, optionally minus another column frame by frame, and
+/// the statistics of it that become the table's columns `<name>_<stat>`.
+struct MetricSpec {
+  std::string name;
+  std::string column;
+  std::string minus_column;  ///< "" for none
+  std::vector<MetricStat> stats;
+  std::string where;  ///< file:line:col, for messages about a column frames.csv lacks
+};
+
+struct StudySettings {
+  std::string source;        ///< the study file as named by the user
+  std::string name;          ///< folder name of its results
+  std::string base_config;   ///< absolute path of the config every run starts from
+  std::vector<config::Override> sets;  ///< keys set in every run, before the factors'
+  std::vector<Factor> factors;         ///< crossed in this order; the last varies fastest
+  std::vector<Exclusion> exclusions;
+  std::int64_t skip_frames = 0;        ///< frames dropped from the start of each run before summarising
+  std::vector<MetricSpec> metrics;
+  nlohmann::json figures = nlohmann::json::array();  ///< checked figure specs, for the plotting script
+
+  /// The factors' columns, in table order.
+  std::vector<std::string> factor_columns() const;
+  /// The metrics' columns `<name>_<stat>`, in table order.
+  std::vector<std::string> metric_columns() const;
+  /// Every column of the table: run, the factors' columns, frames, the metrics' columns.
+  std::vector<std::string> table_columns() const;
+};
+
+/// Reads and checks a study file. `extra_sets` (the sweep's --set) are applied to every run
+/// after the study's own. Throws config::ConfigError ("file:line:col: key: what").
+StudySettings load_study_file(const std::string& path, const std::vector<config::Override>& extra_sets = {});
+/// The same from text; `source_name` names it in messages and `folder` resolves `base`.
+StudySettings load_study_text(const std::string& text, const std::string& source_name, const std::string& folder,
+                              const std::vector<config::Override>& extra_sets = {});
+
+}  // namespace fovea

@@ -1,0 +1,125 @@
+#include "study/study_table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include "core/format.hpp"
+#include "record/column_stats.hpp"
+#include "record/csv_writer.hpp"
+
+namespace fovea {
+
+namespace {
+
+/// One statistic of a metric's values (missing cells already left out); "" when there are
+/// none, or for sd with fewer than two.
+std::string statistic(const MetricStat& stat, std::vector<double>& values) {
+  const std::size_t n = values.size();
+  if (stat.kind == MetricStat::Kind::count) return format_number(static_cast<std::int64_t>(n));
+  if (n == 0) return "";
+  double sum = 0;
+  for (const double v : values) sum += v;
+  switch (stat.kind) {
+    case MetricStat::Kind::mean:
+      return format_number(sum / static_cast<double>(n));
+    case MetricStat::Kind::sum:
+      return format_number(sum);
+    case MetricStat::Kind::sd: {
+      if (n < 2) return "";
+      const double mean = sum / static_cast<double>(n);
+      double squares = 0;
+      for (const double v : values) squares += (v - mean) * (v - mean);
+      return format_number(std::sqrt(squares / static_cast<double>(n - 1)));
+    }
+    default:
+      break;
+  }
+  std::sort(values.begin(), values.end());
+  switch (stat.kind) {
+    case MetricStat::Kind::min:
+      return format_number(values.front());
+    case MetricStat::Kind::max:
+      return format_number(values.back());
+    case MetricStat::Kind::median:
+      // As summary.json: the middle value, or the mean of the two middle values.
+      return format_number(n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]));
+    default:
+      return format_number(nearest_rank(values, stat.percent));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> summarise_run(const StudySettings& study, const PlannedRun& run, const CsvTable& frames,
+                                       const std::string& frames_path) {
+  std::vector<std::string> row = {format_number(run.index)};
+  row.insert(row.end(), run.cells.begin(), run.cells.end());
+  const std::size_t first = static_cast<std::size_t>(std::min<std::int64_t>(study.skip_frames, static_cast<std::int64_t>(frames.rows.size())));
+  row.push_back(format_number(static_cast<std::int64_t>(frames.rows.size() - first)));
+  const auto column_of = [&](const MetricSpec& metric, const std::string& name) {
+    const std::optional<std::size_t> c = frames.column(name);
+    if (!c)
+      throw std::runtime_error(metric.where + ": metrics.columns." + metric.name + ": " + frames_path + " has no column '" +
+                               name + "' (docs/results.md lists them; ground-truth columns need ground_truth: true)");
+    return *c;
+  };
+  std::vector<double> values;
+  for (const MetricSpec& metric : study.metrics) {
+    const std::size_t column = column_of(metric, metric.column);
+    const bool has_minus = !metric.minus_column.empty();
+    const std::size_t minus = has_minus ? column_of(metric, metric.minus_column) : column;
+    values.clear();
+    for (std::size_t r = first; r < frames.rows.size(); ++r) {
+      const std::optional<double> a = parse_finite_number(frames.rows[r].cells[column]);
+      if (!a) continue;  // an empty cell: the value does not apply to this frame
+      if (!has_minus) {
+        values.push_back(*a);
+        continue;
+      }
+      const std::optional<double> b = parse_finite_number(frames.rows[r].cells[minus]);
+      if (b) values.push_back(*a - *b);
+    }
+    for (const MetricStat& stat : metric.stats) {
+      std::vector<double> copy = values;
+      row.push_back(statistic(stat, copy));
+    }
+  }
+  return row;
+}
+
+void write_study_table(const std::string& path, const std::vector<std::string>& columns, const StudyRows& rows) {
+  const std::string partial = path + ".partial";
+  {
+    CsvWriter csv(partial, columns);
+    for (const auto& [index, row] : rows) {
+      if (row.size() != columns.size())
+        throw std::runtime_error(path + ": run " + std::to_string(index) + " has " + std::to_string(row.size()) +
+                                 " cells for " + std::to_string(columns.size()) + " columns");
+      for (const std::string& cell : row) csv.cell(std::string_view(cell));
+      csv.end_row(CsvWriter::Flush::later);
+    }
+    csv.flush(true);
+  }
+  std::filesystem::rename(partial, path);
+}
+
+StudyRows read_study_table(const std::string& path, const std::vector<std::string>& columns) {
+  const CsvTable table = read_csv(path);
+  if (table.header != columns)
+    throw std::runtime_error(path + ":" + std::to_string(table.header_line) +
+                             ": its columns are not this study's (another study, or another version of it)");
+  StudyRows rows;
+  for (const CsvRow& row : table.rows) {
+    const std::optional<double> index = parse_finite_number(row.cells[0]);
+    if (!index || *index < 0 || *index != std::floor(*index))
+      throw std::runtime_error(path + ":" + std::to_string(row.line) + ": run: expected a run index, found '" +
+                               row.cells[0] + "'");
+    if (!rows.emplace(static_cast<std::int64_t>(*index), row.cells).second)
+      throw std::runtime_error(path + ":" + std::to_string(row.line) + ": run " + row.cells[0] + " appears twice");
+  }
+  return rows;
+}
+
+}  // namespace fovea
