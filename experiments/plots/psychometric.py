@@ -237,13 +237,16 @@ def plot_threshold(plt, np, fit_data, fits, path):
     plt.close(figure)
 
 
-def main():
-    parser = argparse.ArgumentParser(description="Plots of a fovea fit (docs/cli.md, fovea fit).")
+def main(argv=None, prog=None):
+    """Draws the two PNGs of a fit. argv: the arguments after the program name (default
+    sys.argv[1:]); prog: the name usage and errors give (fovea_plots.py passes "fovea_plots.py
+    fit"). Exits through sys.exit on an error, as a script does."""
+    parser = argparse.ArgumentParser(prog=prog, description="Plots of a fovea fit (docs/cli.md, fovea fit).")
     parser.add_argument("fit", help="<stem>_fit.json written by fovea fit")
     parser.add_argument("--conditions", help="<stem>_conditions.csv (default: the one named in the JSON, beside it)")
     parser.add_argument("--out", help="folder for the PNGs (default: the JSON's folder)")
     parser.add_argument("--stem", help="the PNGs' name stem (default: the JSON's name without _fit.json)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     folder = os.path.dirname(args.fit) or "."
     stem = args.stem or os.path.basename(args.fit).removesuffix(".json").removesuffix("_fit")
