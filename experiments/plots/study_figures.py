@@ -63,8 +63,9 @@ mean (n - 1 degrees of freedom; none when n < 2).
 - `x` (required): a column whose values are the categories along the x axis (e.g. scheduler).
 - `column` (required): a prefix P: the box spans P_p25 to P_p75 with a line at P_median, the
   whiskers reach P_p5 and P_p95. Each of these is the median, over the rows behind the box,
-  of that column (rows missing one of them are left out). Under each box, n: the number of
-  rows behind it; under the figure, a note of what the box and whiskers are.
+  of that column (rows missing one of them are left out). Under the figure, a note says what
+  the box and whiskers are and n, the number of rows behind each box: once when every box has
+  the same n, else n is written under each box.
 - `whiskers`: two stat names for the whiskers instead, e.g. ["p1", "p99"] for P_p1 and P_p99.
 - `log_y`: boolean (default false); `x_label`, `y_label`: the axis labels (default `x`, P).
 
@@ -97,11 +98,13 @@ Example sweep.json "figures":
 
 import argparse
 import csv
+import io
 import json
 import math
 import os
 import re
 import sys
+import textwrap
 
 PREFIX = "fovea sweep"
 
@@ -463,13 +466,35 @@ class Grid:
             self.fig.suptitle(self.spec.title, fontsize=10)
         self.fig.tight_layout()
         if note:
-            self.fig.text(0.01, 0.0, note, fontsize=7, color="0.3", ha="left", va="top",
-                          transform=self.fig.transFigure)
+            # Wrapped to the subplots' width (about 17 characters an inch at 7 points), so the
+            # note never widens the PNG.
+            characters = int(17 * SUBPLOT_WIDTH_IN * self.figure_columns)
+            self.fig.text(0.01, 0.0, textwrap.fill(note, characters), fontsize=7, color="0.3", ha="left",
+                          va="top", transform=self.fig.transFigure)
         if handles:
             self.fig.legend(list(handles.values()), list(handles.keys()), title=legend_title,
                             loc="upper left", bbox_to_anchor=(1.0, 0.98 if self.spec.title else 1.0),
                             bbox_transform=self.fig.transFigure, frameon=False)
-        self.fig.savefig(path, dpi=DPI, bbox_inches="tight", pad_inches=0.08)
+        save_png(self.fig, path)
+
+
+def save_png(fig, path):
+    """Writes the figure as a PNG of at most 256 colours: a plot has few, and the palette makes
+    the file about a third of the full-colour one (a 3 x 4 grid of bands: 70 kB, not 225 kB).
+    Pillow, which matplotlib writes its PNGs with, does the quantizing; without it, the PNG is
+    full colour."""
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.08)
+    try:
+        from PIL import Image
+    except ImportError:
+        with open(path, "wb") as f:
+            f.write(png.getvalue())
+        return
+    # Median cut keeps the white background exactly white (the fast octree makes it 254).
+    median_cut = getattr(Image, "Quantize", Image).MEDIANCUT  # Image.Quantize since Pillow 9.1
+    png.seek(0)
+    Image.open(png).convert("RGB").quantize(colors=256, method=median_cut).save(path, "PNG", optimize=True)
 
 
 def series_of(figure, table, rows):
@@ -555,6 +580,7 @@ def draw_distribution(plt, figure, table, rows, path, log):
     all_series = series_of(figure, table, rows)
     width = 0.8 / len(all_series)
     handles = {}
+    counted = []  # (axes, position, n) of every box
     for ax, label, mine in grid.cells():
         drawn = False
         for s, (key, series_label, colour) in enumerate(all_series):
@@ -578,9 +604,7 @@ def draw_distribution(plt, figure, table, rows, path, log):
                            medianprops={"color": "black", "linewidth": 1.2},
                            whiskerprops={"color": colour, "linewidth": 1.0},
                            capprops={"color": colour, "linewidth": 1.0})
-            for position, n in zip(positions, counts):
-                ax.text(position, 0.01, f"n={n}", transform=ax.get_xaxis_transform(), ha="center", va="bottom",
-                        fontsize=6, color="0.35")
+            counted += [(ax, position, n) for position, n in zip(positions, counts)]
             if series_label is not None:
                 handles.setdefault(series_label, boxes["boxes"][0])
         if not drawn:
@@ -589,17 +613,26 @@ def draw_distribution(plt, figure, table, rows, path, log):
         ax.grid(True, axis="y", alpha=0.3)
         if figure.log_y:
             ax.set_yscale("log")
-        ax.margins(y=0.1)  # room for the n under the boxes
     labels = [category_label for _, category_label in categories]
     tilted = sum(len(t) for t in labels) > 36
     for ax in grid.axes.flat:
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels(labels, rotation=30 if tilted else 0, ha="right" if tilted else "center")
         ax.set_xlim(-0.6, len(labels) - 0.4)
+    # One n for every box is said once, in the note; else each box has its own under it,
+    # upright when boxes stand side by side.
+    counts = {n for _, _, n in counted}
+    if len(counts) > 1:
+        for ax, position, n in counted:
+            ax.text(position, 0.01, f"n={n}", transform=ax.get_xaxis_transform(), ha="center", va="bottom",
+                    fontsize=6, color="0.35", rotation=90 if len(all_series) > 2 else 0)
+        for ax in grid.axes.flat:
+            ax.margins(y=0.18 if len(all_series) > 2 else 0.1)
+    behind = f"n = {counts.pop()} runs behind every box" if len(counts) == 1 else "n: the runs behind each box"
     grid.label_axes(figure.x_label or figure.x, figure.y_label or figure.column)
     grid.finish(handles, figure.series, path,
-                note=f"Boxes: {figure.column}_p25 to _p75, line at _median; whiskers: _{figure.whiskers[0]} to "
-                     f"_{figure.whiskers[1]}; each the median over the n runs behind the box.")
+                note=f"Box: {figure.column}_p25 to _p75, line at _median; whiskers: _{figure.whiskers[0]} to "
+                     f"_{figure.whiskers[1]}; each the median over the runs behind the box; {behind}.")
     plt.close(grid.fig)
 
 
