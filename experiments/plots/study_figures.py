@@ -46,9 +46,13 @@ A figure is a JSON object. Every kind takes:
 - `rows`: a column; one subplot row per distinct value.
 - `series`: a column; one colour per distinct value, named in the legend (right of the plots).
 
+Any other key is an error, so that a misspelt one does not pass unnoticed. An empty cell in a
+`panels`, `rows`, `series` or category column is a value of its own, shown as "(empty)".
+
 `lines`: the mean of y against x, over the runs that share a subplot, a series and an x value
 (e.g. over the seeds), with markers at the means and a shaded 95 % Student-t interval of the
-mean (n - 1 degrees of freedom; none when n < 2).
+mean (n - 1 degrees of freedom; none when n < 2). A row with x or y missing is left out of
+that mean.
 
 - `x` (required): a numeric column.
 - `y` (required): a list of one or more numeric columns (a single name is taken as a list of
@@ -69,7 +73,7 @@ mean (n - 1 degrees of freedom; none when n < 2).
 - `whiskers`: two stat names for the whiskers instead, e.g. ["p1", "p99"] for P_p1 and P_p99.
 - `log_y`: boolean (default false); `x_label`, `y_label`: the axis labels (default `x`, P).
 
-`scatter`: one point per run.
+`scatter`: one point per run with both x and y; N below counts these points.
 
 - `x`, `y` (required): numeric columns.
 - `diagonal`: boolean (default false): draw y = x across the data's range, on equal axes. A
@@ -82,8 +86,9 @@ mean (n - 1 degrees of freedom; none when n < 2).
 Subplots share an axis where it holds the same thing on the same scale: the x axis of lines
 and distribution figures always, a logarithmic y axis along a row of subplots, both axes of a
 logarithmic scatter without a diagonal; a linear y axis is each subplot's own, so small values
-in one panel are not flattened by large ones in another, and so are the equal axes of a
-scatter with a diagonal. PNGs are drawn at 100 dpi, about 3.2 x 2.6 inches per subplot.
+in one panel are not flattened by large ones in another, and so are both axes of a linear
+scatter and the equal axes of a scatter with a diagonal. PNGs are drawn at 100 dpi, about
+3.2 x 2.6 inches per subplot, in at most 256 colours (tens of kB each).
 
 Example sweep.json "figures":
 
@@ -169,9 +174,9 @@ def regularized_incomplete_beta(a, b, x):
         return 0.0
     if x >= 1.0:
         return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x > (a + 1) / (a + b + 2):  # the fraction converges fast only on this side
+    if x > (a + 1) / (a + b + 2):  # the fraction converges fast only on the other side
         return 1.0 - regularized_incomplete_beta(b, a, 1.0 - x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
     tiny = 1e-300
     c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
     d = 1.0 / (d if abs(d) > tiny else tiny)
@@ -459,7 +464,7 @@ class Grid:
                 if j == 0:
                     ax.set_ylabel(y_label)
 
-    def finish(self, handles, legend_title, path, note=None):
+    def finish(self, legend, legend_title, path, note=None):
         """Title, legend right of the subplots (never over the data), a note under them, and
         the PNG."""
         if self.spec.title:
@@ -471,8 +476,9 @@ class Grid:
             characters = int(17 * SUBPLOT_WIDTH_IN * self.figure_columns)
             self.fig.text(0.01, 0.0, textwrap.fill(note, characters), fontsize=7, color="0.3", ha="left",
                           va="top", transform=self.fig.transFigure)
-        if handles:
-            self.fig.legend(list(handles.values()), list(handles.keys()), title=legend_title,
+        entries = legend.entries()
+        if entries:
+            self.fig.legend([artist for _, artist in entries], [name for name, _ in entries], title=legend_title,
                             loc="upper left", bbox_to_anchor=(1.0, 0.98 if self.spec.title else 1.0),
                             bbox_transform=self.fig.transFigure, frameon=False)
         save_png(self.fig, path)
@@ -495,6 +501,21 @@ def save_png(fig, path):
     median_cut = getattr(Image, "Quantize", Image).MEDIANCUT  # Image.Quantize since Pillow 9.1
     png.seek(0)
     Image.open(png).convert("RGB").quantize(colors=256, method=median_cut).save(path, "PNG", optimize=True)
+
+
+class Legend:
+    """The legend's entries in a fixed order (series by series, then the marks), whichever
+    subplot drew each first."""
+
+    def __init__(self, names):
+        self.artists = dict.fromkeys(names)
+
+    def add(self, name, artist):
+        if self.artists.get(name) is None:
+            self.artists[name] = artist
+
+    def entries(self):
+        return [(name, artist) for name, artist in self.artists.items() if artist is not None]
 
 
 def series_of(figure, table, rows):
@@ -532,7 +553,13 @@ def tick_at_values(ax, values):
 def draw_lines(plt, figure, table, rows, path, log):
     grid = Grid(plt, figure, table, rows, share_x="all", share_y="row" if figure.log_y else False)
     all_series = series_of(figure, table, rows)
-    handles = {}
+
+    def entry(series_label, y_column):
+        """The legend's name of a line: its series value and, when there are several, its y."""
+        names = [n for n in (series_label, y_column if len(figure.y) > 1 else None) if n is not None]
+        return ", ".join(names)
+
+    legend = Legend(entry(label, y) for _, label, _ in all_series for y in figure.y)
     for ax, label, mine in grid.cells():
         drawn = False
         for key, series_label, colour in all_series:
@@ -554,11 +581,10 @@ def draw_lines(plt, figure, table, rows, path, log):
                 low = [p[1] - p[2] for p in points]
                 high = [p[1] + p[2] for p in points]
                 ax.fill_between(x, low, high, color=colour, alpha=0.18, linewidth=0)
-                names = [n for n in (series_label, y_column if len(figure.y) > 1 else None) if n is not None]
                 (line,) = ax.plot(x, mean, color=colour, linestyle=LINE_STYLES[k % len(LINE_STYLES)],
                                   marker=MARKERS[k % len(MARKERS)], markersize=3.5, linewidth=1.3)
-                if names:
-                    handles.setdefault(", ".join(names), line)
+                if entry(series_label, y_column):
+                    legend.add(entry(series_label, y_column), line)
         if not drawn:
             note_empty(ax)
         ax.set_title(label)
@@ -570,7 +596,7 @@ def draw_lines(plt, figure, table, rows, path, log):
     if figure.log_x:
         tick_at_values(grid.axes[0][0], table.values(figure.x, rows))
     grid.label_axes(figure.x_label or figure.x, figure.y_label or ", ".join(figure.y))
-    grid.finish(handles, figure.series, path)
+    grid.finish(legend, figure.series, path)
     plt.close(grid.fig)
 
 
@@ -579,7 +605,7 @@ def draw_distribution(plt, figure, table, rows, path, log):
     categories = table.values(figure.x, rows)
     all_series = series_of(figure, table, rows)
     width = 0.8 / len(all_series)
-    handles = {}
+    legend = Legend(label for _, label, _ in all_series if label is not None)
     counted = []  # (axes, position, n) of every box
     for ax, label, mine in grid.cells():
         drawn = False
@@ -606,7 +632,7 @@ def draw_distribution(plt, figure, table, rows, path, log):
                            capprops={"color": colour, "linewidth": 1.0})
             counted += [(ax, position, n) for position, n in zip(positions, counts)]
             if series_label is not None:
-                handles.setdefault(series_label, boxes["boxes"][0])
+                legend.add(series_label, boxes["boxes"][0])
         if not drawn:
             note_empty(ax)
         ax.set_title(label)
@@ -630,7 +656,7 @@ def draw_distribution(plt, figure, table, rows, path, log):
             ax.margins(y=0.18 if len(all_series) > 2 else 0.1)
     behind = f"n = {counts.pop()} runs behind every box" if len(counts) == 1 else "n: the runs behind each box"
     grid.label_axes(figure.x_label or figure.x, figure.y_label or figure.column)
-    grid.finish(handles, figure.series, path,
+    grid.finish(legend, figure.series, path,
                 note=f"Box: {figure.column}_p25 to _p75, line at _median; whiskers: _{figure.whiskers[0]} to "
                      f"_{figure.whiskers[1]}; each the median over the runs behind the box; {behind}.")
     plt.close(grid.fig)
@@ -642,7 +668,7 @@ def draw_scatter(plt, figure, table, rows, path, log):
     shared = "all" if figure.log and not figure.diagonal else False
     grid = Grid(plt, figure, table, rows, share_x=shared, share_y=shared)
     all_series = series_of(figure, table, rows)
-    handles = {}
+    legend = Legend([label for _, label, _ in all_series if label is not None] + ["y = x", "below the diagonal"])
     for ax, label, mine in grid.cells():
         points, below, skipped = [], [], 0
         for key, series_label, colour in all_series:
@@ -661,7 +687,7 @@ def draw_scatter(plt, figure, table, rows, path, log):
             drawn = ax.scatter([p[0] for p in mine_points], [p[1] for p in mine_points], s=14, color=colour,
                                alpha=0.75, linewidths=0)
             if series_label is not None:
-                handles.setdefault(series_label, drawn)
+                legend.add(series_label, drawn)
             points += mine_points
         title = [label] if label else []
         if not points:
@@ -672,7 +698,7 @@ def draw_scatter(plt, figure, table, rows, path, log):
                 lo = min(min(p) for p in points)
                 hi = max(max(p) for p in points)
                 (line,) = ax.plot([lo, hi], [lo, hi], color="0.35", linestyle="--", linewidth=1.0, zorder=1)
-                handles.setdefault("y = x", line)
+                legend.add("y = x", line)
                 if figure.log:
                     pad = (hi / lo) ** 0.05 if hi > lo else 2.0
                     limits = (lo / pad, hi * pad)
@@ -684,7 +710,7 @@ def draw_scatter(plt, figure, table, rows, path, log):
             if below:
                 crosses = ax.scatter([p[0] for p in below], [p[1] for p in below], marker="x", s=40,
                                      color=BELOW_DIAGONAL_COLOUR, linewidths=1.5, zorder=5)
-                handles.setdefault("below the diagonal", crosses)
+                legend.add("below the diagonal", crosses)
             title.append(f"below the diagonal: {len(below)} of {len(points)}")
             log(f"{PREFIX}: figure {figure.file}{', ' + label if label else ''}: "
                 f"below the diagonal: {len(below)} of {len(points)}")
@@ -696,7 +722,7 @@ def draw_scatter(plt, figure, table, rows, path, log):
         ax.set_title("\n".join(title), color=BELOW_DIAGONAL_COLOUR if below else "black")
         ax.grid(True, alpha=0.3)
     grid.label_axes(figure.x_label or figure.x, figure.y_label or figure.y)
-    grid.finish(handles, figure.series, path)
+    grid.finish(legend, figure.series, path)
     plt.close(grid.fig)
 
 
