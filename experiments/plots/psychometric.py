@@ -2,9 +2,11 @@
 """Plots of a `fovea fit`: the psychometric functions and the threshold against eccentricity.
 
 `fovea fit` runs this script after writing its outputs, when python3 can import matplotlib
-(docs/cli.md, "fovea fit"). It can also be run by hand on a fit's JSON:
+(docs/cli.md, "fovea fit"). It can also be run by hand on a fit's JSON, directly or through
+fovea's one plotting entry point, fovea_plots.py, which hands `fit` to main() here:
 
     python3 experiments/plots/psychometric.py results/model_fit.json [--out DIR]
+    python3 experiments/plots/fovea_plots.py fit results/model_fit.json [--out DIR]
 
 It reads <stem>_fit.json and <stem>_conditions.csv and writes two PNGs into --out (default:
 the JSON's folder):
@@ -237,13 +239,16 @@ def plot_threshold(plt, np, fit_data, fits, path):
     plt.close(figure)
 
 
-def main():
-    parser = argparse.ArgumentParser(description="Plots of a fovea fit (docs/cli.md, fovea fit).")
-    parser.add_argument("fit", help="<stem>_fit.json written by fovea fit")
+def main(argv=None, prog=None):
+    """Draws the two PNGs of a fit. argv: the arguments after the program name (default
+    sys.argv[1:]); prog: the name usage and errors give (fovea_plots.py passes "fovea_plots.py
+    fit"). Exits through sys.exit on an error, as a script does."""
+    parser = argparse.ArgumentParser(prog=prog, description="Plots of a fovea fit (docs/cli.md, fovea fit).")
+    parser.add_argument("fit", metavar="FIT_JSON", help="<stem>_fit.json written by fovea fit")
     parser.add_argument("--conditions", help="<stem>_conditions.csv (default: the one named in the JSON, beside it)")
     parser.add_argument("--out", help="folder for the PNGs (default: the JSON's folder)")
     parser.add_argument("--stem", help="the PNGs' name stem (default: the JSON's name without _fit.json)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     folder = os.path.dirname(args.fit) or "."
     stem = args.stem or os.path.basename(args.fit).removesuffix(".json").removesuffix("_fit")

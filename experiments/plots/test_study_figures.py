@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Self-check of fovea_plots.py: exit status 0 when every check passes.
+
+    python3 experiments/plots/test_study_figures.py [--keep DIR]
+
+Builds a synthetic sweep in a temporary folder (2 placements x 3 entity counts x 2 schedulers
+x 4 budgets x 3 seeds = 144 runs, figures of every kind, one scatter with exactly one point
+below the diagonal), runs `fovea_plots.py study` on it as a subprocess and checks the PNGs, the
+"below the diagonal" counts it prints, the exit statuses of bad specs (2, naming the figure's
+file) and of other failures (1), and the Student-t quantiles behind the lines' bands. Then
+`fovea_plots.py fit` on a small fit made here, whose fitted probabilities come from
+psychometric.py's own f(e, g). --keep DIR keeps the synthetic sweep and its figures in DIR (to
+look at them). Needs matplotlib and numpy, as fovea_plots.py does.
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "fovea_plots.py")
+sys.path.insert(0, HERE)
+
+import psychometric  # noqa: E402  (found through the path set just above)
+import study_figures  # noqa: E402
+
+PLACEMENTS = ["packed", "spread"]
+ENTITIES = [100, 1000, 10000]
+SCHEDULERS = ["round_robin", "eccentricity"]
+BUDGETS = [1000, 3000, 10000, 30000]
+SEEDS = [1, 2, 3]
+STATS = ["p1", "p5", "p25", "median", "p75", "p95", "p99", "max"]
+COLUMNS = (["run", "entities", "placement", "scheduler", "budget_mode", "budget", "seed", "frames",
+            "p_true_mean", "p_est_mean", "nabla_true_mean", "nabla_est_mean"] + [f"step_ms_{s}" for s in STATS])
+
+# The one run whose p_est is below its p_true: the point the diagonal figure exists to show.
+BELOW_RUN = 100
+# A run whose p_est is below p_true by less than the tolerance (rounding): not below.
+ROUNDING_RUN = 101
+# A run with nabla_true 0: left out of the log scatter.
+ZERO_NABLA_RUN = 7
+
+FIGURES = [
+    {"file": "step_time.png", "kind": "lines", "title": "step time against the work budget",
+     "x": "budget", "y": ["step_ms_median", "step_ms_p95"], "series": "scheduler", "panels": "entities",
+     "rows": "placement", "log_x": True, "log_y": True, "x_label": "work budget (sphere tests)",
+     "y_label": "step (ms)", "where": {"budget_mode": "work"}},
+    {"file": "p_true.png", "kind": "lines", "x": "budget", "y": ["p_true_mean"], "series": "scheduler",
+     "panels": "entities", "log_x": True, "where": {"placement": "packed"}},
+    {"file": "step_spread.png", "kind": "distribution", "title": "step time per scheduler, budget 3000",
+     "x": "scheduler", "column": "step_ms", "series": "placement", "panels": "entities", "log_y": True,
+     "y_label": "step (ms)", "where": {"budget": [3000, "3e3"]}},
+    {"file": "step_tails.png", "kind": "distribution", "x": "placement", "column": "step_ms",
+     "whiskers": ["p1", "p99"], "panels": "scheduler"},
+    {"file": "p_est_vs_true.png", "kind": "scatter", "title": "P estimated against true",
+     "x": "p_true_mean", "y": "p_est_mean", "series": "scheduler", "panels": "placement", "diagonal": True,
+     "x_label": "P true (noticed gaps)", "y_label": "P estimated"},
+    {"file": "nabla_log.png", "kind": "scatter", "x": "nabla_true_mean", "y": "nabla_est_mean",
+     "series": "entities", "rows": "placement", "log": True, "diagonal": True},
+    {"file": "frames_vs_step.png", "kind": "scatter", "x": "frames", "y": "step_ms_median"},
+]
+
+# The "below the diagonal" counts the study must print, by figure and subplot.
+EXPECTED_BELOW = {
+    ("p_est_vs_true.png", "placement = packed"): (0, 72),
+    ("p_est_vs_true.png", "placement = spread"): (1, 72),
+    ("nabla_log.png", "placement = packed"): (0, 71),
+    ("nabla_log.png", "placement = spread"): (0, 72),
+}
+
+# Bad specs, each alone in a sweep.json: (spec, words its message must hold besides the file).
+BAD_SPECS = [
+    ({"file": "bad_kind.png", "kind": "histogram", "x": "budget"}, ["kind", "histogram"]),
+    ({"file": "bad_column.png", "kind": "lines", "x": "budgt", "y": ["p_true_mean"]}, ["budgt"]),
+    ({"file": "bad_y.png", "kind": "lines", "x": "budget", "y": ["p_true_mean", "p_nope"]}, ["p_nope"]),
+    ({"file": "bad_series.png", "kind": "scatter", "x": "frames", "y": "frames", "series": "colour"}, ["colour"]),
+    ({"file": "bad_stat.png", "kind": "distribution", "x": "scheduler", "column": "step_ms",
+      "whiskers": ["p2", "p98"]}, ["step_ms_p2"]),
+    ({"file": "bad_where.png", "kind": "lines", "x": "budget", "y": ["p_true_mean"],
+      "where": {"entities": 7}}, ["no rows left", "entities"]),
+    ({"file": "bad_where_together.png", "kind": "lines", "x": "budget", "y": ["p_true_mean"],
+      "where": {"entities": 100, "run": 143}}, ["no rows left"]),
+    ({"file": "bad_where_column.png", "kind": "lines", "x": "budget", "y": ["p_true_mean"],
+      "where": {"colour": "red"}}, ["colour"]),
+    ({"file": "bad_key.png", "kind": "lines", "x": "budget", "y": ["p_true_mean"], "log_Y": True}, ["log_Y"]),
+    ({"file": "bad_missing.png", "kind": "scatter", "x": "frames"}, ['"y"']),
+    ({"file": "bad_text.png", "kind": "lines", "x": "budget", "y": ["scheduler"]}, ["scheduler", "text"]),
+    ({"file": "bad_bool.png", "kind": "scatter", "x": "frames", "y": "frames", "log": "yes"}, ["log"]),
+]
+
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print(f"FAIL: {what}", file=sys.stderr)
+
+
+def make_table(path):
+    rng = random.Random(20240601)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(COLUMNS)
+        run = 0
+        for placement in PLACEMENTS:
+            for entities in ENTITIES:
+                for scheduler in SCHEDULERS:
+                    for budget in BUDGETS:
+                        for seed in SEEDS:
+                            crowd = 2.0 if placement == "packed" else 1.0
+                            speed = 0.7 if scheduler == "eccentricity" else 1.0
+                            median = 0.002 * entities ** 0.9 * crowd * speed * (1 + 0.08 * rng.random())
+                            median *= 1 + 0.15 * math.log10(budget / 1000)
+                            quantiles = [median * r for r in (0.6, 0.7, 0.85, 1.0, 1.2, 1.7, 2.3, 3.1)]
+                            p_true = 5.0 * entities / 1000 * crowd / (1 + budget / 3000) * (1 + 0.2 * rng.random())
+                            if scheduler == "eccentricity":
+                                p_true *= 0.6
+                            p_est = p_true * (1.05 + 0.3 * rng.random())
+                            if run == BELOW_RUN:
+                                p_est = 0.8 * p_true
+                            if run == ROUNDING_RUN:
+                                p_est = p_true * (1 - 1e-12)
+                            nabla_true = 0.0 if run == ZERO_NABLA_RUN else p_true * 0.01
+                            cells = [run, entities, placement, scheduler, "work", budget, seed, 600,
+                                     p_true, p_est, nabla_true, nabla_true * 1.3] + quantiles
+                            if run == 5:
+                                cells[COLUMNS.index("step_ms_p99")] = ""  # a missing value
+                            out.writerow(cells)
+                            run += 1
+    return run
+
+
+def make_sweep(folder, figures):
+    os.makedirs(folder, exist_ok=True)
+    make_table(os.path.join(folder, "table.csv"))
+    sweep = {"name": "synthetic"}
+    if figures is not None:
+        sweep["figures"] = figures
+    with open(os.path.join(folder, "sweep.json"), "w", encoding="utf-8") as f:
+        json.dump(sweep, f, indent=2)
+
+
+def run_plots(*args):
+    done = subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+    return done.returncode, done.stderr
+
+
+def is_png(path):
+    with open(path, "rb") as f:
+        return f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def check_study(top):
+    sweep = os.path.join(top, "sweep")
+    make_sweep(sweep, FIGURES)
+    status, err = run_plots("study", sweep)
+    check(status == 0, f"study exits 0, not {status}: {err}")
+    for spec in FIGURES:
+        path = os.path.join(sweep, "figures", spec["file"])
+        check(f"fovea sweep: figure: {path}\n" in err, f"study names {path} on stderr")
+        check(os.path.isfile(path) and is_png(path), f"{path} is a PNG")
+        if os.path.isfile(path):
+            check(os.path.getsize(path) < 250_000, f"{path} is under 250 kB ({os.path.getsize(path)} bytes)")
+    below = {(m[1], m[2] or ""): (int(m[3]), int(m[4]))
+             for m in re.finditer(r"fovea sweep: figure (\S+?)(?:, (.+?))?: below the diagonal: (\d+) of (\d+)", err)}
+    check(below == EXPECTED_BELOW, f"below the diagonal counts {below}, expected {EXPECTED_BELOW}")
+
+    out = os.path.join(top, "elsewhere")
+    status, err = run_plots("study", sweep, "--out", out)
+    check(status == 0 and all(is_png(os.path.join(out, s["file"])) for s in FIGURES), "study --out DIR")
+
+    for name, figures in (("none", None), ("empty", [])):
+        folder = os.path.join(top, f"figures_{name}")
+        make_sweep(folder, figures)
+        status, err = run_plots("study", folder)
+        check(status == 0 and err == "" and not os.path.exists(os.path.join(folder, "figures")),
+              f"no figures ({name}): exit 0, nothing written; got {status}: {err}")
+
+
+def check_bad_specs(top):
+    for spec, words in BAD_SPECS:
+        folder = os.path.join(top, spec["file"].removesuffix(".png"))
+        make_sweep(folder, [FIGURES[0], spec])
+        status, err = run_plots("study", folder)
+        lines = err.splitlines()
+        check(status == 2, f"{spec['file']}: exit 2, not {status}: {err}")
+        check(len(lines) == 1 and spec["file"] in err and all(w in err for w in words),
+              f"{spec['file']}: one line naming the file and {words}: {err!r}")
+        check(not os.path.exists(os.path.join(folder, "figures")), f"{spec['file']}: nothing drawn")
+    # Every bad figure is reported, one line each.
+    folder = os.path.join(top, "two_bad")
+    make_sweep(folder, [BAD_SPECS[0][0], BAD_SPECS[1][0]])
+    status, err = run_plots("study", folder)
+    check(status == 2 and len(err.splitlines()) == 2, f"two bad figures: two lines, exit 2: {status} {err!r}")
+
+    folder = os.path.join(top, "no_table")
+    make_sweep(folder, FIGURES)
+    os.remove(os.path.join(folder, "table.csv"))
+    status, err = run_plots("study", folder)
+    check(status == 1 and "table.csv" in err, f"a missing table.csv exits 1: {status} {err!r}")
+    folder = os.path.join(top, "broken_json")
+    make_sweep(folder, FIGURES)
+    with open(os.path.join(folder, "sweep.json"), "w", encoding="utf-8") as f:
+        f.write('{"figures": [')
+    status, err = run_plots("study", folder)
+    check(status == 1 and "sweep.json" in err, f"malformed sweep.json exits 1: {status} {err!r}")
+    status, err = run_plots("study", os.path.join(top, "no_such_sweep"))
+    check(status == 1 and "sweep.json" in err, f"a missing sweep exits 1: {status} {err!r}")
+
+
+def check_statistics():
+    # Two-sided 95 % Student-t quantiles, t_0.975 by degrees of freedom (any statistics table).
+    for df, t in ((1, 12.7062), (2, 4.3027), (3, 3.1824), (5, 2.5706), (10, 2.2281), (30, 2.0423),
+                  (100, 1.9840), (10000, 1.9602)):
+        got = study_figures.student_t_quantile(0.975, df)
+        check(abs(got - t) < 5e-4, f"t_0.975 with {df} degrees of freedom: {got}, expected {t}")
+    mean, half = study_figures.mean_and_half_width([1.0, 2.0, 3.0])
+    check(mean == 2.0 and abs(half - 4.3027 / math.sqrt(3)) < 1e-3, f"interval of 1, 2, 3: {mean} +- {half}")
+    check(math.isnan(study_figures.mean_and_half_width([4.0])[1]), "no interval from one value")
+    check(study_figures.parse_number("1_000") is None and study_figures.parse_number("3e3") == 3000.0,
+          "numbers are C++'s and Python's float text, not Python's float() syntax")
+
+
+def check_fit(top):
+    status, err = run_plots("fit", "--help")
+    check(status == 0, f"fit --help exits 0: {status} {err}")
+    check(callable(psychometric.main), "psychometric.py imports and has main")
+    # A one-participant fit whose fitted probabilities are psychometric.py's own f(e, g).
+    parameters = {"threshold_deg": 0.05, "eccentricity_scale_deg": 9.0, "width": 1.5, "lapse_rate": 0.03}
+    model = psychometric.PerceptionModel("logistic", 0.05, 9.0, 1.5, 0.02, 0.03)
+    conditions = [(e, g) for e in (0.0, 10.0) for g in (0.0, 0.03, 0.06, 0.12, 0.24)]
+    folder = os.path.join(top, "fit")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "m_conditions.csv"), "w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(["participant", "eccentricity_deg", "gap_deg", "trials", "yes", "proportion_yes",
+                      "fitted_probability"])
+        for participant in ("p1", "pooled"):  # one participant: the pooled fit is the same
+            for e, g in conditions:
+                p = model.probability(e, g)
+                out.writerow([participant, e, g, 40, round(40 * p), round(40 * p) / 40, repr(p)])
+    interval = {"value": 0.05, "ci_low": 0.04, "ci_high": 0.06}
+    fit = {"participant": "pooled", "participants": ["p1"], "trials": 400, "catch_trials": 80,
+           "function": "logistic", "guess_rate": 0.02,
+           "parameters": {k: {"value": v, "ci_low": None, "ci_high": None} for k, v in parameters.items()},
+           "eccentricities": [{"eccentricity_deg": e, "threshold_alone_deg": interval} for e in (0.0, 10.0)],
+           "threshold_band": {"eccentricity_deg": [0.0, 10.0], "ci_low": [0.045, 0.09], "ci_high": [0.055, 0.12]}}
+    with open(os.path.join(folder, "m_fit.json"), "w", encoding="utf-8") as f:
+        json.dump({"settings": {"confidence": 0.95}, "conditions_file": "m_conditions.csv",
+                   "participants": [dict(fit, participant="p1")], "pooled": fit}, f)
+    status, err = run_plots("fit", os.path.join(folder, "m_fit.json"), "--out", os.path.join(folder, "png"),
+                            "--stem", "m")
+    check(status == 0, f"fit exits 0: {status} {err}")
+    for name in ("m_psychometric.png", "m_threshold.png"):
+        path = os.path.join(folder, "png", name)
+        check(os.path.isfile(path) and is_png(path), f"fit draws {path}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Self-check of fovea_plots.py.")
+    parser.add_argument("--keep", metavar="DIR", help="build the synthetic sweep in DIR and keep it")
+    args = parser.parse_args()
+    check_statistics()
+    with tempfile.TemporaryDirectory(prefix="fovea_plots_test_") as scratch:
+        top = args.keep or scratch
+        os.makedirs(top, exist_ok=True)
+        check_study(top)
+        check_bad_specs(top)
+        check_fit(top)
+    if failures:
+        print(f"test_study_figures.py: {len(failures)} checks failed", file=sys.stderr)
+        return 1
+    print("test_study_figures.py: all checks passed", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
