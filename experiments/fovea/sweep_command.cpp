@@ -268,6 +268,7 @@ int sweep_command(const SweepOptions& options) {
   description["shard"] = Json{{"index", shard.index}, {"count", shard.count}};
   description["runs_in_shard"] = shard_jobs.size();
   description["columns"] = study.table_columns();
+  description["factor_columns"] = study.factor_columns();
   description["figures"] = study.figures;
   description.update(build_description());
   description["command_line"] = options.command_line;
@@ -517,7 +518,7 @@ int sweep_merge_command(const SweepMergeOptions& options) {
     return kExitBadInput;
   }
   Json merged;
-  for (const char* key : {"study", "study_file", "base_config", "fingerprint", "runs_total", "columns", "figures"})
+  for (const char* key : {"study", "study_file", "base_config", "fingerprint", "runs_total", "columns", "factor_columns", "figures"})
     merged[key] = first[key];
   merged["merged_from"] = Json::array();
   for (std::size_t s = 0; s < shards.size(); ++s)

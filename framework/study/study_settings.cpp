@@ -228,13 +228,16 @@ void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& 
       allowed.insert(allowed.end(), {"x", "y", "log_x", "log_y", "x_label", "y_label"});
       needed = {"x", "y"};
     } else if (kind_text == "distribution") {
-      allowed.insert(allowed.end(), {"x", "column", "whiskers", "log_y", "y_label"});
+      allowed.insert(allowed.end(), {"x", "column", "whiskers", "log_y", "x_label", "y_label"});
       needed = {"x", "column"};
     } else if (kind_text == "scatter") {
       allowed.insert(allowed.end(), {"x", "y", "diagonal", "log", "x_label", "y_label"});
       needed = {"x", "y"};
+    } else if (kind_text == "ratio") {
+      allowed.insert(allowed.end(), {"x", "y", "compare", "reference", "pair", "lines", "log_x", "log_y", "x_label", "y_label"});
+      needed = {"x", "y", "compare", "reference"};
     } else {
-      p.fail(kind ? kind : figure, figure.Mark(), path + ".kind", "expected lines, distribution or scatter, found " +
+      p.fail(kind ? kind : figure, figure.Mark(), path + ".kind", "expected lines, distribution, scatter or ratio, found " +
                                                                      (kind ? config::found_text(kind) : std::string("nothing")));
     }
     p.check_keys(figure, path, allowed);
@@ -252,7 +255,7 @@ void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& 
                                                ? "; did you mean '" + config::closest(n.Scalar(), columns) + "'?"
                                                : ""));
     };
-    for (const char* key : {"x", "panels", "rows", "series"})
+    for (const char* key : {"x", "panels", "rows", "series", "compare"})
       if (figure[key]) check_column(figure[key], path + "." + key);
     if (const YAML::Node y = figure["y"]) {
       if (y.IsSequence()) {
@@ -260,6 +263,10 @@ void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& 
       } else {
         check_column(y, path + ".y");
       }
+    }
+    if (const YAML::Node pair = figure["pair"]) {
+      if (!pair.IsSequence()) p.fail(pair, figure.Mark(), path + ".pair", "expected a list of columns, such as [seed]");
+      for (std::size_t k = 0; k < pair.size(); ++k) check_column(pair[k], path + ".pair[" + std::to_string(k) + "]");
     }
     if (const YAML::Node where = figure["where"]) {
       if (!where.IsMap()) p.fail(where, figure.Mark(), path + ".where", "expected a map: column -> value or list of values");
