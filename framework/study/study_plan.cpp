@@ -8,17 +8,15 @@
 namespace fovea {
 
 std::vector<PlannedRun> plan_runs(const StudySettings& study) {
-  const auto finish = [&](std::vector<PlannedRun> runs, const std::vector<std::int64_t>& exclusion_hits) {
-    for (std::size_t e = 0; e < study.exclusions.size(); ++e)
-      if (exclusion_hits[e] == 0)
-        throw config::ConfigError(study.exclusions[e].where + ": exclude: matches no run of the crossing");
+  // (An exclusion always matches some run: its texts are checked to be levels, and the
+  // crossing holds every combination of levels.)
+  const auto finish = [&](std::vector<PlannedRun> runs) {
     if (runs.empty()) throw config::ConfigError(study.source + ": exclude: every run is excluded");
     return runs;
   };
   std::vector<PlannedRun> runs;
   const std::size_t factor_count = study.factors.size();
   std::vector<std::size_t> levels(factor_count, 0);
-  std::vector<std::int64_t> exclusion_hits(study.exclusions.size(), 0);
   while (true) {
     PlannedRun run;
     run.levels = levels;
@@ -36,7 +34,6 @@ std::vector<PlannedRun> plan_runs(const StudySettings& study) {
         for (const std::string& t : texts) any = any || run.cells[column] == t;
         matches = matches && any;
       }
-      if (matches) ++exclusion_hits[e];
       excluded = excluded || matches;
     }
     if (!excluded) {
@@ -49,7 +46,7 @@ std::vector<PlannedRun> plan_runs(const StudySettings& study) {
       --f;
       if (++levels[f] < study.factors[f].levels.size()) break;
       levels[f] = 0;
-      if (f == 0) return finish(std::move(runs), exclusion_hits);
+      if (f == 0) return finish(std::move(runs));
     }
   }
 }

@@ -1,0 +1,267 @@
+// End-to-end tests of `fovea sweep` (docs/studies.md): a small study run as a user runs it,
+// sharded and merged, resumed after a kill, refused when its folder is another's.
+
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "support/csv_text.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace fovea;
+using test::lines_of;
+using test::read_file;
+using test::run_process;
+using test::split;
+using test::TempDir;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kFovea = FOVEA_BINARY;
+
+const char* kBase = R"(name: base
+seed: 1
+frames: 6
+world:
+  box_size_m: [4, 4, 4]
+  entities:
+    - name: rocks
+      count: 30
+      placement: packed
+      model: {shape: rock, size_m: 0.4, resolution_voxels: 6, variants: 2}
+      speed_mps: 2
+budget: {mode: work, tests: 400}
+ground_truth: true
+gaze: {source: scripted}
+)";
+
+/// 2 x 2 x 3 = 12 runs under work budgets, with deterministic metrics only, so the table is
+/// the same bytes however the runs are spread.
+const char* kStudy = R"(name: tiny
+base: base.yaml
+set:
+  frames: 5
+factors:
+  scheduler:
+    key: schedule.kind
+    values: [round_robin, priority_queues]
+  budget:
+    - {value: 300, set: {budget.tests: 300}}
+    - {value: 3000, set: {budget.tests: 3000}}
+  seed:
+    key: seed
+    values: [1, 2, 3]
+metrics:
+  columns:
+    p_true: [mean, max]
+    nabla_est: [mean]
+    sphere_tests: [sum]
+    slack: {column: nabla_est, minus: nabla_true, stats: [min]}
+)";
+
+void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
+
+}  // namespace
+
+TEST_CASE("fovea sweep: runs a study into one table; two shards merged give the same bytes", "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  const auto whole = run_process({kFovea, "sweep", "study.yaml", "--jobs", "2", "--out", "whole", "--no-figures"}, dir.path());
+  INFO(whole.err);
+  REQUIRE(whole.status == 0);
+  const std::string table = read_file(dir / "whole" / "table.csv");
+  const auto rows = lines_of(table);
+  REQUIRE(rows.size() == 13);
+  CHECK(rows[0] == "run,scheduler,budget,seed,frames,p_true_mean,p_true_max,nabla_est_mean,sphere_tests_sum,slack_min");
+  CHECK(rows[1].rfind("0,round_robin,300,1,5,", 0) == 0);
+  CHECK(rows[12].rfind("11,priority_queues,3000,3,5,", 0) == 0);
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto cells = split(rows[i]);
+    REQUIRE(cells.size() == 10);
+    CHECK(std::stod(cells[9]) >= 0);  // the estimate bounds the truth in every frame
+    // The row is the run's own frames.csv summarised: the sphere tests add up.
+    const std::string run = std::to_string(i - 1);
+    const auto frames = lines_of(read_file(dir / "whole" / "runs" / (std::string(4 - run.size(), '0') + run) / "frames.csv"));
+    REQUIRE(frames.size() == 6);
+    const auto header = split(frames[0]);
+    const auto column = static_cast<std::size_t>(std::find(header.begin(), header.end(), "sphere_tests") - header.begin());
+    long long sum = 0;
+    for (std::size_t f = 1; f < frames.size(); ++f) sum += std::stoll(split(frames[f])[column]);
+    CHECK(cells[8] == std::to_string(sum));
+  }
+  const auto sweep = read_json(dir / "whole" / "sweep.json");
+  CHECK(sweep["status"] == "completed");
+  CHECK(sweep["runs_total"] == 12);
+  CHECK(sweep["runs_completed"] == 12);
+  CHECK(sweep["shard"]["count"] == 1);
+
+  // Shard 0 from the option, shard 1 as task 2 of a Slurm array numbered from 1.
+  const auto first = run_process({kFovea, "sweep", "study.yaml", "--shard", "0/2", "--no-figures", "-q"}, dir.path());
+  INFO(first.err);
+  REQUIRE(first.status == 0);
+  const auto second = run_process({"/usr/bin/env", "SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_COUNT=2",
+                                   "SLURM_ARRAY_TASK_MIN=1", kFovea, "sweep", "study.yaml", "--no-figures", "-q"},
+                                  dir.path());
+  INFO(second.err);
+  REQUIRE(second.status == 0);
+  const fs::path shards = dir / "results" / "studies" / "tiny";
+  CHECK(lines_of(read_file(shards / "shard-0-of-2" / "table.csv")).size() == 7);
+  CHECK(lines_of(read_file(shards / "shard-1-of-2" / "table.csv")).size() == 7);
+  const auto merged = run_process({kFovea, "sweep", "merge", (shards / "shard-0-of-2").string(),
+                                   (shards / "shard-1-of-2").string(), "--out", "merged", "--no-figures"},
+                                  dir.path());
+  INFO(merged.err);
+  REQUIRE(merged.status == 0);
+  CHECK(read_file(dir / "merged" / "table.csv") == table);
+  CHECK(read_json(dir / "merged" / "sweep.json")["runs_missing"].empty());
+
+  // One shard alone: the merge says what is missing and fails.
+  const auto partial = run_process({kFovea, "sweep", "merge", (shards / "shard-1-of-2").string(), "--out", "partial",
+                                    "--no-figures"},
+                                   dir.path());
+  CHECK(partial.status == 1);
+  CHECK(partial.err.find("6 runs missing, the first 0") != std::string::npos);
+  // A shard given twice is refused.
+  const auto twice = run_process({kFovea, "sweep", "merge", (shards / "shard-1-of-2").string(),
+                                  (shards / "shard-1-of-2").string(), "--out", "twice"},
+                                 dir.path());
+  CHECK(twice.status == 2);
+  CHECK(twice.err.find("shard 1 is given twice") != std::string::npos);
+}
+
+TEST_CASE("fovea sweep: resumes, running again only the runs whose folder is not complete", "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  const std::string table = read_file(dir / "out" / "table.csv");
+  // A run killed mid-way leaves a manifest saying so; another lost its folder.
+  const fs::path killed = dir / "out" / "runs" / "0004" / "manifest.json";
+  std::string manifest = read_file(killed);
+  manifest.replace(manifest.find("\"completed\""), 11, "\"running\"");
+  write(killed, manifest);
+  fs::remove_all(dir / "out" / "runs" / "0009");
+  const auto frames_before = fs::last_write_time(dir / "out" / "runs" / "0001" / "frames.csv");
+  const auto again = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
+  INFO(again.err);
+  REQUIRE(again.status == 0);
+  CHECK(again.err.find("run 4 (scheduler=round_robin, budget=3000, seed=2): its manifest says running; running it again") !=
+        std::string::npos);
+  CHECK(again.err.find("resuming out: 10 of 12 runs already complete") != std::string::npos);
+  CHECK(again.err.find("12 of 12 runs complete (2 run now") != std::string::npos);
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+  CHECK(fs::last_write_time(dir / "out" / "runs" / "0001" / "frames.csv") == frames_before);
+
+  // Another study in the same folder is refused, and nothing is run.
+  std::string other = kStudy;
+  other.replace(other.find("values: [1, 2, 3]"), 17, "values: [1, 2, 4]");
+  write(dir / "other.yaml", other);
+  const auto refused = run_process({kFovea, "sweep", "other.yaml", "--out", "out"}, dir.path());
+  CHECK(refused.status == 2);
+  CHECK(refused.err == "fovea sweep: out holds another sweep (another study, another version of this one, or another "
+                       "shard); give a new --out, or remove it to start again\n");
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+}
+
+TEST_CASE("fovea sweep: a stopped sweep keeps its finished runs, and the same command finishes it", "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  std::string study = kStudy;
+  study.replace(study.find("frames: 5"), 9, "frames: 400");
+  write(dir / "study.yaml", study);
+  {
+    test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "1", "--no-figures", "-q"}, dir.path(),
+                             dir / "stdout.txt", dir / "stderr.txt");
+    // Stop it once its first run is complete.
+    for (int i = 0; i < 3000 && read_file(dir / "out" / "runs" / "0000" / "manifest.json").find("\"completed\"") ==
+                                    std::string::npos;
+         ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    sweep.send_signal(SIGTERM);
+    CHECK(sweep.wait() == 128 + SIGTERM);
+    CHECK(sweep.terminating_signal() == SIGTERM);
+  }
+  const auto json = read_json(dir / "out" / "sweep.json");
+  CHECK(json["status"] == "interrupted");
+  const auto completed = json["runs_completed"].get<int>();
+  CHECK(completed >= 1);
+  CHECK(completed < 12);
+  CHECK(lines_of(read_file(dir / "out" / "table.csv")).size() == static_cast<std::size_t>(completed) + 1);
+  const auto resumed = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "--jobs", "2"}, dir.path());
+  INFO(resumed.err);
+  REQUIRE(resumed.status == 0);
+  CHECK(lines_of(read_file(dir / "out" / "table.csv")).size() == 13);
+  CHECK(read_json(dir / "out" / "sweep.json")["runs_completed_before"] == completed);
+}
+
+TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  std::string bad = kStudy;
+  bad.replace(bad.find("key: schedule.kind"), 18, "key: schedule.knid");
+  write(dir / "bad.yaml", bad);
+  const auto r = run_process({kFovea, "sweep", "bad.yaml", "--out", "out"}, dir.path());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("fovea sweep: run 0 (scheduler=round_robin, budget=300, seed=1): bad.yaml:8:14: schedule.knid: unknown "
+                   "key") == 0);
+  CHECK_FALSE(fs::exists(dir / "out"));
+
+  // A world too small for its entities is found by the run itself: the sweep goes on,
+  // names the run and its log, and fails at the end with the other runs in the table.
+  std::string crowded = kStudy;
+  crowded.replace(crowded.find("  seed:\n"), 8,
+                  "  count:\n    key: world.entities[0].count\n    values: [30, 5000]\n  seed:\n");
+  write(dir / "crowded.yaml", crowded);
+  const auto failed = run_process({kFovea, "sweep", "crowded.yaml", "--out", "crowded", "--no-figures"}, dir.path());
+  CHECK(failed.status == 1);
+  CHECK(failed.err.find("fovea sweep: run 3 (scheduler=round_robin, budget=300, count=5000, seed=1) failed with exit status 2: "
+                        "--set world.entities[0].count=5000: world.entities[0].count: world too small") != std::string::npos);
+  CHECK(failed.err.find("(all its messages: crowded/runs/0003.log)") != std::string::npos);
+  CHECK(lines_of(read_file(dir / "crowded" / "table.csv")).size() == 13);
+  CHECK(read_json(dir / "crowded" / "sweep.json")["runs_failed"].size() == 12);
+}
+
+TEST_CASE("fovea sweep: draws the study's figures when python3 has matplotlib, one message when not", "[cli][sweep][plots]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", std::string(kStudy) + R"(figures:
+  - {file: p.png, kind: lines, x: budget, y: [p_true_mean], series: scheduler, log_x: true}
+  - {file: bound.png, kind: scatter, x: p_true_mean, y: p_true_max, series: scheduler, diagonal: true}
+)");
+  const bool matplotlib =
+      run_process({"/bin/sh", "-c",
+                   "if [ -n \"$FOVEA_PYTHON\" ]; then \"$FOVEA_PYTHON\" -c 'import matplotlib'; else "
+                   "python3 -c 'import matplotlib' || /usr/bin/python3 -c 'import matplotlib'; fi 2>/dev/null"},
+                  dir.path())
+          .status == 0;
+  const auto r = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "-q"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto is_png = [](const fs::path& path) { return read_file(path).rfind("\x89PNG\r\n\x1a\n", 0) == 0; };
+  if (matplotlib) {
+    CHECK(is_png(dir / "out" / "figures" / "p.png"));
+    CHECK(is_png(dir / "out" / "figures" / "bound.png"));
+    // The mean of a run's frames never exceeds their maximum: no point below the diagonal.
+    CHECK(r.err.find("bound.png: below the diagonal: 0 of 12") != std::string::npos);
+  } else {
+    CHECK(r.err.find("fovea sweep: plots skipped: python3-matplotlib is not installed") != std::string::npos);
+  }
+  const auto without = run_process({"/usr/bin/env", "FOVEA_PYTHON=/nonexistent/python3", kFovea, "sweep", "study.yaml",
+                                    "--out", "out", "-q"},
+                                   dir.path());
+  CHECK(without.status == 0);
+  CHECK(without.err == "fovea sweep: plots skipped: python3-matplotlib is not installed (apt install python3-matplotlib)\n");
+}
