@@ -26,6 +26,27 @@ wrong type, a text column where numbers are needed, no rows left after "where", 
 varies within a ratio's point), and then no figure is drawn; 1 on any other failure (a file
 missing or unreadable, matplotlib missing).
 
+The numbers behind a figure
+---------------------------
+    python3 experiments/plots/fovea_plots.py table SWEEP_DIR FILE [--format markdown|csv]
+
+prints to stdout the numbers the lines or ratio figure whose `file` is FILE draws, so that a
+results README can quote them from a command anyone can run: one line per subplot (row by
+row), series, x value and y column, each in the figure's order, with the columns
+
+    [rows column] [panels column] [series or compare column] x-column y n mean ci_low ci_high [left_out]
+
+named after the figure's columns (e.g. placement, entities, scheduler, budget): the subplot's
+row and panel values and the series (each only when the figure has that key), x as table.csv
+writes it, y (the y column's name), n (the runs behind a lines mean, the pairs behind a ratio
+mean), the mean, the 95 % Student-t interval's ends (empty when n < 2) and, for a ratio,
+left_out: the pairs left out there (an x value whose every pair was left out is a line with
+n = 0 and no mean). --format markdown (the default) is a GitHub table with numbers to 3
+significant digits; --format csv has them in full precision. A ratio figure's "left out" line
+goes to stderr as when drawing. Exit status 0; 2 for a FILE sweep.json does not list, a
+distribution or scatter figure (a box or a point per run has no mean to print) or a bad spec;
+1 on any other failure.
+
 table.csv
 ---------
 Plain CSV with a header row, one row per run: `run` (the run's index), the study's factor
@@ -1049,6 +1070,106 @@ def draw_ratio(plt, figure, table, rows, path, log):
 DRAW = {"lines": draw_lines, "distribution": draw_distribution, "scatter": draw_scatter, "ratio": draw_ratio}
 
 
+# --- the numbers behind a figure ------------------------------------------------------------
+
+def figure_table(figure, table, rows):
+    """The numbers a lines or ratio figure draws, as (header, numeric, lines, RatioPairs or None),
+    numeric saying which columns hold numbers (to align them right), lines one
+    line per subplot (row by row), series, x value and y column, in that order and each in the
+    figure's own order, of the row value, the panel value and the series value (each only when
+    the figure has that key; in the order of the lines' sorting), x as table.csv writes it, y, n, mean, the 95 % interval's low and high (NaN when
+    n < 2) and, for a ratio, the pairs left out there. A ratio's x values where every pair was
+    left out are lines too, with n = 0 and a NaN mean."""
+    ratio = figure.kind == "ratio"
+    pairs = pair_ratios(figure, table, rows) if ratio else None
+    keys = [c for c in (figure.rows, figure.panels, series_column(figure)) if c is not None]
+    stats = ["n", "mean", "ci_low", "ci_high"] + (["left_out"] if ratio else [])
+    header = keys + [figure.x, "y"] + stats
+    numeric = [table.numeric[c] for c in keys + [figure.x]] + [False] + [True] * len(stats)
+    y_columns = [figure.y] if ratio else figure.y
+    lines = []
+    for _, _, row_label, panel_label, mine in subplots(figure, table, rows):
+        for key, series_label, _ in series_of(figure, table, mine):
+            series_rows = in_series(figure, table, mine, key)
+            means = {y: {m.x: m for m in (ratio_means(figure, table, series_rows, pairs) if ratio
+                                          else line_means(figure, table, series_rows, y))}
+                     for y in y_columns}
+            labels = [label for label in (row_label, panel_label, series_label) if label is not None]
+            for x_key, _ in table.values(figure.x, series_rows):
+                for y in y_columns:
+                    m = means[y].get(x_key)
+                    if m is None:
+                        continue
+                    lines.append(labels + [m.x_label, y, m.n, m.mean, m.mean - m.half_width, m.mean + m.half_width]
+                                 + ([m.left_out] if ratio else []))
+    return header, numeric, lines, pairs
+
+
+def three_digits(value):
+    """A number to 3 significant digits, plainly written from 1e-4 to 1e6 ("0.500", "12300"),
+    else with an exponent; "" for NaN (no interval from one value, no mean without pairs)."""
+    if isinstance(value, int):
+        return str(value)
+    if math.isnan(value):
+        return ""
+    if value == 0 or not 1e-4 <= abs(value) < 1e6:
+        return f"{value:.3g}"
+    magnitude = math.floor(math.log10(abs(value)))
+    if math.floor(math.log10(abs(round(value, 2 - magnitude)))) > magnitude:
+        magnitude += 1  # 9.996 rounds to 10.0, which has its three digits one place further left
+    return f"{round(value, 2 - magnitude):.{max(2 - magnitude, 0)}f}"
+
+
+def full_precision(value):
+    """A number as Python reads it back exactly; "" for NaN."""
+    if isinstance(value, int):
+        return str(value)
+    return "" if math.isnan(value) else repr(value)
+
+
+def markdown_table(header, lines, numeric):
+    """A GitHub table, columns padded to their width, numeric columns aligned right."""
+    cells = [header] + [[three_digits(v) if isinstance(v, (int, float)) else v for v in line] for line in lines]
+    widths = [max(3, *(len(row[c]) for row in cells)) for c in range(len(header))]
+
+    def text(row):
+        return "| " + " | ".join(cell.rjust(w) if right else cell.ljust(w)
+                                 for cell, w, right in zip(row, widths, numeric)) + " |\n"
+    rule = "|" + "|".join("-" * (w + 1) + ":" if right else "-" * (w + 2) for w, right in zip(widths, numeric)) + "|\n"
+    return text(cells[0]) + rule + "".join(text(row) for row in cells[1:])
+
+
+def csv_table(header, lines):
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for line in lines:
+        writer.writerow([full_precision(v) if isinstance(v, (int, float)) else v for v in line])
+    return out.getvalue()
+
+
+def study_table(sweep_dir, file, table_format, log):
+    """`table`'s output for the figure of SWEEP_DIR/sweep.json whose file is FILE; raises
+    StudyError, status 2 for an unknown FILE, a figure kind without a table or a bad spec."""
+    specs, factor_columns = read_sweep(sweep_dir)
+    found = [i for i, spec in enumerate(specs) if isinstance(spec, dict) and spec.get("file") == file]
+    if not found:
+        files = [spec["file"] for spec in specs if isinstance(spec, dict) and isinstance(spec.get("file"), str)]
+        raise StudyError(f"{PREFIX}: {os.path.join(sweep_dir, 'sweep.json')}: no figure {file} "
+                         f"(figures: {', '.join(files) or 'none'})", 2)
+    table = Table(os.path.join(sweep_dir, "table.csv"), factor_columns)
+    figure = check_figure(found[0], specs[found[0]], table, set())
+    if figure.kind not in TABLE_KINDS:
+        raise spec_error(file, f"a {figure.kind} figure has no table: table prints the means a "
+                               f"{' or '.join(TABLE_KINDS)} figure draws")
+    header, numeric, lines, pairs = figure_table(figure, table, select_rows(figure, table))
+    if pairs is not None and pairs.left_out_text():
+        log(f"{PREFIX}: figure {figure.file}: left out {pairs.left_out_text()}")
+    if table_format == "csv":
+        return csv_table(header, lines)
+    return markdown_table(header, lines, numeric)
+
+
 # --- the study -------------------------------------------------------------------------------
 
 def read_sweep(sweep_dir):
@@ -1136,4 +1257,27 @@ def main(argv=None, prog=None):
     except StudyError as e:
         log(str(e))
         return e.status
+    return 0
+
+
+def table_main(argv=None, prog=None):
+    """`fovea_plots.py table`: prints the table to stdout; returns the exit status (0; 2 for an
+    unknown FILE, a figure with no table or a bad spec; 1 for another failure)."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description="The numbers a lines or ratio figure of a fovea sweep draws, as a table on stdout: one "
+                               "line per subplot, series, x value and y column with n, the mean and its 95 % "
+                               "Student-t interval (ci_low, ci_high; empty when n < 2) and, for a ratio, the pairs "
+                               "left out there.")
+    parser.add_argument("sweep_dir", metavar="SWEEP_DIR", help="the sweep's folder: sweep.json and table.csv")
+    parser.add_argument("file", metavar="FILE", help="the figure, by its file in sweep.json (e.g. p_ratio.png)")
+    parser.add_argument("--format", choices=("markdown", "csv"), default="markdown",
+                        help="markdown (default): a GitHub table, numbers to 3 significant digits; "
+                             "csv: numbers in full precision")
+    args = parser.parse_args(argv)
+    try:
+        text = study_table(args.sweep_dir, args.file, args.format, lambda line: print(line, file=sys.stderr, flush=True))
+    except StudyError as e:
+        print(str(e), file=sys.stderr, flush=True)
+        return e.status
+    sys.stdout.write(text)
     return 0
