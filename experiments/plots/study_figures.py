@@ -1009,6 +1009,22 @@ def dodge(figure, table, rows, count):
     return shift
 
 
+def plain_log_y_ticks(ax):
+    """A ratio's log y axis labelled as plain numbers (0.5, not 5 x 10^-1); within 1.5 decades,
+    where a decade's own ticks may be the only ones, the ticks at 2, 3 and 5 too (0.2, 0.3, 0.5)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    def plain(value, _):
+        return f"{value:g}"
+
+    def leading(value, _):
+        mantissa = value / 10 ** math.floor(math.log10(value) + 1e-9)
+        return f"{value:g}" if any(abs(mantissa - m) < 1e-6 for m in (2, 3, 5)) else ""
+    low, high = ax.get_ylim()
+    ax.yaxis.set_major_formatter(FuncFormatter(plain))
+    ax.yaxis.set_minor_formatter(FuncFormatter(leading) if high / low < 10 ** 1.5 else NullFormatter())
+
+
 def draw_ratio(plt, figure, table, rows, path, log):
     pairs = pair_ratios(figure, table, rows)
     # One y axis for every subplot: a ratio means the same everywhere, and the reference lines
@@ -1052,6 +1068,8 @@ def draw_ratio(plt, figure, table, rows, path, log):
                          va="center", fontsize=7, color="0.35", clip_on=False)
     if figure.log_x:
         tick_at_values(grid.axes[0][0], table.values(figure.x, rows))
+    if figure.log_y:
+        plain_log_y_ticks(grid.axes[0][0])
     reference = f"{figure.compare} = {figure.reference_label}"
     grid.label_axes(figure.x_label or figure.x, figure.y_label or f"{figure.y} ratio to {figure.reference_label}")
     paired = f" (pairs differ in {', '.join(figure.pair)})" if figure.pair else ""
