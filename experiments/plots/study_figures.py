@@ -11,15 +11,41 @@ a figure to draw). It prints one line per file written to stderr,
 
     fovea sweep: figure: runs/cost/figures/step_time.png
 
-and, for a scatter figure with "diagonal", one line per subplot,
+for a scatter figure with "diagonal", one line per subplot,
 
     fovea sweep: figure est_vs_true.png, placement = packed: below the diagonal: 2 of 36
+
+and, for a ratio figure that left pairs out, one line for the figure,
+
+    fovea sweep: figure p_ratio.png: left out 3 pairs whose reference y is 0 or missing
 
 Exit status: 0 when every figure was drawn, also when sweep.json has no "figures" or an empty
 list (then nothing is written); 2 when a figure's spec is bad, with one line per bad figure
 naming its file and the problem (an unknown kind, key or column, a missing key, a value of the
-wrong type, a text column where numbers are needed, no rows left after "where"), and then no
-figure is drawn; 1 on any other failure (a file missing or unreadable, matplotlib missing).
+wrong type, a text column where numbers are needed, no rows left after "where", a factor that
+varies within a ratio's point), and then no figure is drawn; 1 on any other failure (a file
+missing or unreadable, matplotlib missing).
+
+The numbers behind a figure
+---------------------------
+    python3 experiments/plots/fovea_plots.py table SWEEP_DIR FILE [--format markdown|csv]
+
+prints to stdout the numbers the lines or ratio figure whose `file` is FILE draws, so that a
+results README can quote them from a command anyone can run: one line per subplot (row by
+row), series, x value and y column, each in the figure's order, with the columns
+
+    [rows column] [panels column] [series or compare column] x-column y n mean ci_low ci_high [left_out]
+
+named after the figure's columns (e.g. placement, entities, scheduler, budget): the subplot's
+row and panel values and the series (each only when the figure has that key), x as table.csv
+writes it, y (the y column's name), n (the runs behind a lines mean, the pairs behind a ratio
+mean), the mean, the 95 % Student-t interval's ends (empty when n < 2) and, for a ratio,
+left_out: the pairs left out there (an x value whose every pair was left out is a line with
+n = 0 and no mean). --format markdown (the default) is a GitHub table with numbers to 3
+significant digits; --format csv has them in full precision. A ratio figure's "left out" line
+goes to stderr as when drawing. Exit status 0; 2 for a FILE sweep.json does not list, a
+distribution or scatter figure (a box or a point per run has no mean to print) or a bad spec;
+1 on any other failure.
 
 table.csv
 ---------
@@ -30,24 +56,28 @@ then metric columns named <metric>_<stat> (e.g. `p_true_mean`, `step_ms_p5`, `st
 value; a column is numeric when every non-empty cell is a number. A column's values are taken
 in numeric order when it is numeric, else in the order they first appear in the table (the
 order the study lists them); the colour of a series value is fixed by that order over the
-whole table, so it is the same in every subplot and every figure.
+whole table, so it is the same in every subplot and every figure (also as a ratio figure's
+`compare` value). The factor columns are sweep.json's "factor_columns"; a sweep.json without it
+takes the columns between `run` and `frames`.
 
 Figure keys
 -----------
 A figure is a JSON object. Every kind takes:
 
 - `file` (required): the PNG's file name, ending in .png, no folder; unique in the list.
-- `kind` (required): `lines`, `distribution` or `scatter`.
+- `kind` (required): `lines`, `distribution`, `scatter` or `ratio`.
 - `title`: the figure's title, above all its subplots.
 - `where`: an object, column -> value or list of values; a row is kept when, for every
   column named, its cell equals one of the values (as numbers when both parse as numbers,
   so 3000 matches "3000" and "3e3", else as text). No row left is an error.
 - `panels`: a column; one subplot column per distinct value.
 - `rows`: a column; one subplot row per distinct value.
-- `series`: a column; one colour per distinct value, named in the legend (right of the plots).
+- `series` (not in a ratio figure, whose series are its `compare` values): a column; one colour
+  per distinct value, named in the legend (right of the plots).
 
 Any other key is an error, so that a misspelt one does not pass unnoticed. An empty cell in a
-`panels`, `rows`, `series` or category column is a value of its own, shown as "(empty)".
+`panels`, `rows`, `series`, `compare` or category column is a value of its own, shown as
+"(empty)".
 
 `lines`: the mean of y against x, over the runs that share a subplot, a series and an x value
 (e.g. over the seeds), with markers at the means and a shaded 95 % Student-t interval of the
@@ -83,11 +113,38 @@ that mean.
   and the subplot's title says how many.
 - `x_label`, `y_label`: the axis labels (default the column names).
 
+`ratio`: paired ratios to a reference level, e.g. each scheduler's P over round robin's P in the
+same world. For each row kept by `where` whose `compare` cell is not the reference, its
+reference row is the row of the whole table (`where` may leave the reference's own rows out)
+whose `compare` cell is the reference and whose every other factor column is equal; its ratio
+is y / the reference row's y. A point is the mean of the ratios of a subplot, a `compare` value
+and an x value, with error bars of its 95 % Student-t interval (n - 1 degrees of freedom; none
+when n < 2); the series are set a little apart along x so that their bars do not overlap. The
+reference itself is not drawn (it would be 1). A pair whose reference y is 0 or missing (or has
+no reference row), or whose own y is missing, is left out: stderr says how many (the line
+above) and so does the note under the figure, which also says n. A row with x missing is left
+out, as in lines.
+
+- `x` (required): a numeric column.
+- `y` (required): one numeric column (a list of one is taken too).
+- `compare` (required): a factor column, e.g. scheduler; its values other than the reference
+  are the series (legend titled by it, each value in its colour in other figures).
+- `reference` (required): a value of `compare`, e.g. round_robin (matched as `where` matches).
+- `pair`: a list of factor columns over whose values the ratios are averaged, e.g. ["seed"].
+  Every factor column other than x, `panels`, `rows`, `compare` and `pair` must have one value
+  among the rows of a point, else the spec is an error naming that column (a mean over, say,
+  both placements would hide them): put it in `where`, `panels`, `rows` or `pair`.
+- `lines`: a list of numbers, dashed grey horizontal lines across every subplot, e.g. [1, 0.5],
+  their values written right of the last subplot of each row.
+- `log_x`, `log_y`: booleans (default false), as in lines; `x_label`, `y_label`: the axis
+  labels (default x, and "y ratio to reference").
+
 Subplots share an axis where it holds the same thing on the same scale: the x axis of lines
 and distribution figures always, a logarithmic y axis along a row of subplots, both axes of a
-logarithmic scatter without a diagonal; a linear y axis is each subplot's own, so small values
-in one panel are not flattened by large ones in another, and so are both axes of a linear
-scatter and the equal axes of a scatter with a diagonal. PNGs are drawn at 100 dpi, about
+logarithmic scatter without a diagonal, both axes of a ratio figure (a ratio means the same in
+every subplot, and its reference lines line up); a linear y axis of the other kinds is each
+subplot's own, so small values in one panel are not flattened by large ones in another, and so
+are both axes of a linear scatter and the equal axes of a scatter with a diagonal. PNGs are drawn at 100 dpi, about
 3.2 x 2.6 inches per subplot, in at most 256 colours (tens of kB each).
 
 Example sweep.json "figures":
@@ -98,10 +155,14 @@ Example sweep.json "figures":
      {"file": "step_spread.png", "kind": "distribution", "x": "scheduler", "column": "step_ms",
       "panels": "entities", "log_y": true},
      {"file": "p_est_vs_true.png", "kind": "scatter", "x": "p_true_mean", "y": "p_est_mean",
-      "series": "scheduler", "panels": "placement", "diagonal": true}]
+      "series": "scheduler", "panels": "placement", "diagonal": true},
+     {"file": "p_ratio.png", "kind": "ratio", "x": "budget", "y": "p_true_mean",
+      "compare": "scheduler", "reference": "round_robin", "pair": ["seed"], "panels": "entities",
+      "rows": "placement", "lines": [1, 0.5], "log_x": true, "where": {"budget_mode": "work"}}]
 """
 
 import argparse
+import collections
 import csv
 import io
 import json
@@ -113,14 +174,19 @@ import textwrap
 
 PREFIX = "fovea sweep"
 
-KINDS = ("lines", "distribution", "scatter")
-COMMON_KEYS = ("file", "kind", "title", "where", "panels", "rows", "series")
+KINDS = ("lines", "distribution", "scatter", "ratio")
+COMMON_KEYS = ("file", "kind", "title", "where", "panels", "rows")
+# A ratio figure has no `series`: its series are the values of `compare` other than `reference`.
 KIND_KEYS = {
-    "lines": ("x", "y", "log_x", "log_y", "x_label", "y_label"),
-    "distribution": ("x", "column", "whiskers", "log_y", "x_label", "y_label"),
-    "scatter": ("x", "y", "diagonal", "log", "x_label", "y_label"),
+    "lines": ("series", "x", "y", "log_x", "log_y", "x_label", "y_label"),
+    "distribution": ("series", "x", "column", "whiskers", "log_y", "x_label", "y_label"),
+    "scatter": ("series", "x", "y", "diagonal", "log", "x_label", "y_label"),
+    "ratio": ("x", "y", "compare", "reference", "pair", "lines", "log_x", "log_y", "x_label", "y_label"),
 }
-REQUIRED_KEYS = {"lines": ("x", "y"), "distribution": ("x", "column"), "scatter": ("x", "y")}
+REQUIRED_KEYS = {"lines": ("x", "y"), "distribution": ("x", "column"), "scatter": ("x", "y"),
+                 "ratio": ("x", "y", "compare", "reference")}
+# The kinds whose means `table` prints: a box or a point a run has no mean to quote.
+TABLE_KINDS = ("lines", "ratio")
 BOOLEAN_KEYS = ("log_x", "log_y", "log", "diagonal")
 TEXT_KEYS = ("title", "x_label", "y_label")
 
@@ -141,6 +207,9 @@ SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c
                   "#bcbd22", "#17becf")
 SINGLE_COLOUR = "#1f77b4"
 BELOW_DIAGONAL_COLOUR = "red"
+# How far apart a ratio figure's series are set along x: this fraction of the gap between
+# neighbouring x values, per series.
+DODGE = 0.07
 # Line style and marker of the first, second, ... y column of a lines figure.
 LINE_STYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D", "v")
@@ -241,9 +310,10 @@ def median(values):
 # --- table.csv -------------------------------------------------------------------------------
 
 class Table:
-    """table.csv: the header, the rows as dicts of cell text, and which columns are numeric."""
+    """table.csv: the header, the rows as dicts of cell text, which columns are numeric, and
+    which are the study's factors (None when that cannot be told)."""
 
-    def __init__(self, path):
+    def __init__(self, path, factor_columns=None):
         try:
             with open(path, newline="", encoding="utf-8") as f:
                 lines = list(csv.reader(f))
@@ -265,6 +335,17 @@ class Table:
             self.rows.append(dict(zip(self.columns, cells)))
         self.numeric = {c: all(parse_number(r[c]) is not None for r in self.rows if r[c] != "")
                         for c in self.columns}
+        # sweep.json's list, else what fovea sweep writes before `frames` (after `run`).
+        if factor_columns is not None:
+            missing = [c for c in factor_columns if c not in self.columns]
+            if missing:
+                raise StudyError(f"{PREFIX}: {path}: no column {missing[0]}, which sweep.json's factor_columns "
+                                 f"lists", 1)
+            self.factor_columns = list(factor_columns)
+        elif "frames" in self.columns:
+            self.factor_columns = [c for c in self.columns[:self.columns.index("frames")] if c != "run"]
+        else:
+            self.factor_columns = None
 
     def key(self, column, cell):
         """What identifies a cell's value: its number in a numeric column, else its text;
@@ -331,6 +412,9 @@ def check_figure(index, spec, table, taken_files):
         raise spec_error(file, f"kind: expected one of {', '.join(KINDS)}, found {found}")
     allowed = COMMON_KEYS + KIND_KEYS[kind]
     for key in spec:
+        if key == "series" and kind == "ratio":
+            raise spec_error(file, 'a ratio figure takes no "series": its series are the values of "compare" '
+                                   'other than "reference"')
         if key not in allowed:
             raise spec_error(file, f'unknown key "{key}" for a {kind} figure (keys: {", ".join(allowed)})')
     for key in REQUIRED_KEYS[kind]:
@@ -357,7 +441,7 @@ def check_figure(index, spec, table, taken_files):
         return value
 
     for key in ("panels", "rows", "series"):
-        if figure[key] is not None:
+        if figure.get(key) is not None:
             column(key, figure[key])
     if kind == "lines":
         column("x", figure["x"], numeric=True)
@@ -368,6 +452,8 @@ def check_figure(index, spec, table, taken_files):
     elif kind == "scatter":
         column("x", figure["x"], numeric=True)
         column("y", figure["y"], numeric=True)
+    elif kind == "ratio":
+        check_ratio(file, figure, table, column)
     else:
         column("x", figure["x"])
         prefix = figure["column"]
@@ -393,6 +479,59 @@ def check_figure(index, spec, table, taken_files):
             raise spec_error(file, f"where.{name}: expected a value or a list of values (strings or numbers)")
         figure["where"][name] = [where_text(w) for w in wanted]
     return Figure(figure)
+
+
+def check_ratio(file, figure, table, column):
+    """Checks a ratio figure's own keys; fills in `reference_key` and `reference_label`, the
+    reference's key in the `compare` column and its text. Raises StudyError (status 2) naming
+    the file."""
+    column("x", figure["x"], numeric=True)
+    y = figure["y"]
+    if isinstance(y, list):
+        if len(y) != 1:
+            raise spec_error(file, f"y: a ratio figure takes one column, found {json.dumps(y)}")
+        y = y[0]
+    figure["y"] = column("y", y, numeric=True)
+    factors = table.factor_columns
+    if factors is None:
+        raise spec_error(file, "cannot tell the factor columns to pair on: sweep.json has no factor_columns "
+                               "and table.csv no frames column (the factors are the columns before it)")
+    compare = column("compare", figure["compare"])
+    if compare not in factors:
+        raise spec_error(file, f'compare: "{compare}" is not a factor column (factor columns: {", ".join(factors)})')
+    for key in ("x", "panels", "rows"):
+        if figure[key] == compare:
+            raise spec_error(file, f'compare: "{compare}" is also the figure\'s {key}')
+    reference = figure["reference"]
+    if isinstance(reference, bool) or not isinstance(reference, (str, int, float)):
+        raise spec_error(file, f"reference: expected a value of {compare}, found {json.dumps(reference)}")
+    wanted = [where_text(reference)]
+    found = [r[compare] for r in table.rows if cell_matches(r[compare], wanted)]
+    if not found:
+        present = ", ".join(label for _, label in table.values(compare, table.rows))
+        raise spec_error(file, f"reference: no row has {compare} = {wanted[0]} ({compare} has {present})")
+    figure["reference_key"] = table.key(compare, found[0])
+    figure["reference_label"] = found[0]
+
+    pair = figure["pair"] if figure["pair"] is not None else []
+    if not isinstance(pair, list):
+        raise spec_error(file, f'pair: expected a list of columns such as ["seed"], found {json.dumps(pair)}')
+    for name in pair:
+        column("pair", name)
+        if name not in factors:
+            raise spec_error(file, f'pair: "{name}" is not a factor column (factor columns: {", ".join(factors)})')
+        taken = [key for key in ("x", "compare", "panels", "rows") if figure[key] == name]
+        if taken or pair.count(name) > 1:
+            raise spec_error(file, f'pair: "{name}" is also ' + (f"the figure's {taken[0]}" if taken else "in pair"))
+    figure["pair"] = pair
+
+    lines = figure["lines"] if figure["lines"] is not None else []
+    if not (isinstance(lines, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                            and math.isfinite(v) for v in lines)):
+        raise spec_error(file, f"lines: expected a list of numbers such as [1, 0.5], found {json.dumps(lines)}")
+    if figure["log_y"] and any(v <= 0 for v in lines):
+        raise spec_error(file, f"lines: {json.dumps(lines)} has a value <= 0, which a log y axis cannot show")
+    figure["lines"] = lines
 
 
 def cell_matches(cell, wanted):
@@ -422,7 +561,137 @@ def select_rows(figure, table):
     return rows
 
 
+# --- ratios ----------------------------------------------------------------------------------
+
+class RatioPairs:
+    """The pairs of a ratio figure: each row `where` kept with an x value and a `compare` value
+    other than the reference, and its ratio to its reference row (None when left out)."""
+
+    def __init__(self):
+        self.ratio = {}  # id(row) -> y / reference y, or None when the pair is left out
+        self.reference_missing = 0  # left out: the reference row's y is 0 or missing, or no such row
+        self.own_missing = 0  # left out: the row's own y is missing
+
+    def left_out_text(self):
+        """"K pairs whose reference y is 0 or missing" and the like, or "" when none was left out."""
+        parts = []
+        if self.reference_missing:
+            parts.append(f"{pairs_text(self.reference_missing)} whose reference y is 0 or missing")
+        if self.own_missing:
+            parts.append(f"{pairs_text(self.own_missing)} whose own y is missing")
+        return " and ".join(parts)
+
+
+def pairs_text(n):
+    return f"{n} pair" if n == 1 else f"{n} pairs"
+
+
+def point_text(figure, row):
+    """Where a row's point is, as the figure names it: "entities = 500, scheduler = x, budget = 3000"."""
+    columns = [c for c in (figure.rows, figure.panels, figure.compare, figure.x) if c is not None]
+    return ", ".join(f"{c} = {row[c] or '(empty)'}" for c in columns)
+
+
+def pair_ratios(figure, table, rows):
+    """The RatioPairs of a ratio figure. A row's reference row is the one of the whole table (so
+    `where` may leave the reference's own rows out) with `compare` at the reference and every
+    other factor column equal. Raises StudyError (status 2) naming the figure when a factor
+    column that is not x, panels, rows, compare or pair varies among the rows of one point (its
+    mean would mix that factor's levels), or when two reference rows share every factor value."""
+    compare = figure.compare
+    matched = [c for c in table.factor_columns if c != compare]
+    references = {}
+    for r in table.rows:
+        if table.key(compare, r[compare]) != figure.reference_key:
+            continue
+        factors = tuple(table.key(c, r[c]) for c in matched)
+        if factors in references:
+            same = ", ".join(f"{c} = {r[c] or '(empty)'}" for c in matched)
+            raise spec_error(figure.file, f"two rows of {compare} = {figure.reference_label} have {same}: "
+                                          f"which one is the reference of the others cannot be told")
+        references[factors] = r
+    compared = [r for r in rows if table.key(compare, r[compare]) != figure.reference_key
+                and table.key(figure.x, r[figure.x]) is not None]
+    if not compared:
+        raise spec_error(figure.file, f"where leaves no row with an x value and {compare} other than "
+                                      f"{figure.reference_label}: nothing to compare")
+
+    named = {figure.x, figure.panels, figure.rows, compare, *figure.pair}
+    unnamed = [c for c in table.factor_columns if c not in named]
+    first = {}  # (point, column) -> the point's first row
+    for r in compared:
+        point = tuple(table.key(c, r[c]) if c else None for c in (figure.rows, figure.panels, compare, figure.x))
+        for c in unnamed:
+            seen = first.setdefault((point, c), r)
+            if table.key(c, seen[c]) != table.key(c, r[c]):
+                raise spec_error(figure.file, f"{c} varies among the pairs of one point ({point_text(figure, r)}: "
+                                              f"{c} = {seen[c] or '(empty)'} and {r[c] or '(empty)'}); "
+                                              f"name {c} in where, panels, rows or pair")
+
+    pairs = RatioPairs()
+    for r in compared:
+        reference = references.get(tuple(table.key(c, r[c]) for c in matched))
+        base = table.number(reference, figure.y) if reference is not None else None
+        value = table.number(r, figure.y)
+        if base is None or base == 0:
+            pairs.ratio[id(r)] = None
+            pairs.reference_missing += 1
+        elif value is None:
+            pairs.ratio[id(r)] = None
+            pairs.own_missing += 1
+        else:
+            pairs.ratio[id(r)] = value / base
+    return pairs
+
+
+# --- the means a lines or ratio figure draws ------------------------------------------------
+
+# One mean of a figure: its x (key and table text), the values behind it, their mean and the
+# half width of its 95 % interval (NaN when n < 2), and, for a ratio, the pairs left out there.
+Mean = collections.namedtuple("Mean", "x x_label n mean half_width left_out")
+
+
+def line_means(figure, table, series_rows, y_column):
+    """The means of one line of a lines figure: y_column over the rows at each x that have it."""
+    means = []
+    for x_key, x_label in table.values(figure.x, series_rows):
+        if x_key is None:
+            continue
+        values = [v for r in series_rows if table.key(figure.x, r[figure.x]) == x_key
+                  for v in [table.number(r, y_column)] if v is not None]
+        if values:
+            means.append(Mean(x_key, x_label, len(values), *mean_and_half_width(values), 0))
+    return means
+
+
+def ratio_means(figure, table, series_rows, pairs):
+    """The means of one series of a ratio figure, one per x value with a pair, also when every
+    pair there was left out (n = 0, mean NaN)."""
+    means = []
+    for x_key, x_label in table.values(figure.x, series_rows):
+        if x_key is None:
+            continue
+        here = [pairs.ratio[id(r)] for r in series_rows if table.key(figure.x, r[figure.x]) == x_key]
+        values = [v for v in here if v is not None]
+        summary = mean_and_half_width(values) if values else (float("nan"), float("nan"))
+        means.append(Mean(x_key, x_label, len(values), *summary, len(here) - len(values)))
+    return means
+
+
 # --- drawing ---------------------------------------------------------------------------------
+
+def subplots(figure, table, rows):
+    """(i, j, row label, panel label, rows) of every subplot, row by row: i counts the `rows`
+    values, j the `panels` values; a label is None when the figure has no such key."""
+    row_values = table.values(figure.rows, rows) if figure.rows else [(None, None)]
+    panel_values = table.values(figure.panels, rows) if figure.panels else [(None, None)]
+    for i, (row_key, row_label) in enumerate(row_values):
+        for j, (panel_key, panel_label) in enumerate(panel_values):
+            mine = [r for r in rows
+                    if (figure.rows is None or table.key(figure.rows, r[figure.rows]) == row_key)
+                    and (figure.panels is None or table.key(figure.panels, r[figure.panels]) == panel_key)]
+            yield i, j, row_label, panel_label, mine
+
 
 class Grid:
     """The subplots of a figure: one row per `rows` value, one column per `panels` value."""
@@ -441,18 +710,13 @@ class Grid:
 
     def cells(self):
         """(axes, label, rows) of every subplot; label is "" for a figure of one subplot."""
-        spec, table = self.spec, self.table
-        for i, (row_key, row_label) in enumerate(self.row_values):
-            for j, (panel_key, panel_label) in enumerate(self.panel_values):
-                mine = [r for r in self.rows
-                        if (spec.rows is None or table.key(spec.rows, r[spec.rows]) == row_key)
-                        and (spec.panels is None or table.key(spec.panels, r[spec.panels]) == panel_key)]
-                parts = []
-                if spec.rows is not None:
-                    parts.append(f"{spec.rows} = {row_label}")
-                if spec.panels is not None:
-                    parts.append(f"{spec.panels} = {panel_label}")
-                yield self.axes[i][j], ", ".join(parts), mine
+        for i, j, row_label, panel_label, mine in subplots(self.spec, self.table, self.rows):
+            parts = []
+            if self.spec.rows is not None:
+                parts.append(f"{self.spec.rows} = {row_label}")
+            if self.spec.panels is not None:
+                parts.append(f"{self.spec.panels} = {panel_label}")
+            yield self.axes[i][j], ", ".join(parts), mine
 
     def label_axes(self, x_label, y_label):
         """Axis labels on the outer subplots only."""
@@ -518,22 +782,33 @@ class Legend:
         return [(name, artist) for name, artist in self.artists.items() if artist is not None]
 
 
+def series_column(figure):
+    """The column whose values are the figure's series: a ratio figure's `compare`, else
+    `series` (None when the figure has none)."""
+    return figure.compare if figure.kind == "ratio" else figure.series
+
+
 def series_of(figure, table, rows):
-    """(key, label, colour) of each series value present in `rows`: one of no key, no label
-    and the single colour when the figure has no series. Colours follow the value's place in
-    the whole table, so a value keeps its colour across subplots and figures."""
-    if figure.series is None:
+    """(key, label, colour) of each series value present in `rows` (for a ratio figure, each
+    `compare` value but the reference): one of no key, no label and the single colour when the
+    figure has no series. Colours follow the value's place in the whole table, so a value keeps
+    its colour across subplots and figures, and as a ratio's `compare` value it has the colour
+    it has as a lines figure's `series` value."""
+    column = series_column(figure)
+    if column is None:
         return [(None, None, SINGLE_COLOUR)]
     colour = {k: SERIES_COLOURS[i % len(SERIES_COLOURS)]
-              for i, (k, _) in enumerate(table.values(figure.series, table.rows))}
-    return [(k, label, colour[k]) for k, label in table.values(figure.series, rows)]
+              for i, (k, _) in enumerate(table.values(column, table.rows))}
+    return [(k, label, colour[k]) for k, label in table.values(column, rows)
+            if figure.kind != "ratio" or k != figure.reference_key]
 
 
 def in_series(figure, table, rows, key):
     """The rows of one series value (all of them when the figure has no series)."""
-    if figure.series is None:
+    column = series_column(figure)
+    if column is None:
         return rows
-    return [r for r in rows if table.key(figure.series, r[figure.series]) == key]
+    return [r for r in rows if table.key(column, r[column]) == key]
 
 
 def note_empty(ax):
@@ -565,21 +840,14 @@ def draw_lines(plt, figure, table, rows, path, log):
         for key, series_label, colour in all_series:
             series_rows = in_series(figure, table, mine, key)
             for k, y_column in enumerate(figure.y):
-                points = []
-                for x_key, _ in table.values(figure.x, series_rows):
-                    if x_key is None:
-                        continue
-                    values = [v for r in series_rows if table.key(figure.x, r[figure.x]) == x_key
-                              for v in [table.number(r, y_column)] if v is not None]
-                    if values:
-                        points.append((x_key,) + mean_and_half_width(values))
-                if not points:
+                means = line_means(figure, table, series_rows, y_column)
+                if not means:
                     continue
                 drawn = True
-                x = [p[0] for p in points]
-                mean = [p[1] for p in points]
-                low = [p[1] - p[2] for p in points]
-                high = [p[1] + p[2] for p in points]
+                x = [m.x for m in means]
+                mean = [m.mean for m in means]
+                low = [m.mean - m.half_width for m in means]
+                high = [m.mean + m.half_width for m in means]
                 ax.fill_between(x, low, high, color=colour, alpha=0.18, linewidth=0)
                 (line,) = ax.plot(x, mean, color=colour, linestyle=LINE_STYLES[k % len(LINE_STYLES)],
                                   marker=MARKERS[k % len(MARKERS)], markersize=3.5, linewidth=1.3)
@@ -726,12 +994,206 @@ def draw_scatter(plt, figure, table, rows, path, log):
     plt.close(grid.fig)
 
 
-DRAW = {"lines": draw_lines, "distribution": draw_distribution, "scatter": draw_scatter}
+def dodge(figure, table, rows, count):
+    """(x, series index) -> where that series' point at x is drawn: the series set apart along
+    x, centred on x, by DODGE of the smallest gap between x values (on a log axis, between their
+    logarithms), so that their interval bars do not hide each other."""
+    xs = [k for k, _ in table.values(figure.x, rows) if k is not None and (k > 0 or not figure.log_x)]
+    scaled = [math.log10(x) for x in xs] if figure.log_x else xs
+    gaps = [b - a for a, b in zip(scaled, scaled[1:])]
+    step = min(DODGE, 0.6 / count) * (min(gaps) if gaps else 1.0)
+
+    def shift(x, series):
+        offset = (series - (count - 1) / 2) * step
+        return x * 10 ** offset if figure.log_x else x + offset
+    return shift
+
+
+def plain_log_y_ticks(ax):
+    """A ratio's log y axis labelled as plain numbers (0.5, not 5 x 10^-1); within 1.5 decades,
+    where a decade's own ticks may be the only ones, the ticks at 2, 3 and 5 too (0.2, 0.3, 0.5)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    def plain(value, _):
+        return f"{value:g}"
+
+    def leading(value, _):
+        mantissa = value / 10 ** math.floor(math.log10(value) + 1e-9)
+        return f"{value:g}" if any(abs(mantissa - m) < 1e-6 for m in (2, 3, 5)) else ""
+    low, high = ax.get_ylim()
+    ax.yaxis.set_major_formatter(FuncFormatter(plain))
+    ax.yaxis.set_minor_formatter(FuncFormatter(leading) if high / low < 10 ** 1.5 else NullFormatter())
+
+
+def draw_ratio(plt, figure, table, rows, path, log):
+    pairs = pair_ratios(figure, table, rows)
+    # One y axis for every subplot: a ratio means the same everywhere, and the reference lines
+    # line up across the figure.
+    grid = Grid(plt, figure, table, rows, share_x="all", share_y="all")
+    all_series = series_of(figure, table, rows)
+    legend = Legend(label for _, label, _ in all_series)
+    shift = dodge(figure, table, rows, len(all_series))
+    counts = set()
+    for ax, label, mine in grid.cells():
+        drawn = False
+        for s, (key, series_label, colour) in enumerate(all_series):
+            means = [m for m in ratio_means(figure, table, in_series(figure, table, mine, key), pairs) if m.n]
+            if not means:
+                continue
+            drawn = True
+            counts.update(m.n for m in means)
+            x = [shift(m.x, s) for m in means]
+            mean = [m.mean for m in means]
+            (line,) = ax.plot(x, mean, color=colour, marker="o", markersize=3.5, linewidth=1.3, zorder=3)
+            legend.add(series_label, line)
+            with_interval = [m for m in means if not math.isnan(m.half_width)]
+            if with_interval:
+                ax.errorbar([shift(m.x, s) for m in with_interval], [m.mean for m in with_interval],
+                            yerr=[m.half_width for m in with_interval], fmt="none", ecolor=colour,
+                            elinewidth=1.0, capsize=2.5, capthick=1.0, zorder=3)
+        for value in figure.lines:
+            ax.axhline(value, color="0.5", linestyle="--", linewidth=0.9, zorder=1)
+        if not drawn:
+            note_empty(ax)
+        ax.set_title(label)
+        ax.grid(True, alpha=0.3)
+        if figure.log_x:
+            ax.set_xscale("log")
+        if figure.log_y:
+            ax.set_yscale("log")
+    # The reference lines' values, right of the last subplot of each row (the axes are shared).
+    for row in grid.axes:
+        for value in figure.lines:
+            row[-1].text(1.02, value, f"{value:g}", transform=row[-1].get_yaxis_transform(), ha="left",
+                         va="center", fontsize=7, color="0.35", clip_on=False)
+    if figure.log_x:
+        tick_at_values(grid.axes[0][0], table.values(figure.x, rows))
+    if figure.log_y:
+        plain_log_y_ticks(grid.axes[0][0])
+    reference = f"{figure.compare} = {figure.reference_label}"
+    grid.label_axes(figure.x_label or figure.x, figure.y_label or f"{figure.y} ratio to {figure.reference_label}")
+    paired = f" (pairs differ in {', '.join(figure.pair)})" if figure.pair else ""
+    behind = (f"n = {counts.pop()} pairs behind every point" if len(counts) == 1
+              else f"n = {min(counts)} to {max(counts)} pairs behind a point" if counts else "no pairs")
+    note = (f"Each point: the mean, over the pairs behind it, of {figure.y} / {figure.y} at {reference} with every "
+            f"other factor the same{paired}; bars: its 95 % Student-t interval; {behind}.")
+    left_out = pairs.left_out_text()
+    if left_out:
+        note += f" Left out: {left_out}."
+        log(f"{PREFIX}: figure {figure.file}: left out {left_out}")
+    grid.finish(legend, figure.compare, path, note=note)
+    plt.close(grid.fig)
+
+
+DRAW = {"lines": draw_lines, "distribution": draw_distribution, "scatter": draw_scatter, "ratio": draw_ratio}
+
+
+# --- the numbers behind a figure ------------------------------------------------------------
+
+def figure_table(figure, table, rows):
+    """The numbers a lines or ratio figure draws, as (header, numeric, lines, RatioPairs or None),
+    numeric saying which columns hold numbers (to align them right), lines one
+    line per subplot (row by row), series, x value and y column, in that order and each in the
+    figure's own order, of the row value, the panel value and the series value (each only when
+    the figure has that key; in the order of the lines' sorting), x as table.csv writes it, y, n, mean, the 95 % interval's low and high (NaN when
+    n < 2) and, for a ratio, the pairs left out there. A ratio's x values where every pair was
+    left out are lines too, with n = 0 and a NaN mean."""
+    ratio = figure.kind == "ratio"
+    pairs = pair_ratios(figure, table, rows) if ratio else None
+    keys = [c for c in (figure.rows, figure.panels, series_column(figure)) if c is not None]
+    stats = ["n", "mean", "ci_low", "ci_high"] + (["left_out"] if ratio else [])
+    header = keys + [figure.x, "y"] + stats
+    numeric = [table.numeric[c] for c in keys + [figure.x]] + [False] + [True] * len(stats)
+    y_columns = [figure.y] if ratio else figure.y
+    lines = []
+    for _, _, row_label, panel_label, mine in subplots(figure, table, rows):
+        for key, series_label, _ in series_of(figure, table, mine):
+            series_rows = in_series(figure, table, mine, key)
+            means = {y: {m.x: m for m in (ratio_means(figure, table, series_rows, pairs) if ratio
+                                          else line_means(figure, table, series_rows, y))}
+                     for y in y_columns}
+            labels = [label for label in (row_label, panel_label, series_label) if label is not None]
+            for x_key, _ in table.values(figure.x, series_rows):
+                for y in y_columns:
+                    m = means[y].get(x_key)
+                    if m is None:
+                        continue
+                    lines.append(labels + [m.x_label, y, m.n, m.mean, m.mean - m.half_width, m.mean + m.half_width]
+                                 + ([m.left_out] if ratio else []))
+    return header, numeric, lines, pairs
+
+
+def three_digits(value):
+    """A number to 3 significant digits, plainly written from 1e-4 to 1e6 ("0.500", "12300"),
+    else with an exponent; "" for NaN (no interval from one value, no mean without pairs)."""
+    if isinstance(value, int):
+        return str(value)
+    if math.isnan(value):
+        return ""
+    if value == 0 or not 1e-4 <= abs(value) < 1e6:
+        return f"{value:.3g}"
+    magnitude = math.floor(math.log10(abs(value)))
+    if math.floor(math.log10(abs(round(value, 2 - magnitude)))) > magnitude:
+        magnitude += 1  # 9.996 rounds to 10.0, which has its three digits one place further left
+    return f"{round(value, 2 - magnitude):.{max(2 - magnitude, 0)}f}"
+
+
+def full_precision(value):
+    """A number as Python reads it back exactly; "" for NaN."""
+    if isinstance(value, int):
+        return str(value)
+    return "" if math.isnan(value) else repr(value)
+
+
+def markdown_table(header, lines, numeric):
+    """A GitHub table, columns padded to their width, numeric columns aligned right."""
+    cells = [header] + [[three_digits(v) if isinstance(v, (int, float)) else v for v in line] for line in lines]
+    widths = [max(3, *(len(row[c]) for row in cells)) for c in range(len(header))]
+
+    def text(row):
+        return "| " + " | ".join(cell.rjust(w) if right else cell.ljust(w)
+                                 for cell, w, right in zip(row, widths, numeric)) + " |\n"
+    rule = "|" + "|".join("-" * (w + 1) + ":" if right else "-" * (w + 2) for w, right in zip(widths, numeric)) + "|\n"
+    return text(cells[0]) + rule + "".join(text(row) for row in cells[1:])
+
+
+def csv_table(header, lines):
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for line in lines:
+        writer.writerow([full_precision(v) if isinstance(v, (int, float)) else v for v in line])
+    return out.getvalue()
+
+
+def study_table(sweep_dir, file, table_format, log):
+    """`table`'s output for the figure of SWEEP_DIR/sweep.json whose file is FILE; raises
+    StudyError, status 2 for an unknown FILE, a figure kind without a table or a bad spec."""
+    specs, factor_columns = read_sweep(sweep_dir)
+    found = [i for i, spec in enumerate(specs) if isinstance(spec, dict) and spec.get("file") == file]
+    if not found:
+        files = [spec["file"] for spec in specs if isinstance(spec, dict) and isinstance(spec.get("file"), str)]
+        raise StudyError(f"{PREFIX}: {os.path.join(sweep_dir, 'sweep.json')}: no figure {file} "
+                         f"(figures: {', '.join(files) or 'none'})", 2)
+    table = Table(os.path.join(sweep_dir, "table.csv"), factor_columns)
+    figure = check_figure(found[0], specs[found[0]], table, set())
+    if figure.kind not in TABLE_KINDS:
+        raise spec_error(file, f"a {figure.kind} figure has no table: table prints the means a "
+                               f"{' or '.join(TABLE_KINDS)} figure draws")
+    header, numeric, lines, pairs = figure_table(figure, table, select_rows(figure, table))
+    if pairs is not None and pairs.left_out_text():
+        log(f"{PREFIX}: figure {figure.file}: left out {pairs.left_out_text()}")
+    if table_format == "csv":
+        return csv_table(header, lines)
+    return markdown_table(header, lines, numeric)
 
 
 # --- the study -------------------------------------------------------------------------------
 
-def read_figure_specs(sweep_json):
+def read_sweep(sweep_dir):
+    """SWEEP_DIR/sweep.json's figure specs (a list, maybe empty) and factor columns (None when
+    it does not list them)."""
+    sweep_json = os.path.join(sweep_dir, "sweep.json")
     try:
         with open(sweep_json, encoding="utf-8") as f:
             sweep = json.load(f)
@@ -741,25 +1203,32 @@ def read_figure_specs(sweep_json):
         raise StudyError(f"{PREFIX}: {sweep_json}:{e.lineno}:{e.colno}: not JSON: {e.msg}", 1)
     if not isinstance(sweep, dict):
         raise StudyError(f"{PREFIX}: {sweep_json}: expected a JSON object", 1)
+    factor_columns = sweep.get("factor_columns")
+    if factor_columns is not None and not (isinstance(factor_columns, list)
+                                           and all(isinstance(c, str) for c in factor_columns)):
+        raise StudyError(f"{PREFIX}: {sweep_json}: factor_columns: expected a list of column names", 1)
     specs = sweep.get("figures")
     if specs is None:
-        return []
+        return [], factor_columns
     if not isinstance(specs, list):
         raise StudyError(f"{PREFIX}: {sweep_json}: figures: expected a list of figure objects", 2)
-    return specs
+    return specs, factor_columns
 
 
 def draw_study(sweep_dir, out_dir, log):
     """Checks every figure of SWEEP_DIR/sweep.json, then draws them; returns the PNGs' paths."""
-    specs = read_figure_specs(os.path.join(sweep_dir, "sweep.json"))
+    specs, factor_columns = read_sweep(sweep_dir)
     if not specs:
         return []
-    table = Table(os.path.join(sweep_dir, "table.csv"))
+    table = Table(os.path.join(sweep_dir, "table.csv"), factor_columns)
     figures, problems = [], []
     for index, spec in enumerate(specs):
         try:
             figure = check_figure(index, spec, table, {f.file for f, _ in figures})
-            figures.append((figure, select_rows(figure, table)))
+            rows = select_rows(figure, table)
+            if figure.kind == "ratio":
+                pair_ratios(figure, table, rows)  # its spec errors now, before any figure is drawn
+            figures.append((figure, rows))
         except StudyError as e:
             problems.append(str(e))
     if problems:
@@ -806,4 +1275,27 @@ def main(argv=None, prog=None):
     except StudyError as e:
         log(str(e))
         return e.status
+    return 0
+
+
+def table_main(argv=None, prog=None):
+    """`fovea_plots.py table`: prints the table to stdout; returns the exit status (0; 2 for an
+    unknown FILE, a figure with no table or a bad spec; 1 for another failure)."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description="The numbers a lines or ratio figure of a fovea sweep draws, as a table on stdout: one "
+                               "line per subplot, series, x value and y column with n, the mean and its 95 % "
+                               "Student-t interval (ci_low, ci_high; empty when n < 2) and, for a ratio, the pairs "
+                               "left out there.")
+    parser.add_argument("sweep_dir", metavar="SWEEP_DIR", help="the sweep's folder: sweep.json and table.csv")
+    parser.add_argument("file", metavar="FILE", help="the figure, by its file in sweep.json (e.g. p_ratio.png)")
+    parser.add_argument("--format", choices=("markdown", "csv"), default="markdown",
+                        help="markdown (default): a GitHub table, numbers to 3 significant digits; "
+                             "csv: numbers in full precision")
+    args = parser.parse_args(argv)
+    try:
+        text = study_table(args.sweep_dir, args.file, args.format, lambda line: print(line, file=sys.stderr, flush=True))
+    except StudyError as e:
+        print(str(e), file=sys.stderr, flush=True)
+        return e.status
+    sys.stdout.write(text)
     return 0

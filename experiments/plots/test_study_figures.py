@@ -5,10 +5,14 @@
 
 Builds a synthetic sweep in a temporary folder (2 placements x 3 entity counts x 2 schedulers
 x 4 budgets x 3 seeds = 144 runs, figures of every kind, one scatter with exactly one point
-below the diagonal), runs `fovea_plots.py study` on it as a subprocess and checks the PNGs, the
-"below the diagonal" counts it prints, the exit statuses of bad specs (2, naming the figure's
-file) and of other failures (1), and the Student-t quantiles behind the lines' bands. Then
-`fovea_plots.py fit` on a small fit made here, whose fitted probabilities come from
+below the diagonal, a metric whose ratio to round robin is exact), runs `fovea_plots.py study`
+on it as a subprocess and checks the PNGs, the "below the diagonal" counts and the ratio's
+"left out" lines it prints, the exit statuses of bad specs (2, naming the figure's file) and
+of other failures (1), and the Student-t quantiles behind the lines' bands. `fovea_plots.py
+table` is checked against means, intervals and left-out counts computed here from the
+synthetic values: exact ones (an interval of zero width) and noisy ones (against a hand
+computation with t_0.975 for 2 degrees of freedom in closed form), as markdown and as CSV.
+Then `fovea_plots.py fit` on a small fit made here, whose fitted probabilities come from
 psychometric.py's own f(e, g). --keep DIR keeps the synthetic sweep and its figures in DIR (to
 look at them). Needs matplotlib and numpy, as fovea_plots.py does.
 """
@@ -38,7 +42,20 @@ BUDGETS = [1000, 3000, 10000, 30000]
 SEEDS = [1, 2, 3]
 STATS = ["p1", "p5", "p25", "median", "p75", "p95", "p99", "max"]
 COLUMNS = (["run", "entities", "placement", "scheduler", "budget_mode", "budget", "seed", "frames",
-            "p_true_mean", "p_est_mean", "nabla_true_mean", "nabla_est_mean"] + [f"step_ms_{s}" for s in STATS])
+            "p_true_mean", "p_est_mean", "nabla_true_mean", "nabla_est_mean"] + [f"step_ms_{s}" for s in STATS]
+           + ["work_mean"])
+
+# work_mean: eccentricity's is exactly this times round robin's at the same placement, entities,
+# budget and seed (powers of two: the products and the ratios are exact in binary).
+WORK_RATIO = {1000: 1.0, 3000: 0.5, 10000: 0.25, 30000: 0.125}
+# Pairs a ratio of work_mean leaves out, by (placement, entities, budget, seed): round robin's
+# work_mean is 0 or empty, or eccentricity's is empty.
+REFERENCE_ZERO = ("packed", 100, 1000, 1)
+REFERENCE_EMPTY = ("packed", 100, 3000, 2)
+OWN_EMPTY = ("spread", 10000, 30000, 3)
+# t_0.975 with 2 degrees of freedom in closed form: the t cdf with 2 degrees of freedom is
+# 1/2 + t / (2 sqrt(2 + t^2)), so t / sqrt(2 + t^2) = 0.95.
+T_975_DF2 = math.sqrt(2 * 0.95 ** 2 / (1 - 0.95 ** 2))
 
 # The one run whose p_est is below its p_true: the point the diagonal figure exists to show.
 BELOW_RUN = 100
@@ -65,6 +82,24 @@ FIGURES = [
     {"file": "nabla_log.png", "kind": "scatter", "x": "nabla_true_mean", "y": "nabla_est_mean",
      "series": "entities", "rows": "placement", "log": True, "diagonal": True},
     {"file": "frames_vs_step.png", "kind": "scatter", "x": "frames", "y": "step_ms_median"},
+    {"file": "p_ratio.png", "kind": "ratio", "title": "P true: eccentricity over round robin, paired by seed",
+     "x": "budget", "y": "p_true_mean", "compare": "scheduler", "reference": "round_robin", "pair": ["seed"],
+     "panels": "entities", "rows": "placement", "lines": [1, 0.6], "log_x": True, "where": {"budget_mode": "work"},
+     "x_label": "work budget (sphere tests)", "y_label": "P ratio to round robin"},
+    {"file": "work_ratio.png", "kind": "ratio", "x": "budget", "y": ["work_mean"], "compare": "scheduler",
+     "reference": "round_robin", "pair": ["seed"], "panels": "entities", "rows": "placement",
+     "lines": [1, 0.5, 0.25, 0.125], "log_x": True, "log_y": True},
+    # where leaves the reference's rows out: they are looked up in the whole table.
+    {"file": "work_ratio_packed.png", "kind": "ratio", "x": "budget", "y": "work_mean", "compare": "scheduler",
+     "reference": "round_robin", "pair": ["seed"], "panels": "entities",
+     "where": {"placement": "packed", "scheduler": "eccentricity"}},
+]
+
+# The "left out" lines the study must print, one per ratio figure that left pairs out.
+EXPECTED_LEFT_OUT = [
+    "fovea sweep: figure work_ratio.png: left out 2 pairs whose reference y is 0 or missing "
+    "and 1 pair whose own y is missing",
+    "fovea sweep: figure work_ratio_packed.png: left out 2 pairs whose reference y is 0 or missing",
 ]
 
 # The "below the diagonal" counts the study must print, by figure and subplot.
@@ -93,6 +128,22 @@ BAD_SPECS = [
     ({"file": "bad_missing.png", "kind": "scatter", "x": "frames"}, ['"y"']),
     ({"file": "bad_text.png", "kind": "lines", "x": "budget", "y": ["scheduler"]}, ["scheduler", "text"]),
     ({"file": "bad_bool.png", "kind": "scatter", "x": "frames", "y": "frames", "log": "yes"}, ["log"]),
+    # placement varies among the pairs of a point: it is in none of where, panels, rows and pair.
+    ({"file": "bad_ratio_factor.png", "kind": "ratio", "x": "budget", "y": "p_true_mean", "compare": "scheduler",
+      "reference": "round_robin", "pair": ["seed"], "panels": "entities"},
+     ["placement varies", "where, panels, rows or pair"]),
+    ({"file": "bad_ratio_unpaired.png", "kind": "ratio", "x": "budget", "y": "p_true_mean", "compare": "scheduler",
+      "reference": "round_robin", "panels": "entities", "rows": "placement"}, ["seed varies"]),
+    ({"file": "bad_ratio_series.png", "kind": "ratio", "x": "budget", "y": "p_true_mean", "compare": "scheduler",
+      "reference": "round_robin", "series": "placement"}, ["series", "compare"]),
+    ({"file": "bad_ratio_reference.png", "kind": "ratio", "x": "budget", "y": "p_true_mean", "compare": "scheduler",
+      "reference": "fifo"}, ["reference", "fifo", "round_robin"]),
+    ({"file": "bad_ratio_two_y.png", "kind": "ratio", "x": "budget", "y": ["p_true_mean", "p_est_mean"],
+      "compare": "scheduler", "reference": "round_robin"}, ["one column"]),
+    ({"file": "bad_ratio_lines.png", "kind": "ratio", "x": "budget", "y": "p_true_mean", "compare": "scheduler",
+      "reference": "round_robin", "lines": ["one"]}, ["lines"]),
+    ({"file": "bad_ratio_compare.png", "kind": "ratio", "x": "budget", "y": "p_true_mean", "compare": "p_est_mean",
+      "reference": 1}, ["compare", "not a factor column"]),
 ]
 
 failures = []
@@ -105,7 +156,9 @@ def check(condition, what):
 
 
 def make_table(path):
+    """Writes the synthetic table.csv; returns its rows, as dicts of the values written."""
     rng = random.Random(20240601)
+    rows = []
     with open(path, "w", newline="", encoding="utf-8") as f:
         out = csv.writer(f)
         out.writerow(COLUMNS)
@@ -129,28 +182,44 @@ def make_table(path):
                             if run == ROUNDING_RUN:
                                 p_est = p_true * (1 - 1e-12)
                             nabla_true = 0.0 if run == ZERO_NABLA_RUN else p_true * 0.01
+                            work = float(entities * (seed + 1) * (2 if placement == "packed" else 3))
+                            if scheduler == "eccentricity":
+                                work *= WORK_RATIO[budget]
+                            at = (placement, entities, budget, seed)
+                            if scheduler == "round_robin" and at == REFERENCE_ZERO:
+                                work = 0.0
+                            if (scheduler == "round_robin" and at == REFERENCE_EMPTY
+                                    or scheduler == "eccentricity" and at == OWN_EMPTY):
+                                work = ""
                             cells = [run, entities, placement, scheduler, "work", budget, seed, 600,
-                                     p_true, p_est, nabla_true, nabla_true * 1.3] + quantiles
+                                     p_true, p_est, nabla_true, nabla_true * 1.3] + quantiles + [work]
                             if run == 5:
                                 cells[COLUMNS.index("step_ms_p99")] = ""  # a missing value
                             out.writerow(cells)
+                            rows.append(dict(zip(COLUMNS, cells)))
                             run += 1
-    return run
+    return rows
 
 
-def make_sweep(folder, figures):
+def make_sweep(folder, figures, factor_columns=None):
+    """The synthetic sweep in `folder`, with these figures and, when given, factor_columns in
+    its sweep.json (else the plots take the columns before frames); returns the table's rows."""
     os.makedirs(folder, exist_ok=True)
-    make_table(os.path.join(folder, "table.csv"))
+    rows = make_table(os.path.join(folder, "table.csv"))
     sweep = {"name": "synthetic"}
     if figures is not None:
         sweep["figures"] = figures
+    if factor_columns is not None:
+        sweep["factor_columns"] = factor_columns
     with open(os.path.join(folder, "sweep.json"), "w", encoding="utf-8") as f:
         json.dump(sweep, f, indent=2)
+    return rows
 
 
-def run_plots(*args):
+def run_plots(*args, stdout=False):
+    """fovea_plots.py's exit status and stderr (and stdout when asked)."""
     done = subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
-    return done.returncode, done.stderr
+    return (done.returncode, done.stderr, done.stdout) if stdout else (done.returncode, done.stderr)
 
 
 def is_png(path):
@@ -172,6 +241,8 @@ def check_study(top):
     below = {(m[1], m[2] or ""): (int(m[3]), int(m[4]))
              for m in re.finditer(r"fovea sweep: figure (\S+?)(?:, (.+?))?: below the diagonal: (\d+) of (\d+)", err)}
     check(below == EXPECTED_BELOW, f"below the diagonal counts {below}, expected {EXPECTED_BELOW}")
+    left_out = [line for line in err.splitlines() if "left out" in line]
+    check(left_out == EXPECTED_LEFT_OUT, f"the ratios' left out lines {left_out}, expected {EXPECTED_LEFT_OUT}")
 
     out = os.path.join(top, "elsewhere")
     status, err = run_plots("study", sweep, "--out", out)
@@ -214,6 +285,133 @@ def check_bad_specs(top):
     check(status == 1 and "sweep.json" in err, f"malformed sweep.json exits 1: {status} {err!r}")
     status, err = run_plots("study", os.path.join(top, "no_such_sweep"))
     check(status == 1 and "sweep.json" in err, f"a missing sweep exits 1: {status} {err!r}")
+
+
+def mean_and_interval(values):
+    """By hand: the mean and its 95 % t interval of three values (t_0.975 for 2 degrees of freedom)."""
+    assert len(values) == 3
+    mean = sum(values) / 3
+    half = T_975_DF2 * math.sqrt(sum((v - mean) ** 2 for v in values) / 2) / math.sqrt(3)
+    return mean, mean - half, mean + half
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300)
+
+
+def markdown_cells(text):
+    """The cells of a markdown table's lines, stripped; the rule line is dropped."""
+    lines = text.splitlines()
+    return [[c.strip() for c in line.strip().strip("|").split("|")] for i, line in enumerate(lines) if i != 1]
+
+
+def check_table(top):
+    folder = os.path.join(top, "table")
+    rows = make_sweep(folder, FIGURES)
+
+    # The exact ratios: n, mean, a zero-width interval and the pairs left out at each point.
+    left_out_at = (REFERENCE_ZERO, REFERENCE_EMPTY, OWN_EMPTY)
+    exact = []
+    for placement in PLACEMENTS:
+        for entities in ENTITIES:
+            for budget in BUDGETS:
+                left = sum((placement, entities, budget, seed) in left_out_at for seed in SEEDS)
+                exact.append((placement, entities, budget, len(SEEDS) - left, WORK_RATIO[budget], left))
+    status, err, out = run_plots("table", folder, "work_ratio.png", "--format", "csv", stdout=True)
+    expected = "placement,entities,scheduler,budget,y,n,mean,ci_low,ci_high,left_out\n" + "".join(
+        f"{p},{e},eccentricity,{b},work_mean,{n},{r!r},{r!r},{r!r},{left}\n" for p, e, b, n, r, left in exact)
+    check(status == 0 and out == expected, f"table work_ratio.png --format csv: {status} {err}\n{out}")
+    check(err == EXPECTED_LEFT_OUT[0] + "\n", f"table prints the left out line: {err!r}")
+    status, err, out = run_plots("table", folder, "work_ratio.png", stdout=True)
+    three = {1.0: "1.00", 0.5: "0.500", 0.25: "0.250", 0.125: "0.125"}
+    expected = [["placement", "entities", "scheduler", "budget", "y", "n", "mean", "ci_low", "ci_high", "left_out"]] + [
+        [p, str(e), "eccentricity", str(b), "work_mean", str(n), three[r], three[r], three[r], str(left)]
+        for p, e, b, n, r, left in exact]
+    check(status == 0 and markdown_cells(out) == expected, f"table work_ratio.png (markdown): {status} {err}\n{out}")
+    rule = out.splitlines()[1] if out.count("\n") > 1 else ""
+    check(re.fullmatch(r"\|-+\|-+:\|-+\|-+:\|-+\|-+:\|-+:\|-+:\|-+:\|-+:\|", rule),
+          f"the markdown rule aligns numeric columns right: {rule}")
+
+    # The noisy ratios, against the hand computation of every point.
+    def p_true(scheduler, placement, entities, budget, seed):
+        (row,) = [r for r in rows if (r["scheduler"], r["placement"], r["entities"], r["budget"], r["seed"])
+                  == (scheduler, placement, entities, budget, seed)]
+        return row["p_true_mean"]
+
+    status, err, out = run_plots("table", folder, "p_ratio.png", "--format", "csv", stdout=True)
+    lines = out.splitlines()
+    check(status == 0 and err == "" and len(lines) == 1 + len(PLACEMENTS) * len(ENTITIES) * len(BUDGETS),
+          f"table p_ratio.png --format csv: {status} {err}\n{out}")
+    expected_means = {}
+    for line in lines[1:]:
+        p, e, scheduler, b, y, n, mean, low, high, left = line.split(",")
+        ratios = [p_true("eccentricity", p, int(e), int(b), seed) / p_true("round_robin", p, int(e), int(b), seed)
+                  for seed in SEEDS]
+        want = mean_and_interval(ratios)
+        expected_means[(p, e, b)] = want
+        check(scheduler == "eccentricity" and y == "p_true_mean" and n == "3" and left == "0"
+              and all(close(float(got), w) for got, w in zip((mean, low, high), want)),
+              f"p_ratio.png at {p}, {e}, {b}: {line}, expected mean and interval {want}")
+    status, err, out = run_plots("table", folder, "p_ratio.png", stdout=True)
+    check(all(0.1 <= v < 1 for want in expected_means.values() for v in want),
+          "the noisy ratios and their intervals are between 0.1 and 1 (3 significant digits: 3 decimals)")
+    for cells in markdown_cells(out)[1:]:
+        want = expected_means.get((cells[0], cells[1], cells[3]))
+        check(want is not None and cells[6:9] == [f"{v:.3f}" for v in want],
+              f"p_ratio.png (markdown) {cells}: expected {want}")
+
+    # A lines figure's table: the mean over the seeds of each scheduler, entities and budget.
+    status, err, out = run_plots("table", folder, "p_true.png", "--format", "csv", stdout=True)
+    lines = out.splitlines()
+    check(status == 0 and lines[:1] == ["entities,scheduler,budget,y,n,mean,ci_low,ci_high"]
+          and len(lines) == 1 + len(ENTITIES) * len(SCHEDULERS) * len(BUDGETS),
+          f"table p_true.png --format csv: {status} {err}\n{out}")
+    for line in lines[1:]:
+        e, scheduler, b, y, n, mean, low, high = line.split(",")
+        want = mean_and_interval([p_true(scheduler, "packed", int(e), int(b), seed) for seed in SEEDS])
+        check(y == "p_true_mean" and n == "3" and all(close(float(got), w) for got, w in zip((mean, low, high), want)),
+              f"p_true.png at {e}, {scheduler}, {b}: {line}, expected {want}")
+    status, err, out = run_plots("table", folder, "p_true.png", stdout=True)
+    cells = markdown_cells(out)
+    check(status == 0 and cells[0] == ["entities", "scheduler", "budget", "y", "n", "mean", "ci_low", "ci_high"]
+          and len(cells) == len(lines), f"table p_true.png (markdown): {status} {err}\n{out}")
+
+    # Figures with no table, unknown figures: exit 2, one line, nothing on stdout.
+    for name, words in (("step_spread.png", ["distribution", "no table"]), ("p_est_vs_true.png", ["scatter"]),
+                        ("nope.png", ["no figure nope.png", "p_ratio.png"])):
+        status, err, out = run_plots("table", folder, name, stdout=True)
+        check(status == 2 and out == "" and len(err.splitlines()) == 1 and all(w in err for w in words),
+              f"table {name}: exit 2, one line with {words}: {status} {err!r} {out!r}")
+    status, err, out = run_plots("table", "--help", stdout=True)
+    check(status == 0 and "--format" in out and "markdown" in out, f"table --help: {status} {err}")
+
+    # A compare value has the colour it has as a series.
+    table = study_figures.Table(os.path.join(folder, "table.csv"))
+    lines_figure = study_figures.check_figure(1, FIGURES[1], table, set())
+    ratio_figure = study_figures.check_figure(7, FIGURES[7], table, set())
+    as_series = {label: colour for _, label, colour in study_figures.series_of(lines_figure, table, table.rows)}
+    as_compared = {label: colour for _, label, colour in study_figures.series_of(ratio_figure, table, table.rows)}
+    check(as_compared == {"eccentricity": as_series["eccentricity"]},
+          f"eccentricity's colour as compare {as_compared}, as series {as_series}")
+
+
+def check_factor_columns(top):
+    """sweep.json's factor_columns, when it has them, are what a ratio pairs on."""
+    factors = ["entities", "placement", "scheduler", "budget_mode", "budget", "seed"]
+    _, _, derived = run_plots("table", os.path.join(top, "table"), "work_ratio.png", "--format", "csv", stdout=True)
+    folder = os.path.join(top, "factor_columns")
+    make_sweep(folder, FIGURES, factor_columns=factors)
+    status, err, out = run_plots("table", folder, "work_ratio.png", "--format", "csv", stdout=True)
+    check(status == 0 and out == derived, f"factor_columns as listed pair as the columns before frames: {status} {err}")
+    # Without seed among the factors (and so not in pair), each pair has three reference rows.
+    unpaired = {k: v for k, v in FIGURES[8].items() if k != "pair"}
+    make_sweep(folder, [unpaired], factor_columns=[c for c in factors if c != "seed"])
+    status, err, out = run_plots("table", folder, "work_ratio.png", stdout=True)
+    check(status == 2 and "work_ratio.png" in err and "cannot be told" in err and out == "",
+          f"factor_columns without seed: two reference rows for a pair, exit 2: {status} {err!r}")
+    make_sweep(folder, FIGURES, factor_columns=factors + ["colour"])
+    status, err = run_plots("study", folder)
+    check(status == 1 and "colour" in err, f"factor_columns naming no column: exit 1: {status} {err!r}")
 
 
 def check_statistics():
@@ -274,6 +472,8 @@ def main():
         os.makedirs(top, exist_ok=True)
         check_study(top)
         check_bad_specs(top)
+        check_table(top)
+        check_factor_columns(top)
         check_fit(top)
     if failures:
         print(f"test_study_figures.py: {len(failures)} checks failed", file=sys.stderr)
