@@ -234,6 +234,8 @@ void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& 
       allowed.insert(allowed.end(), {"x", "y", "diagonal", "log", "x_label", "y_label"});
       needed = {"x", "y"};
     } else if (kind_text == "ratio") {
+      // Its series are the values of `compare` other than the reference.
+      allowed.erase(std::find(allowed.begin(), allowed.end(), "series"));
       allowed.insert(allowed.end(), {"x", "y", "compare", "reference", "pair", "lines", "log_x", "log_y", "x_label", "y_label"});
       needed = {"x", "y", "compare", "reference"};
     } else {
