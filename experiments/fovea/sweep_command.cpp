@@ -1,6 +1,8 @@
 #include "fovea/sweep_command.hpp"
 
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -63,21 +65,26 @@ std::optional<Json> read_json(const fs::path& path) {
 
 void write_json_atomically(const fs::path& path, const Json& json) { write_file_atomically(path, json.dump(2) + "\n"); }
 
-/// Whether a run's folder holds a complete run of exactly this config; else why not.
-std::optional<std::string> incomplete_because(const fs::path& folder, const RunJob& job) {
+/// What a run's folder holds: a complete run (its manifest says so), and whether it is
+/// exactly this run (problem empty), or why not.
+struct RunState {
+  bool complete = false;
+  std::string problem;
+};
+RunState run_state(const fs::path& folder, const RunJob& job) {
   const std::optional<Json> manifest = read_json(folder / "manifest.json");
-  if (!manifest) return "no readable manifest.json";
+  if (!manifest) return {false, "no readable manifest.json"};
   const std::string status = manifest->value("status", std::string("unknown"));
-  if (status != "completed") return "its manifest says " + status;
-  if (!fs::is_regular_file(folder / "frames.csv")) return "no frames.csv";
+  if (status != "completed") return {false, "its manifest says " + status};
+  if (!fs::is_regular_file(folder / "frames.csv")) return {true, "it has no frames.csv"};
   std::string config;
   try {
     config = read_file_text((folder / "config.yaml").string());
   } catch (const std::runtime_error&) {
-    return "no readable config.yaml";
+    return {true, "its config.yaml cannot be read"};
   }
-  if (config != job.expected_config) return "its config.yaml is not this run's";
-  return std::nullopt;
+  if (config != job.expected_config) return {true, "its config.yaml is not this run's"};
+  return {true, ""};
 }
 
 /// The first line of a run's messages, for the sweep's own message.
@@ -201,11 +208,11 @@ int sweep_command(const SweepOptions& options) {
     }
   }
   const int jobs = options.jobs > 0 ? options.jobs : default_jobs();
-  const std::string fingerprint = plan_fingerprint(study, base_text, runs);
-  const fs::path out = options.out ? fs::path(*options.out)
-                                   : fs::path("results") / "studies" / study.name /
-                                         (shard.whole() ? fs::path() : fs::path("shard-" + std::to_string(shard.index) + "-of-" +
-                                                                                std::to_string(shard.count)));
+  const std::string fingerprint = plan_fingerprint(base_text, runs);
+  // A shard writes a folder of its own inside the study's, with --out too: the tasks of a
+  // Slurm array share one command line, and so one --out.
+  fs::path out = options.out ? fs::path(*options.out) : fs::path("results") / "studies" / study.name;
+  if (!shard.whole()) out /= "shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count);
 
   // Every run's config, checked as `fovea run` would check it, and what its folder must hold.
   std::vector<RunJob> shard_jobs;
@@ -229,6 +236,7 @@ int sweep_command(const SweepOptions& options) {
   const fs::path sweep_json = out / "sweep.json";
   std::error_code error;
   bool resuming = false;
+  std::string commit_before;
   if (fs::exists(out, error)) {
     if (!fs::is_directory(out, error)) {
       std::cerr << "fovea sweep: " << out.string() << ": names a file, not a folder\n";
@@ -244,6 +252,7 @@ int sweep_command(const SweepOptions& options) {
         return kExitBadInput;
       }
       resuming = true;
+      commit_before = before->value("git_commit", std::string());
     } else if (!fs::is_empty(out, error)) {
       std::cerr << "fovea sweep: " << out.string() << ": not empty and not a sweep's folder; choose a new --out\n";
       return kExitBadInput;
@@ -257,6 +266,21 @@ int sweep_command(const SweepOptions& options) {
     std::cerr << "fovea sweep: " << out.string() << ": " << e.code().message() << "\n";
     return kExitFailure;
   }
+  // One sweep at a time in a folder: a second one (the command typed twice, a job resubmitted
+  // while the first still runs) would take the first one's runs under way for killed ones.
+  // The lock goes with the process, however it ends.
+  const int lock = open((out / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    std::cerr << "fovea sweep: " << out.string() << " is in use by another fovea sweep; wait for it to end\n";
+    return kExitBadInput;
+  }
+  if (resuming && !commit_before.empty() && commit_before != build_info().git_commit && !options.quiet)
+    std::cerr << "fovea sweep: warning: " << out.string() << " was run by fovea " << commit_before
+              << " and is resumed by " << build_info().git_commit
+              << "; its runs' manifests say which made each (git_commit)\n";
+  // A run ended by a signal must be reaped here: a SIGCHLD inherited as ignored would reap
+  // the children by itself, and the sweep would never see them end.
+  std::signal(SIGCHLD, SIG_DFL);
 
   const WallTime start = std::chrono::system_clock::now();
   Json description;
@@ -264,6 +288,7 @@ int sweep_command(const SweepOptions& options) {
   description["study_file"] = fs::absolute(options.study_path).lexically_normal().string();
   description["base_config"] = study.base_config;
   description["fingerprint"] = fingerprint;
+  description["table_fingerprint"] = table_fingerprint(study);
   description["runs_total"] = runs.size();
   description["shard"] = Json{{"index", shard.index}, {"count", shard.count}};
   description["runs_in_shard"] = shard_jobs.size();
@@ -292,6 +317,7 @@ int sweep_command(const SweepOptions& options) {
   // incomplete (killed, failed) is removed and its run done again.
   StudyRows rows;
   std::string fatal;  // a problem that stops the sweep: a metric's column missing from frames.csv
+  int fatal_status = kExitBadInput;
   const auto summarise = [&](const RunJob& job, const fs::path& folder) {
     try {
       const std::string frames_path = (folder / "frames.csv").string();
@@ -307,18 +333,27 @@ int sweep_command(const SweepOptions& options) {
   for (const RunJob& job : shard_jobs) {
     const fs::path folder = runs_folder / run_folder_name(job.run->index, static_cast<std::int64_t>(runs.size()));
     if (fs::exists(folder, error)) {
-      const std::optional<std::string> why = incomplete_because(folder, job);
-      if (!why) {
+      const RunState state = run_state(folder, job);
+      if (state.complete && state.problem.empty()) {
         if (!summarise(job, folder)) break;
         continue;
       }
-      if (!options.quiet) std::cerr << "fovea sweep: " << describe(study, *job.run) << ": " << why.value() << "; running it again\n";
+      if (state.complete) {
+        // A complete run of another config (the checkout moved and file paths with it, a
+        // model file changed): never deleted, the user decides.
+        fatal = folder.string() + ": a complete run, but " + state.problem +
+                "; move the folder away to run it again, or give a new --out";
+        break;
+      }
+      if (!options.quiet) std::cerr << "fovea sweep: " << describe(study, *job.run) << ": " << state.problem << "; running it again\n";
       fs::remove_all(folder, error);
     }
     (job.wall_budget ? pending_wall : pending).push_back(&job);
   }
   if (!fatal.empty()) {
     std::cerr << "fovea sweep: " << fatal << "\n";
+    description["status"] = "failed";
+    write_description();
     return kExitBadInput;
   }
   const auto done_before = static_cast<std::int64_t>(rows.size());
@@ -353,6 +388,7 @@ int sweep_command(const SweepOptions& options) {
     const std::optional<pid_t> pid = start_program(argv, ChildOptions{false, r.log.string(), true});
     if (!pid) {
       fatal = "could not start " + fovea_binary;
+      fatal_status = kExitFailure;
       return;
     }
     r.pid = *pid;
@@ -363,15 +399,24 @@ int sweep_command(const SweepOptions& options) {
       if (r.job->wall_budget) return true;
     return false;
   };
+  // The runs under way are stopped once, by the signal the sweep got or SIGTERM: a second
+  // signal would end them without their records (fovea run's StopSignals).
+  bool children_stopped = false;
+  const auto stop_children = [&](int signal) {
+    if (children_stopped) return;
+    children_stopped = true;
+    for (const Running& r : running) kill(r.pid, signal);
+  };
   while ((!pending.empty() || !pending_wall.empty() || !running.empty())) {
     if (stop_signal == 0 && stop_signal_received() != 0) {
       stop_signal = stop_signal_received();
-      for (const Running& r : running) kill(r.pid, stop_signal);
+      stop_children(stop_signal);
     }
-    const bool stopping = stop_signal != 0 || !fatal.empty();
-    if (stopping && running.empty()) break;
+    if (!fatal.empty()) stop_children(SIGTERM);
+    const auto stopping = [&]() { return stop_signal != 0 || stop_signal_received() != 0 || !fatal.empty(); };
+    if (stopping() && running.empty()) break;
     // Start what may start: a wall-budget run only alone, and nothing beside it.
-    while (!stopping && fatal.empty() && !wall_running()) {
+    while (!stopping() && !wall_running()) {
       if (!pending.empty() && static_cast<int>(running.size()) < jobs) {
         launch(*pending.front());
         pending.pop_front();
@@ -394,16 +439,15 @@ int sweep_command(const SweepOptions& options) {
     const Running r = *it;
     running.erase(it);
     const int status = exit_status_of(wait_status);
-    if (status == 0 && summarise(*r.job, r.folder)) {
-      if (fs::is_empty(r.log, error)) fs::remove(r.log, error);
-    } else if (status != 0 && stop_signal == 0) {
+    if (fs::is_empty(r.log, error)) fs::remove(r.log, error);
+    if (status == 0) {
+      summarise(*r.job, r.folder);
+    } else if (stop_signal == 0 && !children_stopped) {
       failed.push_back(r.job->run->index);
       progress.finish();
       std::cerr << "fovea sweep: " << describe(study, *r.job->run) << " failed with exit status " << status << ": "
                 << first_line_of(r.log) << " (all its messages: " << r.log.string() << ")\n";
     }
-    if (!fatal.empty())
-      for (const Running& other : running) kill(other.pid, SIGTERM);
     progress.update(static_cast<std::int64_t>(rows.size()), done_before, static_cast<std::int64_t>(failed.size()),
                     running.size());
   }
@@ -431,7 +475,7 @@ int sweep_command(const SweepOptions& options) {
   if (!write_description()) exit_status = kExitFailure;
   if (!fatal.empty()) {
     std::cerr << "fovea sweep: " << fatal << "\n";
-    return kExitBadInput;
+    return fatal_status;
   }
   if (!options.quiet)
     std::cerr << "fovea sweep: " << rows.size() << " of " << shard_jobs.size() << " runs complete ("
@@ -470,7 +514,8 @@ int sweep_merge_command(const SweepMergeOptions& options) {
   std::set<int> shard_indices;
   for (std::size_t s = 0; s < shards.size(); ++s) {
     const Json& j = shards[s];
-    if (j["fingerprint"] != first["fingerprint"] || j["columns"] != first["columns"]) {
+    if (j["fingerprint"] != first["fingerprint"] || j["columns"] != first["columns"] ||
+        j.value("table_fingerprint", Json()) != first.value("table_fingerprint", Json())) {
       std::cerr << "fovea sweep merge: " << options.folders[s] << ": another study (or another version of it) than "
                 << options.folders[0] << "\n";
       return kExitBadInput;
@@ -518,7 +563,7 @@ int sweep_merge_command(const SweepMergeOptions& options) {
     return kExitBadInput;
   }
   Json merged;
-  for (const char* key : {"study", "study_file", "base_config", "fingerprint", "runs_total", "columns", "factor_columns", "figures"})
+  for (const char* key : {"study", "study_file", "base_config", "fingerprint", "table_fingerprint", "runs_total", "columns", "factor_columns", "figures"})
     merged[key] = first[key];
   merged["merged_from"] = Json::array();
   for (std::size_t s = 0; s < shards.size(); ++s)

@@ -307,19 +307,8 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
 template <class T>
 std::map<std::string, std::string> parse_text(const std::string& text, const std::string& source_name,
                                               const std::vector<Override>& overrides, const Section<T>& schema, T& out) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(position(source_name, e.mark) + ": YAML syntax error: " + e.msg);
-  }
-  // A second document (after `---`) would be silently ignored by a single-document read.
-  if (documents.size() > 1)
-    throw ConfigError(position(source_name, documents[1].Mark()) +
-                      ": a config is one YAML document; this is a second one (after ---)");
-  YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
+  YAML::Node root = load_yaml_document(text, source_name);
   Sources sources{source_name, {}};
-  check_duplicate_keys(root, "", sources);
   for (const auto& o : overrides) apply_override(root, o, sources);
   std::map<std::string, std::string> locations;
   ParseState state{sources, locations};
@@ -415,6 +404,22 @@ void check_experiment(const LoadedExperiment& loaded) {
 }
 
 }  // namespace
+
+YAML::Node load_yaml_document(const std::string& text, const std::string& source_name) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(position(source_name, e.mark) + ": YAML syntax error: " + e.msg);
+  }
+  // A second document (after `---`) would be silently ignored by a single-document read.
+  if (documents.size() > 1)
+    throw ConfigError(position(source_name, documents[1].Mark()) +
+                      ": a config is one YAML document; this is a second one (after ---)");
+  YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
+  check_duplicate_keys(root, "", Sources{source_name, {}});
+  return root;
+}
 
 std::string error_at(const std::map<std::string, std::string>& locations, const std::string& source,
                      const std::string& path, const std::string& message) {

@@ -67,6 +67,11 @@ struct NumberRange {
 };
 NumberRange between(double min, double max);
 
+/// One YAML document from `text`: a syntax error, a second document (after ---) and a key
+/// written twice in one map are refused with "file:line:col: ..." (config.cpp). For every
+/// file fovea reads as YAML: configs, experiment specs, studies.
+YAML::Node load_yaml_document(const std::string& text, const std::string& source_name);
+
 // Helpers shared by the field kinds (schema.cpp).
 /// How a node reads in a message: -5, "ten", a list, a map, nothing.
 std::string found_text(const YAML::Node& node);

@@ -7,7 +7,9 @@ namespace fovea {
 
 double nearest_rank(std::span<const double> sorted, double percent) {
   const double n = static_cast<double>(sorted.size());
-  const auto rank = static_cast<std::size_t>(std::ceil(percent / 100 * n));
+  // The rank is ceil(percent n / 100); shrinking the product by a part in 10^12 keeps
+  // rounding (99.9 / 100 x 1000 is 999.0000000000001) from moving it one rank up.
+  const auto rank = static_cast<std::size_t>(std::ceil(percent / 100 * n * (1 - 1e-12)));
   return sorted[std::min(std::max<std::size_t>(rank, 1), sorted.size()) - 1];
 }
 

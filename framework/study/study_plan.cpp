@@ -8,9 +8,13 @@
 namespace fovea {
 
 std::vector<PlannedRun> plan_runs(const StudySettings& study) {
-  // (An exclusion always matches some run: its texts are checked to be levels, and the
-  // crossing holds every combination of levels.)
+  // An exclusion that matches no run is a mistake (two columns of one factor that never go
+  // together, such as a wall budget of 1,000 tests): it would silently leave every run in.
+  std::vector<std::int64_t> exclusion_hits(study.exclusions.size(), 0);
   const auto finish = [&](std::vector<PlannedRun> runs) {
+    for (std::size_t e = 0; e < study.exclusions.size(); ++e)
+      if (exclusion_hits[e] == 0)
+        throw config::ConfigError(study.exclusions[e].where + ": exclude: matches no run of the crossing");
     if (runs.empty()) throw config::ConfigError(study.source + ": exclude: every run is excluded");
     return runs;
   };
@@ -34,6 +38,7 @@ std::vector<PlannedRun> plan_runs(const StudySettings& study) {
         for (const std::string& t : texts) any = any || run.cells[column] == t;
         matches = matches && any;
       }
+      if (matches) ++exclusion_hits[e];
       excluded = excluded || matches;
     }
     if (!excluded) {
@@ -62,7 +67,15 @@ std::optional<Shard> parse_shard(const std::string& text) {
 }
 
 std::optional<Shard> slurm_shard(const char* task_id, const char* task_count, const char* task_min) {
-  if (task_id == nullptr || task_count == nullptr || *task_id == '\0' || *task_count == '\0') return std::nullopt;
+  const bool has_id = task_id != nullptr && *task_id != '\0';
+  const bool has_count = task_count != nullptr && *task_count != '\0';
+  if (!has_id && !has_count) return std::nullopt;
+  // A task id without the count (Slurm before 18.08): every task would run the whole study
+  // into one folder.
+  if (!has_count)
+    throw std::invalid_argument(std::string("SLURM_ARRAY_TASK_ID=") + task_id +
+                                " without SLURM_ARRAY_TASK_COUNT: give the shard as --shard $SLURM_ARRAY_TASK_ID/N");
+  if (!has_id) return std::nullopt;  // a count alone is no task
   const auto id = parse_finite_number(task_id);
   const auto count = parse_finite_number(task_count);
   const auto min = task_min != nullptr && *task_min != '\0' ? parse_finite_number(task_min) : std::optional<double>(0.0);
@@ -77,29 +90,48 @@ std::optional<Shard> slurm_shard(const char* task_id, const char* task_count, co
   return shard;
 }
 
-std::string plan_fingerprint(const StudySettings& study, const std::string& base_config_text,
-                             const std::vector<PlannedRun>& runs) {
-  // FNV-1a over a canonical text: enough to tell studies apart, not a security measure.
-  std::uint64_t hash = 1469598103934665603ull;
-  const auto add = [&](const std::string& text) {
-    for (const unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-    hash = (hash ^ 0xffu) * 1099511628211ull;  // a separator no text holds
-  };
-  add(base_config_text);
-  for (const std::string& column : study.table_columns()) add(column);
-  add(std::to_string(study.skip_frames));
-  for (const MetricSpec& m : study.metrics) {
-    add(m.column);
-    add(m.minus_column);
+namespace {
+
+/// FNV-1a over texts, each ended by a byte no text holds: enough to tell plans apart, not a
+/// security measure.
+class Fingerprint {
+ public:
+  void add(const std::string& text) {
+    for (const unsigned char c : text) hash_ = (hash_ ^ c) * 1099511628211ull;
+    hash_ = (hash_ ^ 0xffu) * 1099511628211ull;
   }
+  std::string text() const {
+    char out[17];
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash_));
+    return out;
+  }
+
+ private:
+  std::uint64_t hash_ = 1469598103934665603ull;
+};
+
+}  // namespace
+
+std::string plan_fingerprint(const std::string& base_config_text, const std::vector<PlannedRun>& runs) {
+  Fingerprint f;
+  f.add(base_config_text);
   for (const PlannedRun& run : runs) {
-    add(std::to_string(run.index));
-    for (const std::string& cell : run.cells) add(cell);
-    for (const config::Override& o : run.overrides) add(o.assignment);
+    f.add(std::to_string(run.index));
+    for (const std::string& cell : run.cells) f.add(cell);
+    for (const config::Override& o : run.overrides) f.add(o.assignment);
   }
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
+  return f.text();
+}
+
+std::string table_fingerprint(const StudySettings& study) {
+  Fingerprint f;
+  for (const std::string& column : study.table_columns()) f.add(column);
+  f.add(std::to_string(study.skip_frames));
+  for (const MetricSpec& m : study.metrics) {
+    f.add(m.column);
+    f.add(m.minus_column);
+  }
+  return f.text();
 }
 
 std::string run_folder_name(std::int64_t index, std::int64_t total) {

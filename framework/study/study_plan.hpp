@@ -43,11 +43,15 @@ std::optional<Shard> parse_shard(const std::string& text);
 /// std::invalid_argument with a message for values that make no shard.
 std::optional<Shard> slurm_shard(const char* task_id, const char* task_count, const char* task_min);
 
-/// A fingerprint of what the runs are: the base config's text, every run's overrides and
-/// cells, and the metrics. Two sweeps with the same fingerprint made the same runs and the
-/// same table columns, so their shards can be merged and a folder of theirs resumed.
-std::string plan_fingerprint(const StudySettings& study, const std::string& base_config_text,
-                             const std::vector<PlannedRun>& runs);
+/// A fingerprint of what the runs are: the base config's text, and every run's index, cells
+/// and keys. Two sweeps with the same fingerprint made the same runs, so a folder of one
+/// resumes as the other, and their shards can be merged.
+std::string plan_fingerprint(const std::string& base_config_text, const std::vector<PlannedRun>& runs);
+
+/// A fingerprint of how the runs are summarised: the table's columns, skip_frames, and what
+/// each metric reads. Shards merge only when this agrees too; a resumed sweep may change it
+/// (its rows are summarised again from the run folders).
+std::string table_fingerprint(const StudySettings& study);
 
 /// The folder name of run `index` among `total`: zero-padded to the width of the largest
 /// index, so folders sort in run order ("0042" of 4000).

@@ -25,9 +25,11 @@ class StudyParser {
     if (mark.is_null()) return source_;
     return source_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
   }
+  /// `node` may be missing (yaml-cpp's undefined node for an absent key): `fallback` then.
   [[noreturn]] void fail(const YAML::Node& node, const YAML::Mark& fallback, const std::string& key,
                          const std::string& message) const {
-    throw ConfigError(where(config::mark_of(node, fallback)) + ": " + (key.empty() ? "" : key + ": ") + message);
+    const YAML::Mark mark = node.IsDefined() ? config::mark_of(node, fallback) : fallback;
+    throw ConfigError(where(mark) + ": " + (key.empty() ? "" : key + ": ") + message);
   }
 
   /// A mapping's keys must be among `allowed`; the first that is not gets a "did you mean".
@@ -44,6 +46,7 @@ class StudyParser {
   }
 
   std::string name(const YAML::Node& node, const YAML::Mark& fallback, const std::string& key) const {
+    if (!node.IsDefined()) fail(node, fallback, key, "missing: expected a name (letters, digits, - _ .)");
     if (!node.IsScalar() || !config::is_valid_name(node.Scalar()))
       fail(node, fallback, key, "expected a name (letters, digits, - _ .), found " + config::found_text(node));
     return node.Scalar();
@@ -86,7 +89,7 @@ nlohmann::json to_json(const YAML::Node& node) {
 /// `sets` of a level or of the study: a mapping of config keys to values.
 void parse_sets(const StudyParser& p, const YAML::Node& map, const YAML::Mark& fallback, const std::string& path,
                 std::vector<config::Override>& out) {
-  if (map.IsNull()) return;
+  if (!map.IsDefined() || map.IsNull()) return;
   if (!map.IsMap()) p.fail(map, fallback, path, "expected a map of config keys to values, found " + config::found_text(map));
   for (const auto& entry : map) {
     const std::string key = entry.first.Scalar();
@@ -177,7 +180,7 @@ MetricStat parse_stat(const StudyParser& p, const YAML::Node& node, const YAML::
 }
 
 void parse_metrics(const StudyParser& p, const YAML::Node& node, const YAML::Mark& mark, StudySettings& study) {
-  if (!node || !node.IsMap()) p.fail(node ? node : YAML::Node(), mark, "metrics", "expected a map with `columns` (and `skip_frames`)");
+  if (!node.IsDefined() || !node.IsMap()) p.fail(node, mark, "metrics", "expected a map with `columns` (and `skip_frames`)");
   p.check_keys(node, "metrics", {"skip_frames", "columns"});
   if (const YAML::Node skip = node["skip_frames"]) {
     const auto value = skip.IsScalar() ? parse_finite_number(skip.Scalar()) : std::nullopt;
@@ -338,6 +341,61 @@ void parse_exclusions(const StudyParser& p, const YAML::Node& node, StudySetting
   }
 }
 
+StudySettings parse_study(const StudyParser& p, const YAML::Node& root, const std::string& folder,
+                          const std::vector<config::Override>& extra_sets) {
+  const std::string& source_name = p.source_;
+  if (!root.IsMap()) throw ConfigError(source_name + ": expected a study: a map with name, base, factors, metrics");
+  p.check_keys(root, "", {"name", "base", "set", "factors", "exclude", "metrics", "figures"});
+  StudySettings study;
+  study.source = source_name;
+  const YAML::Mark top = YAML::Mark::null_mark();
+  if (!root["name"]) throw ConfigError(source_name + ": name: missing: the study's name (its results folder)");
+  study.name = p.name(root["name"], top, "name");
+  const YAML::Node base = root["base"];
+  if (!base || !base.IsScalar() || base.Scalar().empty())
+    throw ConfigError(p.where(base ? base.Mark() : top) + ": base: expected the config every run starts from, "
+                      "relative to the study file");
+  fs::path base_path = base.Scalar();
+  if (base_path.is_relative()) base_path = fs::path(folder) / base_path;
+  std::error_code error;
+  if (!fs::is_regular_file(base_path, error))
+    p.fail(base, top, "base", base_path.string() + " is not a file");
+  study.base_config = fs::absolute(base_path).lexically_normal().string();
+  if (const YAML::Node sets = root["set"]) parse_sets(p, sets, top, "set", study.sets);
+  study.sets.insert(study.sets.end(), extra_sets.begin(), extra_sets.end());
+
+  const YAML::Node factors = root["factors"];
+  if (!factors || !factors.IsMap() || factors.size() == 0)
+    p.fail(factors, top, "factors", "expected a map of one or more factors, crossed in order");
+  std::set<std::string> seen = {"run", "frames"};
+  for (const auto& entry : factors) {
+    const std::string name = p.name(entry.first, entry.first.Mark(), "factors");
+    study.factors.push_back(parse_factor(p, name, entry.second, entry.first.Mark()));
+    for (const std::string& column : study.factors.back().columns)
+      if (!seen.insert(column).second)
+        p.fail(entry.first, entry.first.Mark(), "factors." + name,
+               "column '" + column + "' is already a column of the table (run, frames, or an earlier factor's)");
+  }
+  // The sweep's --set applies to every run, so it cannot set what a factor varies: the
+  // table would show the factor's levels for runs that all had the --set value.
+  for (const config::Override& o : extra_sets) {
+    const std::string key = o.assignment.substr(0, o.assignment.find('='));
+    for (const Factor& f : study.factors)
+      for (const FactorLevel& level : f.levels)
+        for (const config::Override& set : level.sets)
+          if (set.assignment.substr(0, set.assignment.find('=')) == key)
+            throw ConfigError(o.shown_as + ": " + key + " is set by the factor " + f.name +
+                              "; a --set cannot change what a factor varies (edit the study instead)");
+  }
+  if (const YAML::Node exclude = root["exclude"]) parse_exclusions(p, exclude, study);
+  parse_metrics(p, root["metrics"], top, study);
+  for (const std::string& column : study.metric_columns())
+    if (!seen.insert(column).second)
+      throw ConfigError(source_name + ": metrics: column '" + column + "' is already a column of the table");
+  if (const YAML::Node figures = root["figures"]) check_figures(p, figures, study);
+  return study;
+}
+
 }  // namespace
 
 std::vector<std::string> StudySettings::factor_columns() const {
@@ -364,51 +422,12 @@ std::vector<std::string> StudySettings::table_columns() const {
 StudySettings load_study_text(const std::string& text, const std::string& source_name, const std::string& folder,
                               const std::vector<config::Override>& extra_sets) {
   const StudyParser p(source_name);
-  YAML::Node root;
   try {
-    root = YAML::Load(text);
+    return parse_study(p, config::load_yaml_document(text, source_name), folder, extra_sets);
   } catch (const YAML::Exception& e) {
+    // What the checks above did not foresee still points into the file.
     throw ConfigError(p.where(e.mark) + ": " + e.msg);
   }
-  if (!root.IsMap()) throw ConfigError(source_name + ": expected a study: a map with name, base, factors, metrics");
-  p.check_keys(root, "", {"name", "base", "set", "factors", "exclude", "metrics", "figures"});
-  StudySettings study;
-  study.source = source_name;
-  const YAML::Mark top;
-  if (!root["name"]) throw ConfigError(source_name + ": name: missing: the study's name (its results folder)");
-  study.name = p.name(root["name"], top, "name");
-  const YAML::Node base = root["base"];
-  if (!base || !base.IsScalar() || base.Scalar().empty())
-    throw ConfigError(p.where(base ? base.Mark() : top) + ": base: expected the config every run starts from, "
-                      "relative to the study file");
-  fs::path base_path = base.Scalar();
-  if (base_path.is_relative()) base_path = fs::path(folder) / base_path;
-  std::error_code error;
-  if (!fs::is_regular_file(base_path, error))
-    p.fail(base, top, "base", base_path.string() + " is not a file");
-  study.base_config = fs::absolute(base_path).lexically_normal().string();
-  if (const YAML::Node sets = root["set"]) parse_sets(p, sets, top, "set", study.sets);
-  study.sets.insert(study.sets.end(), extra_sets.begin(), extra_sets.end());
-
-  const YAML::Node factors = root["factors"];
-  if (!factors || !factors.IsMap() || factors.size() == 0)
-    p.fail(factors ? factors : YAML::Node(), top, "factors", "expected a map of one or more factors, crossed in order");
-  std::set<std::string> seen = {"run", "frames"};
-  for (const auto& entry : factors) {
-    const std::string name = p.name(entry.first, entry.first.Mark(), "factors");
-    study.factors.push_back(parse_factor(p, name, entry.second, entry.first.Mark()));
-    for (const std::string& column : study.factors.back().columns)
-      if (!seen.insert(column).second)
-        p.fail(entry.first, entry.first.Mark(), "factors." + name,
-               "column '" + column + "' is already a column of the table (run, frames, or an earlier factor's)");
-  }
-  if (const YAML::Node exclude = root["exclude"]) parse_exclusions(p, exclude, study);
-  parse_metrics(p, root["metrics"], top, study);
-  for (const std::string& column : study.metric_columns())
-    if (!seen.insert(column).second)
-      throw ConfigError(source_name + ": metrics: column '" + column + "' is already a column of the table");
-  if (const YAML::Node figures = root["figures"]) check_figures(p, figures, study);
-  return study;
 }
 
 StudySettings load_study_file(const std::string& path, const std::vector<config::Override>& extra_sets) {
@@ -420,5 +439,6 @@ StudySettings load_study_file(const std::string& path, const std::vector<config:
   }
   return load_study_text(text, path, fs::absolute(path).parent_path().string(), extra_sets);
 }
+
 
 }  // namespace fovea

@@ -165,6 +165,17 @@ TEST_CASE("fovea sweep: resumes, running again only the runs whose folder is not
   CHECK(read_file(dir / "out" / "table.csv") == table);
   CHECK(fs::last_write_time(dir / "out" / "runs" / "0001" / "frames.csv") == frames_before);
 
+  // A complete run whose config is not the run's (the checkout moved, and file paths with
+  // it) is never deleted: the sweep stops and says so.
+  const fs::path config = dir / "out" / "runs" / "0002" / "config.yaml";
+  write(config, read_file(config) + "# edited\n");
+  const auto mismatch = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path());
+  CHECK(mismatch.status == 2);
+  CHECK(mismatch.err == "fovea sweep: out/runs/0002: a complete run, but its config.yaml is not this run's; move the "
+                        "folder away to run it again, or give a new --out\n");
+  CHECK(fs::exists(config));
+  CHECK(read_json(dir / "out" / "sweep.json")["status"] == "failed");
+
   // Another study in the same folder is refused, and nothing is run.
   std::string other = kStudy;
   other.replace(other.find("values: [1, 2, 3]"), 17, "values: [1, 2, 4]");
@@ -190,6 +201,10 @@ TEST_CASE("fovea sweep: a stopped sweep keeps its finished runs, and the same co
                                     std::string::npos;
          ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // A second sweep in the same folder while the first runs is refused.
+    const auto second = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path());
+    CHECK(second.status == 2);
+    CHECK(second.err == "fovea sweep: out is in use by another fovea sweep; wait for it to end\n");
     sweep.send_signal(SIGTERM);
     CHECK(sweep.wait() == 128 + SIGTERM);
     CHECK(sweep.terminating_signal() == SIGTERM);

@@ -41,6 +41,19 @@ TEST_CASE("summarize: p95 agrees with counting on random data", "[record][stats]
   }
 }
 
+TEST_CASE("nearest_rank: the rank in whole numbers, never one up from rounding", "[record][stats]") {
+  // The oracle in integers: the smallest rank r with 1000 r >= permille n.
+  std::vector<double> sorted;
+  for (int n = 1; n <= 5000; ++n) {
+    sorted.push_back(n);  // the value at rank r is r
+    for (const int permille : {1, 50, 250, 500, 667, 750, 950, 990, 999, 1000}) {
+      const long long rank = std::max(1LL, (static_cast<long long>(permille) * n + 999) / 1000);
+      INFO("n " << n << ", p" << permille / 10.0);
+      REQUIRE(nearest_rank(sorted, permille / 10.0) == static_cast<double>(rank));
+    }
+  }
+}
+
 TEST_CASE("ColumnAccumulator: exact while small, a bounded systematic sample beyond", "[record][stats]") {
   Rng rng(12);
   std::vector<double> all;

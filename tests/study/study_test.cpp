@@ -138,6 +138,9 @@ TEST_CASE("Shards split the runs among them, each run in exactly one", "[study]"
   for (const char* bad : {"2/2", "-1/2", "1/0", "1", "a/b", "1.5/3", "0/2/3", ""}) CHECK_FALSE(parse_shard(bad));
   // Slurm's array: the task counted from the array's first task.
   CHECK_FALSE(slurm_shard(nullptr, "4", nullptr));
+  CHECK_FALSE(slurm_shard(nullptr, nullptr, nullptr));
+  // A task without the count would run the whole study in every task: refused.
+  CHECK_THROWS_WITH(slurm_shard("3", nullptr, nullptr), Catch::Contains("without SLURM_ARRAY_TASK_COUNT"));
   const std::optional<Shard> slurm = slurm_shard("3", "4", nullptr);
   REQUIRE(slurm);
   CHECK((slurm->index == 3 && slurm->count == 4));
@@ -152,19 +155,26 @@ TEST_CASE("The plan's fingerprint changes with what the runs are and only with t
   TempDir dir;
   const StudySettings study = load(dir, kStudy);
   const std::string base = "name: base\n";
-  const std::string f = plan_fingerprint(study, base, plan_runs(study));
+  const std::string f = plan_fingerprint(base, plan_runs(study));
+  const std::string t = table_fingerprint(study);
   CHECK(f.size() == 16);
-  CHECK(plan_fingerprint(study, base, plan_runs(study)) == f);
-  CHECK(plan_fingerprint(study, base + "frames: 2\n", plan_runs(study)) != f);
-  std::string other = kStudy;
-  other.replace(other.find("values: [1, 2, 3]"), 17, "values: [1, 3, 2]");
-  const StudySettings changed = load(dir, other);
-  CHECK(plan_fingerprint(changed, base, plan_runs(changed)) != f);
-  // Figures are drawn from the table: changing them keeps the runs.
-  std::string figures = kStudy;
-  figures.replace(figures.find("file: p.png"), 11, "file: q.png");
-  const StudySettings redrawn = load(dir, figures);
-  CHECK(plan_fingerprint(redrawn, base, plan_runs(redrawn)) == f);
+  CHECK(plan_fingerprint(base, plan_runs(study)) == f);
+  CHECK(plan_fingerprint(base + "frames: 2\n", plan_runs(study)) != f);
+  const auto changed = [&](const std::string& from, const std::string& to) {
+    std::string text = kStudy;
+    text.replace(text.find(from), from.size(), to);
+    const StudySettings other = load(dir, text);
+    return std::pair{plan_fingerprint(base, plan_runs(other)) != f, table_fingerprint(other) != t};
+  };
+  CHECK(changed("values: [1, 2, 3]", "values: [1, 3, 2]") == std::pair{true, false});
+  CHECK(changed("frames: 3", "frames: 4") == std::pair{true, false});
+  CHECK(changed("budget.tests: 100}", "budget.tests: 101}") == std::pair{true, false});
+  // How runs are summarised is the table's, not the runs': a resumed sweep may change it.
+  CHECK(changed("skip_frames: 1", "skip_frames: 2") == std::pair{false, true});
+  CHECK(changed("column: nabla_est, minus: nabla_true", "column: nabla_est, minus: p_true") == std::pair{false, true});
+  CHECK(changed("p_true: [mean, p25,", "p_true: [mean, p20, p25,") == std::pair{false, true});
+  // Figures are drawn from the table: changing them changes neither.
+  CHECK(changed("file: p.png", "file: q.png") == std::pair{false, false});
   CHECK(run_folder_name(7, 4560) == "0007");
   CHECK(run_folder_name(12345, 20000) == "12345");
   CHECK(run_folder_name(3, 100000) == "00003");
@@ -197,7 +207,29 @@ TEST_CASE("Study errors name the file, line, column and key", "[study]") {
         "study.yaml:29:61: figures[1].column: the box needs the table column p_true_p5; add p5 to that metric's statistics");
   CHECK(with("  seed:\n    key: seed", "  seed:\n    key: seed\n    value: 3").find("factors.seed.value: unknown key; did you mean 'values'?") !=
         std::string::npos);
-  CHECK(with("scheduler:\n    key", "budget:\n    key").find("already a column") != std::string::npos);
+  CHECK(with("scheduler:\n    key", "budget:\n    key") == "study.yaml:13:3: factors.budget: duplicate key");
+  CHECK(with("  seed:\n    key: seed", "  budget_mode:\n    key: seed") ==
+        "study.yaml:16:3: factors.budget_mode: column 'budget_mode' is already a column of the table (run, frames, or an "
+        "earlier factor's)");
+  CHECK(with("figures:", "---\nfigures:") == "study.yaml:28:1: a config is one YAML document; this is a second one (after ---)");
+  // Keys left out where they are needed: the line of the map that lacks them.
+  CHECK(with(", set: {budget.mode: wall, budget.ms: 0.5}}", "}") ==
+        "study.yaml:15:7: factors.budget[1].set: a level sets at least one config key");
+  CHECK(with("{file: f.png, kind: distribution", "{kind: distribution") ==
+        "study.yaml:29:5: figures[1].file: missing: expected a name (letters, digits, - _ .)");
+  CHECK(with("slack: {column: nabla_est, minus", "slack: {minus") ==
+        "study.yaml:26:12: metrics.columns.slack.column: missing: expected a name (letters, digits, - _ .)");
+  CHECK(with("metrics:\n  skip_frames: 1\n  columns:", "metric:\n  skip_frames: 1\n  columns:") ==
+        "study.yaml:22:1: metric: unknown key; did you mean 'metrics'?");
+  // Two columns of one factor that never go together exclude nothing: an error, not a no-op.
+  CHECK(with("{entities: 30, budget_mode: wall}", "{budget_mode: wall, budget: 100}") ==
+        "study.yaml:20:5: exclude: matches no run of the crossing");
+  // The sweep's --set cannot change what a factor varies.
+  std::ofstream(dir / "base.yaml") << "name: base\nframes: 5\n";
+  CHECK_THROWS_WITH(load_study_text(kStudy, "study.yaml", dir.path().string(), {config::set_override("seed=4")}),
+                    "--set seed=4: seed is set by the factor seed; a --set cannot change what a factor varies (edit the "
+                    "study instead)");
+  CHECK(load_study_text(kStudy, "study.yaml", dir.path().string(), {config::set_override("frames=2")}).sets.size() == 2);
   CHECK(with("{value: {budget_mode: wall, budget: 0.5}", "{value: {mode: wall, budget: 0.5}") ==
         "study.yaml:15:15: factors.budget[1].value: every level of a factor names the same columns, in the same "
         "order, as its first level");
