@@ -811,6 +811,18 @@ def in_series(figure, table, rows, key):
     return [r for r in rows if table.key(column, r[column]) == key]
 
 
+def finish_subplot(ax, figure, label, drawn):
+    """The end of a lines or ratio subplot: its title, grid and log axes, "no data" if empty."""
+    if not drawn:
+        note_empty(ax)
+    ax.set_title(label)
+    ax.grid(True, alpha=0.3)
+    if figure.log_x:
+        ax.set_xscale("log")
+    if figure.log_y:
+        ax.set_yscale("log")
+
+
 def note_empty(ax):
     ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center", color="0.5")
 
@@ -853,14 +865,7 @@ def draw_lines(plt, figure, table, rows, path, log):
                                   marker=MARKERS[k % len(MARKERS)], markersize=3.5, linewidth=1.3)
                 if entry(series_label, y_column):
                     legend.add(entry(series_label, y_column), line)
-        if not drawn:
-            note_empty(ax)
-        ax.set_title(label)
-        ax.grid(True, alpha=0.3)
-        if figure.log_x:
-            ax.set_xscale("log")
-        if figure.log_y:
-            ax.set_yscale("log")
+        finish_subplot(ax, figure, label, drawn)
     if figure.log_x:
         tick_at_values(grid.axes[0][0], table.values(figure.x, rows))
     grid.label_axes(figure.x_label or figure.x, figure.y_label or ", ".join(figure.y))
@@ -1053,14 +1058,7 @@ def draw_ratio(plt, figure, table, rows, path, log):
                             elinewidth=1.0, capsize=2.5, capthick=1.0, zorder=3)
         for value in figure.lines:
             ax.axhline(value, color="0.5", linestyle="--", linewidth=0.9, zorder=1)
-        if not drawn:
-            note_empty(ax)
-        ax.set_title(label)
-        ax.grid(True, alpha=0.3)
-        if figure.log_x:
-            ax.set_xscale("log")
-        if figure.log_y:
-            ax.set_yscale("log")
+        finish_subplot(ax, figure, label, drawn)
     # The reference lines' values, right of the last subplot of each row (the axes are shared).
     for row in grid.axes:
         for value in figure.lines:
