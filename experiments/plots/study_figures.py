@@ -171,6 +171,7 @@ import os
 import re
 import sys
 import textwrap
+import warnings
 
 PREFIX = "fovea sweep"
 
@@ -817,10 +818,14 @@ def finish_subplot(ax, figure, label, drawn):
         note_empty(ax)
     ax.set_title(label)
     ax.grid(True, alpha=0.3)
-    if figure.log_x:
-        ax.set_xscale("log")
-    if figure.log_y:
-        ax.set_yscale("log")
+    with warnings.catch_warnings():
+        # A subplot whose values are all 0 (no P left at an ample budget) has nothing to put
+        # on a log axis; it says "no data" or shows its other series, no warning needed.
+        warnings.filterwarnings("ignore", message="Data has no positive values")
+        if figure.log_x:
+            ax.set_xscale("log")
+        if figure.log_y:
+            ax.set_yscale("log")
 
 
 def note_empty(ax):
