@@ -75,7 +75,7 @@ nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(re
 
 }  // namespace
 
-TEST_CASE("fovea sweep: runs a study into one table; two shards merged give the same bytes", "[cli][sweep]") {
+TEST_CASE("fovea sweep: runs a study into one table, and two shards merged give the same bytes", "[cli][sweep]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);
   write(dir / "study.yaml", kStudy);

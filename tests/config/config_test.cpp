@@ -1,8 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
 
 #include "config/config.hpp"
+#include "study/study_plan.hpp"
+#include "study/study_settings.hpp"
 #include "world/animation.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -204,6 +209,25 @@ TEST_CASE("config: every shipped config under configs/ is valid and its world ca
     }
     if (folder == "perception") {
       CHECK_NOTHROW(config::load_perception_model_file(entry.path().string()));
+      ++checked;
+      continue;
+    }
+    if (YAML::LoadFile(entry.path().string())["factors"]) {
+      // A study (docs/studies.md): every run's config must load, and every distinct world
+      // of its runs be built, so that `fovea sweep` never fails an hour in.
+      const StudySettings study = load_study_file(entry.path().string());
+      std::set<std::string> worlds;
+      for (const PlannedRun& run : plan_runs(study)) {
+        const config::LoadedConfig loaded = config::load_config_file(study.base_config, run.overrides);
+        std::string world;
+        for (const config::Override& o : run.overrides)
+          if (o.assignment.rfind("world.", 0) == 0) world += o.assignment + ";";
+        if (!worlds.insert(world).second) continue;
+        INFO(world);
+        CHECK_NOTHROW(Animation(static_cast<const AnimationSettings&>(loaded.settings),
+                                static_cast<std::uint64_t>(loaded.settings.seed)));
+      }
+      CHECK(worlds.size() >= 1);
       ++checked;
       continue;
     }
