@@ -168,12 +168,6 @@ Json build_description() {
   return j;
 }
 
-/// The machine, as the runs' manifests give it.
-Json machine_json() {
-  const MachineInfo m = describe_machine();
-  return Json{{"hostname", m.hostname}, {"os", m.os}, {"cpu_model", m.cpu_model}, {"logical_cores", m.logical_cores}};
-}
-
 }  // namespace
 
 int sweep_command(const SweepOptions& options) {
@@ -298,7 +292,7 @@ int sweep_command(const SweepOptions& options) {
   description.update(build_description());
   description["command_line"] = options.command_line;
   description["working_directory"] = fs::current_path().string();
-  description["machine"] = machine_json();
+  description["machine"] = to_json(describe_machine());
   description["jobs"] = jobs;
   description["start_time_utc"] = utc_iso8601(start);
   description["status"] = "running";

@@ -26,6 +26,10 @@ MachineInfo describe_machine() {
   return m;
 }
 
+nlohmann::ordered_json to_json(const MachineInfo& m) {
+  return {{"hostname", m.hostname}, {"os", m.os}, {"cpu_model", m.cpu_model}, {"logical_cores", m.logical_cores}};
+}
+
 nlohmann::ordered_json to_json(const RunManifest& r) {
   nlohmann::ordered_json j;
   j["fovea_version"] = r.fovea_version;
@@ -35,10 +39,7 @@ nlohmann::ordered_json to_json(const RunManifest& r) {
   j["command_line"] = r.command_line;
   j["working_directory"] = r.working_directory;
   j["config"] = r.config;
-  j["machine"] = {{"hostname", r.machine.hostname},
-                  {"os", r.machine.os},
-                  {"cpu_model", r.machine.cpu_model},
-                  {"logical_cores", r.machine.logical_cores}};
+  j["machine"] = to_json(r.machine);
   j["start_time_utc"] = r.start_time_utc;
   j["end_time_utc"] = r.end_time_utc.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.end_time_utc);
   j["status"] = r.status;

@@ -17,6 +17,8 @@ struct MachineInfo {
   int logical_cores = 0;
 };
 MachineInfo describe_machine();
+/// The machine as manifest.json and sweep.json give it: hostname, os, cpu_model, logical_cores.
+nlohmann::ordered_json to_json(const MachineInfo& machine);
 
 /// manifest.json: what ran, where, when, and how it ended. Written when the run starts
 /// (status "running") and rewritten when it ends, so a killed run is recognisable.

@@ -22,6 +22,7 @@
 #include "support/temp_dir.hpp"
 
 using namespace fovea;
+using test::is_png;
 using test::lines_of;
 using test::read_file;
 using test::run_process;
@@ -654,12 +655,6 @@ std::vector<std::string> files_in(const std::filesystem::path& folder) {
   return names;
 }
 
-/// Whether the file starts with PNG's eight-byte signature and holds more than a header.
-bool is_png(const std::filesystem::path& path) {
-  const std::string bytes = read_file(path);
-  return bytes.size() > 1000 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0;
-}
-
 }  // namespace
 
 TEST_CASE("fovea fit: recovers T0 and E2 of a simulated observer, and the model file loads in a run", "[cli][fit]") {
@@ -895,15 +890,7 @@ TEST_CASE("fovea fit: plots when python3 has matplotlib, one message when not", 
   }
   const std::string skipped =
       "fovea fit: plots skipped: python3-matplotlib is not installed (apt install python3-matplotlib)\n";
-  // Whether this machine can draw, asked the way fovea fit asks (FOVEA_PYTHON when set, else
-  // python3 on PATH, then Debian's); the test passes either way, and checks what each case
-  // must give.
-  const bool matplotlib =
-      run_process({"/bin/sh", "-c",
-                   "if [ -n \"$FOVEA_PYTHON\" ]; then \"$FOVEA_PYTHON\" -c 'import matplotlib'; else "
-                   "python3 -c 'import matplotlib' || /usr/bin/python3 -c 'import matplotlib'; fi 2>/dev/null"},
-                  dir.path())
-          .status == 0;
+  const bool matplotlib = test::python_has_matplotlib();
   for (const char* function : {"logistic", "weibull"}) {
     INFO(function);
     const std::string stem = std::string("m_") + function;

@@ -17,6 +17,7 @@
 #include "support/temp_dir.hpp"
 
 using namespace fovea;
+using test::is_png;
 using test::lines_of;
 using test::read_file;
 using test::run_process;
@@ -256,16 +257,10 @@ TEST_CASE("fovea sweep: draws the study's figures when python3 has matplotlib, o
   - {file: p.png, kind: lines, x: budget, y: [p_true_mean], series: scheduler, log_x: true}
   - {file: bound.png, kind: scatter, x: p_true_mean, y: p_true_max, series: scheduler, diagonal: true}
 )");
-  const bool matplotlib =
-      run_process({"/bin/sh", "-c",
-                   "if [ -n \"$FOVEA_PYTHON\" ]; then \"$FOVEA_PYTHON\" -c 'import matplotlib'; else "
-                   "python3 -c 'import matplotlib' || /usr/bin/python3 -c 'import matplotlib'; fi 2>/dev/null"},
-                  dir.path())
-          .status == 0;
+  const bool matplotlib = test::python_has_matplotlib();
   const auto r = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "-q"}, dir.path());
   INFO(r.err);
   REQUIRE(r.status == 0);
-  const auto is_png = [](const fs::path& path) { return read_file(path).rfind("\x89PNG\r\n\x1a\n", 0) == 0; };
   if (matplotlib) {
     CHECK(is_png(dir / "out" / "figures" / "p.png"));
     CHECK(is_png(dir / "out" / "figures" / "bound.png"));

@@ -65,6 +65,19 @@ std::string read_file(const std::filesystem::path& path) {
   return s.str();
 }
 
+bool is_png(const std::filesystem::path& path) {
+  const std::string bytes = read_file(path);
+  return bytes.size() > 1000 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0;
+}
+
+bool python_has_matplotlib() {
+  return run_process({"/bin/sh", "-c",
+                      "if [ -n \"$FOVEA_PYTHON\" ]; then \"$FOVEA_PYTHON\" -c 'import matplotlib'; else "
+                      "python3 -c 'import matplotlib' || /usr/bin/python3 -c 'import matplotlib'; fi 2>/dev/null"},
+                     std::filesystem::temp_directory_path())
+             .status == 0;
+}
+
 ProcessResult run_process(const std::vector<std::string>& argv, const std::filesystem::path& cwd) {
   TempDir output;
   ChildProcess child(argv, cwd, output / "stdout", output / "stderr");

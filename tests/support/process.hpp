@@ -46,4 +46,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::files
 /// A whole file as a string ("" when missing).
 std::string read_file(const std::filesystem::path& path);
 
+/// Whether the file starts with PNG's eight-byte signature and holds more than a header.
+bool is_png(const std::filesystem::path& path);
+
+/// Whether fovea's plots can be drawn here, asked the way fovea asks (FOVEA_PYTHON when set,
+/// else python3 on PATH, then Debian's /usr/bin/python3): a python3 that imports matplotlib.
+/// Plot tests pass either way and check what each case must give.
+bool python_has_matplotlib();
+
 }  // namespace fovea::test
