@@ -258,7 +258,7 @@ ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, SphereHit
   // On-demand trees (001). A target that is not a leaf hands its children to the new hits
   // as their test list: they must exist before the scan copies them.
   const bool target_is_leaf = models_[target_id].is_leaf(hit.target);
-  if (target_grower != nullptr && !target_is_leaf) GrowableModel{&models_[target_id], target_grower}.use_children(hit.target);
+  if (!target_is_leaf) growable(target_id).use_children(hit.target);
   const ScanResult result = scan_hit(c, tree, hit, out);
   if (target_is_leaf) {
     // Each hit member hands its children to its new hit: grow those not built (their hit
@@ -266,10 +266,11 @@ ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, SphereHit
     // members that intersected.
     if (test_grower != nullptr) {
       CollisionModel& test_model = models_[test_id];
+      const GrowableModel test_tree = growable(test_id);
       for (std::uint32_t i = 0; i < result.appended; ++i) {
         SphereHit& h = out[i];
         const std::uint32_t member = h.test_count == kChildrenNotBuilt ? h.test_begin : test_model.parent[h.test_begin];
-        GrowableModel{&test_model, test_grower}.use_children(member);
+        test_tree.use_children(member);
         h.test_begin = test_model.first_child[member];
         h.test_count = test_model.child_count[member];
       }

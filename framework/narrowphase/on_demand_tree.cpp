@@ -11,8 +11,7 @@ namespace fovea {
 TreeGrower::TreeGrower(const VoxelModel& model, const OctreeBuildOptions& options, const Vec3& centre_of_mass_model_m,
                        double bounding_radius_m, CollisionModel& out)
     : model_(model), surface_(surface_voxel_mask(model)), options_(options), centre_of_mass_model_m_(centre_of_mass_model_m) {
-  if (model.occupied_count() == 0) throw std::invalid_argument("a sphere tree needs at least one occupied voxel");
-  if (options.levels < 0 || options.levels > 255) throw std::invalid_argument("sphere tree levels must be in [0, 255]");
+  check_octree_build(model, options);
   const OctreeCell root = octree_root_cell(model);
   // Halving with the larger half (split_octree_cell) leaves ceil(side / 2^d) at depth d.
   leaf_cell_side_voxels_ = root.hi.x;
@@ -87,7 +86,7 @@ void TreeGrower::grow(CollisionModel& m, std::uint32_t node) {
     const OctreeCellScan scan = scan_octree_cell(model_, surface_, cells[static_cast<std::size_t>(k)]);
     // The builder's rule (004 section 3.3.1): a child is kept where it holds a voxel, and,
     // with hidden nodes removed, a surface voxel.
-    if (!scan.occupied || (options_.remove_hidden && !scan.has_surface)) continue;
+    if (!keeps_octree_child(scan, options_)) continue;
     scans[static_cast<std::size_t>(count)] = scan;
     kept[static_cast<std::size_t>(count++)] = cells[static_cast<std::size_t>(k)];
   }

@@ -82,9 +82,13 @@ std::vector<std::uint8_t> surface_voxel_mask(const VoxelModel& model) {
   return mask;
 }
 
-SphereTree build_octree_sphere_tree(const VoxelModel& model, const OctreeBuildOptions& options) {
+void check_octree_build(const VoxelModel& model, const OctreeBuildOptions& options) {
   if (model.occupied_count() == 0) throw std::invalid_argument("a sphere tree needs at least one occupied voxel");
   if (options.levels < 0 || options.levels > 255) throw std::invalid_argument("sphere tree levels must be in [0, 255]");
+}
+
+SphereTree build_octree_sphere_tree(const VoxelModel& model, const OctreeBuildOptions& options) {
+  check_octree_build(model, options);
   const double s = model.voxel_size_m();
   const std::vector<std::uint8_t> surface = surface_voxel_mask(model);
 
@@ -116,7 +120,7 @@ SphereTree build_octree_sphere_tree(const VoxelModel& model, const OctreeBuildOp
       for (int k = 0; k < count; ++k) {
         const OctreeCell& child = children[static_cast<std::size_t>(k)];
         const OctreeCellScan scan = scan_octree_cell(model, surface, child);
-        if (!scan.occupied || (options.remove_hidden && !scan.has_surface)) continue;
+        if (!keeps_octree_child(scan, options)) continue;
         add_node(scan, child, depth + 1);
       }
       tree.child_count[n] = static_cast<std::uint8_t>(tree.size() - first);

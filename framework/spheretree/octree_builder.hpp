@@ -66,6 +66,17 @@ inline bool is_octree_leaf(const OctreeCell& cell, int depth, int levels) {
   return depth >= levels || cell.hi - cell.lo == IVec3(1);
 }
 
+/// Whether a child cell becomes a node: it holds an occupied voxel and, with hidden nodes
+/// removed, a surface voxel (004 section 3.3.1). The whole-tree builder and the on-demand
+/// grower (narrowphase/on_demand_tree.cpp) both keep exactly these, so their trees agree.
+inline bool keeps_octree_child(const OctreeCellScan& scan, const OctreeBuildOptions& options) {
+  return scan.occupied && (!options.remove_hidden || scan.has_surface);
+}
+
+/// Refuses what no tree can be built for: a model with no occupied voxel, levels outside
+/// [0, 255]. Throws std::invalid_argument.
+void check_octree_build(const VoxelModel& model, const OctreeBuildOptions& options);
+
 /// The node's sphere: the smallest around the scan's occupied box, model space.
 void octree_node_sphere(const OctreeCellScan& scan, double voxel_size_m, Vec3& centre_m, double& radius_m);
 
