@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/format.hpp"
+#include "core/hash.hpp"
 #include "core/rng.hpp"
 
 namespace fovea {
@@ -77,11 +78,11 @@ void TrialSequence::record(TrialResponse response) {
 
 namespace {
 
-/// FNV-1a: a participant's name as a number, the same on every machine.
+/// A participant's name as a number, the same on every machine.
 std::uint64_t name_hash(const std::string& name) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  return h;
+  ByteHash h;
+  h.add(name);
+  return h.value();
 }
 
 }  // namespace

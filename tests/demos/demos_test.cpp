@@ -10,6 +10,7 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "core/hash.hpp"
 #include "demos/demo.hpp"
 #include "world/animation.hpp"
 #include "world/mass_properties.hpp"
@@ -233,11 +234,8 @@ TEST_CASE("Rockfall: a stored hash pins the demo across commits", "[demos][rockf
   Settings settings = demo_config("rockfall.yaml");
   Animation world(settings, 7);
   std::unique_ptr<Demo> demo = Demo::make(world, settings.demo, 7);
-  std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a over the live states and the demo's columns
-  const auto mix = [&](const void* data, std::size_t bytes) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 1099511628211ULL;
-  };
+  ByteHash hash;  // over the live states and the demo's columns
+  const auto mix = [&](const void* data, std::size_t bytes) { hash.add(data, bytes); };
   for (int f = 0; f < 800; ++f) {
     demo->before_step(world, false);
     world.step();
@@ -246,7 +244,7 @@ TEST_CASE("Rockfall: a stored hash pins the demo across commits", "[demos][rockf
   }
   for (EntityId id = 0; id < world.entities().size(); ++id)
     if (world.is_live(id)) mix(&world.states()[id], sizeof(EntityState));
-  CHECK(hash == kRockfallHash);
+  CHECK(hash.value() == kRockfallHash);
 }
 
 TEST_CASE("Demos: a world that does not fit the demo is refused, naming the demo key", "[demos][config]") {
