@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -392,7 +391,7 @@ int fit_command(const FitOptions& options) {
   try {
     if (!folder.empty()) fs::create_directories(folder);
     write_conditions(conditions_path, fit_order, group_order);
-    write_file_atomically(json_path, j.dump(2) + "\n");
+    write_json_atomically(json_path, j);
     // Where the model came from, ahead of the fit's own header (no user text: a participant
     // name could hold a line break, which would end the comment).
     const std::string provenance = "# written by fovea fit from " + std::to_string(inputs.size()) +

@@ -91,11 +91,6 @@ std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, Point
 
 namespace {
 
-std::string write_json(const std::filesystem::path& path, const nlohmann::ordered_json& j) {
-  write_file_atomically(path, j.dump(2) + "\n");
-  return path.string();
-}
-
 }  // namespace
 
 namespace {
@@ -291,7 +286,7 @@ int run_command(const RunOptions& options) {
     folder = options.out ? create_named_run_folder(*options.out)
                          : create_run_folder("results", settings.name, start);
     write_file_atomically(folder / "config.yaml", config::resolved_yaml(settings));
-    write_json(folder / "manifest.json", to_json(manifest));
+    write_json_atomically(folder / "manifest.json", to_json(manifest));
   } catch (const std::exception& e) {
     std::cerr << "fovea: " << e.what() << "\n";
     return kExitFailure;
@@ -447,7 +442,7 @@ int run_command(const RunOptions& options) {
       }
       if (wall.elapsed_ms() - manifest_written_ms > kManifestRefreshMs) {
         manifest.frames_completed = frames_done;
-        write_json(folder / "manifest.json", to_json(manifest));
+        write_json_atomically(folder / "manifest.json", to_json(manifest));
         manifest_written_ms = wall.elapsed_ms();
       }
     }
@@ -494,7 +489,7 @@ int run_command(const RunOptions& options) {
     summary["columns"] = log.column_summaries();
     // Median and p95 are exact up to 2^20 frames, then from every quantile_stride-th frame.
     summary["quantile_stride"] = log.quantile_stride();
-    write_json(folder / "summary.json", summary);
+    write_json_atomically(folder / "summary.json", summary);
 
     if (!options.quiet)
       std::cerr << "fovea: " << frames_done << " frames of " << world->live_entity_count() << " entities in "
@@ -512,7 +507,7 @@ int run_command(const RunOptions& options) {
   manifest.exit_status = status;
   manifest.frames_completed = frames_done;
   try {
-    write_json(folder / "manifest.json", to_json(manifest));
+    write_json_atomically(folder / "manifest.json", to_json(manifest));
   } catch (const std::exception& e) {
     std::cerr << "fovea: " << e.what() << "\n";
     return kExitFailure;

@@ -63,8 +63,6 @@ std::optional<Json> read_json(const fs::path& path) {
   }
 }
 
-void write_json_atomically(const fs::path& path, const Json& json) { write_file_atomically(path, json.dump(2) + "\n"); }
-
 /// What a run's folder holds: a complete run (its manifest says so), and whether it is
 /// exactly this run (problem empty), or why not.
 struct RunState {

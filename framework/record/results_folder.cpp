@@ -74,4 +74,8 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   if (ec) throw std::runtime_error(path.string() + ": cannot write: " + ec.message());
 }
 
+void write_json_atomically(const std::filesystem::path& path, const nlohmann::ordered_json& json) {
+  write_file_atomically(path, json.dump(2) + "\n");
+}
+
 }  // namespace fovea

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace fovea {
 
 using WallTime = std::chrono::system_clock::time_point;
@@ -24,5 +26,9 @@ std::filesystem::path create_named_run_folder(const std::filesystem::path& out);
 /// Writes `text` to `path` through a temporary file and a rename, so readers (and a run
 /// killed mid-write) see the old whole file or the new whole file, never half of one.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+/// `json` indented by 2 with a final newline, written atomically as above (manifest.json,
+/// summary.json, a fit's JSON, sweep.json).
+void write_json_atomically(const std::filesystem::path& path, const nlohmann::ordered_json& json);
 
 }  // namespace fovea
