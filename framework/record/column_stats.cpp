@@ -13,6 +13,11 @@ double nearest_rank(std::span<const double> sorted, double percent) {
   return sorted[std::min(std::max<std::size_t>(rank, 1), sorted.size()) - 1];
 }
 
+double median_of_sorted(std::span<const double> sorted) {
+  const std::size_t n = sorted.size();
+  return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
 ColumnSummary summarize(std::span<const double> values) {
   ColumnSummary s;
   if (values.empty()) return s;
@@ -22,7 +27,7 @@ ColumnSummary summarize(std::span<const double> values) {
   double sum = 0;
   for (const double v : sorted) sum += v;
   s.mean = sum / static_cast<double>(n);
-  s.median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  s.median = median_of_sorted(sorted);
   s.p95 = nearest_rank(sorted, 95);
   s.min = sorted.front();
   s.max = sorted.back();

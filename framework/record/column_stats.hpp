@@ -19,6 +19,10 @@ struct ColumnSummary {
 /// smallest for percent 0). `sorted` must not be empty.
 double nearest_rank(std::span<const double> sorted, double percent);
 
+/// The median of sorted values: the middle one, or the mean of the two middle ones for an
+/// even count. `sorted` must not be empty.
+double median_of_sorted(std::span<const double> sorted);
+
 /// Summary of `values` (all zeros for an empty column). Sorts a copy.
 ColumnSummary summarize(std::span<const double> values);
 

@@ -1,29 +1,23 @@
 #include "study/study_plan.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
 #include "core/format.hpp"
+#include "core/hash.hpp"
 
 namespace fovea {
 
 std::vector<PlannedRun> plan_runs(const StudySettings& study) {
-  // An exclusion that matches no run is a mistake (two columns of one factor that never go
-  // together, such as a wall budget of 1,000 tests): it would silently leave every run in.
-  std::vector<std::int64_t> exclusion_hits(study.exclusions.size(), 0);
-  const auto finish = [&](std::vector<PlannedRun> runs) {
-    for (std::size_t e = 0; e < study.exclusions.size(); ++e)
-      if (exclusion_hits[e] == 0)
-        throw config::ConfigError(study.exclusions[e].where + ": exclude: matches no run of the crossing");
-    if (runs.empty()) throw config::ConfigError(study.source + ": exclude: every run is excluded");
-    return runs;
-  };
   std::vector<PlannedRun> runs;
   const std::size_t factor_count = study.factors.size();
   std::vector<std::size_t> levels(factor_count, 0);
-  while (true) {
+  // An exclusion that matches no run is a mistake (two columns of one factor that never go
+  // together, such as a wall budget of 1,000 tests): it would silently leave every run in.
+  std::vector<std::int64_t> exclusion_hits(study.exclusions.size(), 0);
+  for (bool more = factor_count > 0; more;) {
     PlannedRun run;
-    run.levels = levels;
     run.overrides = study.sets;
     for (std::size_t f = 0; f < factor_count; ++f) {
       const FactorLevel& level = study.factors[f].levels[levels[f]];
@@ -33,11 +27,8 @@ std::vector<PlannedRun> plan_runs(const StudySettings& study) {
     bool excluded = false;
     for (std::size_t e = 0; e < study.exclusions.size(); ++e) {
       bool matches = true;
-      for (const auto& [column, texts] : study.exclusions[e].columns) {
-        bool any = false;
-        for (const std::string& t : texts) any = any || run.cells[column] == t;
-        matches = matches && any;
-      }
+      for (const auto& [column, texts] : study.exclusions[e].columns)
+        matches = matches && std::find(texts.begin(), texts.end(), run.cells[column]) != texts.end();
       if (matches) ++exclusion_hits[e];
       excluded = excluded || matches;
     }
@@ -45,15 +36,16 @@ std::vector<PlannedRun> plan_runs(const StudySettings& study) {
       run.index = static_cast<std::int64_t>(runs.size());
       runs.push_back(std::move(run));
     }
-    // Next combination: the last factor varies fastest; past the last, done.
+    // Next combination: the last factor varies fastest; after the last one, done.
     std::size_t f = factor_count;
-    while (f > 0) {
-      --f;
-      if (++levels[f] < study.factors[f].levels.size()) break;
-      levels[f] = 0;
-      if (f == 0) return finish(std::move(runs));
-    }
+    while (f > 0 && ++levels[f - 1] == study.factors[f - 1].levels.size()) levels[--f] = 0;
+    more = f > 0;
   }
+  for (std::size_t e = 0; e < study.exclusions.size(); ++e)
+    if (exclusion_hits[e] == 0)
+      throw config::ConfigError(study.exclusions[e].where + ": exclude: matches no run of the crossing");
+  if (runs.empty()) throw config::ConfigError(study.source + ": exclude: every run is excluded");
+  return runs;
 }
 
 std::optional<Shard> parse_shard(const std::string& text) {
@@ -92,22 +84,22 @@ std::optional<Shard> slurm_shard(const char* task_id, const char* task_count, co
 
 namespace {
 
-/// FNV-1a over texts, each ended by a byte no text holds: enough to tell plans apart, not a
+/// ByteHash over texts, each ended by a separator: enough to tell plans apart, not a
 /// security measure.
 class Fingerprint {
  public:
   void add(const std::string& text) {
-    for (const unsigned char c : text) hash_ = (hash_ ^ c) * 1099511628211ull;
-    hash_ = (hash_ ^ 0xffu) * 1099511628211ull;
+    hash_.add(text);
+    hash_.add_separator();
   }
   std::string text() const {
     char out[17];
-    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash_));
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash_.value()));
     return out;
   }
 
  private:
-  std::uint64_t hash_ = 1469598103934665603ull;
+  ByteHash hash_;
 };
 
 }  // namespace

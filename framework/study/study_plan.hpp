@@ -16,7 +16,6 @@ namespace fovea {
 
 struct PlannedRun {
   std::int64_t index = 0;
-  std::vector<std::size_t> levels;  ///< the level of each factor
   std::vector<std::string> cells;   ///< the factors' table cells, in column order
   /// Everything the run sets on top of the base config: the study's `set`, then each
   /// factor's level in factor order (a later key wins, as with repeated --set).

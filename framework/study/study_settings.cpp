@@ -16,6 +16,12 @@ namespace {
 namespace fs = std::filesystem;
 using config::ConfigError;
 
+/// "; did you mean 'x'?" when `word` is a likely typo of one of `candidates`, else "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string near = config::closest(word, candidates);
+  return near.empty() ? "" : "; did you mean '" + near + "'?";
+}
+
 /// Messages point into the study file: "file:line:col: key: what".
 class StudyParser {
  public:
@@ -37,11 +43,12 @@ class StudyParser {
     for (const auto& entry : map) {
       const std::string key = entry.first.Scalar();
       if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-      const std::string near = config::closest(key, allowed);
-      std::string list;
-      for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      fail(entry.first, entry.first.Mark(), path.empty() ? key : path + "." + key,
-           "unknown key" + (near.empty() ? "; expected one of " + list : "; did you mean '" + near + "'?"));
+      std::string hint = did_you_mean(key, allowed);
+      if (hint.empty()) {
+        hint = "; expected one of ";
+        for (std::size_t i = 0; i < allowed.size(); ++i) hint += (i == 0 ? "" : ", ") + allowed[i];
+      }
+      fail(entry.first, entry.first.Mark(), path.empty() ? key : path + "." + key, "unknown key" + hint);
     }
   }
 
@@ -256,9 +263,7 @@ void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& 
     const auto check_column = [&](const YAML::Node& n, const std::string& key) {
       if (!n.IsScalar() || !has_column(n.Scalar()))
         p.fail(n, figure.Mark(), key, "expected a column of the table, found " + config::found_text(n) +
-                                          (n.IsScalar() && !config::closest(n.Scalar(), columns).empty()
-                                               ? "; did you mean '" + config::closest(n.Scalar(), columns) + "'?"
-                                               : ""));
+                                          (n.IsScalar() ? did_you_mean(n.Scalar(), columns) : ""));
     };
     for (const char* key : {"x", "panels", "rows", "series", "compare"})
       if (figure[key]) check_column(figure[key], path + "." + key);
@@ -301,6 +306,13 @@ void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& 
 void parse_exclusions(const StudyParser& p, const YAML::Node& node, StudySettings& study) {
   if (!node.IsSequence()) p.fail(node, node.Mark(), "exclude", "expected a list of {column: value or [values]}");
   const std::vector<std::string> columns = study.factor_columns();
+  // Each factor column's texts, over its levels.
+  std::vector<std::set<std::string>> level_texts;
+  for (const Factor& f : study.factors)
+    for (std::size_t c = 0; c < f.columns.size(); ++c) {
+      level_texts.emplace_back();
+      for (const FactorLevel& l : f.levels) level_texts.back().insert(l.cells[c]);
+    }
   for (std::size_t i = 0; i < node.size(); ++i) {
     const YAML::Node entry = node[i];
     const std::string path = "exclude[" + std::to_string(i) + "]";
@@ -311,10 +323,7 @@ void parse_exclusions(const StudyParser& p, const YAML::Node& node, StudySetting
       const std::string name = column.first.Scalar();
       const auto at = std::find(columns.begin(), columns.end(), name);
       if (at == columns.end())
-        p.fail(column.first, entry.Mark(), path, "'" + name + "' is not a factor's column" +
-                                                     (config::closest(name, columns).empty()
-                                                          ? ""
-                                                          : "; did you mean '" + config::closest(name, columns) + "'?"));
+        p.fail(column.first, entry.Mark(), path, "'" + name + "' is not a factor's column" + did_you_mean(name, columns));
       std::vector<std::string> texts;
       if (column.second.IsSequence()) {
         for (const auto& v : column.second) texts.push_back(yaml_text(v));
@@ -324,16 +333,7 @@ void parse_exclusions(const StudyParser& p, const YAML::Node& node, StudySetting
       // Every text must be one of the column's levels: a typo would silently exclude nothing.
       const auto column_index = static_cast<std::size_t>(at - columns.begin());
       for (const std::string& t : texts) {
-        bool known = false;
-        std::size_t offset = 0;
-        for (const Factor& f : study.factors) {
-          if (column_index < offset + f.columns.size()) {
-            for (const FactorLevel& l : f.levels) known = known || l.cells[column_index - offset] == t;
-            break;
-          }
-          offset += f.columns.size();
-        }
-        if (!known) p.fail(column.second, column.first.Mark(), path + "." + name, "'" + t + "' is not one of its levels");
+        if (!level_texts[column_index].contains(t)) p.fail(column.second, column.first.Mark(), path + "." + name, "'" + t + "' is not one of its levels");
       }
       exclusion.columns.emplace_back(column_index, std::move(texts));
     }

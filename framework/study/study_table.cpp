@@ -13,9 +13,9 @@ namespace fovea {
 
 namespace {
 
-/// One statistic of a metric's values (missing cells already left out); "" when there are
-/// none, or for sd with fewer than two.
-std::string statistic(const MetricStat& stat, std::vector<double>& values) {
+/// One statistic of a metric's values in frame order (missing cells already left out) and
+/// the same values sorted; "" when there are none, or for sd with fewer than two.
+std::string statistic(const MetricStat& stat, const std::vector<double>& values, const std::vector<double>& sorted) {
   const std::size_t n = values.size();
   if (stat.kind == MetricStat::Kind::count) return format_number(static_cast<std::int64_t>(n));
   if (n == 0) return "";
@@ -36,17 +36,15 @@ std::string statistic(const MetricStat& stat, std::vector<double>& values) {
     default:
       break;
   }
-  std::sort(values.begin(), values.end());
   switch (stat.kind) {
     case MetricStat::Kind::min:
-      return format_number(values.front());
+      return format_number(sorted.front());
     case MetricStat::Kind::max:
-      return format_number(values.back());
+      return format_number(sorted.back());
     case MetricStat::Kind::median:
-      // As summary.json: the middle value, or the mean of the two middle values.
-      return format_number(n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]));
+      return format_number(median_of_sorted(sorted));
     default:
-      return format_number(nearest_rank(values, stat.percent));
+      return format_number(nearest_rank(sorted, stat.percent));
   }
 }
 
@@ -66,6 +64,7 @@ std::vector<std::string> summarise_run(const StudySettings& study, const Planned
     return *c;
   };
   std::vector<double> values;
+  std::vector<double> sorted;
   for (const MetricSpec& metric : study.metrics) {
     const std::size_t column = column_of(metric, metric.column);
     const bool has_minus = !metric.minus_column.empty();
@@ -81,10 +80,9 @@ std::vector<std::string> summarise_run(const StudySettings& study, const Planned
       const std::optional<double> b = parse_finite_number(frames.rows[r].cells[minus]);
       if (b) values.push_back(*a - *b);
     }
-    for (const MetricStat& stat : metric.stats) {
-      std::vector<double> copy = values;
-      row.push_back(statistic(stat, copy));
-    }
+    sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    for (const MetricStat& stat : metric.stats) row.push_back(statistic(stat, values, sorted));
   }
   return row;
 }
