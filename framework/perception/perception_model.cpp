@@ -63,7 +63,9 @@ PerceptionModel::PerceptionModel(const PerceptionModelSettings& settings) : sett
   // Logistic: F = 0.05 and 0.95 where (g / T - 1) * scale = -+ln 19, so the span is
   // 2 ln 19 / scale thresholds.
   logistic_scale_ = 2 * std::log(19.0) / s.width;
-  weibull_shape_ = weibull_shape_for_width(s.width);
+  // Only the Weibull reads its shape; the bisection is most of a construction, and the fit
+  // constructs a model for every likelihood it evaluates.
+  if (s.function == PsychometricFunction::weibull) weibull_shape_ = weibull_shape_for_width(s.width);
 }
 
 double PerceptionModel::threshold_deg(double eccentricity_deg) const {
