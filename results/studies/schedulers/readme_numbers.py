@@ -3,9 +3,9 @@
 
     python3 results/studies/schedulers/readme_numbers.py [TABLE]
 
-Standard library only. The ratio tables' numbers also come from the plotting script
-(`python3 experiments/plots/fovea_plots.py table results/studies/schedulers p_ratio_500.png`);
-this script gives the same paired ratios and the other quantities the README names.
+Standard library only (study_figures.py imports matplotlib only to draw). Its intervals are
+the plotting script's own (`mean_and_half_width`), so the ratios it prints are those of
+`python3 experiments/plots/fovea_plots.py table results/studies/schedulers p_ratio_500.png`.
 """
 
 import csv
@@ -15,11 +15,12 @@ import statistics as st
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "experiments", "plots"))
+from study_figures import mean_and_half_width  # noqa: E402  (found through the path just set)
+
 TABLE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "table.csv")
 ROWS = list(csv.DictReader(open(TABLE, newline="")))
 SCHEDULERS = ("round_robin", "sequential", "sorted_sequential", "priority_queues")
-# Student t, 0.975 quantile, by degrees of freedom.
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
 
 def number(text):
@@ -50,8 +51,7 @@ def paired_ratio(column, scheduler, **cells):
             ratios.append(number(a[0][column]) / number(b[0][column]))
     if len(ratios) < 2:
         return f"n = {len(ratios)}"
-    m = st.mean(ratios)
-    h = T975[len(ratios) - 1] * st.stdev(ratios) / math.sqrt(len(ratios))
+    m, h = mean_and_half_width(ratios)
     return f"{m:.3g} [{m - h:.3g}, {m + h:.3g}], n = {len(ratios)}"
 
 
