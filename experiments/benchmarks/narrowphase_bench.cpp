@@ -37,9 +37,9 @@
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
 #include "narrowphase/narrow_phase.hpp"
-#include "schedule/budget.hpp"
+#include "core/budget.hpp"
 #include "schedule/scheduler.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 
 using namespace fovea;
 

@@ -36,7 +36,7 @@
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
 #include "schedule/scheduler.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 
 using namespace fovea;
 

@@ -18,7 +18,7 @@
 #include "fovea/run_command.hpp"
 #include "fovea/stop_signals.hpp"
 #include "gaze/gaze.hpp"
-#include "gaze/trackers.hpp"
+#include "trackers/trackers.hpp"
 #include "perception/view.hpp"
 #include "psychophysics/session.hpp"
 #include "psychophysics/stimulus.hpp"

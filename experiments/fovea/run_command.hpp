@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "config/config.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 
 namespace fovea {
 

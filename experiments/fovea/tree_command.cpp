@@ -20,7 +20,7 @@
 #include "spheretree/surface_mesh.hpp"
 #include "spheretree/tightness.hpp"
 #include "spheretree/vox_file.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 #include "world/model_generators.hpp"
 
 namespace fovea {

@@ -5,15 +5,10 @@
 
 #include "demos/demo_settings.hpp"
 #include "render/render_settings.hpp"
-#include "world/animation_settings.hpp"
+#include "run/run_settings.hpp"
+#include "frame/animation_settings.hpp"
 
 namespace fovea {
-
-/// What a run writes besides frames.csv and summary.json (docs/results.md).
-struct RecordSettings {
-  bool collisions = false;  ///< collisions.csv: one row per collision per frame
-  bool gaze = false;        ///< gaze.csv: the fixation each frame used, replayable (docs/gaze.md)
-};
 
 /// Everything a run reads from its config. Each part's own settings struct lives with the
 /// part (world/world_settings.hpp, schedule/schedule_settings.hpp, ...); the Animation's

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "demos/demo_settings.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 #include "world/steering.hpp"
 
 namespace fovea {

@@ -10,7 +10,7 @@
 #include "demos/crowd.hpp"
 #include "demos/demo_settings.hpp"
 #include "demos/rockfall.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 
 namespace fovea {
 

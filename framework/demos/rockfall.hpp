@@ -5,8 +5,8 @@
 
 #include "core/rng.hpp"
 #include "demos/demo_settings.hpp"
-#include "narrowphase/capsule_test.hpp"
-#include "world/animation.hpp"
+#include "narrowphase/capsule_query.hpp"
+#include "frame/animation.hpp"
 
 namespace fovea {
 

@@ -10,7 +10,7 @@
 #include "narrowphase/collision_model.hpp"
 #include "narrowphase/narrowphase_settings.hpp"
 #include "narrowphase/on_demand_tree.hpp"
-#include "schedule/budget.hpp"
+#include "core/budget.hpp"
 #include "world/entity.hpp"
 
 namespace fovea {

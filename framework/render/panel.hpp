@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "render/render_settings.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 
 namespace fovea {
 

@@ -15,7 +15,7 @@
 #include "render/panel.hpp"
 #include "render/render_settings.hpp"
 #include "render/scene_renderer.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 
 namespace fovea {
 

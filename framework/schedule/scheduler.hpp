@@ -4,7 +4,7 @@
 #include <string>
 
 #include "narrowphase/narrow_phase.hpp"
-#include "schedule/budget.hpp"
+#include "core/budget.hpp"
 #include "schedule/schedule_settings.hpp"
 
 namespace fovea {

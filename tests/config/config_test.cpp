@@ -8,7 +8,7 @@
 #include "config/config.hpp"
 #include "study/study_plan.hpp"
 #include "study/study_settings.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 

@@ -12,7 +12,7 @@
 #include "config/config.hpp"
 #include "core/hash.hpp"
 #include "demos/demo.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 #include "world/mass_properties.hpp"
 
 using namespace fovea;

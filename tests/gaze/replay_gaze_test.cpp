@@ -9,9 +9,9 @@
 
 #include "gaze/gaze.hpp"
 #include "gaze/replay_gaze.hpp"
-#include "record/gaze_log.hpp"
+#include "run/gaze_log.hpp"
 #include "support/temp_dir.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 
 using namespace fovea;
 

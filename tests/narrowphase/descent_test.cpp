@@ -7,11 +7,11 @@
 
 #include "broadphase/pair_set.hpp"
 #include "core/rng.hpp"
-#include "narrowphase/exact_voxel_test.hpp"
+#include "metrics/exact_voxel_contact.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "spheretree/octree_builder.hpp"
 #include "support/allocation_counter.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 #include "world/mass_properties.hpp"
 #include "world/model_generators.hpp"
 

@@ -12,7 +12,7 @@
 #include "broadphase/pair_set.hpp"
 #include "core/rng.hpp"
 #include "narrowphase/narrow_phase.hpp"
-#include "narrowphase/capsule_test.hpp"
+#include "narrowphase/capsule_query.hpp"
 #include "narrowphase/on_demand_tree.hpp"
 #include "response/plane_contact.hpp"
 #include "spheretree/octree_builder.hpp"

@@ -6,7 +6,7 @@
 
 #include "config/config.hpp"
 #include "response/voxel_penetration.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 #include "world/motion.hpp"
 
 using namespace fovea;

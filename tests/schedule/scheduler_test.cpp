@@ -8,7 +8,7 @@
 
 #include "core/rng.hpp"
 #include "schedule/scheduler.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 
 using namespace fovea;
 

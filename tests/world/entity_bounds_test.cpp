@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core/rng.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 #include "world/entity_bounds.hpp"
 #include "world/model_generators.hpp"
 

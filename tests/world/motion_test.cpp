@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/rng.hpp"
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 #include "world/mass_properties.hpp"
 #include "world/model_generators.hpp"
 #include "world/motion.hpp"

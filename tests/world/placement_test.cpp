@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "world/animation.hpp"
+#include "frame/animation.hpp"
 #include "world/placement.hpp"
 
 using namespace fovea;

@@ -1,0 +1,24 @@
+#pragma once
+
+// Definition structs of the frame's budget (004 section 3.4), with the defaults a config
+// falls back on (docs/config.md). In core because the narrow phase spends the budget and the
+// schedulers above it hand it on: neither owns it.
+
+#include <cstdint>
+
+namespace fovea {
+
+/// How a frame's collision processing is bounded (004 section 3.4: "a pre-defined target
+/// time").
+enum class BudgetMode {
+  wall,  ///< stop when `ms` of wall-clock time have passed: real time, not reproducible
+  work,  ///< stop after `tests` sphere-sphere tests: reproducible to the byte
+};
+
+struct BudgetSettings {
+  BudgetMode mode = BudgetMode::work;
+  double ms = 2.0;               ///< wall budget per frame, milliseconds
+  std::int64_t tests = 20000;    ///< work budget per frame, sphere-sphere tests
+};
+
+}  // namespace fovea

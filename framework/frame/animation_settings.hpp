@@ -1,0 +1,27 @@
+#pragma once
+
+#include "core/budget_settings.hpp"
+#include "gaze/gaze_settings.hpp"
+#include "narrowphase/narrowphase_settings.hpp"
+#include "perception/perception_settings.hpp"
+#include "response/response_settings.hpp"
+#include "schedule/schedule_settings.hpp"
+#include "world/world_settings.hpp"
+
+namespace fovea {
+
+/// Everything the Animation runs on: the world and how collisions are detected, scheduled,
+/// perceived and responded to. Each part's settings live with the part; config/ fills them all.
+struct AnimationSettings {
+  WorldSettings world;
+  ScheduleSettings schedule;
+  BudgetSettings budget;
+  InterruptPolicy interrupt_policy = InterruptPolicy::repulse;
+  /// Run the exact voxel test on every collision each frame for the true metrics (slow).
+  bool ground_truth = false;
+  PerceptionSettings perception;
+  GazeSettings gaze;
+  ResponseSettings response;
+};
+
+}  // namespace fovea

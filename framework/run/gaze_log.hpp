@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "record/csv_writer.hpp"
+#include "frame/animation.hpp"
+
+namespace fovea {
+
+/// gaze.csv (config `record: {gaze: true}`): the fixation each frame used, one row per
+/// frame, flushed as written. Columns t_s, x_px, y_px, valid, source, age_ms: the format
+/// the replay source reads, so `gaze: {source: replay, file: .../gaze.csv}` plays a session
+/// back (docs/gaze.md, "Recording and replay").
+class GazeLog {
+ public:
+  explicit GazeLog(const std::string& path);
+  void write(const FrameStats& stats);
+
+  static std::vector<std::string> columns();
+
+ private:
+  CsvWriter csv_;
+};
+
+}  // namespace fovea
