@@ -116,17 +116,17 @@ Run run_one(const Settings& settings, std::int64_t frames) {
   RunMetrics& m = run.m;
   for (std::int64_t f = 0; f < frames; ++f) {
     const FrameStats st = world.step();
-    m.p_est += st.p_est;
-    m.nabla_est_m += st.nabla_est_m;
-    m.p_true += st.p_true;
-    m.nabla_true_m += st.nabla_true_m;
-    m.false_collisions += static_cast<double>(st.false_collisions);
-    m.missed_collisions += static_cast<double>(st.missed_collisions);
-    m.interrupted += static_cast<double>(st.interrupted);
+    m.p_est += st.metrics.p_est;
+    m.nabla_est_m += st.metrics.nabla_est_m;
+    m.p_true += st.metrics.p_true;
+    m.nabla_true_m += st.metrics.nabla_true_m;
+    m.false_collisions += static_cast<double>(st.metrics.false_collisions);
+    m.missed_collisions += static_cast<double>(st.metrics.missed_collisions);
+    m.interrupted += static_cast<double>(st.metrics.interrupted);
     m.sphere_tests += static_cast<double>(st.sphere_tests);
     m.collisions += static_cast<double>(st.collisions);
-    m.resolved_colliding += static_cast<double>(st.resolved_colliding);
-    m.resolved_not_colliding += static_cast<double>(st.resolved_not_colliding);
+    m.resolved_colliding += static_cast<double>(st.metrics.resolved_colliding);
+    m.resolved_not_colliding += static_cast<double>(st.metrics.resolved_not_colliding);
     // The collisions as the frame left them, each with its ground truth.
     const NarrowPhase& np = world.narrowphase();
     for (const std::uint32_t slot : np.order()) {

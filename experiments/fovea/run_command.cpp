@@ -418,7 +418,7 @@ int run_command(const RunOptions& options) {
           take_screenshot(screenshot_path(folder, frames_done), viewer->capture(), new_events);
         }
         measures.frame_interval_ms = viewer->present();
-        viewer->record(measures.frame_interval_ms, stats.nabla_est_m, stats.p_est);
+        viewer->record(measures.frame_interval_ms, stats.metrics.nabla_est_m, stats.metrics.p_est);
         write_events(world->frames_done());
       }
       log.write(stats, measures, demo ? demo->values() : std::span<const double>{});
@@ -427,7 +427,7 @@ int run_command(const RunOptions& options) {
       print_gaze_messages();
       contacts += stats.response.contacts;
       sphere_tests += stats.sphere_tests;
-      interrupted_collisions += stats.interrupted;
+      interrupted_collisions += stats.metrics.interrupted;
       frames_exhausted += stats.budget_exhausted ? 1 : 0;
       ++frames_done;
       progress.update(frames_done);

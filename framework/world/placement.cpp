@@ -62,15 +62,49 @@ void SphereOccupancy::add(const Vec3& centre_m, double radius_m) {
   max_radius_added_m_ = std::max(max_radius_added_m_, radius_m);
 }
 
-std::vector<Vec3> place_group(const Aabb& box, std::span<const double> radii_m, Placement placement,
-                              std::uint32_t group_index, const std::string& group_name,
-                              SphereOccupancy& occupied, Rng& rng) {
+namespace {
+
+/// Placement::floor: one entity, unrotated, its grid centred on the floor.
+std::vector<Vec3> place_on_floor(const Aabb& box, const GroupToPlace& group) {
+  const Vec3 extent = group.grid_extent_m;
+  if (group.radii_m.size() != 1)
+    throw PlacementError(group.index, "entity group '" + group.name + "': placement floor places one entity, not " +
+                                          std::to_string(group.radii_m.size()));
+  if (extent.x > box.size_m().x || extent.y > box.size_m().y || extent.z > box.size_m().z)
+    throw PlacementError(group.index, "entity group '" + group.name + "': its model (" + format_significant(extent.x) +
+                                          " x " + format_significant(extent.y) + " x " + format_significant(extent.z) +
+                                          " m) does not fit in the world box");
+  const Vec3 corner(box.centre_m().x - 0.5 * extent.x, box.min_m.y, box.centre_m().z - 0.5 * extent.z);
+  return {corner + group.centre_of_mass_model_m};
+}
+
+/// Placement::demo: a waiting lattice through the box, one cell per entity.
+std::vector<Vec3> place_for_demo(const Aabb& box, std::size_t count) {
+  const Vec3 size = box.size_m();
+  const double cell_m = std::cbrt(size.x * size.y * size.z / static_cast<double>(count));
+  const IVec3 cells = glm::max(IVec3(glm::ceil(size / cell_m)), IVec3(1));
+  std::vector<Vec3> centres;
+  for (int i = 0; i < static_cast<int>(count); ++i) {
+    const IVec3 c(i % cells.x, (i / cells.x) % cells.y, i / (cells.x * cells.y));
+    centres.push_back(box.min_m + (Vec3(c) + 0.5) * (size / Vec3(cells)));
+  }
+  return centres;
+}
+
+}  // namespace
+
+std::vector<Vec3> place_group(const Aabb& box, const GroupToPlace& group, SphereOccupancy& occupied, Rng& rng) {
+  const std::span<const double> radii_m = group.radii_m;
+  const Placement placement = group.placement;
+  const std::uint32_t group_index = group.index;
   std::vector<Vec3> centres;
   if (radii_m.empty()) return centres;
+  if (placement == Placement::floor) return place_on_floor(box, group);
+  if (placement == Placement::demo) return place_for_demo(box, radii_m.size());
   centres.reserve(radii_m.size());
   const double max_radius_m = *std::max_element(radii_m.begin(), radii_m.end());
   const Vec3 size = box.size_m();
-  const std::string what = "'" + group_name + "' (bounding radius " + format_significant(max_radius_m) + " m)";
+  const std::string what = "'" + group.name + "' (bounding radius " + format_significant(max_radius_m) + " m)";
   if (2 * max_radius_m > std::min({size.x, size.y, size.z}))
     throw PlacementError(group_index, "world too small for its entities: an entity of " + what +
                                           " does not fit in a " + box_text(box));

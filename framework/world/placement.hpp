@@ -49,16 +49,33 @@ class SphereOccupancy {
   std::unordered_map<std::int64_t, std::vector<std::uint32_t>> cells_;  ///< cell key -> sphere indices
 };
 
-/// Places `radii_m.size()` bounding spheres of one group inside `box` without overlapping
-/// each other or what `occupied` already holds; adds them to `occupied`.
+/// One group's entities as placement sees them.
+struct GroupToPlace {
+  std::uint32_t index = 0;             ///< the group's index in WorldSettings::entities, for errors
+  std::string name;
+  Placement placement = Placement::random;
+  std::vector<double> radii_m;         ///< each entity's bounding radius
+  /// Placement::floor only: the model's grid size, and where in the grid an entity's
+  /// position (its centre of mass) sits.
+  Vec3 grid_extent_m{0.0};
+  Vec3 centre_of_mass_model_m{0.0};
+};
+
+/// Places the group's entities inside `box` and returns their centres, one per radius:
 ///
-/// random: uniform positions with the sphere wholly inside the box, up to 1000 tries per
-/// entity, then PlacementError (an error, never a hang).
+/// random: uniform positions with the bounding sphere wholly inside the box, clear of each
+/// other and of what `occupied` holds; up to 1000 tries per entity, then PlacementError (an
+/// error, never a hang).
 /// packed: a simple cubic lattice of spacing 2r from the box's min corner, cells taken in
 /// order of distance from that corner, skipping cells already taken; the densest start
 /// (004 section 2.1: everything drifted into one corner).
-std::vector<Vec3> place_group(const Aabb& box, std::span<const double> radii_m, Placement placement,
-                              std::uint32_t group_index, const std::string& group_name,
-                              SphereOccupancy& occupied, Rng& rng);
+/// floor: scenery, one entity, its grid centred on the box's floor. Other groups are not kept
+/// off it (its bounding sphere would fill the box), so it is not added to `occupied`.
+/// demo: placed by the run's demo before the first frame. Until then they wait on a lattice
+/// through the box, one cell each, so the broad phase's first sort does not see them all on
+/// one spot (n^2 / 2 pairs for nothing); not added to `occupied` either.
+///
+/// Random and packed spheres are added to `occupied`.
+std::vector<Vec3> place_group(const Aabb& box, const GroupToPlace& group, SphereOccupancy& occupied, Rng& rng);
 
 }  // namespace fovea

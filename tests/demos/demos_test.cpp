@@ -141,7 +141,7 @@ TEST_CASE("Rockfall: 20,000 frames headless stay bounded and finite, breaking, r
     if (frame % 50 == 0 || frame == 19999)
       for (EntityId id = 0; id < world.entities().size(); ++id)
         if (world.is_live(id) && !finite(world.states()[id])) all_finite = false;
-    if (!std::isfinite(stats.nabla_est_m) || !std::isfinite(stats.p_est)) all_finite = false;
+    if (!std::isfinite(stats.metrics.nabla_est_m) || !std::isfinite(stats.metrics.p_est)) all_finite = false;
   }
   CHECK(all_finite);
   // Rocks and fragments never pass max_rocks; with the ravine, that bounds the entities,
@@ -212,7 +212,7 @@ TEST_CASE("Demos: the same config and seed give the same frames, another seed do
         const FrameStats s = world.step();
         demo->after_step(world);
         trace.push_back(static_cast<double>(s.sphere_tests));
-        trace.push_back(s.p_est);
+        trace.push_back(s.metrics.p_est);
         for (const double v : demo->values()) trace.push_back(v);
       }
       for (EntityId id = 0; id < world.entities().size(); ++id)

@@ -35,10 +35,10 @@ AnimationSettings rock_world(bool on_demand) {
 
 /// The frame's record without its wall-clock times and tree-growth counts.
 bool same_frame(const FrameStats& a, const FrameStats& b) {
-  return a.collisions == b.collisions && a.resolved_colliding == b.resolved_colliding &&
-         a.resolved_not_colliding == b.resolved_not_colliding && a.interrupted == b.interrupted &&
-         a.sphere_tests == b.sphere_tests && a.pairs == b.pairs && a.nabla_est_m == b.nabla_est_m &&
-         a.p_est == b.p_est && a.nabla_true_m == b.nabla_true_m && a.response.contacts == b.response.contacts &&
+  return a.collisions == b.collisions && a.metrics.resolved_colliding == b.metrics.resolved_colliding &&
+         a.metrics.resolved_not_colliding == b.metrics.resolved_not_colliding && a.metrics.interrupted == b.metrics.interrupted &&
+         a.sphere_tests == b.sphere_tests && a.pairs == b.pairs && a.metrics.nabla_est_m == b.metrics.nabla_est_m &&
+         a.metrics.p_est == b.metrics.p_est && a.metrics.nabla_true_m == b.metrics.nabla_true_m && a.response.contacts == b.response.contacts &&
          a.response.contact_points == b.response.contact_points && a.response.contact_tests == b.response.contact_tests;
 }
 
@@ -70,7 +70,7 @@ TEST_CASE("Lifecycle: on-demand trees give the frames and poses of whole trees, 
       built += b.tree_nodes_built;
       evicted += b.tree_nodes_evicted;
       most_nodes = std::max(most_nodes, b.tree_nodes);
-      interrupted += b.interrupted;
+      interrupted += b.metrics.interrupted;
     }
     if (budgeted) CHECK(interrupted > 100);
     std::size_t whole_nodes = 0;

@@ -215,7 +215,7 @@ TEST_CASE("replay: a run's own gaze.csv replays to the same frames, bit for bit"
     CHECK(r.gaze.y_px == o.gaze.y_px);
     CHECK(r.gaze.age_ms == o.gaze.age_ms);
     CHECK(r.sphere_tests == o.sphere_tests);
-    CHECK(r.p_est == o.p_est);
-    CHECK(r.nabla_est_m == o.nabla_est_m);
+    CHECK(r.metrics.p_est == o.metrics.p_est);
+    CHECK(r.metrics.nabla_est_m == o.metrics.nabla_est_m);
   }
 }

@@ -39,15 +39,15 @@ TEST_CASE("Frame metrics: the estimate bounds the truth, and the counts add up",
       const FrameStats f = world.step();
       INFO(scheduler_name(kind) << ", frame " << i);
       CHECK(f.collisions == f.pairs);
-      CHECK(f.nabla_est_m >= f.nabla_true_m);
-      CHECK(f.p_est >= 0);
-      CHECK(f.p_est <= static_cast<double>(f.interrupted));
-      CHECK(f.missed_collisions == 0);  // repulse: only resolved ones are dropped, and they are apart
+      CHECK(f.metrics.nabla_est_m >= f.metrics.nabla_true_m);
+      CHECK(f.metrics.p_est >= 0);
+      CHECK(f.metrics.p_est <= static_cast<double>(f.metrics.interrupted));
+      CHECK(f.metrics.missed_collisions == 0);  // repulse: only resolved ones are dropped, and they are apart
       CHECK(f.sphere_tests < 300 + 8);
-      nabla_est += f.nabla_est_m;
-      nabla_true += f.nabla_true_m;
-      interrupted += f.interrupted;
-      false_collisions += f.false_collisions;
+      nabla_est += f.metrics.nabla_est_m;
+      nabla_true += f.metrics.nabla_true_m;
+      interrupted += f.metrics.interrupted;
+      false_collisions += f.metrics.false_collisions;
     }
     CHECK(interrupted > 100);
     CHECK(false_collisions > 0);
@@ -63,10 +63,10 @@ TEST_CASE("Frame metrics: with no interruption nothing is estimated, and interpe
   Animation world(ample, 2);
   for (int i = 0; i < 40; ++i) {
     const FrameStats f = world.step();
-    CHECK(f.interrupted == 0);
-    CHECK(f.nabla_est_m == 0);
-    CHECK(f.p_est == 0);
-    CHECK(f.missed_collisions == 0);
+    CHECK(f.metrics.interrupted == 0);
+    CHECK(f.metrics.nabla_est_m == 0);
+    CHECK(f.metrics.p_est == 0);
+    CHECK(f.metrics.missed_collisions == 0);
     CHECK_FALSE(f.budget_exhausted);
   }
   AnimationSettings starved = packed_rocks(SchedulerKind::sequential, 50);
@@ -75,9 +75,9 @@ TEST_CASE("Frame metrics: with no interruption nothing is estimated, and interpe
   std::int64_t missed = 0;
   for (int i = 0; i < 60; ++i) {
     const FrameStats f = dropping.step();
-    CHECK(f.nabla_est_m == 0);  // nothing accepted unresolved
+    CHECK(f.metrics.nabla_est_m == 0);  // nothing accepted unresolved
     CHECK(f.budget_exhausted);
-    missed += f.missed_collisions;
+    missed += f.metrics.missed_collisions;
   }
   CHECK(missed > 0);  // the rocks pass through each other and the dropped collisions touch
 }
@@ -89,11 +89,11 @@ TEST_CASE("Frame metrics: a work budget and a seed give the same frames twice", 
     const FrameStats x = a.step();
     const FrameStats y = b.step();
     CHECK(x.sphere_tests == y.sphere_tests);
-    CHECK(x.interrupted == y.interrupted);
+    CHECK(x.metrics.interrupted == y.metrics.interrupted);
     CHECK(x.gaze.x_px == y.gaze.x_px);
     CHECK(x.gaze.y_px == y.gaze.y_px);
-    CHECK(x.nabla_est_m == y.nabla_est_m);
-    CHECK(x.p_est == y.p_est);
-    CHECK(x.p_true == y.p_true);
+    CHECK(x.metrics.nabla_est_m == y.metrics.nabla_est_m);
+    CHECK(x.metrics.p_est == y.metrics.p_est);
+    CHECK(x.metrics.p_true == y.metrics.p_true);
   }
 }

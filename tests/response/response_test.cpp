@@ -179,7 +179,7 @@ TEST_CASE("response: 100,000 frames of the packed 500 scene, every collision int
   bool finite = true, inside = true;
   for (int frame = 0; frame < 100000; ++frame) {
     const FrameStats stats = world.step();
-    interrupted += stats.interrupted;
+    interrupted += stats.metrics.interrupted;
     contacts += stats.response.contacts;
     const double energy_j = kinetic_energy_j(world.states(), world.entities());
     worst_rise_j = std::max(worst_rise_j, energy_j - previous_j);

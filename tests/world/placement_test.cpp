@@ -48,13 +48,13 @@ TEST_CASE("placement random: inside the box, no overlaps, reproducible from the 
   for (std::size_t i = 0; i < radii.size(); ++i) radii[i] = 0.2 + 0.05 * double(i % 3);
   SphereOccupancy occupied(0.6);
   Rng rng(1);
-  const auto centres = place_group(box, radii, Placement::random, 0, "g", occupied, rng);
+  const auto centres = place_group(box, {0, "g", Placement::random, radii}, occupied, rng);
   REQUIRE(centres.size() == 500);
   require_valid(centres, radii, box);
 
   SphereOccupancy again(0.6);
   Rng rng_again(1);
-  CHECK(place_group(box, radii, Placement::random, 0, "g", again, rng_again) == centres);
+  CHECK(place_group(box, {0, "g", Placement::random, radii}, again, rng_again) == centres);
 }
 
 TEST_CASE("placement packed: a touching lattice in the min corner", "[world][placement]") {
@@ -62,7 +62,7 @@ TEST_CASE("placement packed: a touching lattice in the min corner", "[world][pla
   std::vector<double> radii(125, 0.25);
   SphereOccupancy occupied(0.5);
   Rng rng(1);
-  const auto centres = place_group(box, radii, Placement::packed, 0, "g", occupied, rng);
+  const auto centres = place_group(box, {0, "g", Placement::packed, radii}, occupied, rng);
   REQUIRE(centres.size() == 125);
   require_valid(centres, radii, box);
   // Tightly packed: every entity touches a neighbour.
@@ -95,8 +95,8 @@ TEST_CASE("placement packed: a second group packs around the first", "[world][pl
   SphereOccupancy occupied(1.0);
   Rng rng(1);
   std::vector<double> big(20, 0.5), small(100, 0.2);
-  auto a = place_group(box, big, Placement::packed, 0, "big", occupied, rng);
-  auto b = place_group(box, small, Placement::packed, 1, "small", occupied, rng);
+  auto a = place_group(box, {0, "big", Placement::packed, big}, occupied, rng);
+  auto b = place_group(box, {1, "small", Placement::packed, small}, occupied, rng);
   std::vector<Vec3> centres = a;
   centres.insert(centres.end(), b.begin(), b.end());
   std::vector<double> radii = big;
@@ -111,7 +111,7 @@ TEST_CASE("placement: a world too small is an error naming the group, never a ha
     SphereOccupancy occupied(0.6);
     Rng rng(1);
     try {
-      place_group(box, radii, Placement::random, 3, "balls", occupied, rng);
+      place_group(box, {3, "balls", Placement::random, radii}, occupied, rng);
       FAIL("expected a PlacementError");
     } catch (const PlacementError& e) {
       CHECK(e.group_index() == 3);
@@ -123,7 +123,7 @@ TEST_CASE("placement: a world too small is an error naming the group, never a ha
     SphereOccupancy occupied(0.6);
     Rng rng(1);
     // 3 cells of 0.6 m per axis fit in 2 m: 27 entities.
-    CHECK_THROWS_WITH(place_group(box, radii, Placement::packed, 0, "balls", occupied, rng),
+    CHECK_THROWS_WITH(place_group(box, {0, "balls", Placement::packed, radii}, occupied, rng),
                       "world too small for its entities: placed 27 of 500 'balls' (bounding radius 0.3 m) in a 2 x 2 "
                       "x 2 m box");
   }
@@ -131,7 +131,7 @@ TEST_CASE("placement: a world too small is an error naming the group, never a ha
     SphereOccupancy occupied(4);
     Rng rng(1);
     std::vector<double> huge(1, 1.5);
-    CHECK_THROWS_WITH(place_group(box, huge, Placement::random, 0, "boulder", occupied, rng),
+    CHECK_THROWS_WITH(place_group(box, {0, "boulder", Placement::random, huge}, occupied, rng),
                       "world too small for its entities: an entity of 'boulder' (bounding radius 1.5 m) does not "
                       "fit in a 2 x 2 x 2 m box");
   }
@@ -144,7 +144,7 @@ TEST_CASE("placement packed: a long thin box of 50,000 cells along one axis", "[
   std::vector<double> radii(50000, 0.5);
   SphereOccupancy occupied(1.0);
   Rng rng(1);
-  const auto centres = place_group(box, radii, Placement::packed, 0, "g", occupied, rng);
+  const auto centres = place_group(box, {0, "g", Placement::packed, radii}, occupied, rng);
   double farthest = 0;
   for (const Vec3& c : centres) farthest = std::max(farthest, c.x);
   CHECK(farthest == 49999.5);

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "narrowphase/narrow_phase.hpp"
+#include "perception/perception_model.hpp"
+#include "perception/view.hpp"
+#include "world/entity.hpp"
+
+namespace fovea {
+
+/// What placing a collision on screen needs (004 section 3.4.2): the camera and screen,
+/// f(e, g), and the point the viewer fixates this frame.
+struct Viewing {
+  const View& view;
+  const PerceptionModel& model;
+  double fixation_x_px = 0;  ///< from the screen's left edge
+  double fixation_y_px = 0;  ///< from the screen's top edge, y down
+};
+
+/// Which gap bound a collision is placed from.
+enum class GapAt {
+  frame_start,      ///< from the entities' centres, before any test: also sets the priority
+  deepest_spheres,  ///< from its deepest intersecting spheres now (NarrowPhase::gap_estimate)
+};
+
+/// Places collision `slot` on screen (004 section 3.4.2): its centre of collision, gap bound,
+/// eccentricity from the fixation, on-screen gap and f(e, g), written into the Collision.
+/// At GapAt::frame_start it also sets the collision's priority: f(e, g) when visible, -1 when
+/// off screen, behind the camera, or not a number (only from broken poses), below every
+/// visible collision (004: lowest priority).
+void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
+                        const Viewing& viewing, GapAt at);
+
+/// Every collision, in list order, at GapAt::frame_start: the priorities a scheduler reads.
+void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing);
+
+}  // namespace fovea
