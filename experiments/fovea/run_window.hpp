@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/settings.hpp"
+#include "render/capture.hpp"
+#include "render/frame_pacer.hpp"
+#include "render/viewer.hpp"
+#include "run/run.hpp"
+
+namespace fovea {
+
+/// What `fovea run` adds around each frame (run/run.hpp, RunHooks): the window, its panel's
+/// live changes, reset, pause and screenshots, the --capture pictures, and the pace. A live
+/// gaze source (a tracker, the mouse) follows a person in real time, and so does a window
+/// someone watches: frame k starts no earlier than k frame periods after the first. A frame
+/// that falls behind starts at once; none is skipped. Synthetic sources headless or
+/// offscreen run as fast as they can.
+class RunWindow : public RunHooks {
+ public:
+  /// `viewer` null: a headless run, paced only for a live gaze source. `capture_folder`
+  /// empty: no --capture.
+  RunWindow(Viewer* viewer, const Settings& settings, std::filesystem::path results_folder,
+            std::filesystem::path capture_folder, std::int64_t capture_every, bool player_follows_camera);
+
+  /// The pace: render.target_fps, or one frame per time step (real time).
+  static double frame_period_s(const Settings& settings);
+
+  Next before_frame(Stepper& stepper) override;
+  bool player_follows_camera() const override { return player_follows_camera_; }
+  void after_step(Stepper& stepper, FrameMeasures& measures) override;
+  std::string after_record(std::int64_t frame) override;
+  void take_events(std::vector<std::string>& events) override;
+
+ private:
+  /// A new world from the same config and seed with the live changes kept; the old world
+  /// runs on if it cannot be made.
+  void reset(Stepper& stepper);
+  std::string status_line(const Stepper& stepper, std::int64_t frames_done, bool paused) const;
+  void take_screenshot(std::int64_t run_frame);
+
+  Viewer* viewer_;
+  const Settings& settings_;
+  std::filesystem::path results_folder_;
+  std::filesystem::path capture_folder_;
+  std::int64_t capture_every_;
+  bool player_follows_camera_;
+  FramePacer pacer_;
+  std::int64_t frames_done_ = 0;     ///< frames of the run recorded (not reset by a reset)
+  std::optional<Image> capture_;     ///< read before the frame is shown, written after it is logged
+  std::vector<std::string> events_;  ///< this class's own events (reset, screenshots), before the panel's
+};
+
+}  // namespace fovea

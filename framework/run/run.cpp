@@ -1,0 +1,201 @@
+#include "run/run.hpp"
+
+#include <iostream>
+#include <optional>
+
+#include "core/stopwatch.hpp"
+#include "record/csv_writer.hpp"
+#include "record/progress.hpp"
+#include "record/results_folder.hpp"
+#include "run/collision_log.hpp"
+#include "run/frame_log.hpp"
+#include "run/gaze_log.hpp"
+
+namespace fovea {
+namespace {
+
+/// How often manifest.json's frames_completed is brought up to date during a run.
+constexpr double kManifestRefreshMs = 2000;
+
+/// The whole run's sums, for summary.json.
+struct RunTotals {
+  std::int64_t contacts = 0;
+  std::int64_t sphere_tests = 0;
+  std::int64_t interrupted_collisions = 0;
+  std::int64_t frames_budget_exhausted = 0;
+
+  void add(const FrameStats& stats) {
+    contacts += stats.response.contacts;
+    sphere_tests += stats.sphere_tests;
+    interrupted_collisions += stats.metrics.interrupted;
+    frames_budget_exhausted += stats.budget_exhausted ? 1 : 0;
+  }
+};
+
+/// The files a run writes frame by frame, each row flushed as written.
+class RunRecords {
+ public:
+  RunRecords(const std::filesystem::path& folder, const RunPlan& plan, const Stepper& stepper)
+      : wall_clock_(),
+        frames_((folder / "frames.csv").string(), frame_log_columns(plan, stepper)) {
+    const bool ground_truth = stepper.world().settings().ground_truth;
+    if (plan.record.collisions) collisions_.emplace((folder / "collisions.csv").string(), ground_truth);
+    if (plan.record.gaze) gaze_.emplace((folder / "gaze.csv").string());
+    // Live changes made in the window (panel, reset), for whoever reads frames.csv later.
+    // `frames` is how many frames the world had run when it happened (0 before the first).
+    if (plan.rendered) events_.emplace((folder / "events.csv").string(), std::vector<std::string>{"wall_time_s", "frames", "event"});
+  }
+
+  void write_frame(const RunFrame& frame, const Animation& world) {
+    frames_.write(frame.stats, frame.measures, frame.demo_values);
+    if (collisions_) collisions_->write(frame.stats.frame, world);
+    if (gaze_) gaze_->write(frame.stats);
+  }
+
+  /// The hooks' events since the last call, stamped with the run's clock and the frames the
+  /// world has run.
+  void write_events(RunHooks& hooks, std::int64_t frames) {
+    hooks.take_events(new_events_);
+    if (events_)
+      for (const std::string& e : new_events_) {
+        events_->cell(wall_clock_.elapsed_ms() / 1000.0).cell(frames).cell(std::string_view(e));
+        events_->end_row();
+      }
+    new_events_.clear();
+  }
+
+  const FrameLog& frames() const { return frames_; }
+
+ private:
+  static FrameLogColumns frame_log_columns(const RunPlan& plan, const Stepper& stepper) {
+    const Demo* demo = stepper.demo();
+    // Tree growth is reported when some tree grows on demand, or will: a demo that adds
+    // fragments adds models that always do (frame/model_library.hpp, grows_tree_on_demand).
+    const bool tree_growth = stepper.world().grows_trees_on_demand() || (demo && demo->adds_fragments());
+    return FrameLogColumns{stepper.world().settings().ground_truth, plan.rendered, tree_growth,
+                           demo ? demo->columns() : std::vector<std::string>{}};
+  }
+
+  Stopwatch wall_clock_;
+  FrameLog frames_;
+  std::optional<CollisionLog> collisions_;
+  std::optional<GazeLog> gaze_;
+  std::optional<CsvWriter> events_;
+  std::vector<std::string> new_events_;
+};
+
+/// A tracker's state changes (not found, connected, lost), each said once.
+void print_gaze_messages(Animation& world, std::vector<std::string>& scratch) {
+  world.gaze().take_messages(scratch);
+  for (const std::string& message : scratch) std::cerr << "fovea: gaze: " << message << "\n";
+  scratch.clear();
+}
+
+nlohmann::ordered_json summary_json(const Stepper& stepper, const RunPlan& plan, const RunOutcome& outcome,
+                                    const RunTotals& totals, const FrameLog& frames) {
+  const Animation& world = stepper.world();
+  nlohmann::ordered_json summary;
+  summary["frames"] = outcome.frames_done;
+  summary["frames_requested"] = plan.frames;
+  summary["interrupted"] = outcome.interrupted;
+  summary["entities"] = world.live_entity_count();
+  summary["sim_time_s"] = world.sim_time_s();
+  summary["wall_time_s"] = outcome.wall_s;
+  summary["frames_per_second"] = outcome.wall_s > 0 ? static_cast<double>(outcome.frames_done) / outcome.wall_s : 0.0;
+  summary["totals"] = {{"contacts", totals.contacts},
+                       {"sphere_tests", totals.sphere_tests},
+                       {"interrupted_collisions", totals.interrupted_collisions},
+                       {"frames_budget_exhausted", totals.frames_budget_exhausted}};
+  // Models alive at the end; a whole tree counts its spheres, an on-demand one those built now.
+  std::size_t models = 0, spheres = 0;
+  for (ModelId m = 0; m < world.models().size(); ++m) {
+    if (!world.has_model(m)) continue;
+    ++models;
+    spheres += world.narrowphase().model(m).spheres.size();
+  }
+  summary["sphere_trees"] = {{"models", models}, {"spheres", spheres}, {"build_ms", world.sphere_tree_build_ms()}};
+  summary["columns"] = frames.column_summaries();
+  // Median and p95 are exact up to 2^20 frames, then from every quantile_stride-th frame.
+  summary["quantile_stride"] = frames.quantile_stride();
+  return summary;
+}
+
+}  // namespace
+
+RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesystem::path& folder, RunManifest manifest,
+                      RunHooks* hooks, const std::function<int()>& stop_signal) {
+  RunOutcome outcome;
+  Stopwatch wall;
+  try {
+    RunRecords records(folder, plan, stepper);
+    RunTotals totals;
+    std::vector<std::string> gaze_messages;
+    Progress progress(plan.frames, plan.progress);
+    double manifest_written_ms = 0;
+    bool window_closed = false;
+    while (outcome.frames_done < plan.frames) {
+      if (stop_signal() != 0) break;
+      if (hooks) {
+        const RunHooks::Next next = hooks->before_frame(stepper);
+        records.write_events(*hooks, stepper.world().frames_done());
+        if (next == RunHooks::Next::stop) {
+          window_closed = true;
+          break;
+        }
+        if (next == RunHooks::Next::skip) continue;
+      }
+      RunFrame& frame = stepper.step(hooks && hooks->player_follows_camera());
+      if (hooks) {
+        hooks->after_step(stepper, frame.measures);
+        records.write_events(*hooks, stepper.world().frames_done());
+      }
+      records.write_frame(frame, stepper.world());
+      print_gaze_messages(stepper.world(), gaze_messages);
+      totals.add(frame.stats);
+      ++outcome.frames_done;
+      progress.update(outcome.frames_done);
+      if (hooks) {
+        // A picture that cannot be written stops the run, its frames and summary kept.
+        if (std::string problem = hooks->after_record(outcome.frames_done - 1); !problem.empty()) {
+          outcome.failed = true;
+          outcome.error = std::move(problem);
+          break;
+        }
+      }
+      if (wall.elapsed_ms() - manifest_written_ms > kManifestRefreshMs) {
+        manifest.frames_completed = outcome.frames_done;
+        write_json_atomically(folder / "manifest.json", to_json(manifest));
+        manifest_written_ms = wall.elapsed_ms();
+      }
+    }
+    progress.finish();
+    print_gaze_messages(stepper.world(), gaze_messages);  // what a tracker said during or just after the last frame
+    // Closing the window ends the run as the user asked: results complete, exit status 0. A
+    // signal during the last frame still counts: the user asked to stop, and a shell loop of
+    // runs must see it.
+    outcome.stop_signal = stop_signal();
+    outcome.interrupted = window_closed || outcome.failed || outcome.stop_signal != 0;
+    outcome.wall_s = wall.elapsed_ms() / 1000.0;
+    write_json_atomically(folder / "summary.json", summary_json(stepper, plan, outcome, totals, records.frames()));
+    outcome.summarised = true;
+  } catch (const std::exception& e) {
+    outcome.failed = true;
+    outcome.interrupted = outcome.frames_done < plan.frames;
+    outcome.error = e.what();
+    outcome.wall_s = wall.elapsed_ms() / 1000.0;
+  }
+
+  manifest.end_time_utc = utc_iso8601(std::chrono::system_clock::now());
+  manifest.status = outcome.exit_status() == 1 ? "failed" : outcome.interrupted || outcome.exit_status() != 0 ? "interrupted" : "completed";
+  manifest.exit_status = outcome.exit_status();
+  manifest.frames_completed = outcome.frames_done;
+  try {
+    write_json_atomically(folder / "manifest.json", to_json(manifest));
+  } catch (const std::exception& e) {
+    if (!outcome.failed) outcome.error = e.what();
+    outcome.failed = true;
+  }
+  return outcome;
+}
+
+}  // namespace fovea

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "record/manifest.hpp"
+#include "run/run_settings.hpp"
+#include "run/stepper.hpp"
+
+namespace fovea {
+
+/// What a run does besides stepping: plain data from the config and the command line.
+struct RunPlan {
+  std::int64_t frames = 1000;  ///< frames to run
+  RecordSettings record;       ///< collisions.csv, gaze.csv
+  bool rendered = false;       ///< a drawn run: render_ms and frame_interval_ms in frames.csv, and events.csv
+  bool progress = false;       ///< a progress line redrawn on stderr (a terminal, not --quiet)
+};
+
+/// What an app adds around each frame of a run: `fovea run`'s window (drawing, the panel's
+/// live changes, pause, capture) and its pacing to real time. The loop calls them in this
+/// order, frame after frame.
+class RunHooks {
+ public:
+  enum class Next {
+    step,  ///< step a frame now
+    skip,  ///< step nothing this time round (paused), and ask again
+    stop,  ///< end the run here (the window was closed): the results are complete
+  };
+  virtual ~RunHooks() = default;
+  /// Before each frame: the window's events, a reset (Stepper::replace), pause, and the
+  /// wait for the frame's time when paced.
+  virtual Next before_frame(Stepper& stepper) = 0;
+  /// Whether the rockfall's player follows the camera this frame (Stepper::step).
+  virtual bool player_follows_camera() const { return false; }
+  /// After the step, before the frame is recorded: draw it, and fill what drawing measures
+  /// (FrameMeasures::render_ms, frame_interval_ms).
+  virtual void after_step(Stepper& stepper, FrameMeasures& measures) { (void)stepper, (void)measures; }
+  /// After frame `frame` is recorded. Returns "" to go on, or why the run must stop (a
+  /// picture that could not be written): the run then ends failed, its frames kept.
+  virtual std::string after_record(std::int64_t frame) { (void)frame; return ""; }
+  /// Live changes since the last call ("reset", "schedule.kind: round_robin"), for events.csv.
+  virtual void take_events(std::vector<std::string>& events) { (void)events; }
+};
+
+/// How a run ended.
+struct RunOutcome {
+  std::int64_t frames_done = 0;
+  /// Ended before its frames were done: stopped by a signal, the window closed, or failed.
+  bool interrupted = false;
+  int stop_signal = 0;   ///< the signal that asked the run to stop (SIGINT, SIGTERM), or 0
+  bool failed = false;   ///< its results, or a picture asked for, could not be written
+  std::string error;     ///< why it failed
+  double wall_s = 0;     ///< wall-clock time of the loop
+  bool summarised = false;  ///< summary.json was written
+  /// The exit status the run ends the process with (docs/cli.md): 128 + the signal when
+  /// stopped by one (130 for SIGINT), else 1 when failed, else 0.
+  int exit_status() const { return stop_signal != 0 ? 128 + stop_signal : failed ? 1 : 0; }
+};
+
+/// Runs `stepper`'s world for `plan.frames` frames, recording each into `folder` as it goes
+/// (docs/results.md): frames.csv, collisions.csv and gaze.csv when asked, events.csv for a
+/// drawn run, manifest.json's frames_completed every two seconds, then summary.json and the
+/// final manifest.json (status, exit status, end time). The caller has made the folder and
+/// written config.yaml and the first manifest.json into it (`manifest`, status "running").
+///
+/// Between frames it asks `stop_signal` (the signal received, or 0) and stops cleanly; the
+/// hooks, when given, act around every frame. A tracker's status messages go to stderr as
+/// "fovea: gaze: ...". Nothing escapes: a record that cannot be written ends the run failed,
+/// with every finished frame kept.
+RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesystem::path& folder, RunManifest manifest,
+                      RunHooks* hooks, const std::function<int()>& stop_signal);
+
+}  // namespace fovea
