@@ -40,6 +40,7 @@
 #include "core/budget.hpp"
 #include "schedule/scheduler.hpp"
 #include "frame/animation.hpp"
+#include "run/stepper.hpp"
 
 using namespace fovea;
 
@@ -376,12 +377,13 @@ DescentResult run_descent(const std::string& scene, std::uint64_t seed, int warm
                           int snapshot_gap, double min_time_s, int min_reps, std::size_t chunk) {
   DescentResult result;
   result.scene = scene;
-  Animation world(scene_settings(scene), seed);
-  for (int f = 0; f < warmup_frames; ++f) world.step();
+  Stepper stepper(std::make_unique<Animation>(scene_settings(scene), seed), nullptr);
+  const Animation& world = stepper.world();
+  for (int f = 0; f < warmup_frames; ++f) stepper.step();
   std::vector<Snapshot> snapshots;
   for (int s = 0; s < snapshot_count; ++s) {
     if (s > 0)
-      for (int f = 0; f < snapshot_gap; ++f) world.step();
+      for (int f = 0; f < snapshot_gap; ++f) stepper.step();
     const std::span<const CollisionModel> models = world.narrowphase().models();
     Snapshot snap{NarrowPhase(std::vector<CollisionModel>(models.begin(), models.end())),
                   std::vector<EntityState>(world.states().begin(), world.states().end())};
@@ -503,14 +505,14 @@ OvershootResult run_overshoot(const std::string& scene, SchedulerKind kind, doub
   settings.schedule.kind = kind;
   settings.budget.mode = BudgetMode::wall;
   settings.budget.ms = budget_ms;
-  Animation world(settings, seed);
+  Stepper stepper(std::make_unique<Animation>(settings, seed), nullptr);
   const OtherLoad other_load;
   OvershootResult r;
   r.budget_ms = budget_ms;
   r.frames = frames;
   double tests = 0;
   for (int f = 0; f < frames; ++f) {
-    const FrameStats s = world.step();
+    const FrameStats& s = stepper.step().stats;
     tests += static_cast<double>(s.sphere_tests);
     if (!s.budget_exhausted) continue;
     ++r.exhausted;

@@ -26,6 +26,7 @@
 #include "config/config.hpp"
 #include "core/stopwatch.hpp"
 #include "render/viewer.hpp"
+#include "run/stepper.hpp"
 
 using namespace fovea;
 
@@ -51,7 +52,8 @@ Result measure(int entities, int frames, const RenderSettings& render) {
       config::set_override("world.entities[1].count=" + std::to_string(entities - balls))};
   const config::LoadedConfig loaded = config::load_config_file(FOVEA_SOURCE_DIR "/configs/default.yaml", overrides);
   Viewer viewer(render, DisplayMode::offscreen, loaded.settings.perception.view.screen, "bench");
-  Animation world(static_cast<const AnimationSettings&>(loaded.settings), 1);
+  Stepper stepper(std::make_unique<Animation>(static_cast<const AnimationSettings&>(loaded.settings), 1), nullptr);
+  Animation& world = stepper.world();
   viewer.attach(world);
   Result r;
   r.entities = entities;
@@ -64,7 +66,7 @@ Result measure(int entities, int frames, const RenderSettings& render) {
   for (int f = 0; f < frames; ++f) {
     Stopwatch frame;
     Stopwatch clock;
-    world.step();
+    stepper.step();
     r.step_ms.push_back(clock.elapsed_ms());
     clock.restart();
     viewer.draw(world, 1, "bench");

@@ -37,6 +37,7 @@
 #include "core/stopwatch.hpp"
 #include "schedule/scheduler.hpp"
 #include "frame/animation.hpp"
+#include "run/stepper.hpp"
 
 using namespace fovea;
 
@@ -112,10 +113,13 @@ Run run_one(const Settings& settings, std::int64_t frames) {
   const SchedulerKind kind = run.kind;
   const std::vector<double>& edges = settings.schedule.band_edges;
   run.bands.assign(edges.size() + 1, BandMetrics{});
-  Animation world(static_cast<const AnimationSettings&>(settings), static_cast<std::uint64_t>(settings.seed));
+  Stepper stepper(std::make_unique<Animation>(static_cast<const AnimationSettings&>(settings),
+                                              static_cast<std::uint64_t>(settings.seed)),
+                  nullptr);
+  const Animation& world = stepper.world();
   RunMetrics& m = run.m;
   for (std::int64_t f = 0; f < frames; ++f) {
-    const FrameStats st = world.step();
+    const FrameStats& st = stepper.step().stats;
     m.p_est += st.metrics.p_est;
     m.nabla_est_m += st.metrics.nabla_est_m;
     m.p_true += st.metrics.p_true;
@@ -178,10 +182,12 @@ struct FullWork {
 };
 
 FullWork full_work(const Settings& settings, std::int64_t frames) {
-  Animation world(static_cast<const AnimationSettings&>(settings), static_cast<std::uint64_t>(settings.seed));
+  Stepper stepper(std::make_unique<Animation>(static_cast<const AnimationSettings&>(settings),
+                                              static_cast<std::uint64_t>(settings.seed)),
+                  nullptr);
   FullWork w{settings.seed, 0, 0};
   for (std::int64_t f = 0; f < frames; ++f) {
-    const double tests = static_cast<double>(world.step().sphere_tests);
+    const double tests = static_cast<double>(stepper.step().stats.sphere_tests);
     w.mean_tests += tests;
     w.max_tests = std::max(w.max_tests, tests);
   }

@@ -1,0 +1,206 @@
+// The run loop (run/run.hpp) as the library gives it: the records it writes against what
+// `fovea run` writes for the same config and seed, and how a run ends (a stop request, the
+// hooks, a record that cannot be written) with every finished frame kept.
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.hpp"
+#include "run/run.hpp"
+#include "support/csv_text.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace fovea;
+
+namespace {
+
+const std::string kSource = FOVEA_SOURCE_DIR;
+
+/// A config's world and demo, as `fovea run` builds them.
+Stepper stepper_for(const config::LoadedConfig& loaded) {
+  auto world = std::make_unique<Animation>(static_cast<const AnimationSettings&>(loaded.settings),
+                                           static_cast<std::uint64_t>(loaded.settings.seed));
+  std::unique_ptr<Demo> demo = Demo::make(*world, loaded.settings.demo, static_cast<std::uint64_t>(loaded.settings.seed));
+  return Stepper(std::move(world), std::move(demo));
+}
+
+RunPlan plan_for(const config::LoadedConfig& loaded) { return RunPlan{loaded.settings.frames, loaded.settings.record}; }
+
+int never_stop() { return 0; }
+
+nlohmann::json read_json(const std::filesystem::path& path) { return nlohmann::json::parse(test::read_file(path)); }
+
+std::size_t rows_of(const std::filesystem::path& csv) { return test::lines_of(test::read_file(csv)).size() - 1; }
+
+/// Hooks that pause every other time round, stop after `frames` frames, draw nothing but
+/// say they did, and report what happened as events.
+class ScriptedHooks : public RunHooks {
+ public:
+  explicit ScriptedHooks(std::int64_t frames, std::int64_t fail_at = -1) : frames_(frames), fail_at_(fail_at) {}
+  Next before_frame(Stepper& stepper) override {
+    if (stepper.world().frames_done() >= frames_) return Next::stop;
+    if (++calls_ % 2 == 0) {
+      events_.push_back("paused");
+      return Next::skip;
+    }
+    return Next::step;
+  }
+  void after_step(Stepper&, FrameMeasures& measures) override {
+    measures.render_ms = 1.25;
+    measures.frame_interval_ms = shown_++ == 0 ? std::numeric_limits<double>::quiet_NaN() : 10.0;
+  }
+  std::string after_record(std::int64_t frame) override { return frame == fail_at_ ? "--capture: disk full" : ""; }
+  void take_events(std::vector<std::string>& events) override {
+    events.insert(events.end(), events_.begin(), events_.end());
+    events_.clear();
+  }
+
+ private:
+  std::int64_t frames_;
+  std::int64_t fail_at_;
+  int calls_ = 0;
+  int shown_ = 0;
+  std::vector<std::string> events_;
+};
+
+}  // namespace
+
+TEST_CASE("run_frames: the library's run records what fovea run records, to the byte", "[run]") {
+  // The default scene with every optional file, and the rockfall, whose demo adds columns
+  // and grows trees on demand.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {kSource + "/configs/default.yaml", {"frames=60", "record.collisions=true", "record.gaze=true", "ground_truth=true"}},
+      {kSource + "/configs/demos/rockfall.yaml", {"frames=150"}}};
+  for (const auto& [config, sets] : cases) {
+    INFO(config);
+    test::TempDir dir;
+    const config::LoadedConfig loaded = config::load_config_file(config, sets);
+    Stepper stepper = stepper_for(loaded);
+    std::filesystem::create_directories(dir / "library");
+    const RunOutcome outcome = run_frames(stepper, plan_for(loaded), dir / "library", RunManifest{}, nullptr, never_stop);
+    CHECK_FALSE(outcome.failed);
+    CHECK_FALSE(outcome.interrupted);
+    CHECK(outcome.exit_status() == 0);
+    CHECK(outcome.frames_done == loaded.settings.frames);
+
+    std::vector<std::string> argv = {FOVEA_BINARY, "run", config, "--headless", "--quiet", "--out", (dir / "cli").string()};
+    for (const std::string& s : sets) argv.insert(argv.end(), {"--set", s});
+    const test::ProcessResult cli = test::run_process(argv, dir.path());
+    REQUIRE(cli.status == 0);
+    const std::string frames = test::read_file(dir / "library/frames.csv");
+    CHECK(test::without_wall_clock(frames) == test::without_wall_clock(test::read_file(dir / "cli/frames.csv")));
+    CHECK(test::read_file(dir / "library/collisions.csv") == test::read_file(dir / "cli/collisions.csv"));
+    CHECK(test::read_file(dir / "library/gaze.csv") == test::read_file(dir / "cli/gaze.csv"));
+    CHECK(rows_of(dir / "library/frames.csv") == static_cast<std::size_t>(loaded.settings.frames));
+    if (loaded.settings.demo.kind == DemoKind::rockfall) {
+      CHECK(frames.find(",tree_nodes_built,") != std::string::npos);
+      CHECK(frames.find(",player_hits_total,") != std::string::npos);
+    }
+
+    const nlohmann::json summary = read_json(dir / "library/summary.json");
+    const nlohmann::json cli_summary = read_json(dir / "cli/summary.json");
+    CHECK(summary["frames"] == loaded.settings.frames);
+    CHECK(summary["totals"] == cli_summary["totals"]);
+    CHECK(summary["columns"]["sphere_tests"] == cli_summary["columns"]["sphere_tests"]);
+    const nlohmann::json manifest = read_json(dir / "library/manifest.json");
+    CHECK(manifest["status"] == "completed");
+    CHECK(manifest["exit_status"] == 0);
+    CHECK(manifest["frames_completed"] == loaded.settings.frames);
+  }
+}
+
+TEST_CASE("run_frames: a stop request ends the run between frames, every finished frame kept", "[run]") {
+  test::TempDir dir;
+  const config::LoadedConfig loaded = config::load_config_file(kSource + "/configs/default.yaml", {"frames=50"});
+  Stepper stepper = stepper_for(loaded);
+  int asked = 0;
+  // Asked once before each frame and once at the end: SIGINT arrives after frame 7.
+  const auto stop = [&] { return ++asked > 7 ? SIGINT : 0; };
+  const RunOutcome outcome = run_frames(stepper, plan_for(loaded), dir.path(), RunManifest{}, nullptr, stop);
+  CHECK(outcome.frames_done == 7);
+  CHECK(outcome.interrupted);
+  CHECK_FALSE(outcome.failed);
+  CHECK(outcome.stop_signal == SIGINT);
+  CHECK(outcome.exit_status() == 128 + SIGINT);
+  CHECK(rows_of(dir / "frames.csv") == 7);
+  const nlohmann::json summary = read_json(dir / "summary.json");
+  CHECK(summary["frames"] == 7);
+  CHECK(summary["frames_requested"] == 50);
+  CHECK(summary["interrupted"] == true);
+  const nlohmann::json manifest = read_json(dir / "manifest.json");
+  CHECK(manifest["status"] == "interrupted");
+  CHECK(manifest["exit_status"] == 130);
+  CHECK(manifest["frames_completed"] == 7);
+}
+
+TEST_CASE("run_frames: hooks pause, draw and stop a run, and their events and measures are recorded", "[run]") {
+  test::TempDir dir;
+  const config::LoadedConfig loaded = config::load_config_file(kSource + "/configs/default.yaml", {"frames=50"});
+  Stepper stepper = stepper_for(loaded);
+  ScriptedHooks hooks(5);
+  RunPlan plan = plan_for(loaded);
+  plan.rendered = true;
+  const RunOutcome outcome = run_frames(stepper, plan, dir.path(), RunManifest{}, &hooks, never_stop);
+  // Closing the window ends the run as asked: interrupted, results complete, exit status 0.
+  CHECK(outcome.frames_done == 5);
+  CHECK(outcome.interrupted);
+  CHECK_FALSE(outcome.failed);
+  CHECK(outcome.exit_status() == 0);
+  CHECK(read_json(dir / "manifest.json")["status"] == "interrupted");
+
+  const std::vector<std::string> frames = test::lines_of(test::read_file(dir / "frames.csv"));
+  REQUIRE(frames.size() == 6);
+  const std::vector<std::string> header = test::split(frames[0]);
+  const auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  CHECK(test::split(frames[1])[column("render_ms")] == "1.25");
+  CHECK(test::split(frames[1])[column("frame_interval_ms")].empty());  // the first frame shown: no interval
+  CHECK(test::split(frames[2])[column("frame_interval_ms")] == "10");
+  // A pause after frames 1, 2, 3 and 4: the world had run that many frames when it happened.
+  const std::vector<std::string> events = test::lines_of(test::read_file(dir / "events.csv"));
+  REQUIRE(events.size() == 5);
+  CHECK(events[0] == "wall_time_s,frames,event");
+  for (int k = 1; k <= 4; ++k) {
+    const std::vector<std::string> cells = test::split(events[static_cast<std::size_t>(k)]);
+    CHECK(cells[1] == std::to_string(k));
+    CHECK(cells[2] == "paused");
+  }
+}
+
+TEST_CASE("run_frames: a record that cannot be written ends the run failed, nothing escapes", "[run]") {
+  const config::LoadedConfig loaded = config::load_config_file(kSource + "/configs/default.yaml", {"frames=20"});
+  SECTION("a hook's picture that cannot be written: the frames and the summary are kept") {
+    test::TempDir dir;
+    Stepper stepper = stepper_for(loaded);
+    ScriptedHooks hooks(20, 3);
+    const RunOutcome outcome = run_frames(stepper, plan_for(loaded), dir.path(), RunManifest{}, &hooks, never_stop);
+    CHECK(outcome.failed);
+    CHECK(outcome.error == "--capture: disk full");
+    CHECK(outcome.frames_done == 4);
+    CHECK(outcome.exit_status() == 1);
+    CHECK(rows_of(dir / "frames.csv") == 4);
+    CHECK(read_json(dir / "summary.json")["frames"] == 4);
+    CHECK(read_json(dir / "manifest.json")["status"] == "failed");
+  }
+  SECTION("a folder that does not exist") {
+    test::TempDir dir;
+    Stepper stepper = stepper_for(loaded);
+    const RunOutcome outcome =
+        run_frames(stepper, plan_for(loaded), dir / "missing", RunManifest{}, nullptr, never_stop);
+    CHECK(outcome.failed);
+    CHECK(outcome.frames_done == 0);
+    CHECK(outcome.exit_status() == 1);
+    CHECK(outcome.error.find("frames.csv") != std::string::npos);
+  }
+}
