@@ -421,7 +421,7 @@ int experiment_command(const ExperimentOptions& options) {
       r.condition = trial->condition.index;
       r.staircase = trial->condition.staircase;
       r.catch_trial = trial->condition.catch_trial;
-      r.gap_deg = trial->condition.catch_trial ? 0.0 : trial->condition.gap_deg;
+      r.gap_deg = shown_gap_deg(trial->condition);
       r.eccentricity_deg = trial->condition.eccentricity_deg;
       r.direction_deg = trial->direction_deg;
       const ScreenPlacement at = place_on_screen(spec.screen, r.eccentricity_deg, r.gap_deg);

@@ -31,10 +31,11 @@ TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<T
   for (std::size_t i = 0; i < done.size(); ++i) {
     const std::optional<PlannedTrial> due = next();
     const TrialRecord& r = done[i];
-    // The same trial: its index, condition and stimulus (numbers read back exactly).
+    // The same trial: its index, condition and stimulus (numbers read back exactly; a catch
+    // trial's row holds the gap it showed, 0, as read_trial_records makes sure).
     const bool same = due && due->trial == r.trial && due->condition.index == r.condition &&
                       due->condition.staircase == r.staircase && due->condition.catch_trial == r.catch_trial &&
-                      (due->condition.catch_trial || due->condition.gap_deg == r.gap_deg) &&
+                      shown_gap_deg(due->condition) == r.gap_deg &&
                       due->condition.eccentricity_deg == r.eccentricity_deg && due->direction_deg == r.direction_deg;
     if (!same)
       throw std::runtime_error("line " + std::to_string(r.line) + ": trial " + std::to_string(r.trial) +
@@ -92,7 +93,7 @@ SimulatedObserver::SimulatedObserver(const PerceptionModelSettings& model, std::
 
 TrialResponse SimulatedObserver::answer(const PlannedTrial& trial, int attempt) const {
   Rng rng(seed_, rng_stream(RngStream::observer, (static_cast<std::uint64_t>(trial.trial) << 8) | static_cast<std::uint64_t>(attempt & 0xff)));
-  const double p = model_.probability(trial.condition.eccentricity_deg, trial.condition.catch_trial ? 0.0 : trial.condition.gap_deg);
+  const double p = model_.probability(trial.condition.eccentricity_deg, shown_gap_deg(trial.condition));
   return rng.uniform() < p ? TrialResponse::yes : TrialResponse::no;
 }
 

@@ -43,6 +43,8 @@ void fisher_yates(std::vector<T>& items, Rng& rng) {
 
 }  // namespace
 
+double shown_gap_deg(const Condition& condition) { return condition.catch_trial ? 0.0 : condition.gap_deg; }
+
 std::vector<PlannedTrial> plan_constant_stimuli(const ConstantStimuliSettings& s, std::uint64_t seed) {
   // A gap of 0 is a catch trial, which catch_trials_per_block asks for, flagged as such.
   check_values(s.gaps_deg, "gaps_deg", 0.0, true, false);

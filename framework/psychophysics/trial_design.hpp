@@ -18,6 +18,11 @@ struct Condition {
   int staircase = -1;             ///< the staircase that chose the gap, -1 for constant stimuli
 };
 
+/// The gap `condition` shows, degrees: 0 on a catch trial, whatever gap_deg holds. The one
+/// rule for what a trial's gap is: the stimulus draws it, the simulated observer answers to
+/// it, trials.csv records it and a resumed session compares against it.
+double shown_gap_deg(const Condition& condition);
+
 /// One trial of a session, as planned before the response.
 struct PlannedTrial {
   int trial = 0;           ///< index in the session, from 0

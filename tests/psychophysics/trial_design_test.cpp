@@ -51,6 +51,13 @@ ConstantStimuliSettings small_grid() {
 
 }  // namespace
 
+TEST_CASE("shown_gap_deg: a catch trial shows no gap, whatever gap_deg holds", "[psychophysics][trial_design]") {
+  Condition condition{.index = 3, .gap_deg = 0.25, .eccentricity_deg = 5};
+  CHECK(shown_gap_deg(condition) == 0.25);
+  condition.catch_trial = true;
+  CHECK(shown_gap_deg(condition) == 0.0);
+}
+
 TEST_CASE("constant stimuli: a small plan holds exactly the conditions worked out by hand",
           "[psychophysics][trial_design]") {
   // Conditions: index = gap index * 2 + eccentricity index: 0 (0.1, 0), 1 (0.1, 10),
