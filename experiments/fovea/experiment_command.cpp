@@ -269,7 +269,7 @@ int experiment_command(const ExperimentOptions& options) {
     } else {
       PlannedTrial t;
       for (const double e : spec.staircase.eccentricities_deg)
-        for (const double g : {spec.staircase.min_gap_deg, spec.staircase.max_gap_deg})
+        for (const double g : {spec.staircase.rules.min_value, spec.staircase.rules.max_value})
           for (const double direction : {0.0, 90.0, 180.0, 270.0}) {
             t.condition.eccentricity_deg = e;
             t.condition.gap_deg = g;

@@ -23,9 +23,8 @@ TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<T
     }
     planned_ = static_cast<int>(plan_.size());
   } else {
-    const InterleavedStaircaseSettings settings = interleaved_staircases(spec.staircase);
-    staircases_.emplace(settings, seed);
-    planned_ = static_cast<int>(settings.eccentricities_deg.size()) * settings.staircase.n_trials;
+    staircases_.emplace(spec.staircase, seed);
+    planned_ = static_cast<int>(spec.staircase.eccentricities_deg.size()) * spec.staircase.rules.n_trials;
   }
   // Replay: the design must hand out, in order, the trials the records say were run.
   for (std::size_t i = 0; i < done.size(); ++i) {

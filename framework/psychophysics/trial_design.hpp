@@ -60,17 +60,24 @@ struct ConstantStimuliSettings {
 /// key at fault.
 std::vector<PlannedTrial> plan_constant_stimuli(const ConstantStimuliSettings& settings, std::uint64_t seed);
 
-/// Interleaved staircases: one per eccentricity, all with the same rules.
+/// Interleaved staircases: one per eccentricity, each with its own start, all with the same
+/// rules. An experiment spec's staircase section is this struct (psychophysics/experiment_settings.hpp).
 struct InterleavedStaircaseSettings {
   /// One staircase each, in this order; required, each >= 0. The same eccentricity may come
   /// twice (e.g. one staircase starting above the threshold and one below).
   std::vector<double> eccentricities_deg;
-  /// Each staircase's start gap, one per eccentricity; empty: staircase.start_value for all.
+  /// Each staircase's first gap: one value for all staircases, or one per eccentricity; required.
   std::vector<double> start_values_deg;
   /// The rules every staircase follows, the gap in degrees as intensity. With linear steps
   /// min_value must be >= 0: a gap is a length.
-  StaircaseSettings staircase;
+  StaircaseSettings rules;
 };
+
+/// The one check of interleaved staircases, made by InterleavedStaircases' constructor and by
+/// config/ before a session. Throws SettingError (core/setting_error.hpp) naming the field at
+/// fault, as a path in this struct ("eccentricities_deg", "start_values_deg[1]",
+/// "rules.min_value"), and what is wrong.
+void validate(const InterleavedStaircaseSettings& settings);
 
 /// Runs several staircases interleaved the way PsychoPy's MultiStairHandler does with
 /// method 'random': trials go in passes, each pass taking every unfinished staircase once in a
@@ -79,7 +86,7 @@ struct InterleavedStaircaseSettings {
 /// session's responses (next(), add_response(), ...) rebuilds it exactly.
 class InterleavedStaircases {
  public:
-  /// Throws std::invalid_argument naming the key at fault.
+  /// Throws SettingError naming the field at fault (see validate()).
   InterleavedStaircases(const InterleavedStaircaseSettings& settings, std::uint64_t seed);
 
   /// The next trial: its staircase and the gap that staircase asks for. Calling it again

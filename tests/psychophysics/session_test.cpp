@@ -32,8 +32,8 @@ ExperimentSettings small_spec(DesignMethod method) {
   spec.constant_stimuli.blocks = 2;
   spec.staircase.eccentricities_deg = {0, 5};
   spec.staircase.start_values_deg = {0.5};
-  spec.staircase.n_trials = 12;
-  spec.staircase.n_reversals = 4;
+  spec.staircase.rules.n_trials = 12;
+  spec.staircase.rules.n_reversals = 4;
   return spec;
 }
 
