@@ -269,7 +269,7 @@ int experiment_command(const ExperimentOptions& options) {
     } else {
       PlannedTrial t;
       for (const double e : spec.staircase.eccentricities_deg)
-        for (const double g : {spec.staircase.min_gap_deg, spec.staircase.max_gap_deg})
+        for (const double g : {spec.staircase.rules.min_value, spec.staircase.rules.max_value})
           for (const double direction : {0.0, 90.0, 180.0, 270.0}) {
             t.condition.eccentricity_deg = e;
             t.condition.gap_deg = g;
@@ -421,7 +421,7 @@ int experiment_command(const ExperimentOptions& options) {
       r.condition = trial->condition.index;
       r.staircase = trial->condition.staircase;
       r.catch_trial = trial->condition.catch_trial;
-      r.gap_deg = trial->condition.catch_trial ? 0.0 : trial->condition.gap_deg;
+      r.gap_deg = shown_gap_deg(trial->condition);
       r.eccentricity_deg = trial->condition.eccentricity_deg;
       r.direction_deg = trial->direction_deg;
       const ScreenPlacement at = place_on_screen(spec.screen, r.eccentricity_deg, r.gap_deg);

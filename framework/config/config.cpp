@@ -10,6 +10,7 @@
 
 #include "config/settings_schema.hpp"
 #include "core/format.hpp"
+#include "core/setting_error.hpp"
 #include "gaze/replay_gaze.hpp"
 #include "perception/perception_model.hpp"
 #include "perception/view.hpp"
@@ -340,6 +341,16 @@ std::pair<double, double> screen_extent_deg(const ScreenSettings& screen) {
           2 * std::atan(0.5 * screen.height_cm / screen.viewing_distance_cm) * to_deg};
 }
 
+/// The spec key of a field of InterleavedStaircaseSettings ("rules.min_value",
+/// "start_values_deg[1]"): the spec's staircase section holds the rules' keys beside the others
+/// (staircase_rules_schema() in settings_schema.cpp) and names the range by what it bounds.
+std::string staircase_spec_key(const std::string& field) {
+  const std::string key = field.starts_with("rules.") ? field.substr(6) : field;
+  if (key == "min_value") return "staircase.min_gap_deg";
+  if (key == "max_value") return "staircase.max_gap_deg";
+  return "staircase." + key;
+}
+
 /// The checks that span keys (docs/psychophysics.md, "Errors"), each against the key at fault.
 void check_experiment(const LoadedExperiment& loaded) {
   const ExperimentSettings& e = loaded.spec;
@@ -383,23 +394,15 @@ void check_experiment(const LoadedExperiment& loaded) {
       fail("constant_stimuli", problem.what());
     }
   } else {
-    const StaircaseDesignSettings& st = e.staircase;
-    if (st.eccentricities_deg.empty())
-      fail("staircase.eccentricities_deg", "an empty list: the staircase method needs at least one eccentricity");
-    if (st.start_values_deg.empty()) fail("staircase.start_values_deg", "an empty list: give each staircase's first gap");
-    if (st.start_values_deg.size() != 1 && st.start_values_deg.size() != st.eccentricities_deg.size())
-      fail("staircase.start_values_deg", "one value for all staircases, or one per eccentricity (" +
-                                             std::to_string(st.eccentricities_deg.size()) + "), not " +
-                                             std::to_string(st.start_values_deg.size()));
-    if (st.step_sizes.empty()) fail("staircase.step_sizes", "an empty list: give at least one step size");
-    if (st.min_gap_deg >= st.max_gap_deg) fail("staircase.min_gap_deg", "must be below staircase.max_gap_deg");
-    check_gap("staircase.max_gap_deg", st.max_gap_deg);
-    for (const double x : st.eccentricities_deg) check_eccentricity("staircase.eccentricities_deg", x);
+    const InterleavedStaircaseSettings& st = e.staircase;
+    // The staircases' own check (psychophysics/trial_design.hpp), at the key of the field it names.
     try {
-      const InterleavedStaircases staircases(interleaved_staircases(st), 1);
-    } catch (const std::invalid_argument& problem) {
-      fail("staircase", problem.what());
+      validate(st);
+    } catch (const SettingError& problem) {
+      fail(staircase_spec_key(problem.key()), problem.detail());
     }
+    check_gap("staircase.max_gap_deg", st.rules.max_value);
+    for (const double x : st.eccentricities_deg) check_eccentricity("staircase.eccentricities_deg", x);
   }
 }
 

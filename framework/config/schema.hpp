@@ -251,6 +251,27 @@ class Section {
                });
   }
 
+  /// A member struct whose keys are written in this map, beside this section's own, rather
+  /// than in a map of their own: one part's settings inside another's, kept flat in the file
+  /// (an experiment spec's staircase section holds the staircases' rules next to their
+  /// eccentricities).
+  template <class T>
+  Section& flattened(T S::*member, const Section<T>& sub) {
+    for (const auto& f : sub.fields_) {
+      ParseFn parse = [member, p = f.parse](const YAML::Node& n, S& s, const std::string& path, const YAML::Mark& m,
+                                            ParseState& st) { p(n, s.*member, path, m, st); };
+      EmitFn emit;
+      if (f.emit) emit = [member, e = f.emit](YAML::Emitter& out, const S& s) { e(out, s.*member); };
+      DescribeFn describe;
+      if (f.describe)
+        describe = [member, d = f.describe](const std::string& path, const S& defaults, std::vector<KeyInfo>& keys) {
+          d(path, defaults.*member, keys);
+        };
+      fields_.push_back({f.name, std::move(parse), std::move(emit), std::move(describe)});
+    }
+    return *this;
+  }
+
   /// A list of maps, each parsed by `element` starting from a default-constructed T.
   template <class T>
   Section& list(const char* name, std::vector<T> S::*member, Section<T> element, const char* noun, const char* doc) {
@@ -343,6 +364,9 @@ class Section {
   }
 
  private:
+  template <class>
+  friend class Section;  // flattened() takes another section's fields
+
   struct Field {
     std::string name;
     ParseFn parse;

@@ -395,23 +395,32 @@ Section<ConstantStimuliSettings> constant_stimuli_schema() {
   return s;
 }
 
-Section<StaircaseDesignSettings> staircase_design_schema() {
-  Section<StaircaseDesignSettings> s;
-  s.numbers("eccentricities_deg", &StaircaseDesignSettings::eccentricities_deg, between(0, 90), 64,
-            "one staircase at each, degrees from fixation");
-  s.numbers("start_values_deg", &StaircaseDesignSettings::start_values_deg, {0, 180, true, false}, 64,
-            "each staircase's first gap: one value for all, or one per eccentricity");
-  s.number("n_up", &StaircaseDesignSettings::n_up, between(1, 100), "misses in a row that make the gap larger");
-  s.number("n_down", &StaircaseDesignSettings::n_down, between(1, 100), "hits in a row that make it smaller (1-up-3-down tracks 79.4 %)");
-  s.numbers("step_sizes", &StaircaseDesignSettings::step_sizes, {0, 1e6, true, false}, 64,
+/// A staircase's rules as a spec writes them, beside the eccentricities and start values; the
+/// intensity is the gap, so the range's keys say so.
+Section<StaircaseSettings> staircase_rules_schema() {
+  Section<StaircaseSettings> s;
+  s.number("n_up", &StaircaseSettings::n_up, between(1, 100), "misses in a row that make the gap larger");
+  s.number("n_down", &StaircaseSettings::n_down, between(1, 100), "hits in a row that make it smaller (1-up-3-down tracks 79.4 %)");
+  s.numbers("step_sizes", &StaircaseSettings::step_sizes, {0, 1e6, true, false}, 64,
             "step sizes in step_type's units, the next one after each reversal, the last kept");
-  s.choice("step_type", &StaircaseDesignSettings::step_type,
+  s.choice("step_type", &StaircaseSettings::step_type,
            {{"linear", StepType::linear}, {"log", StepType::log}, {"db", StepType::db}},
            "linear (degrees), log (log10 units) or db (decibels), as PsychoPy's StairHandler");
-  s.number("n_trials", &StaircaseDesignSettings::n_trials, between(1, 100000), "trials per staircase, at least");
-  s.number("n_reversals", &StaircaseDesignSettings::n_reversals, between(0, 10000), "reversals per staircase, at least");
-  s.number("min_gap_deg", &StaircaseDesignSettings::min_gap_deg, {0, 180, true, false}, "the smallest gap a staircase may show");
-  s.number("max_gap_deg", &StaircaseDesignSettings::max_gap_deg, {0, 180, true, false}, "the largest");
+  s.number("n_trials", &StaircaseSettings::n_trials, between(1, 100000), "trials per staircase, at least");
+  s.number("n_reversals", &StaircaseSettings::n_reversals, between(0, 10000), "reversals per staircase, at least");
+  s.number("min_gap_deg", &StaircaseSettings::min_value, {0, 180, true, false},
+           "the smallest gap a staircase may show, below max_gap_deg");
+  s.number("max_gap_deg", &StaircaseSettings::max_value, {0, 180, true, false}, "the largest");
+  return s;
+}
+
+Section<InterleavedStaircaseSettings> staircase_design_schema() {
+  Section<InterleavedStaircaseSettings> s;
+  s.numbers("eccentricities_deg", &InterleavedStaircaseSettings::eccentricities_deg, between(0, 90), 64,
+            "one staircase at each, degrees from fixation");
+  s.numbers("start_values_deg", &InterleavedStaircaseSettings::start_values_deg, {0, 180, true, false}, 64,
+            "each staircase's first gap: one value for all, or one per eccentricity");
+  s.flattened(&InterleavedStaircaseSettings::rules, staircase_rules_schema());
   return s;
 }
 

@@ -39,21 +39,6 @@ struct StimulusSettings {
   Vec3 background{0.02, 0.02, 0.02};   ///< linear RGB
 };
 
-/// The staircase design as a spec writes it: one flat section, turned into an
-/// InterleavedStaircaseSettings by interleaved_staircases().
-struct StaircaseDesignSettings {
-  std::vector<double> eccentricities_deg;  ///< one staircase each
-  std::vector<double> start_values_deg;    ///< each staircase's first gap; one value for all, or one each
-  int n_up = 1;
-  int n_down = 3;
-  std::vector<double> step_sizes{4.0, 2.0, 1.0};  ///< in step_type's units, changing at reversals
-  StepType step_type = StepType::db;
-  int n_trials = 40;                       ///< per staircase, at least
-  int n_reversals = 8;                     ///< per staircase, at least
-  double min_gap_deg = 0.001;
-  double max_gap_deg = 5.0;
-};
-
 /// The task: yes/no ("did you see an anomaly?").
 struct TaskSettings {
   std::string yes_key = "y";               ///< SDL key names ("y", "Left", "Space")
@@ -73,7 +58,13 @@ struct ExperimentSettings {
   StimulusSettings stimulus;
   DesignMethod method = DesignMethod::constant_stimuli;
   ConstantStimuliSettings constant_stimuli;
-  StaircaseDesignSettings staircase;
+  /// The staircases, with a spec's defaults where they differ from PsychoPy's (which
+  /// StaircaseSettings keeps): 40 trials and 8 reversals per staircase, and gaps kept between
+  /// 0.001 and 5 degrees rather than unbounded.
+  InterleavedStaircaseSettings staircase{
+      .eccentricities_deg = {},
+      .start_values_deg = {},
+      .rules = {.n_trials = 40, .n_reversals = 8, .min_value = 0.001, .max_value = 5.0}};
   TaskSettings task;
   /// Where the viewer looks. With a tracker (pupil, gazepoint) trials are gaze-contingent: a
   /// trial whose fixation leaves fixation_radius_deg is aborted, flagged and requeued at the
@@ -81,8 +72,5 @@ struct ExperimentSettings {
   GazeSettings gaze;
   double fixation_radius_deg = 2.0;
 };
-
-/// The staircase section as the interleaved staircases take it.
-InterleavedStaircaseSettings interleaved_staircases(const StaircaseDesignSettings& design);
 
 }  // namespace fovea

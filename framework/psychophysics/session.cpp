@@ -23,18 +23,18 @@ TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<T
     }
     planned_ = static_cast<int>(plan_.size());
   } else {
-    const InterleavedStaircaseSettings settings = interleaved_staircases(spec.staircase);
-    staircases_.emplace(settings, seed);
-    planned_ = static_cast<int>(settings.eccentricities_deg.size()) * settings.staircase.n_trials;
+    staircases_.emplace(spec.staircase, seed);
+    planned_ = static_cast<int>(spec.staircase.eccentricities_deg.size()) * spec.staircase.rules.n_trials;
   }
   // Replay: the design must hand out, in order, the trials the records say were run.
   for (std::size_t i = 0; i < done.size(); ++i) {
     const std::optional<PlannedTrial> due = next();
     const TrialRecord& r = done[i];
-    // The same trial: its index, condition and stimulus (numbers read back exactly).
+    // The same trial: its index, condition and stimulus (numbers read back exactly; a catch
+    // trial's row holds the gap it showed, 0, as read_trial_records makes sure).
     const bool same = due && due->trial == r.trial && due->condition.index == r.condition &&
                       due->condition.staircase == r.staircase && due->condition.catch_trial == r.catch_trial &&
-                      (due->condition.catch_trial || due->condition.gap_deg == r.gap_deg) &&
+                      shown_gap_deg(due->condition) == r.gap_deg &&
                       due->condition.eccentricity_deg == r.eccentricity_deg && due->direction_deg == r.direction_deg;
     if (!same)
       throw std::runtime_error("line " + std::to_string(r.line) + ": trial " + std::to_string(r.trial) +
@@ -92,7 +92,7 @@ SimulatedObserver::SimulatedObserver(const PerceptionModelSettings& model, std::
 
 TrialResponse SimulatedObserver::answer(const PlannedTrial& trial, int attempt) const {
   Rng rng(seed_, rng_stream(RngStream::observer, (static_cast<std::uint64_t>(trial.trial) << 8) | static_cast<std::uint64_t>(attempt & 0xff)));
-  const double p = model_.probability(trial.condition.eccentricity_deg, trial.condition.catch_trial ? 0.0 : trial.condition.gap_deg);
+  const double p = model_.probability(trial.condition.eccentricity_deg, shown_gap_deg(trial.condition));
   return rng.uniform() < p ? TrialResponse::yes : TrialResponse::no;
 }
 

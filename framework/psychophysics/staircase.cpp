@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/format.hpp"
+#include "core/setting_error.hpp"
 
 // The rules follow PsychoPy's StairHandler as its code has them (psychopy/data/staircase.py,
 // class StairHandler, read at commit 8439538: __init__, addResponse, calculateNextIntensity,
@@ -25,8 +26,8 @@
 // - Steps: lin adds, db multiplies by 10^(step / 20), log by 10^step; a step up is a
 //   multiplication and a step down a division by that factor (kept here, so intensities
 //   match PsychoPy's bit for bit). After a step up the intensity is clamped to maxVal, after
-//   a step down to minVal. The start value itself is not clamped (validate() requires it in
-//   range instead).
+//   a step down to minVal. The start value itself is not clamped (the constructor requires it
+//   in range instead).
 // - Finished once len(reversalIntensities) >= nReversals and the trials done >= nTrials,
 //   checked after each response; nReversals is raised to len(stepSizes) when smaller (with a
 //   warning there; required_reversals() here).
@@ -39,7 +40,7 @@ namespace fovea {
 namespace {
 
 [[noreturn]] void bad(std::string_view prefix, const std::string& key, const std::string& detail) {
-  throw std::invalid_argument(std::string(prefix) + key + " " + detail);
+  throw SettingError(std::string(prefix) + key, detail);
 }
 
 /// The factor a log or db step multiplies or divides by.
@@ -54,7 +55,7 @@ std::string start_value_problem(const StaircaseSettings& settings, double start_
   if (settings.step_type != StepType::linear && !(start_value > 0))
     return "must be > 0 for log and db steps, not " + format_number(start_value);
   if (start_value < settings.min_value || start_value > settings.max_value)
-    return "must be in [min_value, max_value] = [" + format_number(settings.min_value) + ", " +
+    return "must be in the staircase's range [" + format_number(settings.min_value) + ", " +
            format_number(settings.max_value) + "], not " + format_number(start_value);
   return {};
 }
@@ -62,7 +63,7 @@ std::string start_value_problem(const StaircaseSettings& settings, double start_
 void validate(const StaircaseSettings& s, std::string_view key_prefix) {
   if (s.n_up < 1) bad(key_prefix, "n_up", "must be >= 1, not " + std::to_string(s.n_up));
   if (s.n_down < 1) bad(key_prefix, "n_down", "must be >= 1, not " + std::to_string(s.n_down));
-  if (s.step_sizes.empty()) bad(key_prefix, "step_sizes", "must not be empty");
+  if (s.step_sizes.empty()) bad(key_prefix, "step_sizes", "an empty list: give at least one step size");
   for (const double step : s.step_sizes)
     if (!(std::isfinite(step) && step > 0))
       bad(key_prefix, "step_sizes", "must each be > 0 and finite, not " + format_number(step));
@@ -74,17 +75,19 @@ void validate(const StaircaseSettings& s, std::string_view key_prefix) {
   if (s.n_reversals < 0) bad(key_prefix, "n_reversals", "must be >= 0, not " + std::to_string(s.n_reversals));
   if (std::isnan(s.min_value)) bad(key_prefix, "min_value", "must be a number, not NaN");
   if (std::isnan(s.max_value)) bad(key_prefix, "max_value", "must be a number, not NaN");
-  if (s.min_value > s.max_value)
-    bad(key_prefix, "min_value", "must be <= max_value (" + format_number(s.max_value) + "), not " +
-                                     format_number(s.min_value));
-  const std::string problem = start_value_problem(s, s.start_value);
-  if (!problem.empty()) bad(key_prefix, "start_value", problem);
+  // Equal bounds are refused too: every trial would show the one intensity, whatever the
+  // responses, so the reversals would only count noise and their mean would be that value.
+  if (!(s.min_value < s.max_value))
+    bad(key_prefix, "min_value", "must be below the maximum (" + format_number(s.max_value) + "), not " +
+                                     format_number(s.min_value) + ": a staircase with no room to move measures nothing");
 }
 
-Staircase::Staircase(const StaircaseSettings& settings) : settings_(settings) {
+Staircase::Staircase(double start_value, const StaircaseSettings& settings) : settings_(settings) {
   validate(settings_);
+  const std::string problem = start_value_problem(settings_, start_value);
+  if (!problem.empty()) bad("", "start_value", problem);
   required_reversals_ = std::max(settings_.n_reversals, static_cast<int>(settings_.step_sizes.size()));
-  next_intensity_ = settings_.start_value;
+  next_intensity_ = start_value;
 }
 
 double Staircase::step_size() const {

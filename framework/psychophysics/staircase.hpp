@@ -15,12 +15,12 @@ enum class StepType {
   db,      ///< multiplies or divides by 10^(step / 20): steps in decibels (PsychoPy's default)
 };
 
-/// A transformed up/down staircase with the rules and defaults of PsychoPy's StairHandler,
-/// so a researcher's config means what it means there. In fovea the intensity is a gap in
-/// degrees of visual angle, but nothing here depends on that.
+/// The rules of a transformed up/down staircase, with the defaults of PsychoPy's StairHandler,
+/// so a researcher's config means what it means there: everything but the start value, which
+/// Staircase takes on its own (as StairHandler takes startVal) so that staircases that start
+/// apart share one set of rules (InterleavedStaircaseSettings). In fovea the intensity is a
+/// gap in degrees of visual angle, but nothing here depends on that.
 struct StaircaseSettings {
-  /// The first trial's intensity. > 0 for log and db steps, inside [min_value, max_value].
-  double start_value = 1.0;
   /// Consecutive "no" responses that make the next trial easier (intensity up).
   int n_up = 1;
   /// Consecutive "yes" responses that make the next trial harder (intensity down). 1-up-2-down
@@ -37,7 +37,8 @@ struct StaircaseSettings {
   /// the default, means "one per step size", PsychoPy's nReversals=None).
   int n_reversals = 0;
   /// The range the intensity is clamped to after each step; the infinities mean no limit
-  /// (PsychoPy's None).
+  /// (PsychoPy's None). min_value < max_value: a staircase with no room to move measures
+  /// nothing.
   double min_value = -std::numeric_limits<double>::infinity();
   double max_value = std::numeric_limits<double>::infinity();
   /// PsychoPy's applyInitialRule: 1-up-1-down until the first reversal, so a far start value
@@ -45,8 +46,9 @@ struct StaircaseSettings {
   bool apply_initial_rule = true;
 };
 
-/// Throws std::invalid_argument naming the first key at fault ("n_down must be >= 1, not 0"),
-/// each name preceded by `key_prefix` (a config path such as "experiment.staircase.").
+/// The one check of a staircase's rules. Throws SettingError (core/setting_error.hpp) naming
+/// the first field at fault and what is wrong ("n_down", "must be >= 1, not 0"), the field's
+/// name preceded by `key_prefix` (the path of the rules in a bigger struct, "rules.").
 void validate(const StaircaseSettings& settings, std::string_view key_prefix = {});
 /// Why `start_value` cannot start a staircase with `settings`' step type and range ("must be
 /// > 0 for log and db steps"), or an empty string when it can.
@@ -57,8 +59,9 @@ std::string start_value_problem(const StaircaseSettings& settings, double start_
 /// (psychopy/data/staircase.py; staircase.cpp says which rules and where).
 class Staircase {
  public:
-  /// Throws std::invalid_argument (see validate()).
-  explicit Staircase(const StaircaseSettings& settings);
+  /// Starts at `start_value`, which must be finite, > 0 for log and db steps and inside
+  /// [min_value, max_value]. Throws SettingError (see validate(); "start_value" for the start).
+  Staircase(double start_value, const StaircaseSettings& settings);
 
   /// The intensity of the next trial.
   double intensity() const { return next_intensity_; }

@@ -71,7 +71,7 @@ StimulusPlan plan_stimulus(const ExperimentSettings& spec, const PlannedTrial& t
   // The target pair on the radius through the target point, direction counter-clockwise
   // from the right (the screen's y grows downwards).
   const double e = trial.condition.eccentricity_deg;
-  const double g = trial.condition.catch_trial ? 0.0 : trial.condition.gap_deg;
+  const double g = shown_gap_deg(trial.condition);
   const double theta = trial.direction_deg * kToRad;
   const double ux = std::cos(theta), uy = -std::sin(theta);
   const double px_per_deg = radial_px_per_deg(screen, e);

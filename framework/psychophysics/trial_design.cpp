@@ -8,6 +8,7 @@
 
 #include "core/format.hpp"
 #include "core/rng.hpp"
+#include "core/setting_error.hpp"
 
 namespace fovea {
 namespace {
@@ -20,19 +21,25 @@ constexpr std::int64_t kMaxTrials = 1'000'000;
   throw std::invalid_argument(key + " " + detail);
 }
 
-/// Every value finite and at least `min` (more than `min` when `strict`), none twice.
-void check_values(const std::vector<double>& values, const std::string& key, double min, bool strict,
-                  bool allow_duplicates) {
-  if (values.empty()) bad(key, "must not be empty");
+/// What is wrong with `values`, or "": every value finite and at least `min` (more than `min`
+/// when `strict`), and none twice unless `allow_duplicates`.
+std::string values_problem(const std::vector<double>& values, double min, bool strict, bool allow_duplicates) {
+  if (values.empty()) return "must not be empty";
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double v = values[i];
     if (!std::isfinite(v) || (strict ? !(v > min) : !(v >= min)))
-      bad(key, std::string("must each be ") + (strict ? "> " : ">= ") + format_number(min) + " and finite, not " +
-                   format_number(v));
+      return std::string("must each be ") + (strict ? "> " : ">= ") + format_number(min) + " and finite, not " +
+             format_number(v);
     if (!allow_duplicates)
       for (std::size_t j = 0; j < i; ++j)
-        if (values[j] == v) bad(key, "holds " + format_number(v) + " twice");
+        if (values[j] == v) return "holds " + format_number(v) + " twice";
   }
+  return "";
+}
+
+/// The constant stimuli's values, each key's `values_problem` thrown as "key problem".
+void check_values(const std::vector<double>& values, const std::string& key, double min, bool strict) {
+  if (const std::string problem = values_problem(values, min, strict, false); !problem.empty()) bad(key, problem);
 }
 
 /// Fisher-Yates with fovea's Rng, so an order is the same with every standard library.
@@ -43,10 +50,12 @@ void fisher_yates(std::vector<T>& items, Rng& rng) {
 
 }  // namespace
 
+double shown_gap_deg(const Condition& condition) { return condition.catch_trial ? 0.0 : condition.gap_deg; }
+
 std::vector<PlannedTrial> plan_constant_stimuli(const ConstantStimuliSettings& s, std::uint64_t seed) {
   // A gap of 0 is a catch trial, which catch_trials_per_block asks for, flagged as such.
-  check_values(s.gaps_deg, "gaps_deg", 0.0, true, false);
-  check_values(s.eccentricities_deg, "eccentricities_deg", 0.0, false, false);
+  check_values(s.gaps_deg, "gaps_deg", 0.0, true);
+  check_values(s.eccentricities_deg, "eccentricities_deg", 0.0, false);
   if (s.repetitions < 1) bad("repetitions", "must be >= 1, not " + std::to_string(s.repetitions));
   if (s.blocks < 1) bad("blocks", "must be >= 1, not " + std::to_string(s.blocks));
   if (s.catch_trials_per_block < 0)
@@ -102,27 +111,32 @@ std::vector<PlannedTrial> plan_constant_stimuli(const ConstantStimuliSettings& s
   return trials;
 }
 
+void validate(const InterleavedStaircaseSettings& s) {
+  if (s.eccentricities_deg.empty())
+    throw SettingError("eccentricities_deg", "an empty list: the staircase method needs at least one eccentricity");
+  // The same eccentricity may come twice: two staircases there.
+  if (const std::string problem = values_problem(s.eccentricities_deg, 0.0, false, true); !problem.empty())
+    throw SettingError("eccentricities_deg", problem);
+  if (s.start_values_deg.empty()) throw SettingError("start_values_deg", "an empty list: give each staircase's first gap");
+  if (s.start_values_deg.size() != 1 && s.start_values_deg.size() != s.eccentricities_deg.size())
+    throw SettingError("start_values_deg", "one value for all staircases, or one per eccentricity (" +
+                                               std::to_string(s.eccentricities_deg.size()) + "), not " +
+                                               std::to_string(s.start_values_deg.size()));
+  validate(s.rules, "rules.");
+  if (s.rules.step_type == StepType::linear && !(s.rules.min_value >= 0))
+    throw SettingError("rules.min_value", "must be >= 0 with linear steps (a gap cannot be negative), not " +
+                                              format_number(s.rules.min_value));
+  for (std::size_t i = 0; i < s.start_values_deg.size(); ++i)
+    if (const std::string problem = start_value_problem(s.rules, s.start_values_deg[i]); !problem.empty())
+      throw SettingError("start_values_deg[" + std::to_string(i) + "]", problem);
+}
+
 InterleavedStaircases::InterleavedStaircases(const InterleavedStaircaseSettings& settings, std::uint64_t seed)
     : settings_(settings), seed_(seed) {
-  const InterleavedStaircaseSettings& s = settings_;
-  check_values(s.eccentricities_deg, "eccentricities_deg", 0.0, false, true);
-  validate(s.staircase, "staircase.");
-  if (s.staircase.step_type == StepType::linear && !(s.staircase.min_value >= 0))
-    bad("staircase.min_value", "must be >= 0 with linear steps (a gap cannot be negative), not " +
-                                   format_number(s.staircase.min_value));
-  if (!s.start_values_deg.empty() && s.start_values_deg.size() != s.eccentricities_deg.size())
-    bad("start_values_deg", "must be empty or hold one value per eccentricity (" +
-                                std::to_string(s.eccentricities_deg.size()) + "), not " +
-                                std::to_string(s.start_values_deg.size()));
-  for (std::size_t i = 0; i < s.start_values_deg.size(); ++i) {
-    const std::string problem = start_value_problem(s.staircase, s.start_values_deg[i]);
-    if (!problem.empty()) bad("start_values_deg[" + std::to_string(i) + "]", problem);
-  }
-  for (std::size_t i = 0; i < s.eccentricities_deg.size(); ++i) {
-    StaircaseSettings one = s.staircase;
-    if (!s.start_values_deg.empty()) one.start_value = s.start_values_deg[i];
-    staircases_.emplace_back(one);
-  }
+  validate(settings_);
+  const std::vector<double>& starts = settings_.start_values_deg;
+  for (std::size_t i = 0; i < settings_.eccentricities_deg.size(); ++i)
+    staircases_.emplace_back(starts.size() == 1 ? starts.front() : starts[i], settings_.rules);
   running_ = staircase_count();
 }
 

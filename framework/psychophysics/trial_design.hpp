@@ -18,6 +18,11 @@ struct Condition {
   int staircase = -1;             ///< the staircase that chose the gap, -1 for constant stimuli
 };
 
+/// The gap `condition` shows, degrees: 0 on a catch trial, whatever gap_deg holds. The one
+/// rule for what a trial's gap is: the stimulus draws it, the simulated observer answers to
+/// it, trials.csv records it and a resumed session compares against it.
+double shown_gap_deg(const Condition& condition);
+
 /// One trial of a session, as planned before the response.
 struct PlannedTrial {
   int trial = 0;           ///< index in the session, from 0
@@ -55,17 +60,24 @@ struct ConstantStimuliSettings {
 /// key at fault.
 std::vector<PlannedTrial> plan_constant_stimuli(const ConstantStimuliSettings& settings, std::uint64_t seed);
 
-/// Interleaved staircases: one per eccentricity, all with the same rules.
+/// Interleaved staircases: one per eccentricity, each with its own start, all with the same
+/// rules. An experiment spec's staircase section is this struct (psychophysics/experiment_settings.hpp).
 struct InterleavedStaircaseSettings {
   /// One staircase each, in this order; required, each >= 0. The same eccentricity may come
   /// twice (e.g. one staircase starting above the threshold and one below).
   std::vector<double> eccentricities_deg;
-  /// Each staircase's start gap, one per eccentricity; empty: staircase.start_value for all.
+  /// Each staircase's first gap: one value for all staircases, or one per eccentricity; required.
   std::vector<double> start_values_deg;
   /// The rules every staircase follows, the gap in degrees as intensity. With linear steps
   /// min_value must be >= 0: a gap is a length.
-  StaircaseSettings staircase;
+  StaircaseSettings rules;
 };
+
+/// The one check of interleaved staircases, made by InterleavedStaircases' constructor and by
+/// config/ before a session. Throws SettingError (core/setting_error.hpp) naming the field at
+/// fault, as a path in this struct ("eccentricities_deg", "start_values_deg[1]",
+/// "rules.min_value"), and what is wrong.
+void validate(const InterleavedStaircaseSettings& settings);
 
 /// Runs several staircases interleaved the way PsychoPy's MultiStairHandler does with
 /// method 'random': trials go in passes, each pass taking every unfinished staircase once in a
@@ -74,7 +86,7 @@ struct InterleavedStaircaseSettings {
 /// session's responses (next(), add_response(), ...) rebuilds it exactly.
 class InterleavedStaircases {
  public:
-  /// Throws std::invalid_argument naming the key at fault.
+  /// Throws SettingError naming the field at fault (see validate()).
   InterleavedStaircases(const InterleavedStaircaseSettings& settings, std::uint64_t seed);
 
   /// The next trial: its staircase and the gap that staircase asks for. Calling it again

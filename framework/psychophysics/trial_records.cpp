@@ -6,6 +6,8 @@
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
+#include <variant>
 
 #include "core/format.hpp"
 #include "record/csv_reader.hpp"
@@ -13,78 +15,63 @@
 namespace fovea {
 namespace {
 
-constexpr std::array<std::string_view, 21> kColumns = {
-    "participant",    "session",         "block",         "trial",         "trial_in_block",
-    "condition",      "staircase",       "catch_trial",   "gap_deg",       "eccentricity_deg",
-    "direction_deg",  "gap_px",          "eccentricity_px", "response",    "reaction_time_ms",
-    "fixation_kept",  "gaze_samples",    "gaze_max_deviation_deg", "observer", "started_utc",
-    "ended_utc"};
-
-constexpr std::array<std::string_view, 6> kFitColumns = {"participant",      "catch_trial", "gap_deg",
-                                                         "eccentricity_deg", "response",    "fixation_kept"};
-
-/// How a column's cells read, and where they go.
-struct ColumnRule {
-  enum class Kind { text, integer, number, length, flag, response };
-  ColumnRule(std::string_view name_, Kind kind_) : name(name_), kind(kind_) {}
+/// One column of trials.csv: its name and the member it holds, whose type says how a cell
+/// is written and read (text as it is; an integer; a number in its shortest exact form, NaN
+/// as an empty cell; a flag as 0 or 1; a response as its word).
+struct Column {
+  using Member = std::variant<std::string TrialRecord::*, std::int64_t TrialRecord::*, double TrialRecord::*,
+                              bool TrialRecord::*, TrialResponse TrialRecord::*>;
   std::string_view name;
-  Kind kind;
-  std::string TrialRecord::*text = nullptr;
-  std::int64_t TrialRecord::*integer = nullptr;
-  double TrialRecord::*number = nullptr;  ///< also `length`: a number >= 0
-  bool TrialRecord::*flag = nullptr;
+  Member member;
+  bool non_negative = false;  ///< a number that must be >= 0: a length or an angle from fixation
+  /// An empty cell is a value, not measured (a simulated observer's reaction time, the gaze
+  /// without a tracker): it reads as NaN even where the column is required.
+  bool may_be_empty = false;
+  bool fit = false;  ///< `fovea fit` needs it (trial_record_fit_columns())
 };
 
-using Kind = ColumnRule::Kind;
+/// trials.csv's columns, in the order `fovea experiment` writes them: the one list the
+/// header, the cells and the reader all come from.
+constexpr auto kColumns = std::to_array<Column>({
+    {.name = "participant", .member = &TrialRecord::participant, .fit = true},
+    {.name = "session", .member = &TrialRecord::session},
+    {.name = "block", .member = &TrialRecord::block},
+    {.name = "trial", .member = &TrialRecord::trial},
+    {.name = "trial_in_block", .member = &TrialRecord::trial_in_block},
+    {.name = "condition", .member = &TrialRecord::condition},
+    {.name = "staircase", .member = &TrialRecord::staircase},
+    {.name = "catch_trial", .member = &TrialRecord::catch_trial, .fit = true},
+    {.name = "gap_deg", .member = &TrialRecord::gap_deg, .non_negative = true, .fit = true},
+    {.name = "eccentricity_deg", .member = &TrialRecord::eccentricity_deg, .non_negative = true, .fit = true},
+    {.name = "direction_deg", .member = &TrialRecord::direction_deg},
+    {.name = "gap_px", .member = &TrialRecord::gap_px},
+    {.name = "eccentricity_px", .member = &TrialRecord::eccentricity_px},
+    {.name = "response", .member = &TrialRecord::response, .fit = true},
+    {.name = "reaction_time_ms", .member = &TrialRecord::reaction_time_ms, .may_be_empty = true},
+    {.name = "fixation_kept", .member = &TrialRecord::fixation_kept, .fit = true},
+    {.name = "gaze_samples", .member = &TrialRecord::gaze_samples},
+    {.name = "gaze_max_deviation_deg", .member = &TrialRecord::gaze_max_deviation_deg, .may_be_empty = true},
+    {.name = "observer", .member = &TrialRecord::observer},
+    {.name = "started_utc", .member = &TrialRecord::started_utc},
+    {.name = "ended_utc", .member = &TrialRecord::ended_utc},
+});
 
-ColumnRule text_column(std::string_view name, std::string TrialRecord::*member) {
-  ColumnRule r{name, Kind::text};
-  r.text = member;
-  return r;
-}
-ColumnRule integer_column(std::string_view name, std::int64_t TrialRecord::*member) {
-  ColumnRule r{name, Kind::integer};
-  r.integer = member;
-  return r;
-}
-ColumnRule number_column(std::string_view name, double TrialRecord::*member, Kind kind = Kind::number) {
-  ColumnRule r{name, kind};
-  r.number = member;
-  return r;
-}
-ColumnRule flag_column(std::string_view name, bool TrialRecord::*member) {
-  ColumnRule r{name, Kind::flag};
-  r.flag = member;
-  return r;
+/// The names of the columns that `keep` picks, in kColumns' order.
+template <std::size_t N>
+constexpr std::array<std::string_view, N> column_names(bool (*keep)(const Column&)) {
+  std::array<std::string_view, N> names{};
+  std::size_t n = 0;
+  for (const Column& column : kColumns)
+    if (keep(column)) names[n++] = column.name;
+  return names;
 }
 
-/// Every known column, in kColumns' order.
-const std::array<ColumnRule, 21>& column_rules() {
-  static const std::array<ColumnRule, 21> rules = {
-      text_column("participant", &TrialRecord::participant),
-      text_column("session", &TrialRecord::session),
-      integer_column("block", &TrialRecord::block),
-      integer_column("trial", &TrialRecord::trial),
-      integer_column("trial_in_block", &TrialRecord::trial_in_block),
-      integer_column("condition", &TrialRecord::condition),
-      integer_column("staircase", &TrialRecord::staircase),
-      flag_column("catch_trial", &TrialRecord::catch_trial),
-      number_column("gap_deg", &TrialRecord::gap_deg, Kind::length),
-      number_column("eccentricity_deg", &TrialRecord::eccentricity_deg, Kind::length),
-      number_column("direction_deg", &TrialRecord::direction_deg),
-      number_column("gap_px", &TrialRecord::gap_px),
-      number_column("eccentricity_px", &TrialRecord::eccentricity_px),
-      ColumnRule{"response", Kind::response},
-      number_column("reaction_time_ms", &TrialRecord::reaction_time_ms),
-      flag_column("fixation_kept", &TrialRecord::fixation_kept),
-      integer_column("gaze_samples", &TrialRecord::gaze_samples),
-      number_column("gaze_max_deviation_deg", &TrialRecord::gaze_max_deviation_deg),
-      text_column("observer", &TrialRecord::observer),
-      text_column("started_utc", &TrialRecord::started_utc),
-      text_column("ended_utc", &TrialRecord::ended_utc),
-  };
-  return rules;
-}
+constexpr bool any_column(const Column&) { return true; }
+constexpr bool fit_column(const Column& column) { return column.fit; }
+
+constexpr auto kColumnNames = column_names<kColumns.size()>(any_column);
+constexpr auto kFitColumnNames =
+    column_names<static_cast<std::size_t>(std::ranges::count_if(kColumns, fit_column))>(fit_column);
 
 /// `text` in quotes for a message, as the user would see it in the file.
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
@@ -97,60 +84,71 @@ std::optional<std::int64_t> parse_integer(const std::string& text) {
   return value;
 }
 
-/// Reads one cell into `record`; returns "" or what is wrong, as "expected ..., found ...".
-std::string read_cell(const ColumnRule& rule, const std::string& cell, bool required, TrialRecord& record) {
-  if (cell.empty() && rule.kind != Kind::text) {
-    if (!required) return "";
-    switch (rule.kind) {
-      case Kind::flag: return "expected 0 or 1, found an empty cell";
-      case Kind::response: return "expected yes, no or aborted, found an empty cell";
-      default: return "expected a number, found an empty cell";
-    }
-  }
-  switch (rule.kind) {
-    case Kind::text:
-      if (cell.empty() && required) return "expected a name, found an empty cell";
-      record.*rule.text = cell;
-      return "";
-    case Kind::integer: {
-      const std::optional<std::int64_t> value = parse_integer(cell);
-      if (!value) return "expected an integer, found " + quoted(cell);
-      record.*rule.integer = *value;
-      return "";
-    }
-    case Kind::number:
-    case Kind::length: {
-      const std::optional<double> value = parse_finite_number(cell);
-      if (!value) return "expected a number, found " + quoted(cell);
-      if (rule.kind == Kind::length && *value < 0) return "expected a number >= 0, found " + quoted(cell);
-      record.*rule.number = *value;
-      return "";
-    }
-    case Kind::flag:
-      if (cell != "0" && cell != "1") return "expected 0 or 1, found " + quoted(cell);
-      record.*rule.flag = cell == "1";
-      return "";
-    case Kind::response:
-      if (cell == "yes") record.response = TrialResponse::yes;
-      else if (cell == "no") record.response = TrialResponse::no;
-      else if (cell == "aborted") record.response = TrialResponse::aborted;
-      else return "expected yes, no or aborted, found " + quoted(cell);
-      return "";
-  }
-  return "";
+/// One cell of `column` as trials.csv writes it.
+std::string write_cell(const Column& column, const TrialRecord& record) {
+  return std::visit(
+      [&](auto member) -> std::string {
+        const auto& value = record.*member;
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          return value;
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          return std::to_string(value);
+        } else if constexpr (std::is_same_v<T, double>) {
+          std::string out;
+          if (!std::isnan(value)) append_number(out, value);  // shortest exact form; NaN an empty cell
+          return out;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return value ? "1" : "0";
+        } else {
+          return std::string(response_name(value));
+        }
+      },
+      column.member);
 }
 
-/// Columns whose empty cell is a value: not measured (a simulated observer's reaction time,
-/// the gaze without a tracker). Required or not, an empty cell there reads as NaN.
-bool may_be_empty(std::string_view column) {
-  return column == "reaction_time_ms" || column == "gaze_max_deviation_deg";
+/// Reads one cell of `column` into `record`; returns "" or what is wrong, as "expected ...,
+/// found ...". An empty cell of a column that is not `required` leaves the record's value.
+std::string read_cell(const Column& column, const std::string& cell, bool required, TrialRecord& record) {
+  return std::visit(
+      [&](auto member) -> std::string {
+        auto& value = record.*member;
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          if (cell.empty() && required) return "expected a name, found an empty cell";
+          value = cell;
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          if (cell.empty()) return required ? "expected a number, found an empty cell" : "";
+          const std::optional<std::int64_t> parsed = parse_integer(cell);
+          if (!parsed) return "expected an integer, found " + quoted(cell);
+          value = *parsed;
+        } else if constexpr (std::is_same_v<T, double>) {
+          if (cell.empty()) return required ? "expected a number, found an empty cell" : "";
+          const std::optional<double> parsed = parse_finite_number(cell);
+          if (!parsed) return "expected a number, found " + quoted(cell);
+          if (column.non_negative && *parsed < 0) return "expected a number >= 0, found " + quoted(cell);
+          value = *parsed;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          if (cell.empty()) return required ? "expected 0 or 1, found an empty cell" : "";
+          if (cell != "0" && cell != "1") return "expected 0 or 1, found " + quoted(cell);
+          value = cell == "1";
+        } else {
+          if (cell.empty()) return required ? "expected yes, no or aborted, found an empty cell" : "";
+          if (cell == "yes") value = TrialResponse::yes;
+          else if (cell == "no") value = TrialResponse::no;
+          else if (cell == "aborted") value = TrialResponse::aborted;
+          else return "expected yes, no or aborted, found " + quoted(cell);
+        }
+        return "";
+      },
+      column.member);
 }
 
 }  // namespace
 
-std::span<const std::string_view> trial_record_columns() { return kColumns; }
+std::span<const std::string_view> trial_record_columns() { return kColumnNames; }
 
-std::span<const std::string_view> trial_record_fit_columns() { return kFitColumns; }
+std::span<const std::string_view> trial_record_fit_columns() { return kFitColumnNames; }
 
 std::string_view response_name(TrialResponse response) {
   switch (response) {
@@ -161,36 +159,13 @@ std::string_view response_name(TrialResponse response) {
   return "aborted";
 }
 
-std::vector<std::string> trial_record_header() { return {kColumns.begin(), kColumns.end()}; }
+std::vector<std::string> trial_record_header() { return {kColumnNames.begin(), kColumnNames.end()}; }
 
-std::vector<std::string> trial_record_cells(const TrialRecord& r) {
-  const auto number = [](double v) {
-    std::string out;
-    if (!std::isnan(v)) append_number(out, v);  // shortest exact form; NaN an empty cell
-    return out;
-  };
-  const auto integer = [](std::int64_t v) { return std::to_string(v); };
-  return {r.participant,
-          r.session,
-          integer(r.block),
-          integer(r.trial),
-          integer(r.trial_in_block),
-          integer(r.condition),
-          integer(r.staircase),
-          integer(r.catch_trial ? 1 : 0),
-          number(r.gap_deg),
-          number(r.eccentricity_deg),
-          number(r.direction_deg),
-          number(r.gap_px),
-          number(r.eccentricity_px),
-          std::string(response_name(r.response)),
-          number(r.reaction_time_ms),
-          integer(r.fixation_kept ? 1 : 0),
-          integer(r.gaze_samples),
-          number(r.gaze_max_deviation_deg),
-          r.observer,
-          r.started_utc,
-          r.ended_utc};
+std::vector<std::string> trial_record_cells(const TrialRecord& record) {
+  std::vector<std::string> cells;
+  cells.reserve(kColumns.size());
+  for (const Column& column : kColumns) cells.push_back(write_cell(column, record));
+  return cells;
 }
 
 std::vector<TrialRecord> read_trial_records(const std::string& path, std::span<const std::string_view> required) {
@@ -205,23 +180,23 @@ std::vector<TrialRecord> read_trial_records(const std::string& path, std::span<c
 
   // Where each known column is, and whether its cells must be filled.
   struct Found {
-    const ColumnRule* rule;
+    const Column* column;
     std::size_t index;
     bool required;
   };
   std::vector<Found> found;
-  for (const ColumnRule& rule : column_rules()) {
-    const bool needed = std::find(required.begin(), required.end(), rule.name) != required.end();
-    const auto count = std::count(table.header.begin(), table.header.end(), rule.name);
-    if (count > 1) throw std::runtime_error(at(table.header_line) + std::string(rule.name) + ": two columns of this name in the header");
-    if (const std::optional<std::size_t> index = table.column(rule.name)) {
-      found.push_back({&rule, *index, needed});
+  for (const Column& column : kColumns) {
+    const bool needed = std::find(required.begin(), required.end(), column.name) != required.end();
+    const auto count = std::count(table.header.begin(), table.header.end(), column.name);
+    if (count > 1) throw std::runtime_error(at(table.header_line) + std::string(column.name) + ": two columns of this name in the header");
+    if (const std::optional<std::size_t> index = table.column(column.name)) {
+      found.push_back({&column, *index, needed && !column.may_be_empty});
       continue;
     }
     if (needed) {
       std::string list;
       for (const std::string_view name : required) list += (list.empty() ? "" : ", ") + std::string(name);
-      throw std::runtime_error(at(table.header_line) + std::string(rule.name) +
+      throw std::runtime_error(at(table.header_line) + std::string(column.name) +
                                ": no such column in the header (needed: " + list + ")");
     }
   }
@@ -232,8 +207,8 @@ std::vector<TrialRecord> read_trial_records(const std::string& path, std::span<c
     TrialRecord record;
     record.line = row.line;
     for (const Found& f : found) {
-      const std::string problem = read_cell(*f.rule, row.cells[f.index], f.required && !may_be_empty(f.rule->name), record);
-      if (!problem.empty()) throw std::runtime_error(at(row.line) + std::string(f.rule->name) + ": " + problem);
+      const std::string problem = read_cell(*f.column, row.cells[f.index], f.required, record);
+      if (!problem.empty()) throw std::runtime_error(at(row.line) + std::string(f.column->name) + ": " + problem);
     }
     // The fit counts gap 0 as a catch trial; a catch trial with a gap says the file is wrong.
     if (record.catch_trial && record.gap_deg != 0)

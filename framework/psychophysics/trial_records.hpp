@@ -47,13 +47,12 @@ struct TrialRecord {
   std::string observer;         ///< who answered: a person, or a simulated observer's name
   std::string started_utc;      ///< ISO 8601
   std::string ended_utc;
-
 };
 
-/// trials.csv's columns in the order `fovea experiment` writes them.
 /// The participant name `fovea fit` gives the fit over all participants: no participant has it.
 inline constexpr std::string_view kPooledParticipant = "pooled";
 
+/// trials.csv's columns in the order `fovea experiment` writes them.
 std::span<const std::string_view> trial_record_columns();
 
 /// The columns `fovea fit` needs: participant, catch_trial, gap_deg, eccentricity_deg,

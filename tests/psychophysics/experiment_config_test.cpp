@@ -42,7 +42,7 @@ TEST_CASE("Experiment spec: the shipped spec loads, and its resolved form loads 
   CHECK(e.method == DesignMethod::constant_stimuli);
   CHECK(e.constant_stimuli.gaps_deg.size() == 6);
   CHECK(e.constant_stimuli.eccentricities_deg.size() == 4);
-  CHECK(e.staircase.step_type == StepType::db);
+  CHECK(e.staircase.rules.step_type == StepType::db);
   CHECK(e.stimulus.collision_time_s == 0.75);
   CHECK(loaded.locations.at("constant_stimuli.gaps_deg").find("gap_eccentricity.yaml:26:") != std::string::npos);
   // The design the spec describes: 6 x 4 x 20 + 5 x 8 catch trials.
@@ -52,7 +52,9 @@ TEST_CASE("Experiment spec: the shipped spec loads, and its resolved form loads 
   CHECK(config::resolved_experiment_yaml(again.spec) == resolved);
   // The staircase method from the same file, by one override.
   const config::LoadedExperiment stairs = config::load_experiment_file(kShipped, {config::set_override("method=staircase")});
-  CHECK(interleaved_staircases(stairs.spec.staircase).start_values_deg == std::vector<double>(4, 0.5));
+  const InterleavedStaircases staircases(stairs.spec.staircase, 1);
+  REQUIRE(staircases.staircase_count() == 4);
+  for (int i = 0; i < 4; ++i) CHECK(staircases.staircase(i).intensity() == 0.5);
   // Every experiment key is listed with a meaning.
   for (const config::KeyInfo& key : config::experiment_keys()) CHECK_FALSE(key.doc.empty());
 }
@@ -92,6 +94,16 @@ TEST_CASE("Experiment spec: malformed specs get one clear line at the key at fau
   // Staircase lists that do not match, keys that clash.
   CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0, 5, 10], start_values_deg: [1, 2]}\n") ==
         "exp.yaml:2:45: staircase.start_values_deg: one value for all staircases, or one per eccentricity (3), not 2");
+  // The staircases' own check, at the spec key of the field it names: a range with no room
+  // (min_gap_deg equal to max_gap_deg is refused too), a start value outside the range.
+  CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0], start_values_deg: [1], min_gap_deg: 1, "
+                 "max_gap_deg: 1}\n") ==
+        "exp.yaml:2:61: staircase.min_gap_deg: must be below the maximum (1), not 1: a staircase with no room to move "
+        "measures nothing");
+  CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0, 5], start_values_deg: [1, 8]}\n") ==
+        "exp.yaml:2:41: staircase.start_values_deg[1]: must be in the staircase's range [0.001, 5], not 8");
+  CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0], start_values_deg: [1], step_sizes: []}\n") ==
+        "exp.yaml:2:61: staircase.step_sizes: an empty list: give at least one step size");
   CHECK(error_of(std::string(kMinimal) + "task: {yes_key: y, no_key: y}\n") ==
         "exp.yaml:5:20: task.no_key: the same key as task.yes_key; yes and no need two keys");
   // What the design itself refuses, at its section.

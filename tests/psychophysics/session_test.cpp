@@ -32,8 +32,8 @@ ExperimentSettings small_spec(DesignMethod method) {
   spec.constant_stimuli.blocks = 2;
   spec.staircase.eccentricities_deg = {0, 5};
   spec.staircase.start_values_deg = {0.5};
-  spec.staircase.n_trials = 12;
-  spec.staircase.n_reversals = 4;
+  spec.staircase.rules.n_trials = 12;
+  spec.staircase.rules.n_reversals = 4;
   return spec;
 }
 
@@ -154,6 +154,17 @@ TEST_CASE("Session: trials.csv rows read back as written, and malformed rows nam
   a.observer = "human";
   a.started_utc = "2026-11-21T12:00:00.000Z";
   a.ended_utc = "2026-11-21T12:00:02.000Z";
+  // Each column's cells as its type writes them, pinned: a session's trials.csv must not
+  // change from one version of fovea to the next.
+  CHECK(trial_record_cells(a) ==
+        std::vector<std::string>{"P01", "2", "1", "17", "3", "5", "-1", "0", "0.30000000000000004", "5", "123.456",
+                                 "3.25", "190.5", "aborted", "", "0", "90", "2.5", "human", "2026-11-21T12:00:00.000Z",
+                                 "2026-11-21T12:00:02.000Z"});
+  CHECK(trial_record_header().size() == trial_record_cells(a).size());
+  const std::span<const std::string_view> fit = trial_record_fit_columns();
+  CHECK(std::vector<std::string_view>(fit.begin(), fit.end()) ==
+        std::vector<std::string_view>{"participant", "catch_trial", "gap_deg", "eccentricity_deg", "response",
+                                      "fixation_kept"});
   {
     CsvWriter csv(path, trial_record_header());
     for (const std::string& cell : trial_record_cells(a)) csv.cell(std::string_view(cell));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/rng.hpp"
+#include "core/setting_error.hpp"
 #include "perception/perception_model.hpp"
 #include "psychophysics/staircase.hpp"
 
@@ -30,9 +31,9 @@ void check_close(std::span<const double> actual, const std::vector<double>& expe
   }
 }
 
+/// The tests below start it at 10.
 StaircaseSettings linear_1up2down() {
   StaircaseSettings s;
-  s.start_value = 10;
   s.n_up = 1;
   s.n_down = 2;
   s.step_sizes = {4, 2, 1};
@@ -64,7 +65,7 @@ TEST_CASE("staircase: a 1-up-2-down linear staircase follows PsychoPy's rules tr
   //    11      5      y         run +1           -                    -         1
   //    12      5      y         run +2           down 1 -> 4          -         1
   //    13      4      n         run -1           up 1 -> 5            #5 at 4   1
-  Staircase stair(linear_1up2down());
+  Staircase stair(10, linear_1up2down());
   const std::string responses = "yynyynnynyyyyn";
   const std::vector<double> steps_after = {4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
   CHECK(stair.intensity() == 10);
@@ -92,7 +93,7 @@ TEST_CASE("staircase: without the initial rule the first move is no reversal and
   //   5: 10 y +1;  6: 10 y +2 -> down, reversal #2 at 10, step 1 -> 9
   StaircaseSettings s = linear_1up2down();
   s.apply_initial_rule = false;
-  Staircase stair(s);
+  Staircase stair(10, s);
   run_script(stair, "yynynyy");
   CHECK(to_vector(stair.intensities()) == std::vector<double>{10, 10, 6, 8, 8, 10, 10});
   CHECK(to_vector(stair.reversal_intensities()) == std::vector<double>{6, 10});
@@ -102,7 +103,6 @@ TEST_CASE("staircase: without the initial rule the first move is no reversal and
 TEST_CASE("staircase: db and log steps multiply and divide by 10^(step/20) and 10^step",
           "[psychophysics][staircase]") {
   StaircaseSettings s;
-  s.start_value = 1;
   s.n_up = 1;
   s.n_down = 1;
   s.n_trials = 0;
@@ -112,7 +112,7 @@ TEST_CASE("staircase: db and log steps multiply and divide by 10^(step/20) and 1
     //   2: 10^-0.7 y -> reversal #2 -> 10^-0.7 / 10^0.3 = 0.1
     s.step_type = StepType::db;
     s.step_sizes = {20, 6};
-    Staircase stair(s);
+    Staircase stair(1, s);
     run_script(stair, "yny");
     check_close(stair.intensities(), {1, 0.1, std::pow(10.0, -0.7)});
     check_close(stair.reversal_intensities(), {0.1, std::pow(10.0, -0.7)});
@@ -124,7 +124,7 @@ TEST_CASE("staircase: db and log steps multiply and divide by 10^(step/20) and 1
     //   0: 1 y -> 10^-1;  1: 0.1 n -> reversal, step 0.5 -> 10^-0.5;  2: y -> reversal -> 10^-1
     s.step_type = StepType::log;
     s.step_sizes = {1, 0.5};
-    Staircase stair(s);
+    Staircase stair(1, s);
     run_script(stair, "yny");
     check_close(stair.intensities(), {1, 0.1, std::pow(10.0, -0.5)});
     CHECK(stair.intensity() == Approx(0.1).epsilon(1e-12));
@@ -138,13 +138,12 @@ TEST_CASE("staircase: steps are clamped to min_value going down and max_value go
     // 1-up-1-down, step 2 in [0, 5] from 3: y 3 -> 1, y 1 -> -1 clamped 0, y stays 0,
     // n 0 -> 2 (reversal at 0), n -> 4, n -> 6 clamped 5, n stays 5.
     StaircaseSettings s;
-    s.start_value = 3;
     s.n_down = 1;
     s.step_sizes = {2};
     s.step_type = StepType::linear;
     s.min_value = 0;
     s.max_value = 5;
-    Staircase stair(s);
+    Staircase stair(3, s);
     run_script(stair, "yyynnnn");
     CHECK(to_vector(stair.intensities()) == std::vector<double>{3, 1, 0, 0, 2, 4, 5});
     CHECK(to_vector(stair.reversal_intensities()) == std::vector<double>{0});
@@ -153,12 +152,11 @@ TEST_CASE("staircase: steps are clamped to min_value going down and max_value go
   SECTION("db") {
     // 20 dB from 1 in [0.5, 5]: n -> 10 clamped 5; y -> 0.5; y -> 0.05 clamped 0.5.
     StaircaseSettings s;
-    s.start_value = 1;
     s.n_down = 1;
     s.step_sizes = {20};
     s.min_value = 0.5;
     s.max_value = 5;
-    Staircase stair(s);
+    Staircase stair(1, s);
     run_script(stair, "nyy");
     check_close(stair.intensities(), {1, 5, 0.5});
     CHECK(stair.intensity() == 0.5);
@@ -173,7 +171,7 @@ TEST_CASE("staircase: it finishes only once both the trials and the reversals ar
     StaircaseSettings s = linear_1up2down();
     s.n_trials = n_trials;
     s.n_reversals = n_reversals;
-    Staircase stair(s);
+    Staircase stair(10, s);
     for (std::size_t i = 0; i < responses.size(); ++i) {
       stair.add_response(responses[i] == 'y');
       if (stair.finished()) return static_cast<int>(i);
@@ -190,11 +188,11 @@ TEST_CASE("staircase: it finishes only once both the trials and the reversals ar
   CHECK(finished_after(0, 1) == 5);
   StaircaseSettings s = linear_1up2down();
   s.n_reversals = 1;
-  CHECK(Staircase(s).required_reversals() == 3);
+  CHECK(Staircase(10, s).required_reversals() == 3);
 
   // A finished staircase takes no more responses: 3 reversals (trials 2, 4 and 5).
   s.n_trials = 1;
-  Staircase stair(s);
+  Staircase stair(10, s);
   run_script(stair, "yynyy");
   REQUIRE_FALSE(stair.finished());
   run_script(stair, "n");
@@ -203,9 +201,9 @@ TEST_CASE("staircase: it finishes only once both the trials and the reversals ar
 }
 
 TEST_CASE("staircase: bad settings throw naming the key", "[psychophysics][staircase]") {
-  const auto message = [](const StaircaseSettings& s) {
+  const auto message = [](const StaircaseSettings& s, double start_value = 1) {
     try {
-      Staircase stair(s);
+      Staircase stair(start_value, s);
     } catch (const std::invalid_argument& e) {
       return std::string(e.what());
     }
@@ -214,43 +212,52 @@ TEST_CASE("staircase: bad settings throw naming the key", "[psychophysics][stair
   using Catch::Matchers::StartsWith;
   StaircaseSettings s;
   s.n_down = 0;
-  CHECK_THAT(message(s), StartsWith("n_down must be >= 1"));
+  CHECK_THAT(message(s), StartsWith("n_down: must be >= 1"));
   s = {};
   s.n_up = -1;
-  CHECK_THAT(message(s), StartsWith("n_up must be >= 1"));
+  CHECK_THAT(message(s), StartsWith("n_up: must be >= 1"));
   s = {};
   s.step_sizes.clear();
-  CHECK_THAT(message(s), StartsWith("step_sizes must not be empty"));
+  CHECK_THAT(message(s), StartsWith("step_sizes: an empty list"));
   s = {};
   s.step_sizes = {2, 0};
-  CHECK_THAT(message(s), StartsWith("step_sizes must each be > 0"));
+  CHECK_THAT(message(s), StartsWith("step_sizes: must each be > 0"));
   s = {};
-  s.start_value = 0;
-  CHECK_THAT(message(s), StartsWith("start_value must be > 0 for log and db steps"));
+  CHECK_THAT(message(s, 0), StartsWith("start_value: must be > 0 for log and db steps"));
   s.step_type = StepType::linear;
-  CHECK(message(s) == "no exception");
+  CHECK(message(s, 0) == "no exception");
   s = {};
   s.min_value = 2;
   s.max_value = 1;
-  CHECK_THAT(message(s), StartsWith("min_value must be <= max_value"));
+  CHECK_THAT(message(s), StartsWith("min_value: must be below the maximum (1), not 2"));
+  // Equal bounds too: the staircase could only ever show the start value.
+  s.min_value = 1;
+  CHECK_THAT(message(s, 1), StartsWith("min_value: must be below the maximum (1), not 1"));
   s = {};
   s.max_value = 0.5;
-  CHECK_THAT(message(s), StartsWith("start_value must be in [min_value, max_value]"));
+  CHECK_THAT(message(s), StartsWith("start_value: must be in the staircase's range"));
   s = {};
   s.n_trials = -1;
-  CHECK_THAT(message(s), StartsWith("n_trials must be >= 0"));
+  CHECK_THAT(message(s), StartsWith("n_trials: must be >= 0"));
   s = {};
   s.n_reversals = -1;
-  CHECK_THAT(message(s), StartsWith("n_reversals must be >= 0"));
+  CHECK_THAT(message(s), StartsWith("n_reversals: must be >= 0"));
   s = {};
   s.step_sizes = {1e6};
-  CHECK_THAT(message(s), StartsWith("step_sizes holds a step too large"));
-  // A config passes its own path.
+  CHECK_THAT(message(s), StartsWith("step_sizes: holds a step too large"));
+  // Rules inside a bigger struct pass their path; the key and what is wrong come apart, for a
+  // config to point at the key's line.
   s = {};
   s.n_down = 0;
-  CHECK_THROWS_WITH(validate(s, "experiment.staircase."), StartsWith("experiment.staircase.n_down must be >= 1"));
-  CHECK_THROWS_AS(Staircase(StaircaseSettings{}).mean_of_last_reversals(0), std::invalid_argument);
-  CHECK(std::isnan(Staircase(StaircaseSettings{}).mean_of_last_reversals(6)));
+  try {
+    validate(s, "rules.");
+    FAIL("no exception");
+  } catch (const SettingError& e) {
+    CHECK(e.key() == "rules.n_down");
+    CHECK_THAT(e.detail(), StartsWith("must be >= 1"));
+  }
+  CHECK_THROWS_AS(Staircase(1, StaircaseSettings{}).mean_of_last_reversals(0), std::invalid_argument);
+  CHECK(std::isnan(Staircase(1, StaircaseSettings{}).mean_of_last_reversals(6)));
 }
 
 namespace {
@@ -258,12 +265,12 @@ namespace {
 /// The mean, over `runs` seeded runs, of each run's threshold estimate (the mean of its last
 /// `last_reversals` reversals), the observer answering yes with probability p(intensity).
 template <typename Probability>
-double mean_estimate(const StaircaseSettings& settings, int runs, int last_reversals, Probability p,
+double mean_estimate(double start_value, const StaircaseSettings& settings, int runs, int last_reversals, Probability p,
                      double* spread = nullptr) {
   double sum = 0, sum2 = 0;
   for (int run = 0; run < runs; ++run) {
     Rng rng(20240601, static_cast<std::uint64_t>(run));
-    Staircase stair(settings);
+    Staircase stair(start_value, settings);
     while (!stair.finished()) stair.add_response(rng.uniform() < p(stair.intensity()));
     const double estimate = stair.mean_of_last_reversals(last_reversals);
     sum += estimate;
@@ -303,8 +310,8 @@ TEST_CASE("staircase: 1-up-2-down and 1-up-3-down converge near the 70.7 and 79.
     // p(x) = 1 / (1 + exp(-(x - 50) / 5)): the 70.7 % point is 54.41, the 79.4 % one 56.74;
     // final step 2, so the tolerance is 0.5.
     const auto p = [](double x) { return 1 / (1 + std::exp(-(x - 50) / 5)); };
+    const double start_value = 80;
     StaircaseSettings s;
-    s.start_value = 80;
     s.step_type = StepType::linear;
     s.step_sizes = {8, 4, 2};
     s.n_trials = 80;
@@ -314,7 +321,7 @@ TEST_CASE("staircase: 1-up-2-down and 1-up-3-down converge near the 70.7 and 79.
       const double target = std::pow(0.5, 1.0 / n_down);
       const double truth = inverse(p, target, 0, 100);
       double spread = 0;
-      const double estimate = mean_estimate(s, 200, 8, p, &spread);
+      const double estimate = mean_estimate(start_value, s, 200, 8, p, &spread);
       INFO("1-up-" << n_down << "-down: true " << truth << ", estimated " << estimate << " (spread of runs "
                    << spread << "), p there " << p(estimate));
       CHECK(std::abs(estimate - truth) < 0.25 * 2);
@@ -328,8 +335,8 @@ TEST_CASE("staircase: 1-up-2-down and 1-up-3-down converge near the 70.7 and 79.
     const PerceptionModel model{PerceptionModelSettings{}};
     const double eccentricity_deg = 5;
     const auto p = [&](double gap_deg) { return model.probability(eccentricity_deg, gap_deg); };
+    const double start_value = 2.0;
     StaircaseSettings s;
-    s.start_value = 2.0;
     s.step_type = StepType::db;
     s.step_sizes = {4, 2, 1};
     s.n_trials = 80;
@@ -339,7 +346,7 @@ TEST_CASE("staircase: 1-up-2-down and 1-up-3-down converge near the 70.7 and 79.
       const double target = std::pow(0.5, 1.0 / n_down);
       const double truth = inverse(p, target, 0, 10);
       double spread = 0;
-      const double estimate = mean_estimate(s, 200, 8, p, &spread);
+      const double estimate = mean_estimate(start_value, s, 200, 8, p, &spread);
       INFO("1-up-" << n_down << "-down: true " << truth << " deg, estimated " << estimate << " deg (spread of runs "
                    << spread << "), p there " << p(estimate));
       CHECK(std::abs(20 * std::log10(estimate / truth)) < 0.25 * 1);

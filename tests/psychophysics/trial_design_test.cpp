@@ -51,6 +51,13 @@ ConstantStimuliSettings small_grid() {
 
 }  // namespace
 
+TEST_CASE("shown_gap_deg: a catch trial shows no gap, whatever gap_deg holds", "[psychophysics][trial_design]") {
+  Condition condition{.index = 3, .gap_deg = 0.25, .eccentricity_deg = 5};
+  CHECK(shown_gap_deg(condition) == 0.25);
+  condition.catch_trial = true;
+  CHECK(shown_gap_deg(condition) == 0.0);
+}
+
 TEST_CASE("constant stimuli: a small plan holds exactly the conditions worked out by hand",
           "[psychophysics][trial_design]") {
   // Conditions: index = gap index * 2 + eccentricity index: 0 (0.1, 0), 1 (0.1, 10),
@@ -220,13 +227,13 @@ InterleavedStaircaseSettings three_eccentricities() {
   InterleavedStaircaseSettings s;
   s.eccentricities_deg = {0, 5, 10};
   s.start_values_deg = {0.5, 2.0, 3.0};
-  s.staircase.n_down = 2;
-  s.staircase.step_sizes = {4, 2, 1};
-  s.staircase.step_type = StepType::db;
-  s.staircase.n_trials = 30;
-  s.staircase.n_reversals = 8;
-  s.staircase.min_value = 0.001;
-  s.staircase.max_value = 10;
+  s.rules.n_down = 2;
+  s.rules.step_sizes = {4, 2, 1};
+  s.rules.step_type = StepType::db;
+  s.rules.n_trials = 30;
+  s.rules.n_reversals = 8;
+  s.rules.min_value = 0.001;
+  s.rules.max_value = 10;
   return s;
 }
 
@@ -354,29 +361,44 @@ TEST_CASE("interleaved staircases: misuse and bad settings throw", "[psychophysi
   };
   InterleavedStaircaseSettings s = three_eccentricities();
   s.eccentricities_deg.clear();
-  CHECK_THAT(make_message(s), StartsWith("eccentricities_deg must not be empty"));
+  CHECK_THAT(make_message(s), StartsWith("eccentricities_deg: an empty list"));
   s = three_eccentricities();
   s.eccentricities_deg = {0, -5, 10};
-  CHECK_THAT(make_message(s), StartsWith("eccentricities_deg must each be >= 0"));
+  CHECK_THAT(make_message(s), StartsWith("eccentricities_deg: must each be >= 0"));
+  s = three_eccentricities();
+  s.start_values_deg.clear();
+  CHECK_THAT(make_message(s), StartsWith("start_values_deg: an empty list"));
   s = three_eccentricities();
   s.start_values_deg = {1, 2};
-  CHECK_THAT(make_message(s), StartsWith("start_values_deg must be empty or hold one value per eccentricity (3)"));
+  CHECK_THAT(make_message(s), StartsWith("start_values_deg: one value for all staircases, or one per eccentricity (3)"));
   s = three_eccentricities();
   s.start_values_deg = {1, 0, 2};
-  CHECK_THAT(make_message(s), StartsWith("start_values_deg[1] must be > 0 for log and db steps"));
+  CHECK_THAT(make_message(s), StartsWith("start_values_deg[1]: must be > 0 for log and db steps"));
   s = three_eccentricities();
   s.start_values_deg = {1, 20, 2};
-  CHECK_THAT(make_message(s), StartsWith("start_values_deg[1] must be in [min_value, max_value]"));
+  CHECK_THAT(make_message(s), StartsWith("start_values_deg[1]: must be in the staircase's range"));
   s = three_eccentricities();
-  s.staircase.n_down = 0;
-  CHECK_THAT(make_message(s), StartsWith("staircase.n_down must be >= 1"));
+  s.start_values_deg = {20};
+  CHECK_THAT(make_message(s), StartsWith("start_values_deg[0]: must be in the staircase's range"));
   s = three_eccentricities();
-  s.staircase.step_sizes.clear();
-  CHECK_THAT(make_message(s), StartsWith("staircase.step_sizes must not be empty"));
+  s.rules.n_down = 0;
+  CHECK_THAT(make_message(s), StartsWith("rules.n_down: must be >= 1"));
   s = three_eccentricities();
-  s.staircase.step_type = StepType::linear;
-  s.staircase.min_value = -1;
-  CHECK_THAT(make_message(s), StartsWith("staircase.min_value must be >= 0 with linear steps"));
+  s.rules.step_sizes.clear();
+  CHECK_THAT(make_message(s), StartsWith("rules.step_sizes: an empty list"));
+  s = three_eccentricities();
+  s.rules.min_value = s.rules.max_value = 2;
+  s.start_values_deg = {2};
+  CHECK_THAT(make_message(s), StartsWith("rules.min_value: must be below the maximum (2), not 2"));
+  s = three_eccentricities();
+  s.rules.step_type = StepType::linear;
+  s.rules.min_value = -1;
+  CHECK_THAT(make_message(s), StartsWith("rules.min_value: must be >= 0 with linear steps"));
+  // One start value stands for every staircase.
+  s = three_eccentricities();
+  s.start_values_deg = {0.7};
+  const InterleavedStaircases one_start(s, 1);
+  for (int i = 0; i < one_start.staircase_count(); ++i) CHECK(one_start.staircase(i).intensity() == 0.7);
   // The same eccentricity twice is allowed: two staircases, e.g. from above and from below.
   s = three_eccentricities();
   s.eccentricities_deg = {5, 5, 10};
