@@ -12,7 +12,8 @@ namespace fovea {
 using ProxyId = std::uint32_t;
 
 /// Two proxies whose boxes overlap, the smaller id first. Pairs order by (a, b), never by
-/// address (STYLE: deterministic order by design).
+/// address, so the same inputs give the same pairs in the same order on any run (the same
+/// config and seed give the same bytes: docs/results.md).
 struct ProxyPair {
   ProxyId a = 0;
   ProxyId b = 0;

@@ -13,8 +13,8 @@ enum class GazeSourceKind {
   mouse,      ///< the mouse pointer in the window (needs rendering: a window to read it from)
   scripted,   ///< seeded fixations and saccades over the screen (gaze/scripted_gaze.hpp)
   replay,     ///< a gaze CSV recorded earlier, interpolated at frame times (gaze/replay_gaze.hpp)
-  pupil,      ///< Pupil Labs Core through the Pupil Remote network API (gaze/pupil_gaze.hpp)
-  gazepoint,  ///< Gazepoint through the Open Gaze API over TCP (gaze/gazepoint_gaze.hpp)
+  pupil,      ///< Pupil Labs Core through the Pupil Remote network API (trackers/pupil_gaze.hpp)
+  gazepoint,  ///< Gazepoint through the Open Gaze API over TCP (trackers/gazepoint_gaze.hpp)
 };
 
 /// The scripted viewer's eye movements (docs/gaze.md says where the numbers come from).

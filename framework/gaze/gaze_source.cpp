@@ -88,7 +88,7 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
       if (environment.make_tracker == nullptr)
         throw SettingError("gaze.source", std::string(gaze_source_name(settings.source)) +
                                     " needs fovea's eye-tracker support, which this program was built without "
-                                    "(fovea_trackers: gaze/trackers.hpp)");
+                                    "(fovea_trackers: trackers/trackers.hpp)");
       return environment.make_tracker(settings, screen);
   }
   throw std::invalid_argument("gaze.source: unknown kind " + std::to_string(static_cast<int>(settings.source)));

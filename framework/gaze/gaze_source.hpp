@@ -68,7 +68,7 @@ class PointerInput {
 };
 
 /// Makes a tracker's source (pupil, gazepoint). The trackers speak network protocols and
-/// live in their own library, fovea_trackers (gaze/trackers.hpp: make_tracker_source), so
+/// live in their own library, fovea_trackers (trackers/trackers.hpp: make_tracker_source), so
 /// the core builds and tests without ZeroMQ or sockets; a program that wants them passes
 /// this in.
 using TrackerFactory = std::unique_ptr<GazeSource> (*)(const GazeSettings& settings, const ScreenSettings& screen);

@@ -62,7 +62,7 @@ View::View(const ViewSettings& settings, const Aabb& world_box) : settings_(sett
                           : glm::degrees(2 * std::atan(0.5 * screen.height_cm / screen.viewing_distance_cm));
 
   if (camera.frame_box) {
-    // The formula of the placeholder camera world/animation.cpp used before this part, kept
+    // The formula of the placeholder camera the Animation used before this part, kept
     // so that pictures and recorded runs do not change: the box centre seen from its +z
     // side, raised a quarter of the box, far enough back for the whole box to fit the
     // vertical field of view.

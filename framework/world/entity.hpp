@@ -15,7 +15,8 @@ using EntityId = std::uint32_t;
 using ModelId = std::uint32_t;
 
 /// What the frame loop reads and writes every frame: 104 bytes, kept apart from the cold
-/// Entity data so integration streams through a dense array (STYLE: split hot from cold).
+/// Entity data so integration streams through a dense array (hot apart from cold, as Box2D
+/// splits a body's state from its bookkeeping).
 struct EntityState {
   Vec3 position_m{0.0};               ///< world position of the centre of mass
   Quat orientation{1.0, 0.0, 0.0, 0.0};  ///< model axes to world axes (w, x, y, z)

@@ -161,7 +161,7 @@ TEST_CASE("small visual angles agree with the small-angle formula", "[view]") {
 }
 
 TEST_CASE("frame_box reproduces the world's placeholder camera for a 10 m box", "[view]") {
-  // world/animation.cpp: target = centre, position = centre + (0, 0.25 extent, extent / tan(fov / 2)),
+  // The Animation's placeholder camera: target = centre, position = centre + (0, 0.25 extent, extent / tan(fov / 2)),
   // with the 50 degree default: z = 5 + 10 / tan(25 degrees) = 26.445069205095585.
   const View view(ViewSettings{}, kBox10);
   CHECK(view.camera_target_m().x == 5.0);
