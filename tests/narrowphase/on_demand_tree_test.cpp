@@ -79,6 +79,14 @@ std::pair<Body, Body> random_duo(Rng& rng, int levels) {
   });
 }
 
+/// The wall and capsule tests' body of trial `trial`: 4 to 17 voxels, 2 to 6 levels, turned
+/// at random about its centre of mass at the origin.
+Body random_turned_body(Rng& rng, int trial) {
+  Body b = make_body(kBodyShapes[trial % 5], 4 + static_cast<int>(rng.below(14)), rng.next_u64(), 2 + trial % 5, true);
+  b.state.orientation = rng.rotation();
+  return b;
+}
+
 }  // namespace
 
 TEST_CASE("On-demand tree: grown everywhere, it is the octree builder's tree", "[narrowphase][on_demand][oracle]") {
@@ -186,9 +194,8 @@ TEST_CASE("On-demand tree: wall contacts are those of the whole tree", "[narrowp
   Rng rng(3);
   int with_contacts = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    Body b = make_body(kBodyShapes[trial % 5], 4 + static_cast<int>(rng.below(14)), rng.next_u64(), 2 + trial % 5, true);
+    Body b = random_turned_body(rng, trial);
     OnDemandTree grown = make_on_demand_tree(b);
-    b.state.orientation = rng.rotation();
     b.state.position_m = Vec3(0, rng.uniform(-0.2, 1.0) * b.collision.bounding_radius_m, 0);
     const Plane floor{Vec3(0, 1, 0), 0.0};
     std::vector<std::uint32_t> stack;
@@ -210,9 +217,8 @@ TEST_CASE("On-demand tree: the player's capsule finds what it finds on the whole
   Rng rng(11);
   int touching = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    Body b = make_body(kBodyShapes[trial % 5], 4 + static_cast<int>(rng.below(14)), rng.next_u64(), 2 + trial % 5, true);
+    Body b = random_turned_body(rng, trial);
     OnDemandTree grown = make_on_demand_tree(b);
-    b.state.orientation = rng.rotation();
     const double r = b.collision.bounding_radius_m;
     const Vec3 foot = rng.unit_vector() * (r * rng.uniform(0.2, 1.5));
     const Capsule capsule{foot, foot + Vec3(0, r, 0), 0.05 * r};
