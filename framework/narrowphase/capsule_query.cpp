@@ -1,5 +1,7 @@
 #include "narrowphase/capsule_query.hpp"
 
+#include "narrowphase/leaf_reach_walk.hpp"
+
 namespace fovea {
 
 double segment_point_distance_m(const Vec3& a, const Vec3& b, const Vec3& p) {
@@ -12,35 +14,29 @@ double segment_point_distance_m(const Vec3& a, const Vec3& b, const Vec3& p) {
 
 namespace {
 
-/// The search, with `use_children(node)` called before a node's children are read.
-template <class UseChildren>
-CapsuleContact touch(const CollisionModel& model, const EntityState& state, const Capsule& capsule,
-                     std::vector<std::uint32_t>& stack, UseChildren&& use_children) {
+/// The search on `tree`, a whole CollisionModel or a GrowableModel over `model`.
+template <class Tree>
+CapsuleContact touch(const Tree& tree, const CollisionModel& model, const EntityState& state, const Capsule& capsule,
+                     std::vector<std::uint32_t>& stack) {
   CapsuleContact contact;
-  if (model.spheres.empty()) return contact;
   // The segment is moved into the centre-of-mass frame once (c = R^T (x - p)) instead of
   // every sphere centre into the world: distances are the same under a rigid motion.
   const Quat to_model = glm::conjugate(state.orientation);
   const Vec3 a_m = to_model * (capsule.a_m - state.position_m);
   const Vec3 b_m = to_model * (capsule.b_m - state.position_m);
-  stack.clear();
-  stack.push_back(0);
-  while (!stack.empty()) {
-    const std::uint32_t node = stack.back();
-    stack.pop_back();
-    ++contact.sphere_tests;
-    // A leaf's reach is its own radius, so one test serves leaves and inner nodes.
-    const double distance_m = segment_point_distance_m(a_m, b_m, model.spheres[node].centre_m);
-    if (distance_m > model.leaf_reach_m[node] + capsule.radius_m) continue;
-    if (model.is_leaf(node)) {
-      contact.touching = true;
-      contact.node = node;
-      return contact;
-    }
-    use_children(node);
-    // Children pushed last first, so they are visited in node order.
-    for (std::uint32_t k = model.child_count[node]; k-- > 0;) stack.push_back(model.first_child[node] + k);
-  }
+  walk_leaf_reach(
+      tree, stack,
+      [&](std::uint32_t node) {
+        ++contact.sphere_tests;
+        // A leaf's reach is its own radius, so one test serves leaves and inner nodes.
+        const double distance_m = segment_point_distance_m(a_m, b_m, model.spheres[node].centre_m);
+        return distance_m > model.leaf_reach_m[node] + capsule.radius_m;
+      },
+      [&](std::uint32_t node) {
+        contact.touching = true;
+        contact.node = node;
+        return false;  // the first touching leaf answers
+      });
   return contact;
 }
 
@@ -48,12 +44,12 @@ CapsuleContact touch(const CollisionModel& model, const EntityState& state, cons
 
 CapsuleContact capsule_touch(const CollisionModel& model, const EntityState& state, const Capsule& capsule,
                              std::vector<std::uint32_t>& stack) {
-  return touch(model, state, capsule, stack, [](std::uint32_t) {});
+  return touch(model, model, state, capsule, stack);
 }
 
 CapsuleContact capsule_touch(GrowableModel model, const EntityState& state, const Capsule& capsule,
                              std::vector<std::uint32_t>& stack) {
-  return touch(*model.model, state, capsule, stack, [&](std::uint32_t node) { model.use_children(node); });
+  return touch(model, *model.model, state, capsule, stack);
 }
 
 }  // namespace fovea

@@ -35,6 +35,7 @@ double segment_point_distance_m(const Vec3& a, const Vec3& b, const Vec3& p);
 /// answer is deterministic). A leaf touches when the distance from its centre to the
 /// capsule's segment is at most its radius plus the capsule's.
 ///
+/// The walk is walk_leaf_reach (leaf_reach_walk.hpp), which the walls' contacts share.
 /// Inner nodes are pruned on their leaf reach (CollisionModel::leaf_reach_m), not on their
 /// own radius: an octree parent's sphere need not hold its children's, so pruning on the
 /// radius would miss a leaf that bulges out of its parent's sphere towards the capsule. On

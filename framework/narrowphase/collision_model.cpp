@@ -38,6 +38,15 @@ double distance_to_voxels_m(const VoxelModel& model, const Vec3& point_m) {
   return std::sqrt(best_sq) * s;
 }
 
+double leaf_reach_from_children_m(const CollisionModel& m, std::uint32_t node) {
+  double reach_m = 0;
+  for (std::uint32_t k = 0; k < m.child_count[node]; ++k) {
+    const std::uint32_t child = m.first_child[node] + k;
+    reach_m = std::max(reach_m, glm::length(m.spheres[child].centre_m - m.spheres[node].centre_m) + m.leaf_reach_m[child]);
+  }
+  return reach_m;
+}
+
 CollisionModel make_collision_model(const SphereTree& tree, const VoxelModel& model, const Vec3& centre_of_mass_model_m,
                                     double bounding_radius_m) {
   CollisionModel m;
@@ -56,15 +65,8 @@ CollisionModel make_collision_model(const SphereTree& tree, const VoxelModel& mo
   // hold its children's, so a search for leaves (the walls' contacts) prunes on this.
   m.leaf_reach_m.assign(n, 0.0);
   for (std::size_t i = n; i-- > 0;) {
-    if (tree.child_count[i] == 0) {
-      m.leaf_reach_m[i] = m.spheres[i].radius_m;
-      continue;
-    }
-    for (std::uint32_t k = 0; k < tree.child_count[i]; ++k) {
-      const std::uint32_t child = tree.first_child[i] + k;
-      m.leaf_reach_m[i] = std::max(m.leaf_reach_m[i], glm::length(m.spheres[child].centre_m - m.spheres[i].centre_m) +
-                                                          m.leaf_reach_m[child]);
-    }
+    const auto node = static_cast<std::uint32_t>(i);
+    m.leaf_reach_m[i] = m.is_leaf(node) ? m.spheres[i].radius_m : leaf_reach_from_children_m(m, node);
   }
   m.centre_slack_m = distance_to_voxels_m(model, centre_of_mass_model_m);
   m.bounding_radius_m = bounding_radius_m;

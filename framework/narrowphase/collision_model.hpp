@@ -41,6 +41,11 @@ struct CollisionModel {
   bool is_leaf(std::uint32_t node) const { return child_count[node] == 0; }
 };
 
+/// The leaf reach of inner node `node` from its children's: max over the children of
+/// |c_child - c_node| + leaf_reach_child, a child's leaf spheres being no farther than its
+/// reach from its own centre. Reads the children's spheres and leaf reach, which must be set.
+double leaf_reach_from_children_m(const CollisionModel& m, std::uint32_t node);
+
 /// Prepares `tree` of `model` for the descent; `centre_of_mass_model_m` is the entity's
 /// centre of mass in model space.
 CollisionModel make_collision_model(const SphereTree& tree, const VoxelModel& model, const Vec3& centre_of_mass_model_m,

@@ -95,16 +95,14 @@ void TreeGrower::grow(CollisionModel& m, std::uint32_t node) {
   assert(count > 0);
   const std::uint32_t first = allocate_run(m, count);
   const int depth = depth_[node] + 1;
-  double reach_m = 0;
   for (int k = 0; k < count; ++k) {
     const auto index = first + static_cast<std::uint32_t>(k);
     write_node(m, index, node, kept[static_cast<std::size_t>(k)], scans[static_cast<std::size_t>(k)], depth);
-    reach_m = std::max(reach_m, glm::length(m.spheres[index].centre_m - m.spheres[node].centre_m) + m.leaf_reach_m[index]);
   }
   m.first_child[node] = first;
   m.child_count[node] = static_cast<std::uint8_t>(count);
   // Both bounds hold; the smaller prunes more (the children's may be the looser one).
-  m.leaf_reach_m[node] = std::min(m.leaf_reach_m[node], reach_m);
+  m.leaf_reach_m[node] = std::min(m.leaf_reach_m[node], leaf_reach_from_children_m(m, node));
   last_used_frame_[node] = frame_;
   live_nodes_ += count;
   stats_.nodes_built += count;

@@ -97,11 +97,23 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
                                         const ImpulseSolverSettings& settings, std::span<Vec3> position_correction_m) {
   assert(position_correction_m.size() == bodies.size());
   ImpulseSolverStats stats;
-  const auto is_dynamic = [&](std::uint32_t i) { return bodies[i].inverse_mass_per_kg > 0; };
-  const bool jacobi = settings.kind == ImpulseSolverKind::jacobi;
-  // Jacobi splits a body's mass among its manifolds; Gauss-Seidel needs no splitting.
-  const auto split_of = [&](std::uint32_t i) { return jacobi ? manifolds_on_[i] : 1; };
+  // The stages of Box2D's contact solver (src/contact_solver.h: prepare, warm start, solve,
+  // apply restitution, store impulses), each over every manifold before the next begins.
+  prepare(bodies, manifolds, settings, stats);
+  if (stats.warm_started_points > 0) warm_start(bodies, manifolds);
+  solve_compression(bodies, manifolds, settings);  // phase 1
+  apply_restitution(bodies, manifolds, stats);     // phase 2
+  store_impulses(manifolds);
+  correct_positions(bodies, manifolds, settings, position_correction_m);
+  return stats;
+}
 
+bool ImpulseSolver::in_island(std::span<const RigidBody> bodies, std::uint32_t i) const {
+  return manifolds_on_[i] > 0 && bodies[i].inverse_mass_per_kg > 0;
+}
+
+void ImpulseSolver::find_islands(std::span<const RigidBody> bodies, std::span<const ContactManifold> manifolds) {
+  const auto is_dynamic = [&](std::uint32_t i) { return bodies[i].inverse_mass_per_kg > 0; };
   // How many manifolds touch each body (its mass is split that many ways), and the islands:
   // dynamic bodies linked through contacts (static bodies link nothing, they do not move).
   manifolds_on_.assign(bodies.size(), 0);
@@ -119,31 +131,36 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
   }
   islands_.resize(bodies.size());
   for (std::uint32_t i = 0; i < bodies.size(); ++i) {
-    if (manifolds_on_[i] == 0 || !is_dynamic(i)) continue;
+    if (!in_island(bodies, i)) continue;
     island_of_[i] = find_root(island_of_, i);
-    if (island_of_[i] == i) {
-      islands_[i] = IslandEnergy{};
-    }
+    if (island_of_[i] == i) islands_[i] = IslandEnergy{};
   }
   // The velocities before any impulse, and each island's kinetic energy then.
   v0_.resize(bodies.size());
   w0_.resize(bodies.size());
   for (std::uint32_t i = 0; i < bodies.size(); ++i) {
-    if (manifolds_on_[i] == 0 || !is_dynamic(i)) continue;
+    if (!in_island(bodies, i)) continue;
     v0_[i] = bodies[i].linear_velocity_mps;
     w0_[i] = bodies[i].angular_velocity_radps;
     islands_[island_of_[i]].before_j += kinetic_energy_of(bodies[i], v0_[i], w0_[i]);
   }
+}
 
-  // The rows, from the velocities before any impulse: every bounce and every "approaching"
-  // is judged on the same state.
+void ImpulseSolver::prepare(std::span<const RigidBody> bodies, std::span<const ContactManifold> manifolds,
+                            const ImpulseSolverSettings& settings, ImpulseSolverStats& stats) {
+  find_islands(bodies, manifolds);
+  dv_.resize(bodies.size());
+  dw_.resize(bodies.size());
+  // Jacobi splits a body's mass among its manifolds; Gauss-Seidel needs no splitting.
+  const bool jacobi = settings.kind == ImpulseSolverKind::jacobi;
+  const auto split_of = [&](std::uint32_t i) { return jacobi ? manifolds_on_[i] : 1; };
   // Room for a point per body at least, so that the first frames, with their few contacts,
   // do not leave the lists to grow one doubling at a time later on.
   rows_.clear();
   reserve_geometric(rows_, std::max(manifolds.size() * ContactManifold::kMaxPoints, bodies.size()));
   first_row_.clear();
   reserve_geometric(first_row_, std::max(manifolds.size(), bodies.size()) + 1);
-  for (ContactManifold& m : manifolds) {
+  for (const ContactManifold& m : manifolds) {
     first_row_.push_back(static_cast<std::uint32_t>(rows_.size()));
     const RigidBody a = split(bodies[m.body_a], split_of(m.body_a));
     const RigidBody b = split(bodies[m.body_b], split_of(m.body_b));
@@ -152,7 +169,7 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
     Vec3 tangent_1, tangent_2;  // the manifold's one normal gives every point the same tangents
     tangents_of(m.normal, tangent_1, tangent_2);
     for (int i = 0; i < m.point_count; ++i) {
-      ContactPoint& point = m.points[static_cast<std::size_t>(i)];
+      const ContactPoint& point = m.points[static_cast<std::size_t>(i)];
       ImpulseRow row;
       row.r_a = point.point_m - a.position_m;
       row.r_b = point.point_m - b.position_m;
@@ -183,38 +200,27 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
         ++stats.warm_started_points;
       }
       rows_.push_back(row);
-
-      // The positional correction: each point's share by inverse mass, averaged over the
-      // manifold's points, divided among the body's manifolds so that several contacts
-      // pushing the same way do not add up to more than the overlap.
-      const double overlap = point.depth_m - settings.slop_m;
-      const double wa = bodies[m.body_a].inverse_mass_per_kg, wb = bodies[m.body_b].inverse_mass_per_kg;
-      if (overlap > 0 && wa + wb > 0) {
-        const double move = settings.correction_fraction * overlap / (wa + wb) / m.point_count;
-        position_correction_m[m.body_a] -= m.normal * (move * wa / manifolds_on_[m.body_a]);
-        position_correction_m[m.body_b] += m.normal * (move * wb / manifolds_on_[m.body_b]);
-      }
     }
   }
   first_row_.push_back(static_cast<std::uint32_t>(rows_.size()));
   stats.contact_points = static_cast<std::int64_t>(rows_.size());
+}
 
-  // The warm start, all together, on the true masses.
-  if (stats.warm_started_points > 0) {
-    for (std::size_t mi = 0; mi < manifolds.size(); ++mi) {
-      const ContactManifold& m = manifolds[mi];
-      for (std::uint32_t r = first_row_[mi]; r < first_row_[mi + 1]; ++r) {
-        const ImpulseRow& row = rows_[r];
-        if (row.lambda_n == 0) continue;
-        apply_impulse(bodies[m.body_a], bodies[m.body_b], row.r_a, row.r_b,
-                      m.normal * row.lambda_n + row.t1 * row.lambda_t1 + row.t2 * row.lambda_t2);
-      }
+void ImpulseSolver::warm_start(std::span<RigidBody> bodies, std::span<const ContactManifold> manifolds) const {
+  for (std::size_t mi = 0; mi < manifolds.size(); ++mi) {
+    const ContactManifold& m = manifolds[mi];
+    for (std::uint32_t r = first_row_[mi]; r < first_row_[mi + 1]; ++r) {
+      const ImpulseRow& row = rows_[r];
+      if (row.lambda_n == 0) continue;
+      apply_impulse(bodies[m.body_a], bodies[m.body_b], row.r_a, row.r_b,
+                    m.normal * row.lambda_n + row.t1 * row.lambda_t1 + row.t2 * row.lambda_t2);
     }
   }
+}
 
-  // 1. Compression: passes over every contact point, each driven to stop approaching.
-  dv_.resize(bodies.size());
-  dw_.resize(bodies.size());
+void ImpulseSolver::solve_compression(std::span<RigidBody> bodies, std::span<const ContactManifold> manifolds,
+                                      const ImpulseSolverSettings& settings) {
+  const bool jacobi = settings.kind == ImpulseSolverKind::jacobi;
   for (int pass = 0; pass < settings.iterations; ++pass) {
     if (!jacobi) {
       // Gauss-Seidel: each point in turn, on the solver's copies of the bodies.
@@ -250,9 +256,12 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
       bodies[i].angular_velocity_radps += dw_[i];
     }
   }
+}
 
-  // 2. Restitution: e times each bouncing point's compression impulse, all at once (dv_,
-  // dw_ now hold the bounce's change of each body).
+void ImpulseSolver::apply_restitution(std::span<RigidBody> bodies, std::span<const ContactManifold> manifolds,
+                                      ImpulseSolverStats& stats) {
+  // e times each bouncing point's compression impulse, all at once (dv_, dw_ now hold the
+  // bounce's change of each body).
   std::fill(dv_.begin(), dv_.end(), Vec3(0.0));
   std::fill(dw_.begin(), dw_.end(), Vec3(0.0));
   for (std::size_t mi = 0; mi < manifolds.size(); ++mi) {
@@ -273,7 +282,7 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
   // E(s) = E_c + s sum v_c . M d + s^2 sum d . M d / 2; the largest s <= 1 with
   // E(s) <= E_before is kept.
   for (std::uint32_t i = 0; i < bodies.size(); ++i) {
-    if (manifolds_on_[i] == 0 || !is_dynamic(i)) continue;
+    if (!in_island(bodies, i)) continue;
     IslandEnergy& island = islands_[island_of_[i]];
     const RigidBody& body = bodies[i];
     island.compressed_j += kinetic_energy_of(body, body.linear_velocity_mps, body.angular_velocity_radps);
@@ -282,7 +291,7 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
   }
   bool any_compression_limited = false;
   for (std::uint32_t i = 0; i < bodies.size(); ++i) {
-    if (manifolds_on_[i] == 0 || !is_dynamic(i) || island_of_[i] != i) continue;
+    if (!in_island(bodies, i) || island_of_[i] != i) continue;
     IslandEnergy& island = islands_[i];
     const double room_j = island.before_j - island.compressed_j;  // what the bounce may give back
     const double a = island.quadratic_j, b = island.linear_j;
@@ -307,14 +316,15 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
     stats.energy_change_j += island.compressed_j + scale * b + scale * scale * a - island.before_j;
   }
   for (std::uint32_t i = 0; i < bodies.size(); ++i) {
-    if (manifolds_on_[i] == 0 || !is_dynamic(i)) continue;
+    if (!in_island(bodies, i)) continue;
     const double scale = islands_[island_of_[i]].bounce_scale;
     bodies[i].linear_velocity_mps += scale * dv_[i];
     bodies[i].angular_velocity_radps += scale * dw_[i];
   }
   if (any_compression_limited) limit_compression(bodies, stats);
+}
 
-  // The compression impulses go back to the points: the next frame's warm start.
+void ImpulseSolver::store_impulses(std::span<ContactManifold> manifolds) const {
   for (std::size_t mi = 0; mi < manifolds.size(); ++mi) {
     ContactManifold& m = manifolds[mi];
     for (std::uint32_t r = first_row_[mi]; r < first_row_[mi + 1]; ++r) {
@@ -324,7 +334,27 @@ ImpulseSolverStats ImpulseSolver::solve(std::span<RigidBody> bodies, std::span<C
       point.friction_impulse_ns = row.t1 * row.lambda_t1 + row.t2 * row.lambda_t2;
     }
   }
-  return stats;
+}
+
+void ImpulseSolver::correct_positions(std::span<const RigidBody> bodies, std::span<const ContactManifold> manifolds,
+                                      const ImpulseSolverSettings& settings,
+                                      std::span<Vec3> position_correction_m) const {
+  // Each point's share by inverse mass, averaged over the manifold's points, divided among
+  // the body's manifolds so that several contacts pushing the same way do not add up to
+  // more than the overlap. Manifolds and points in order, as the rows: the sums are the same
+  // to the bit whatever stage computes them.
+  for (const ContactManifold& m : manifolds) {
+    for (int i = 0; i < m.point_count; ++i) {
+      const ContactPoint& point = m.points[static_cast<std::size_t>(i)];
+      const double overlap = point.depth_m - settings.slop_m;
+      const double wa = bodies[m.body_a].inverse_mass_per_kg, wb = bodies[m.body_b].inverse_mass_per_kg;
+      if (overlap > 0 && wa + wb > 0) {
+        const double move = settings.correction_fraction * overlap / (wa + wb) / m.point_count;
+        position_correction_m[m.body_a] -= m.normal * (move * wa / manifolds_on_[m.body_a]);
+        position_correction_m[m.body_b] += m.normal * (move * wb / manifolds_on_[m.body_b]);
+      }
+    }
+  }
 }
 
 void ImpulseSolver::limit_compression(std::span<RigidBody> bodies, ImpulseSolverStats& stats) {

@@ -113,6 +113,35 @@ class ImpulseSolver {
                            const ImpulseSolverSettings& settings, std::span<Vec3> position_correction_m);
 
  private:
+  /// Counts each body's manifolds, joins dynamic bodies touching each other into islands
+  /// and records their velocities and kinetic energy before any impulse.
+  void find_islands(std::span<const RigidBody> bodies, std::span<const ContactManifold> manifolds);
+  /// find_islands(), then one row per contact point: its lever arms, tangents, effective
+  /// masses, bounce and warm start, all judged on the velocities before any impulse.
+  void prepare(std::span<const RigidBody> bodies, std::span<const ContactManifold> manifolds,
+               const ImpulseSolverSettings& settings, ImpulseSolverStats& stats);
+  /// Applies last frame's impulses of the resting points, all together and on the true
+  /// masses, so a pile starts from the weight it carried.
+  void warm_start(std::span<RigidBody> bodies, std::span<const ContactManifold> manifolds) const;
+  /// Phase 1, compression: settings.iterations passes, Gauss-Seidel or Jacobi, that drive
+  /// every point to stop approaching and, within the Coulomb cone, to stop sliding.
+  void solve_compression(std::span<RigidBody> bodies, std::span<const ContactManifold> manifolds,
+                         const ImpulseSolverSettings& settings);
+  /// Phase 2, restitution: the bounce of each fast point, all at once, scaled per island so
+  /// that no island gains kinetic energy (and limit_compression() where the passes did).
+  void apply_restitution(std::span<RigidBody> bodies, std::span<const ContactManifold> manifolds,
+                         ImpulseSolverStats& stats);
+  /// Scales back the compression of islands where it gained energy (see the class comment).
+  void limit_compression(std::span<RigidBody> bodies, ImpulseSolverStats& stats);
+  /// Writes each point's compression impulses back to its manifold: the next frame's warm start.
+  void store_impulses(std::span<ContactManifold> manifolds) const;
+  /// Adds the move that removes correction_fraction of each overlap beyond slop_m, shared by
+  /// inverse mass; it changes no velocity, so it adds no kinetic energy.
+  void correct_positions(std::span<const RigidBody> bodies, std::span<const ContactManifold> manifolds,
+                         const ImpulseSolverSettings& settings, std::span<Vec3> position_correction_m) const;
+  /// Whether body `i` is in an island: dynamic and touched by a manifold.
+  bool in_island(std::span<const RigidBody> bodies, std::uint32_t i) const;
+
   std::vector<ImpulseRow> rows_;
   std::vector<std::uint32_t> first_row_;   ///< by manifold, plus the end
   std::vector<int> manifolds_on_;          ///< by body: how many manifolds touch it
@@ -132,8 +161,6 @@ class ImpulseSolver {
   };
   std::vector<IslandEnergy> islands_;      ///< by root body
   std::vector<Vec3> v0_, w0_;              ///< by body: velocities before any impulse
-  /// Scales back the compression of islands where it gained energy (see solve()).
-  void limit_compression(std::span<RigidBody> bodies, ImpulseSolverStats& stats);
 };
 
 /// One solve with a fresh solver: for tests and one-off uses.

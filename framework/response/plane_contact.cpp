@@ -1,5 +1,7 @@
 #include "response/plane_contact.hpp"
 
+#include "narrowphase/leaf_reach_walk.hpp"
+
 namespace fovea {
 
 std::array<Plane, 6> box_walls(const Aabb& box) {
@@ -14,38 +16,29 @@ std::array<Plane, 6> box_walls(const Aabb& box) {
 void plane_contacts(GrowableModel growable, const EntityState& state, const Plane& plane,
                     std::vector<std::uint32_t>& stack, std::vector<ContactCandidate>& out) {
   const CollisionModel& model = *growable.model;
-  if (model.spheres.empty()) return;
   // Heights of the tree's centres: h(c) = height_m + dot(n, R c), and dot(n, R c) =
   // dot(R^T n, c), so the normal is turned into the model's frame once.
   const double height_m = glm::dot(plane.normal, state.position_m) - plane.offset_m;  // of the centre of mass
   const Vec3 normal_model = glm::conjugate(state.orientation) * plane.normal;
+  const auto height_of = [&](std::uint32_t node) { return height_m + glm::dot(normal_model, model.spheres[node].centre_m); };
   // Nothing below a node reaches further than its leaf reach (collision_model.hpp): the
   // root's test settles most entities at once, a node's prunes the descent.
-  stack.clear();
-  stack.push_back(0);
-  while (!stack.empty()) {
-    const std::uint32_t node = stack.back();
-    stack.pop_back();
-    const DescentSphere sphere = model.spheres[node];  // a copy: growing may move the array
-    const double h = height_m + glm::dot(normal_model, sphere.centre_m);
-    if (h >= model.leaf_reach_m[node]) continue;
-    if (!model.is_leaf(node)) {
-      growable.use_children(node);
-      // Children pushed last first, so they are visited in node order (deterministic and
-      // the same as a recursive descent).
-      for (std::uint32_t k = model.child_count[node]; k-- > 0;) stack.push_back(model.first_child[node] + k);
-      continue;
-    }
-    ContactCandidate c;
-    c.normal = plane.normal;
-    c.depth_m = sphere.radius_m - h;
-    const Vec3 centre_m = state.position_m + state.orientation * sphere.centre_m;
-    // Along the normal the overlap runs from the sphere's deepest point, c - r n, up to the
-    // plane, c - h n; its middle is c - (r + h) / 2 n.
-    c.point_m = centre_m - plane.normal * (0.5 * (sphere.radius_m + h));
-    c.feature = node;
-    out.push_back(c);
-  }
+  walk_leaf_reach(
+      growable, stack, [&](std::uint32_t node) { return height_of(node) >= model.leaf_reach_m[node]; },
+      [&](std::uint32_t node) {
+        const DescentSphere& sphere = model.spheres[node];
+        const double h = height_of(node);
+        ContactCandidate c;
+        c.normal = plane.normal;
+        c.depth_m = sphere.radius_m - h;
+        const Vec3 centre_m = state.position_m + state.orientation * sphere.centre_m;
+        // Along the normal the overlap runs from the sphere's deepest point, c - r n, up to
+        // the plane, c - h n; its middle is c - (r + h) / 2 n.
+        c.point_m = centre_m - plane.normal * (0.5 * (sphere.radius_m + h));
+        c.feature = node;
+        out.push_back(c);
+        return true;  // every crossing leaf is a contact
+      });
 }
 
 }  // namespace fovea

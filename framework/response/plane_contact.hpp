@@ -26,10 +26,10 @@ std::array<Plane, 6> box_walls(const Aabb& box);
 /// The contact candidates of an entity against a wall, from its sphere tree as the
 /// response sees any contact (004 section 3.5, "a union of spheres"): every leaf sphere
 /// that crosses the plane, found by descending only into nodes whose leaves can reach it
-/// (CollisionModel::leaf_reach_m). A leaf
-/// gives the normal of the plane, the depth r - h (h: its centre's height above the plane),
-/// and the point in the middle of its overlap with the wall, where 004 figure 4 puts the
-/// point for two equal spheres. `feature` is the leaf's node index.
+/// (walk_leaf_reach, narrowphase/leaf_reach_walk.hpp). A leaf gives the normal of the
+/// plane, the depth r - h (h: its centre's height above the plane), and the point in the
+/// middle of its overlap with the wall, where 004 figure 4 puts the point for two equal
+/// spheres. `feature` is the leaf's node index.
 ///
 /// Walls are not pairs of the broad phase and are not refined under the detection budget:
 /// the descent is cheap (it visits only spheres crossing the plane) and is done in full.

@@ -9,33 +9,12 @@
 #include "narrowphase/capsule_query.hpp"
 #include "spheretree/octree_builder.hpp"
 #include "support/allocation_counter.hpp"
-#include "world/mass_properties.hpp"
-#include "world/model_generators.hpp"
+#include "support/bodies.hpp"
 
 using namespace fovea;
+using namespace fovea::test;
 
 namespace {
-
-/// One posed model with its tree, as the rockfall's rocks are.
-struct Body {
-  VoxelModel model;
-  SphereTree tree;
-  CollisionModel collision;
-  EntityState state;
-};
-
-Body make_body(Shape shape, int resolution, std::uint64_t seed, int levels) {
-  Body b;
-  ModelSettings ms;
-  ms.shape = shape;
-  ms.resolution_voxels = resolution;
-  ms.size_m = 0.1 * resolution;  // 0.1 m voxels
-  b.model = make_model(ms, seed);
-  b.tree = build_octree_sphere_tree(b.model, {levels, true});
-  const MassProperties props = compute_mass_properties(b.model, 1000);
-  b.collision = make_collision_model(b.tree, b.model, props.centre_of_mass_m, props.bounding_radius_m);
-  return b;
-}
 
 /// Whether leaf `node` touches the capsule, its centre taken to the world as the brief of
 /// the rockfall states it (world = position + orientation * centre).
@@ -58,15 +37,16 @@ std::uint32_t leaf_count(const SphereTree& tree) {
   return n;
 }
 
+/// kBodyShapes in another order, the one this file's samples were drawn with.
 constexpr Shape kShapes[] = {Shape::rock, Shape::ball, Shape::l_shape, Shape::humanoid, Shape::box};
 
-/// A random body in a random pose near the origin.
+/// A random body in a random pose near the origin, its tree without hidden nodes.
 Body random_body(Rng& rng) {
   const Shape shape = kShapes[rng.below(5)];
   const int resolution = 3 + static_cast<int>(rng.below(14));
   // Trees that end above single voxels, and trees that reach them.
   const int levels = 2 + static_cast<int>(rng.below(4));
-  Body b = make_body(shape, resolution, rng.next_u64(), levels);
+  Body b = make_body(shape, resolution, rng.next_u64(), levels, true);
   b.state.orientation = rng.rotation();
   b.state.position_m = Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1));
   return b;
@@ -179,7 +159,7 @@ TEST_CASE("Capsule: pruning on a node's own radius would miss leaves that bulge 
 }
 
 TEST_CASE("Capsule: a far capsule costs one test, a touching one fewer than the leaves", "[narrowphase][capsule]") {
-  const Body rock = make_body(Shape::rock, 16, 3, 4);
+  const Body rock = make_body(Shape::rock, 16, 3, 4, true);
   const std::uint32_t leaves = leaf_count(rock.tree);
   REQUIRE(leaves > 50);
   std::vector<std::uint32_t> stack;
@@ -228,7 +208,7 @@ TEST_CASE("Capsule: moving and turning the body and the capsule together changes
 }
 
 TEST_CASE("Capsule: the steady state allocates nothing", "[narrowphase][capsule]") {
-  const Body rock = make_body(Shape::rock, 16, 4, 4);
+  const Body rock = make_body(Shape::rock, 16, 4, 4, true);
   std::vector<std::uint32_t> stack;
   Rng rng(12);
   std::vector<Capsule> capsules;

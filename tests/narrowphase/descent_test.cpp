@@ -11,65 +11,13 @@
 #include "narrowphase/narrow_phase.hpp"
 #include "spheretree/octree_builder.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/bodies.hpp"
 #include "frame/animation.hpp"
-#include "world/mass_properties.hpp"
-#include "world/model_generators.hpp"
 
 using namespace fovea;
+using namespace fovea::test;
 
 namespace {
-
-/// One posed model: what the descent and the oracles need.
-struct Body {
-  VoxelModel model;
-  SphereTree tree;
-  CollisionModel collision;
-  Vec3 centre_of_mass_m{0.0};
-  EntityState state;
-};
-
-Body make_body(Shape shape, int resolution, std::uint64_t seed, int levels, bool remove_hidden) {
-  Body b;
-  ModelSettings ms;
-  ms.shape = shape;
-  ms.resolution_voxels = resolution;
-  ms.size_m = 0.1 * resolution;  // 0.1 m voxels
-  b.model = make_model(ms, seed);
-  b.tree = build_octree_sphere_tree(b.model, {levels, remove_hidden});
-  const MassProperties props = compute_mass_properties(b.model, 1000);
-  b.centre_of_mass_m = props.centre_of_mass_m;
-  b.collision = make_collision_model(b.tree, b.model, props.centre_of_mass_m, props.bounding_radius_m);
-  return b;
-}
-
-/// A narrow phase holding the one collision between two bodies (entity 0 and 1).
-struct Duo {
-  NarrowPhase narrowphase;
-  std::vector<Entity> entities;
-  std::vector<EntityState> states;
-  PairSet pairs;
-
-  Duo(const Body& a, const Body& b) : narrowphase({a.collision, b.collision}) {
-    entities.resize(2);
-    entities[0].model = 0;
-    entities[1].model = 1;
-    states = {a.state, b.state};
-    pairs.begin_frame(2);
-    pairs.record_start({0, 1});
-    pairs.finish_frame();
-    narrowphase.sync(pairs, entities, 0);
-    narrowphase.begin_frame(states);
-  }
-  std::uint32_t slot() const { return narrowphase.order()[0]; }
-  const Collision& collision() const { return narrowphase.collision(slot()); }
-  /// Runs the descent to the end; returns the outcome.
-  CollisionStatus run_to_end() {
-    Budget unlimited = Budget::unlimited();
-    while (narrowphase.step(slot(), unlimited) == CollisionStatus::needs_more_work) {
-    }
-    return collision().status;
-  }
-};
 
 Vec3 world_centre(const Body& body, std::uint32_t node) {
   return body.state.position_m + body.state.orientation * body.collision.spheres[node].centre_m;
@@ -124,24 +72,13 @@ VoxelModel surface_only(const VoxelModel& model) {
   return out;
 }
 
-constexpr Shape kShapes[] = {Shape::rock, Shape::l_shape, Shape::humanoid, Shape::ball, Shape::box};
-
-/// Two random bodies, posed at random with centres between 0.3 and 1.05 times the sum of
-/// their bounding radii apart: mostly overlapping boxes, about as often touching as not.
+/// Two random bodies of 3 to 10 voxels, posed at random (random_posed_duo).
 std::pair<Body, Body> random_duo(Rng& rng, int levels, bool remove_hidden) {
-  const auto pick = [&](std::uint64_t salt) {
-    const Shape shape = kShapes[rng.below(5)];
+  return random_posed_duo(rng, [&](std::uint64_t salt) {
+    const Shape shape = kBodyShapes[rng.below(5)];
     const int resolution = 3 + static_cast<int>(rng.below(8));
     return make_body(shape, resolution, salt, levels, remove_hidden);
-  };
-  Body a = pick(rng.next_u64());
-  Body b = pick(rng.next_u64());
-  a.state.orientation = rng.rotation();
-  b.state.orientation = rng.rotation();
-  a.state.position_m = Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1));
-  const double reach = a.collision.bounding_radius_m + b.collision.bounding_radius_m;
-  b.state.position_m = a.state.position_m + rng.unit_vector() * (reach * rng.uniform(0.3, 1.05));
-  return {std::move(a), std::move(b)};
+  });
 }
 
 ExactPose pose_of(const Body& b) { return {b.state.position_m, b.state.orientation}; }
@@ -510,19 +447,13 @@ TEST_CASE("Descent: the gap bound holds where sphere centres lie in empty space"
   // A flat ring of voxels (8 x 8, the middle 4 x 4 empty) around one free voxel: the ring's
   // centre of mass and root sphere centre lie in its hole, where the free voxel sits, 1.5
   // voxels from the ring. Centre distances alone (004's estimate) would say 0.
-  Body ring;
-  ring.model = VoxelModel({8, 8, 1}, 0.1);
+  VoxelModel ring_model({8, 8, 1}, 0.1);
   for (int y = 0; y < 8; ++y)
-    for (int x = 0; x < 8; ++x) ring.model.set(x, y, 0, x < 2 || x > 5 || y < 2 || y > 5);
-  Body dot;
-  dot.model = VoxelModel({1, 1, 1}, 0.1);
-  dot.model.set(0, 0, 0, true);
-  for (Body* b : {&ring, &dot}) {
-    b->tree = build_octree_sphere_tree(b->model, {4, true});
-    const MassProperties props = compute_mass_properties(b->model, 1000);
-    b->centre_of_mass_m = props.centre_of_mass_m;
-    b->collision = make_collision_model(b->tree, b->model, props.centre_of_mass_m, props.bounding_radius_m);
-  }
+    for (int x = 0; x < 8; ++x) ring_model.set(x, y, 0, x < 2 || x > 5 || y < 2 || y > 5);
+  VoxelModel dot_model({1, 1, 1}, 0.1);
+  dot_model.set(0, 0, 0, true);
+  Body ring = body_of(std::move(ring_model), {4, true});
+  Body dot = body_of(std::move(dot_model), {4, true});
   dot.state.position_m = ring.state.position_m;  // the dot in the middle of the hole
   const ExactContact truth = truth_of(ring, dot);
   REQUIRE_FALSE(truth.touching);

@@ -7,48 +7,18 @@
 
 #include <algorithm>
 #include <array>
-#include <memory>
 
-#include "broadphase/pair_set.hpp"
 #include "core/rng.hpp"
-#include "narrowphase/narrow_phase.hpp"
 #include "narrowphase/capsule_query.hpp"
+#include "narrowphase/narrow_phase.hpp"
 #include "narrowphase/on_demand_tree.hpp"
 #include "response/plane_contact.hpp"
-#include "spheretree/octree_builder.hpp"
-#include "world/mass_properties.hpp"
-#include "world/model_generators.hpp"
+#include "support/bodies.hpp"
 
 using namespace fovea;
+using namespace fovea::test;
 
 namespace {
-
-constexpr Shape kShapes[] = {Shape::rock, Shape::l_shape, Shape::humanoid, Shape::ball, Shape::box};
-
-/// A model with its whole tree and an on-demand one holding only the root.
-struct Body {
-  VoxelModel model;
-  OctreeBuildOptions options;
-  CollisionModel whole;
-  CollisionModel grown;
-  std::unique_ptr<TreeGrower> grower;
-  EntityState state;
-};
-
-Body make_body(Shape shape, int resolution, std::uint64_t seed, int levels, bool remove_hidden) {
-  Body b;
-  ModelSettings ms;
-  ms.shape = shape;
-  ms.resolution_voxels = resolution;
-  ms.size_m = 0.1 * resolution;
-  b.model = make_model(ms, seed);
-  b.options = {levels, remove_hidden};
-  const MassProperties props = compute_mass_properties(b.model, 1000);
-  b.whole = make_collision_model(build_octree_sphere_tree(b.model, b.options), b.model, props.centre_of_mass_m,
-                                 props.bounding_radius_m);
-  b.grower = std::make_unique<TreeGrower>(b.model, b.options, props.centre_of_mass_m, props.bounding_radius_m, b.grown);
-  return b;
-}
 
 /// Grows every node of an on-demand tree.
 void grow_everything(CollisionModel& m, TreeGrower& grower) {
@@ -101,62 +71,20 @@ void require_same_tree(const CollisionModel& whole, const CollisionModel& grown)
   REQUIRE(visited == whole.spheres.size());
 }
 
-/// The collision between two bodies in a narrow phase of their whole trees or of their
-/// on-demand trees (the narrow phase then owns copies of the growers' state: fresh roots).
-struct Duo {
-  NarrowPhase narrowphase;
-  std::vector<Entity> entities{2};
-  std::vector<EntityState> states;
-  PairSet pairs;
-
-  /// `on_demand` per tree: a's, b's.
-  Duo(const Body& a, const Body& b, std::array<bool, 2> on_demand) {
-    for (const Body* body : {&a, &b}) {
-      const ModelId id = body == &a ? 0 : 1;
-      if (!on_demand[id]) {
-        narrowphase.set_model(id, body->whole, nullptr);
-        continue;
-      }
-      const MassProperties props = compute_mass_properties(body->model, 1000);
-      CollisionModel root;
-      auto grower =
-          std::make_unique<TreeGrower>(body->model, body->options, props.centre_of_mass_m, props.bounding_radius_m, root);
-      narrowphase.set_model(id, std::move(root), std::move(grower));
-    }
-    entities[0].model = 0;
-    entities[1].model = 1;
-    states = {a.state, b.state};
-    pairs.begin_frame(2);
-    pairs.record_start({0, 1});
-    pairs.finish_frame();
-    narrowphase.sync(pairs, entities, 0);
-    narrowphase.begin_frame(states);
-  }
-  std::uint32_t slot() const { return narrowphase.order()[0]; }
-  const Collision& collision() const { return narrowphase.collision(slot()); }
-  CollisionStatus run(Budget& budget) {
-    while (narrowphase.step(slot(), budget) == CollisionStatus::needs_more_work)
-      if (budget.exhausted()) break;
-    return collision().status;
-  }
-  Vec3 centre(int tree, std::uint32_t node) const {
-    const CollisionModel& m = narrowphase.model(static_cast<ModelId>(tree));
-    return states[static_cast<std::size_t>(tree)].position_m + states[static_cast<std::size_t>(tree)].orientation * m.spheres[node].centre_m;
-  }
-};
-
+/// Two random bodies of 4 to 15 voxels, with and without hidden nodes, posed at random
+/// (random_posed_duo).
 std::pair<Body, Body> random_duo(Rng& rng, int levels) {
-  const auto pick = [&](std::uint64_t salt) {
-    return make_body(kShapes[rng.below(5)], 4 + static_cast<int>(rng.below(12)), salt, levels, rng.below(2) == 0);
-  };
-  Body a = pick(rng.next_u64());
-  Body b = pick(rng.next_u64());
-  a.state.orientation = rng.rotation();
+  return random_posed_duo(rng, [&](std::uint64_t salt) {
+    return make_body(kBodyShapes[rng.below(5)], 4 + static_cast<int>(rng.below(12)), salt, levels, rng.below(2) == 0);
+  });
+}
+
+/// The wall and capsule tests' body of trial `trial`: 4 to 17 voxels, 2 to 6 levels, turned
+/// at random about its centre of mass at the origin.
+Body random_turned_body(Rng& rng, int trial) {
+  Body b = make_body(kBodyShapes[trial % 5], 4 + static_cast<int>(rng.below(14)), rng.next_u64(), 2 + trial % 5, true);
   b.state.orientation = rng.rotation();
-  a.state.position_m = Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1));
-  const double reach = a.whole.bounding_radius_m + b.whole.bounding_radius_m;
-  b.state.position_m = a.state.position_m + rng.unit_vector() * (reach * rng.uniform(0.3, 1.05));
-  return {std::move(a), std::move(b)};
+  return b;
 }
 
 }  // namespace
@@ -164,17 +92,18 @@ std::pair<Body, Body> random_duo(Rng& rng, int levels) {
 TEST_CASE("On-demand tree: grown everywhere, it is the octree builder's tree", "[narrowphase][on_demand][oracle]") {
   Rng rng(91);
   for (int trial = 0; trial < 60; ++trial) {
-    const Shape shape = kShapes[trial % 5];
+    const Shape shape = kBodyShapes[trial % 5];
     const int levels = 1 + trial % 7;
     const bool remove_hidden = trial % 2 == 0;
-    Body b = make_body(shape, 3 + static_cast<int>(rng.below(20)), rng.next_u64(), levels, remove_hidden);
+    const Body b = make_body(shape, 3 + static_cast<int>(rng.below(20)), rng.next_u64(), levels, remove_hidden);
+    OnDemandTree grown = make_on_demand_tree(b);
     INFO("trial " << trial << " levels " << levels);
-    REQUIRE(b.grower->live_nodes() == 1);
-    REQUIRE(b.grown.spheres.size() == 1);
-    grow_everything(b.grown, *b.grower);
-    REQUIRE(b.grower->live_nodes() == static_cast<std::int64_t>(b.whole.spheres.size()));
-    REQUIRE(b.grower->stats().nodes_built + 1 == b.grower->live_nodes());
-    require_same_tree(b.whole, b.grown);
+    REQUIRE(grown.grower->live_nodes() == 1);
+    REQUIRE(grown.model.spheres.size() == 1);
+    grow_everything(grown.model, *grown.grower);
+    REQUIRE(grown.grower->live_nodes() == static_cast<std::int64_t>(b.collision.spheres.size()));
+    REQUIRE(grown.grower->stats().nodes_built + 1 == grown.grower->live_nodes());
+    require_same_tree(b.collision, grown.model);
   }
 }
 
@@ -224,7 +153,7 @@ TEST_CASE("On-demand tree: the descent and contact pairs are those of the whole 
     }
     grown_nodes += lazy.narrowphase.grown_nodes();
     for (int t = 0; t < 2; ++t)
-      if (which[static_cast<std::size_t>(t)]) whole_nodes += static_cast<std::int64_t>((t == 0 ? a : b).whole.spheres.size());
+      if (which[static_cast<std::size_t>(t)]) whole_nodes += static_cast<std::int64_t>((t == 0 ? a : b).collision.spheres.size());
   }
   CHECK(colliding > 30);
   CHECK(apart > 30);
@@ -236,26 +165,28 @@ TEST_CASE("On-demand tree: idle branches are evicted, and growing them again res
           "[narrowphase][on_demand][eviction]") {
   Rng rng(7);
   for (int trial = 0; trial < 20; ++trial) {
-    Body b = make_body(Shape::rock, 16, rng.next_u64(), 4, true);
-    b.grower->set_frame(0);
-    grow_everything(b.grown, *b.grower);
-    const std::size_t full_size = b.grown.spheres.size();
+    const Body b = make_body(Shape::rock, 16, rng.next_u64(), 4, true);
+    OnDemandTree grown = make_on_demand_tree(b);
+    TreeGrower& grower = *grown.grower;
+    grower.set_frame(0);
+    grow_everything(grown.model, grower);
+    const std::size_t full_size = grown.model.spheres.size();
     // Used at frame 10: nothing is evicted after 5 idle frames at frame 12.
-    b.grower->set_frame(10);
-    b.grower->touch(0);
-    b.grower->set_frame(12);
-    CHECK(b.grower->evict_idle(b.grown, 5) > 0);  // the deeper nodes, last used at frame 0
-    CHECK(b.grown.child_count[0] != kChildrenNotBuilt);
+    grower.set_frame(10);
+    grower.touch(0);
+    grower.set_frame(12);
+    CHECK(grower.evict_idle(grown.model, 5) > 0);  // the deeper nodes, last used at frame 0
+    CHECK(grown.model.child_count[0] != kChildrenNotBuilt);
     // Nothing used for 20 frames: back to the root alone.
-    b.grower->set_frame(40);
-    b.grower->evict_idle(b.grown, 20);
-    CHECK(b.grower->live_nodes() == 1);
-    CHECK(b.grown.child_count[0] == kChildrenNotBuilt);
-    CHECK(b.grower->stats().nodes_evicted == b.grower->stats().nodes_built);
+    grower.set_frame(40);
+    grower.evict_idle(grown.model, 20);
+    CHECK(grower.live_nodes() == 1);
+    CHECK(grown.model.child_count[0] == kChildrenNotBuilt);
+    CHECK(grower.stats().nodes_evicted == grower.stats().nodes_built);
     // Regrown: the same tree, in the runs the eviction freed (the arrays do not grow).
-    grow_everything(b.grown, *b.grower);
-    CHECK(b.grown.spheres.size() == full_size);
-    require_same_tree(b.whole, b.grown);
+    grow_everything(grown.model, grower);
+    CHECK(grown.model.spheres.size() == full_size);
+    require_same_tree(b.collision, grown.model);
   }
 }
 
@@ -263,14 +194,14 @@ TEST_CASE("On-demand tree: wall contacts are those of the whole tree", "[narrowp
   Rng rng(3);
   int with_contacts = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    Body b = make_body(kShapes[trial % 5], 4 + static_cast<int>(rng.below(14)), rng.next_u64(), 2 + trial % 5, true);
-    b.state.orientation = rng.rotation();
-    b.state.position_m = Vec3(0, rng.uniform(-0.2, 1.0) * b.whole.bounding_radius_m, 0);
+    Body b = random_turned_body(rng, trial);
+    OnDemandTree grown = make_on_demand_tree(b);
+    b.state.position_m = Vec3(0, rng.uniform(-0.2, 1.0) * b.collision.bounding_radius_m, 0);
     const Plane floor{Vec3(0, 1, 0), 0.0};
     std::vector<std::uint32_t> stack;
     std::vector<ContactCandidate> from_whole, from_grown;
-    plane_contacts(GrowableModel{&b.whole, nullptr}, b.state, floor, stack, from_whole);
-    plane_contacts(GrowableModel{&b.grown, b.grower.get()}, b.state, floor, stack, from_grown);
+    plane_contacts(GrowableModel{&b.collision, nullptr}, b.state, floor, stack, from_whole);
+    plane_contacts(grown.growable(), b.state, floor, stack, from_grown);
     INFO("trial " << trial);
     REQUIRE(from_whole.size() == from_grown.size());
     for (std::size_t i = 0; i < from_whole.size(); ++i) {
@@ -286,18 +217,18 @@ TEST_CASE("On-demand tree: the player's capsule finds what it finds on the whole
   Rng rng(11);
   int touching = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    Body b = make_body(kShapes[trial % 5], 4 + static_cast<int>(rng.below(14)), rng.next_u64(), 2 + trial % 5, true);
-    b.state.orientation = rng.rotation();
-    const double r = b.whole.bounding_radius_m;
+    Body b = random_turned_body(rng, trial);
+    OnDemandTree grown = make_on_demand_tree(b);
+    const double r = b.collision.bounding_radius_m;
     const Vec3 foot = rng.unit_vector() * (r * rng.uniform(0.2, 1.5));
     const Capsule capsule{foot, foot + Vec3(0, r, 0), 0.05 * r};
     std::vector<std::uint32_t> stack;
-    const CapsuleContact on_whole = capsule_touch(b.whole, b.state, capsule, stack);
-    const CapsuleContact on_grown = capsule_touch(GrowableModel{&b.grown, b.grower.get()}, b.state, capsule, stack);
+    const CapsuleContact on_whole = capsule_touch(b.collision, b.state, capsule, stack);
+    const CapsuleContact on_grown = capsule_touch(grown.growable(), b.state, capsule, stack);
     INFO("trial " << trial);
     REQUIRE(on_whole.touching == on_grown.touching);
     if (on_whole.touching) {
-      CHECK(b.whole.spheres[on_whole.node].centre_m == b.grown.spheres[on_grown.node].centre_m);
+      CHECK(b.collision.spheres[on_whole.node].centre_m == grown.model.spheres[on_grown.node].centre_m);
       ++touching;
     }
   }
