@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <tuple>
 
 #include "frame/animation.hpp"
 #include "world/placement.hpp"
@@ -158,4 +160,54 @@ TEST_CASE("SphereOccupancy: cells beyond the key's range clamp and stay exact", 
   CHECK_FALSE(grid.is_free(Vec3(10.0 + 3e-7, 0, 0), 2e-7));
   CHECK(grid.is_free(Vec3(10.0 + 5e-7, 0, 0), 2e-7));
   CHECK(grid.is_free(Vec3(-10.0, 0, 0), 2e-7));
+}
+
+TEST_CASE("placement floor: one entity, its grid centred on the box's floor, kept out of the occupancy",
+          "[world][placement]") {
+  const Aabb box{Vec3(0.0), Vec3(40, 20, 30)};
+  GroupToPlace ravine{2, "ravine", Placement::floor, {25.0}};  // a bounding sphere larger than the box
+  ravine.grid_extent_m = Vec3(30, 8, 12);
+  ravine.centre_of_mass_model_m = Vec3(15, 2.5, 6);
+  SphereOccupancy occupied(1.0);
+  Rng rng(1);
+  const std::vector<Vec3> centres = place_group(box, ravine, occupied, rng);
+  REQUIRE(centres.size() == 1);
+  // The grid's min corner at (20 - 15, 0, 15 - 6): centred in x and z, on the floor in y.
+  CHECK(centres[0] == Vec3(5 + 15, 0 + 2.5, 9 + 6));
+  CHECK(occupied.is_free(centres[0], 1.0));  // other groups are not kept off the scenery
+  SECTION("more than one entity") {
+    ravine.radii_m = {25.0, 25.0};
+    CHECK_THROWS_WITH(place_group(box, ravine, occupied, rng),
+                      "entity group 'ravine': placement floor places one entity, not 2");
+  }
+  SECTION("a grid larger than the box") {
+    ravine.grid_extent_m = Vec3(30, 8, 31);
+    try {
+      place_group(box, ravine, occupied, rng);
+      FAIL("expected a PlacementError");
+    } catch (const PlacementError& e) {
+      CHECK(e.group_index() == 2);
+      CHECK(std::string(e.what()) == "entity group 'ravine': its model (30 x 8 x 31 m) does not fit in the world box");
+    }
+  }
+}
+
+TEST_CASE("placement demo: one lattice cell each through the whole box, until the demo places them",
+          "[world][placement]") {
+  const Aabb box{Vec3(0.0), Vec3(40, 2, 40)};
+  const std::vector<double> radii(2000, 0.3);
+  SphereOccupancy occupied(1.0);
+  Rng rng(1);
+  const std::vector<Vec3> centres = place_group(box, {0, "walkers", Placement::demo, radii}, occupied, rng);
+  REQUIRE(centres.size() == radii.size());
+  // Every centre inside the box and no two on the same spot: the broad phase's first sort
+  // does not see them all in one place.
+  std::vector<Vec3> sorted = centres;
+  for (const Vec3& c : centres)
+    for (int a = 0; a < 3; ++a) CHECK((c[a] > box.min_m[a] && c[a] < box.max_m[a]));
+  std::sort(sorted.begin(), sorted.end(), [](const Vec3& p, const Vec3& q) {
+    return std::tie(p.x, p.y, p.z) < std::tie(q.x, q.y, q.z);
+  });
+  CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+  CHECK(occupied.is_free(centres[0], 0.3));  // the demo, not the occupancy, keeps them apart later
 }
