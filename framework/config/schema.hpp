@@ -98,6 +98,19 @@ void emit_vec3(YAML::Emitter& out, const Vec3& v);
 std::string number_text(double v, bool integer);
 std::string vec3_text(const Vec3& v);
 
+/// The start of every list key: a null value empties `list` (false: nothing more to read);
+/// anything but a sequence is an error, "expected a list of <what>".
+template <class V>
+bool begin_list(const YAML::Node& n, V& list, const std::string& path, const YAML::Mark& m, ParseState& st,
+                const std::string& what) {
+  if (n.IsNull()) {
+    list.clear();
+    return false;
+  }
+  if (!n.IsSequence()) st.fail(path, mark_of(n, m), "expected a list of " + what + ", found " + found_text(n));
+  return true;
+}
+
 template <class S>
 class Section {
  public:
@@ -135,12 +148,7 @@ class Section {
                    const char* doc) {
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
-                 if (n.IsNull()) {
-                   (s.*member).clear();
-                   return;
-                 }
-                 if (!n.IsSequence())
-                   st.fail(p, mark_of(n, m), "expected a list of numbers" + range.bounds_text() + ", found " + found_text(n));
+                 if (!begin_list(n, s.*member, p, m, st, "numbers" + range.bounds_text())) return;
                  if (n.size() > max_count)
                    st.fail(p, mark_of(n, m), "expected at most " + std::to_string(max_count) + " numbers, found " +
                                                  std::to_string(n.size()));
@@ -277,12 +285,7 @@ class Section {
   Section& list(const char* name, std::vector<T> S::*member, Section<T> element, const char* noun, const char* doc) {
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
-                 if (n.IsNull()) {
-                   (s.*member).clear();
-                   return;
-                 }
-                 if (!n.IsSequence())
-                   st.fail(p, mark_of(n, m), std::string("expected a list of ") + noun + ", found " + found_text(n));
+                 if (!begin_list(n, s.*member, p, m, st, noun)) return;
                  std::vector<T> items;
                  for (std::size_t i = 0; i < n.size(); ++i) {
                    const std::string item_path = p + "[" + std::to_string(i) + "]";

@@ -87,6 +87,19 @@ class Backoff {
   double first_s_, max_s_, next_s_;
 };
 
+/// How a tracker's receiver thread reconnects: Backoff's delays between attempts, and how long
+/// a connection may stay silent before it counts as stalled (what a tracker then does, its
+/// class says). The defaults suit a tracker on the same machine or LAN, which answers in about
+/// a millisecond; tests shorten them so a fault shows within a fraction of a second.
+struct ReconnectTimings {
+  double backoff_first_s = 0.1;  ///< delay before the first reconnection attempt, doubling after each failure ...
+  double backoff_max_s = 2.0;    ///< ... up to this
+  double stall_timeout_s = 1.0;  ///< silence that makes a connection stalled
+  /// Every interval > 0, and backoff_max_s >= backoff_first_s.
+  bool valid() const { return backoff_first_s > 0 && backoff_max_s >= backoff_first_s && stall_timeout_s > 0; }
+  Backoff backoff() const { return Backoff(backoff_first_s, backoff_max_s); }
+};
+
 /// Sleeps `seconds` in slices of at most 10 ms; returns false early when a stop is
 /// requested, so a receiver thread ends within 10 ms of its source's destruction.
 bool sleep_unless_stopped(const std::stop_token& stop, double seconds);

@@ -296,6 +296,8 @@ GazepointGaze::GazepointGaze(const GazeSettings& settings, const ScreenSettings&
     : host_(settings.host), port_(settings.port == 0 ? kDefaultPort : settings.port), timings_(timings) {
   validate_screen(screen);
   if (host_.empty()) throw std::invalid_argument("gaze.host: empty; give the address of the Gazepoint server");
+  if (!timings.valid() || !(timings.connect_timeout_s > 0))
+    throw std::invalid_argument("GazepointTimings: every interval must be > 0 (backoff_max_s >= backoff_first_s)");
   if (settings.port < 0 || settings.port > 65535)
     throw std::invalid_argument("gaze.port must be in [0, 65535] (0: Gazepoint's 4242), not " +
                                 std::to_string(settings.port));
@@ -308,7 +310,7 @@ GazepointGaze::GazepointGaze(const GazeSettings& settings, const ScreenSettings&
 }
 
 void GazepointGaze::run(const std::stop_token& stop) {
-  Backoff backoff(timings_.backoff_first_s, timings_.backoff_max_s);
+  Backoff backoff = timings_.backoff();
   // Once a message has said the tracker is unreachable or lost, failed attempts stay quiet.
   bool said_unreachable = false;
   while (!stop.stop_requested()) {

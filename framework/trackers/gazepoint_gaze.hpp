@@ -101,17 +101,13 @@ class OpenGazeFramer {
   std::uint64_t dropped_ = 0;
 };
 
-/// The delays of GazepointGaze; tests shorten them.
-struct GazepointTimings {
+/// The delays of GazepointGaze: the reconnection's, and the connection attempt's. A
+/// connection that brings no byte for stall_timeout_s is dropped and made again: the tracker
+/// stalled (Gazepoint sends 60 to 150 records a second once data is enabled).
+struct GazepointTimings : ReconnectTimings {
   /// One connection attempt's limit. A server on this machine answers in well under a
   /// millisecond; one on the network within a few.
   double connect_timeout_s = 0.5;
-  /// Delays between attempts while the tracker cannot be reached (Backoff: doubling).
-  double backoff_first_s = 0.1;
-  double backoff_max_s = 2.0;
-  /// A connection that brings no byte for this long is dropped and made again: the tracker
-  /// stalled. Gazepoint sends 60 to 150 records a second once data is enabled.
-  double stall_timeout_s = 1.0;
 };
 
 /// Gazepoint through the Open Gaze API over TCP (default 127.0.0.1:4242). A receiver thread

@@ -285,7 +285,7 @@ void PupilReceiver::say_failure(std::string message) {
 }
 
 void PupilReceiver::run(const std::stop_token& stop) {
-  Backoff backoff(config_.timings.backoff_first_s, config_.timings.backoff_max_s);
+  Backoff backoff = config_.timings.backoff();
   while (!stop.stop_requested()) {
     try {
       if (connect(stop)) {
@@ -629,10 +629,8 @@ PupilConfig make_config(const GazeSettings& settings, const ScreenSettings& scre
   if (!(settings.min_confidence >= 0 && settings.min_confidence <= 1))
     throw std::invalid_argument("gaze.min_confidence must be in [0, 1], not " + format_number(settings.min_confidence));
   // The request timeout becomes ZeroMQ's int milliseconds, hence its upper bound.
-  const bool timings_valid = timings.request_timeout_s > 0 && timings.request_timeout_s <= 1000 &&
-                             timings.backoff_first_s > 0 && timings.backoff_max_s >= timings.backoff_first_s &&
-                             timings.stall_timeout_s > 0 && timings.clock_sync_period_s > 0 &&
-                             timings.clock_samples >= 1;
+  const bool timings_valid = timings.valid() && timings.request_timeout_s > 0 && timings.request_timeout_s <= 1000 &&
+                             timings.clock_sync_period_s > 0 && timings.clock_samples >= 1;
   if (!timings_valid)
     throw std::invalid_argument("PupilTimings: request_timeout_s must be in (0, 1000], the other intervals > 0 "
                                 "(backoff_max_s >= backoff_first_s) and clock_samples >= 1");

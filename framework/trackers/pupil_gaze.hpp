@@ -14,20 +14,13 @@
 
 namespace fovea {
 
-/// The intervals of PupilGaze's receiver thread. The defaults suit a tracker on the same
-/// machine or the same LAN, where Pupil Remote answers in about a millisecond; tests shorten
-/// them so a fault shows within a fraction of a second.
-struct PupilTimings {
+/// The intervals of PupilGaze's receiver thread: the reconnection's, and Pupil's own. A SUB
+/// connection silent for stall_timeout_s gets Pupil Remote probed with a SUB_PORT request:
+/// Pupil publishes no surface message while the surface is out of the world camera's view, so
+/// silence alone does not mean the tracker is gone.
+struct PupilTimings : ReconnectTimings {
   /// A Pupil Remote request (SUB_PORT, t) unanswered this long has failed.
   double request_timeout_s = 0.5;
-  /// Delay before the first reconnection attempt, doubling after each failure ...
-  double backoff_first_s = 0.1;
-  /// ... up to this.
-  double backoff_max_s = 2.0;
-  /// A SUB connection silent this long gets Pupil Remote probed with a SUB_PORT request:
-  /// Pupil publishes no surface message while the surface is out of the world camera's view,
-  /// so silence alone does not mean the tracker is gone.
-  double stall_timeout_s = 1.0;
   /// The clock offset is estimated again this often, to follow drift between the clocks.
   double clock_sync_period_s = 10.0;
   /// `t` requests averaged per clock offset estimate.
