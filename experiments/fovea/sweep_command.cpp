@@ -20,7 +20,6 @@
 
 #include "core/build_info.hpp"
 #include "core/format.hpp"
-#include "core/stopwatch.hpp"
 #include "fovea/child_process.hpp"
 #include "fovea/plotting.hpp"
 #include "fovea/run_command.hpp"
@@ -104,51 +103,19 @@ std::string clock_text(double seconds) {
   return text;
 }
 
-/// The sweep's progress on stderr: a line redrawn in place on a terminal, else a line at
-/// every twentieth of the runs (a batch job's log).
-class SweepProgress {
- public:
-  SweepProgress(std::int64_t total, bool enabled)
-      : total_(total), enabled_(enabled), terminal_(Progress::stderr_is_terminal()) {}
-  void update(std::int64_t done, std::int64_t done_before, std::int64_t failed, std::size_t running) {
-    if (!enabled_) return;
-    const double elapsed_s = clock_.elapsed_ms() / 1000;
-    const std::int64_t done_now = done - done_before;
-    std::string line = "fovea sweep: " + std::to_string(done) + " of " + std::to_string(total_) + " runs done";
-    if (failed > 0) line += ", " + std::to_string(failed) + " failed";
-    line += ", " + std::to_string(running) + " running, " + clock_text(elapsed_s);
-    if (done_now > 0 && done < total_)
-      line += ", about " + clock_text(elapsed_s / static_cast<double>(done_now) * static_cast<double>(total_ - done)) + " left";
-    if (terminal_) {
-      if (elapsed_s * 1000 - last_draw_ms_ < 200 && done < total_) return;
-      last_draw_ms_ = elapsed_s * 1000;
-      std::cerr << "\r" << line << "\x1b[K" << std::flush;
-      drawn_ = true;
-    } else {
-      const std::int64_t step = std::max<std::int64_t>(1, total_ / 20);
-      if (done / step == last_step_ && done < total_) return;
-      if (done == last_done_) return;
-      last_step_ = done / step;
-      last_done_ = done;
-      std::cerr << line << "\n";
-    }
-  }
-  void finish() {
-    if (drawn_) std::cerr << "\r\x1b[K" << std::flush;
-    drawn_ = false;
-  }
-  double elapsed_s() const { return clock_.elapsed_ms() / 1000; }
-
- private:
-  std::int64_t total_;
-  bool enabled_;
-  bool terminal_;
-  bool drawn_ = false;
-  Stopwatch clock_;
-  double last_draw_ms_ = -1e9;
-  std::int64_t last_step_ = -1;
-  std::int64_t last_done_ = -1;
-};
+/// The sweep's progress line: "fovea sweep: 12 of 40 runs done, 1 failed, 4 running, 2:05,
+/// about 6:40 left". The time left is estimated from the runs done by this process, not those
+/// a resumed sweep found done.
+std::string progress_line(std::int64_t done, std::int64_t total, std::int64_t done_before, std::int64_t failed,
+                          std::size_t running, double elapsed_s) {
+  const std::int64_t done_now = done - done_before;
+  std::string line = "fovea sweep: " + std::to_string(done) + " of " + std::to_string(total) + " runs done";
+  if (failed > 0) line += ", " + std::to_string(failed) + " failed";
+  line += ", " + std::to_string(running) + " running, " + clock_text(elapsed_s);
+  if (done_now > 0 && done < total)
+    line += ", about " + clock_text(elapsed_s / static_cast<double>(done_now) * static_cast<double>(total - done)) + " left";
+  return line;
+}
 
 int default_jobs() {
   if (const char* cpus = std::getenv("SLURM_CPUS_PER_TASK")) {
@@ -368,7 +335,10 @@ int sweep_command(const SweepOptions& options) {
   std::vector<std::int64_t> failed;
   std::optional<StopSignals> stop_signals(std::in_place);
   int stop_signal = 0;
-  SweepProgress progress(static_cast<std::int64_t>(shard_jobs.size()), !options.quiet);
+  // A line redrawn in place on a terminal; in a batch job's log, a line at every twentieth.
+  const auto total_runs = static_cast<std::int64_t>(shard_jobs.size());
+  Progress progress(total_runs, !options.quiet,
+                    Progress::stderr_is_terminal() ? Progress::Output::redrawn : Progress::Output::logged);
   const auto launch = [&](const RunJob& job) {
     const std::string name = run_folder_name(job.run->index, static_cast<std::int64_t>(runs.size()));
     Running r{-1, &job, runs_folder / name, runs_folder / (name + ".log")};
@@ -440,8 +410,9 @@ int sweep_command(const SweepOptions& options) {
       std::cerr << "fovea sweep: " << describe(study, *r.job->run) << " failed with exit status " << status << ": "
                 << first_line_of(r.log) << " (all its messages: " << r.log.string() << ")\n";
     }
-    progress.update(static_cast<std::int64_t>(rows.size()), done_before, static_cast<std::int64_t>(failed.size()),
-                    running.size());
+    const auto done = static_cast<std::int64_t>(rows.size());
+    progress.update(done, progress_line(done, total_runs, done_before, static_cast<std::int64_t>(failed.size()),
+                                        running.size(), progress.elapsed_s()));
   }
   progress.finish();
   stop_signals.reset();

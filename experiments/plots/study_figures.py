@@ -75,7 +75,9 @@ A figure is a JSON object. Every kind takes:
 - `series` (not in a ratio figure, whose series are its `compare` values): a column; one colour
   per distinct value, named in the legend (right of the plots).
 
-Any other key is an error, so that a misspelt one does not pass unnoticed. An empty cell in a
+Any other key is an error, so that a misspelt one does not pass unnoticed. `fovea sweep` checks
+the same kinds and keys when it reads the study; `python3 experiments/plots/study_figures.py
+--keys` prints this script's list, and a test checks that the two agree. An empty cell in a
 `panels`, `rows`, `series`, `compare` or category column is a value of its own, shown as
 "(empty)".
 
@@ -186,6 +188,10 @@ KIND_KEYS = {
 }
 REQUIRED_KEYS = {"lines": ("x", "y"), "distribution": ("x", "column"), "scatter": ("x", "y"),
                  "ratio": ("x", "y", "compare", "reference")}
+# framework/study/study_settings.cpp checks a study's figures against the same kinds and keys
+# (figure_kinds()) before any run starts; tests/plots/figure_keys.sh checks that the two lists
+# agree, through keys_text() below.
+
 # The kinds whose means `table` prints: a box or a point a run has no mean to quote.
 TABLE_KINDS = ("lines", "ratio")
 BOOLEAN_KEYS = ("log_x", "log_y", "log", "diagonal")
@@ -229,6 +235,13 @@ class StudyError(Exception):
 
 def spec_error(name, problem):
     return StudyError(f"{PREFIX}: figure {name}: {problem}", 2)
+
+
+def keys_text():
+    """The figure kinds and their keys, two lines a kind, "<kind> keys <every key it takes>" and
+    "<kind> required <the keys it needs>", the keys in the order messages list them."""
+    return "".join(f"{kind} keys {' '.join(COMMON_KEYS + KIND_KEYS[kind])}\n"
+                   f"{kind} required {' '.join(REQUIRED_KEYS[kind])}\n" for kind in KINDS)
 
 
 def parse_number(text):
@@ -1302,3 +1315,12 @@ def table_main(argv=None, prog=None):
         return e.status
     sys.stdout.write(text)
     return 0
+
+
+if __name__ == "__main__":
+    # Figures are drawn through fovea_plots.py; run by itself the module only lists its keys.
+    if sys.argv[1:] != ["--keys"]:
+        print("usage: study_figures.py --keys   (the figure kinds and their keys; draw through fovea_plots.py study)",
+              file=sys.stderr)
+        sys.exit(2)
+    sys.stdout.write(keys_text())

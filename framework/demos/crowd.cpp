@@ -104,8 +104,7 @@ CrowdFrame Crowd::after_step(const Animation& world) const {
   double speed_sum = 0;
   for (std::size_t i = 0; i < walkers_.size(); ++i) {
     const EntityState& s = world.states()[walkers_[i]];
-    const Vec3 to_goal(agents_[i].goal_m.x - s.position_m.x, 0.0, agents_[i].goal_m.z - s.position_m.z);
-    if (glm::length(to_goal) <= agents_[i].arrive_radius_m) ++frame.arrived;
+    if (has_arrived(agents_[i], s.position_m)) ++frame.arrived;
     speed_sum += std::hypot(s.linear_velocity_mps.x, s.linear_velocity_mps.z);
   }
   frame.mean_speed_mps = walkers_.empty() ? 0.0 : speed_sum / static_cast<double>(walkers_.size());

@@ -44,11 +44,7 @@ Rockfall::Rockfall(Animation& world, const RockfallSettings& settings, std::uint
   rock_of_entity_.assign(world.entities().size(), kNoRock);
   for (EntityId id = 0; id < world.entities().size(); ++id) {
     if (world.entities()[id].group == ravine_group) ravine_ = id;
-    if (world.entities()[id].group == rock_group_) {  // rocks placed at the start, if any
-      rock_of_entity_[id] = static_cast<std::int64_t>(rocks_.size());
-      rocks_.push_back({id});
-      ++live_rocks_;
-    }
+    if (world.entities()[id].group == rock_group_) add_rock({id});  // rocks placed at the start, if any
   }
 
   // The rock shapes: the group's model at seeded scales, one voxel size for all.
@@ -186,12 +182,22 @@ void Rockfall::release_rock(Animation& world) {
     const Vec3 d = world.states()[r.entity].position_m - s.position_m;
     if (glm::dot(d, d) < reach * reach) return;
   }
-  const EntityId id = world.spawn(model, s);
-  if (id >= rock_of_entity_.size()) rock_of_entity_.resize(id + std::size_t{1}, kNoRock);
-  rock_of_entity_[id] = static_cast<std::int64_t>(rocks_.size());
-  rocks_.push_back({id});
-  ++live_rocks_;
+  add_rock({world.spawn(model, s)});
   ++released_;
+}
+
+void Rockfall::add_rock(const Rock& rock) {
+  if (rock.entity >= rock_of_entity_.size()) rock_of_entity_.resize(rock.entity + std::size_t{1}, kNoRock);
+  rock_of_entity_[rock.entity] = static_cast<std::int64_t>(rocks_.size());
+  rocks_.push_back(rock);
+  ++live_rocks_;
+}
+
+void Rockfall::drop_rock(Animation& world, std::size_t index) {
+  world.retire(rocks_[index].entity);
+  rock_of_entity_[rocks_[index].entity] = kNoRock;
+  rocks_[index].entity = kNoEntity;
+  --live_rocks_;
 }
 
 RockBreak Rockfall::break_rock(Animation& world, EntityId rock_entity, const Vec3& point_m, const Vec3& normal) {
@@ -241,10 +247,7 @@ RockBreak Rockfall::break_rock(Animation& world, EntityId rock_entity, const Vec
 
   for (std::size_t k = pieces.fragments.size(); k < masses.size(); ++k)
     result.debris_momentum_kgmps += masses[k].mass_kg * motion[k].linear_velocity_mps;
-  world.retire(rock.entity);
-  rock_of_entity_[rock.entity] = kNoRock;
-  rocks_[index].entity = kNoEntity;
-  --live_rocks_;
+  drop_rock(world, index);
   for (std::size_t k = 0; k < fragment_models.size(); ++k) {
     const ModelId model = fragment_models[k];
     EntityState fs;
@@ -253,11 +256,8 @@ RockBreak Rockfall::break_rock(Animation& world, EntityId rock_entity, const Vec
     fs.linear_velocity_mps = motion[k].linear_velocity_mps;
     fs.angular_velocity_radps = motion[k].angular_velocity_radps;
     const EntityId id = world.spawn(model, fs);
-    if (id >= rock_of_entity_.size()) rock_of_entity_.resize(id + std::size_t{1}, kNoRock);
-    rock_of_entity_[id] = static_cast<std::int64_t>(rocks_.size());
     // A fragment of a rock touching the player is not a new hit while it goes on touching.
-    rocks_.push_back({id, rock.generation + 1, 0.0, rock.touching_player});
-    ++live_rocks_;
+    add_rock({id, rock.generation + 1, 0.0, rock.touching_player});
     result.fragments.push_back(id);
   }
   result.broken = true;
@@ -307,7 +307,8 @@ RockfallFrame Rockfall::after_step(Animation& world) {
   }
 
   // The player, and rest.
-  for (Rock& rock : rocks_) {
+  for (std::size_t r = 0; r < rocks_.size(); ++r) {
+    Rock& rock = rocks_[r];
     if (rock.entity == kNoEntity) continue;
     const Entity& e = world.entities()[rock.entity];
     const EntityState& s = world.states()[rock.entity];
@@ -318,10 +319,7 @@ RockfallFrame Rockfall::after_step(Animation& world) {
     const double speed = glm::length(s.linear_velocity_mps) + glm::length(s.angular_velocity_radps) * e.bounding_radius_m;
     rock.resting_s = speed < settings_.rest_speed_mps ? rock.resting_s + dt : 0.0;
     if (rock.resting_s >= settings_.rest_time_s) {
-      world.retire(rock.entity);
-      rock_of_entity_[rock.entity] = kNoRock;
-      rock.entity = kNoEntity;
-      --live_rocks_;
+      drop_rock(world, r);
       ++frame.retired;
     }
   }

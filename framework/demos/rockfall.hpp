@@ -82,6 +82,12 @@ class Rockfall {
   /// The height of the ravine's floor at (x, z): the top of its highest voxel column there.
   double floor_height_m(const Animation& world, double x_m, double z_m) const;
   void release_rock(Animation& world);
+  /// Appends `rock`, whose entity is in the world, to rocks_ and rock_of_entity_ and counts
+  /// it live: every rock enters the bookkeeping here (placed, released, a fragment).
+  void add_rock(const Rock& rock);
+  /// Retires rocks_[index]'s entity and takes it out of the bookkeeping: unmapped, its
+  /// entity kNoEntity (its slot stays until after_step compacts rocks_), one fewer live.
+  void drop_rock(Animation& world, std::size_t index);
   void place_player(const Vec3& feet_m, const Vec3& facing);
   /// The camera at the player's eye, looking along `facing` and look_up_deg up.
   CameraSettings eye_camera(const Animation& world, const Vec3& feet_m, const Vec3& facing) const;

@@ -2,33 +2,64 @@
 
 #include <unistd.h>
 
-#include <cstdio>
+#include <algorithm>
 
 namespace fovea {
 
-Progress::Progress(std::int64_t total_frames, bool enabled) : total_(total_frames), enabled_(enabled) {}
+Progress::Progress(std::int64_t total, bool enabled, Output output, std::FILE* stream)
+    : total_(total), enabled_(enabled), output_(output), stream_(stream) {}
 
 bool Progress::stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 
+bool Progress::due(std::int64_t done) {
+  if (!enabled_) return false;
+  if (output_ == Output::redrawn) {
+    const double now_ms = clock_.elapsed_ms();
+    if (now_ms - last_draw_ms_ < 200 && done < total_) return false;
+    last_draw_ms_ = now_ms;
+    return true;
+  }
+  const std::int64_t step = std::max<std::int64_t>(1, total_ / 20);
+  if (done / step == last_step_ && done < total_) return false;
+  if (done == last_done_) return false;
+  last_step_ = done / step;
+  last_done_ = done;
+  return true;
+}
+
+void Progress::update(std::int64_t done, const std::string& line) {
+  if (due(done)) show(line.c_str());
+}
+
 void Progress::update(std::int64_t frames_done) {
-  if (!enabled_) return;
+  if (!due(frames_done)) return;  // before formatting: `fovea run` calls this every frame
   const double now_ms = clock_.elapsed_ms();
-  if (now_ms - last_draw_ms_ < 200 && frames_done < total_) return;
-  last_draw_ms_ = now_ms;
   const double fps = now_ms > 0 ? 1000.0 * static_cast<double>(frames_done) / now_ms : 0;
   const double left_s = fps > 0 ? static_cast<double>(total_ - frames_done) / fps : 0;
   const double percent = total_ > 0 ? 100.0 * static_cast<double>(frames_done) / static_cast<double>(total_) : 100;
-  std::fprintf(stderr, "\r\033[Kframe %lld/%lld (%.0f%%)  %.0f frames/s  %.1f s left",
-               static_cast<long long>(frames_done), static_cast<long long>(total_), percent, fps, left_s);
-  std::fflush(stderr);
-  drawn_ = true;
+  char line[128];
+  std::snprintf(line, sizeof line, "frame %lld/%lld (%.0f%%)  %.0f frames/s  %.1f s left",
+                static_cast<long long>(frames_done), static_cast<long long>(total_), percent, fps, left_s);
+  show(line);
+}
+
+void Progress::show(const char* line) {
+  if (output_ == Output::redrawn) {
+    // Cleared first: a shorter line leaves nothing of the longer one before it.
+    std::fprintf(stream_, "\r\033[K%s", line);
+    drawn_ = true;
+  } else {
+    std::fprintf(stream_, "%s\n", line);
+  }
+  std::fflush(stream_);
 }
 
 void Progress::finish() {
   if (!drawn_) return;
-  std::fprintf(stderr, "\r\033[K");
-  std::fflush(stderr);
+  std::fprintf(stream_, "\r\033[K");
+  std::fflush(stream_);
   drawn_ = false;
+  last_draw_ms_ = -1e9;  // the next update draws the line again at once
 }
 
 }  // namespace fovea

@@ -78,4 +78,24 @@ void write_json_atomically(const std::filesystem::path& path, const nlohmann::or
   write_file_atomically(path, json.dump(2) + "\n");
 }
 
+void write_csv_atomically(const std::filesystem::path& path, const std::vector<std::string>& columns,
+                          const std::function<void(CsvWriter&)>& write_rows) {
+  const std::filesystem::path partial = path.string() + ".partial";
+  try {
+    // Closed before the rename: the writer's destructor closes the file.
+    {
+      CsvWriter csv(partial.string(), columns);
+      write_rows(csv);
+      csv.flush(true);
+    }
+    std::error_code ec;
+    std::filesystem::rename(partial, path, ec);
+    if (ec) throw std::runtime_error(path.string() + ": cannot write: " + ec.message());
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+    throw;
+  }
+}
+
 }  // namespace fovea

@@ -2,9 +2,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "record/csv_writer.hpp"
 
 namespace fovea {
 
@@ -30,5 +34,13 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 /// `json` indented by 2 with a final newline, written atomically as above (manifest.json,
 /// summary.json, a fit's JSON, sweep.json).
 void write_json_atomically(const std::filesystem::path& path, const nlohmann::ordered_json& json);
+
+/// A CSV file of `columns` whose rows `write_rows` writes, made durable (fsync) under
+/// `<path>.partial` and then renamed to `path`: a reader sees the old whole table or the new
+/// whole table, never part of one (a sweep's table.csv, a fit's conditions). Throws
+/// std::runtime_error, or what `write_rows` throws; the partial file of a failed write is
+/// removed.
+void write_csv_atomically(const std::filesystem::path& path, const std::vector<std::string>& columns,
+                          const std::function<void(CsvWriter&)>& write_rows);
 
 }  // namespace fovea

@@ -220,11 +220,15 @@ void parse_metrics(const StudyParser& p, const YAML::Node& node, const YAML::Mar
   }
 }
 
-/// The figure keys the plotting script knows (experiments/plots/study_figures.py).
+/// Each figure against the keys of its kind (figure_kinds()) and the table's columns.
 void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& study) {
   if (!node.IsSequence()) p.fail(node, node.Mark(), "figures", "expected a list of figures");
   const std::vector<std::string> columns = study.table_columns();
   const auto has_column = [&](const std::string& c) { return std::find(columns.begin(), columns.end(), c) != columns.end(); };
+  const std::vector<FigureKind>& kinds = figure_kinds();
+  std::string kind_names;  // "lines, distribution, scatter or ratio"
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    kind_names += (k == 0 ? "" : k + 1 == kinds.size() ? " or " : ", ") + kinds[k].name;
   std::set<std::string> files;
   for (std::size_t i = 0; i < node.size(); ++i) {
     const YAML::Node figure = node[i];
@@ -232,26 +236,12 @@ void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& 
     if (!figure.IsMap()) p.fail(figure, node.Mark(), path, "expected a map with file, kind, ...");
     const YAML::Node kind = figure["kind"];
     const std::string kind_text = kind && kind.IsScalar() ? kind.Scalar() : "";
-    std::vector<std::string> allowed = {"file", "kind", "title", "where", "panels", "rows", "series"};
-    std::vector<std::string> needed;
-    if (kind_text == "lines") {
-      allowed.insert(allowed.end(), {"x", "y", "log_x", "log_y", "x_label", "y_label"});
-      needed = {"x", "y"};
-    } else if (kind_text == "distribution") {
-      allowed.insert(allowed.end(), {"x", "column", "whiskers", "log_y", "x_label", "y_label"});
-      needed = {"x", "column"};
-    } else if (kind_text == "scatter") {
-      allowed.insert(allowed.end(), {"x", "y", "diagonal", "log", "x_label", "y_label"});
-      needed = {"x", "y"};
-    } else if (kind_text == "ratio") {
-      // Its series are the values of `compare` other than the reference.
-      allowed.erase(std::find(allowed.begin(), allowed.end(), "series"));
-      allowed.insert(allowed.end(), {"x", "y", "compare", "reference", "pair", "lines", "log_x", "log_y", "x_label", "y_label"});
-      needed = {"x", "y", "compare", "reference"};
-    } else {
-      p.fail(kind ? kind : figure, figure.Mark(), path + ".kind", "expected lines, distribution, scatter or ratio, found " +
-                                                                     (kind ? config::found_text(kind) : std::string("nothing")));
-    }
+    const auto of_kind = std::find_if(kinds.begin(), kinds.end(), [&](const FigureKind& k) { return k.name == kind_text; });
+    if (of_kind == kinds.end())
+      p.fail(kind ? kind : figure, figure.Mark(), path + ".kind",
+             "expected " + kind_names + ", found " + (kind ? config::found_text(kind) : std::string("nothing")));
+    const std::vector<std::string>& allowed = of_kind->keys;
+    const std::vector<std::string>& needed = of_kind->required;
     p.check_keys(figure, path, allowed);
     const YAML::Node file = figure["file"];
     const std::string file_name = p.name(file, figure.Mark(), path + ".file");
@@ -397,6 +387,25 @@ StudySettings parse_study(const StudyParser& p, const YAML::Node& root, const st
 }
 
 }  // namespace
+
+const std::vector<FigureKind>& figure_kinds() {
+  const auto with_common_keys = [](const std::vector<std::string>& own) {
+    std::vector<std::string> keys = {"file", "kind", "title", "where", "panels", "rows"};
+    keys.insert(keys.end(), own.begin(), own.end());
+    return keys;
+  };
+  static const std::vector<FigureKind> kinds = {
+      {"lines", with_common_keys({"series", "x", "y", "log_x", "log_y", "x_label", "y_label"}), {"x", "y"}},
+      {"distribution", with_common_keys({"series", "x", "column", "whiskers", "log_y", "x_label", "y_label"}),
+       {"x", "column"}},
+      {"scatter", with_common_keys({"series", "x", "y", "diagonal", "log", "x_label", "y_label"}), {"x", "y"}},
+      // No `series`: a ratio figure's series are the values of `compare` other than the reference.
+      {"ratio",
+       with_common_keys({"x", "y", "compare", "reference", "pair", "lines", "log_x", "log_y", "x_label", "y_label"}),
+       {"x", "y", "compare", "reference"}},
+  };
+  return kinds;
+}
 
 std::vector<std::string> StudySettings::factor_columns() const {
   std::vector<std::string> columns;

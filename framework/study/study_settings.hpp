@@ -54,6 +54,18 @@ struct MetricSpec {
   std::string where;  ///< file:line:col, for messages about a column frames.csv lacks
 };
 
+/// A kind of study figure and the keys its spec takes, as experiments/plots/study_figures.py
+/// draws it. The script keeps its own list; `python3 study_figures.py --keys` prints it, and a
+/// test (tests/plots/figure_keys.sh) checks that it is this one.
+struct FigureKind {
+  std::string name;
+  std::vector<std::string> keys;      ///< every key a spec of this kind may have, in the order messages list them
+  std::vector<std::string> required;  ///< the keys it must have
+};
+
+/// lines, distribution, scatter and ratio.
+const std::vector<FigureKind>& figure_kinds();
+
 struct StudySettings {
   std::string source;        ///< the study file as named by the user
   std::string name;          ///< folder name of its results

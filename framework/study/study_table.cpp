@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <stdexcept>
 
 #include "core/format.hpp"
 #include "record/column_stats.hpp"
 #include "record/csv_writer.hpp"
+#include "record/results_folder.hpp"
 
 namespace fovea {
 
@@ -88,9 +88,7 @@ std::vector<std::string> summarise_run(const StudySettings& study, const Planned
 }
 
 void write_study_table(const std::string& path, const std::vector<std::string>& columns, const StudyRows& rows) {
-  const std::string partial = path + ".partial";
-  {
-    CsvWriter csv(partial, columns);
+  write_csv_atomically(path, columns, [&](CsvWriter& csv) {
     for (const auto& [index, row] : rows) {
       if (row.size() != columns.size())
         throw std::runtime_error(path + ": run " + std::to_string(index) + " has " + std::to_string(row.size()) +
@@ -98,9 +96,7 @@ void write_study_table(const std::string& path, const std::vector<std::string>& 
       for (const std::string& cell : row) csv.cell(std::string_view(cell));
       csv.end_row(CsvWriter::Flush::later);
     }
-    csv.flush(true);
-  }
-  std::filesystem::rename(partial, path);
+  });
 }
 
 StudyRows read_study_table(const std::string& path, const std::vector<std::string>& columns) {

@@ -15,7 +15,16 @@ double yaw_of(const Quat& orientation) {
   return std::atan2(-right.z, right.x);
 }
 
+/// The agent's distance to its goal in the horizontal plane (x and z).
+double distance_to_goal_m(const SteeringAgent& agent, const Vec3& position_m) {
+  return std::hypot(agent.goal_m.x - position_m.x, agent.goal_m.z - position_m.z);
+}
+
 }  // namespace
+
+bool has_arrived(const SteeringAgent& agent, const Vec3& position_m) {
+  return distance_to_goal_m(agent, position_m) <= agent.arrive_radius_m;
+}
 
 SteeringStats steer_agents(std::span<EntityState> states, std::span<const std::uint32_t> entity_ids,
                            std::span<const SteeringAgent> agents, double standing_height_m, double dt_s) {
@@ -26,7 +35,7 @@ SteeringStats steer_agents(std::span<EntityState> states, std::span<const std::u
     EntityState& s = states[entity_ids[i]];
     const double to_goal_x_m = agent.goal_m.x - s.position_m.x;
     const double to_goal_z_m = agent.goal_m.z - s.position_m.z;
-    const double distance_m = std::hypot(to_goal_x_m, to_goal_z_m);
+    const double distance_m = distance_to_goal_m(agent, s.position_m);
     // Desired velocity = to_goal * speed / distance, speed = preferred * min(1, distance /
     // radius): inside the radius the factor is preferred / radius, with no division by a
     // distance that may be zero.
@@ -57,7 +66,7 @@ SteeringStats steer_agents(std::span<EntityState> states, std::span<const std::u
         moving ? std::atan2(s.linear_velocity_mps.x, s.linear_velocity_mps.z) : yaw_of(s.orientation);
     s.orientation = glm::angleAxis(yaw_rad, Vec3(0, 1, 0));
 
-    stats.arrived += distance_m <= agent.arrive_radius_m;
+    stats.arrived += has_arrived(agent, s.position_m);
     stats.moving += moving;
   }
   return stats;

@@ -20,6 +20,10 @@ struct SteeringAgent {
   double arrive_radius_m = 1.5;
 };
 
+/// Whether the agent at `position_m` has arrived: within arrive_radius_m of its goal,
+/// horizontally. What SteeringStats::arrived and the crowd's walkers_arrived count.
+bool has_arrived(const SteeringAgent& agent, const Vec3& position_m);
+
 /// Counts over the agents after a steering step, for the records.
 struct SteeringStats {
   std::uint32_t arrived = 0;  ///< within arrive_radius_m of the goal (horizontally)

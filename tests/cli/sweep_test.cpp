@@ -108,11 +108,22 @@ TEST_CASE("fovea sweep: runs a study into one table, and two shards merged give 
   CHECK(sweep["runs_total"] == 12);
   CHECK(sweep["runs_completed"] == 12);
   CHECK(sweep["shard"]["count"] == 1);
+  // Not a terminal: the progress is logged, a line at every twentieth of the runs, here every
+  // run, and the last one with nothing left.
+  std::vector<std::string> progress;
+  for (const std::string& line : lines_of(whole.err))
+    if (line.find(" runs done, ") != std::string::npos) progress.push_back(line);
+  REQUIRE(progress.size() == 12);
+  CHECK(progress[0].rfind("fovea sweep: 1 of 12 runs done, ", 0) == 0);
+  CHECK(progress[11].rfind("fovea sweep: 12 of 12 runs done, 0 running, ", 0) == 0);
+  CHECK(progress[11].find("left") == std::string::npos);
+  CHECK(whole.err.find('\r') == std::string::npos);
 
   // Shard 0 from the option, shard 1 as task 2 of a Slurm array numbered from 1.
   const auto first = run_process({kFovea, "sweep", "study.yaml", "--shard", "0/2", "--no-figures", "-q"}, dir.path());
   INFO(first.err);
   REQUIRE(first.status == 0);
+  CHECK(first.err.find("runs done") == std::string::npos);  // -q: no progress
   const auto second = run_process({"/usr/bin/env", "SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_COUNT=2",
                                    "SLURM_ARRAY_TASK_MIN=1", kFovea, "sweep", "study.yaml", "--no-figures", "-q"},
                                   dir.path());

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <stdexcept>
 
 #include "record/results_folder.hpp"
 #include "support/process.hpp"
@@ -35,4 +36,24 @@ TEST_CASE("write_file_atomically: replaces the whole file", "[record][folder]") 
   write_file_atomically(dir / "m.json", "second");
   CHECK(test::read_file(dir / "m.json") == "second");
   CHECK_FALSE(std::filesystem::exists(dir / "m.json.tmp"));
+}
+
+TEST_CASE("write_csv_atomically: the whole table or the one before, never a partial file", "[record][folder]") {
+  test::TempDir dir;
+  const auto path = dir / "table.csv";
+  write_csv_atomically(path, {"run", "x"}, [](CsvWriter& csv) {
+    csv.cell(std::int64_t{0}).cell(0.5).end_row(CsvWriter::Flush::later);
+    csv.cell(std::int64_t{1}).cell(2.0).end_row(CsvWriter::Flush::later);
+  });
+  CHECK(test::read_file(path) == "run,x\n0,0.5\n1,2\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "table.csv.partial"));
+  // A write that fails part way leaves the table before it, and no partial file.
+  CHECK_THROWS_WITH(write_csv_atomically(path, {"run", "x"},
+                                         [](CsvWriter& csv) {
+                                           csv.cell(std::int64_t{2}).cell(1.0).end_row();
+                                           throw std::runtime_error("stopped");
+                                         }),
+                    "stopped");
+  CHECK(test::read_file(path) == "run,x\n0,0.5\n1,2\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "table.csv.partial"));
 }

@@ -208,6 +208,14 @@ TEST_CASE("Study errors name the file, line, column and key", "[study]") {
             .empty());
   CHECK(with("x: budget, y: [p_true_mean]", "x: budget, y: [p_true_men]") ==
         "study.yaml:28:47: figures[0].y[0]: expected a column of the table, found \"p_true_men\"; did you mean 'p_true_mean'?");
+  // The kinds and their keys (figure_kinds()), listed in the message.
+  CHECK(with("kind: lines", "kind: bars") ==
+        "study.yaml:28:25: figures[0].kind: expected lines, distribution, scatter or ratio, found \"bars\"");
+  CHECK(with("kind: lines", "kind: ratio") ==
+        "study.yaml:28:61: figures[0].series: unknown key; expected one of file, kind, title, where, panels, rows, x, y, "
+        "compare, reference, pair, lines, log_x, log_y, x_label, y_label");
+  CHECK(with("kind: distribution, x: scheduler,", "kind: distribution,") ==
+        "study.yaml:29:5: figures[1].x: missing: a distribution figure needs it");
   CHECK(with("whiskers: [mean, p95]", "whiskers: [p5, p95]") ==
         "study.yaml:29:61: figures[1].column: the box needs the table column p_true_p5; add p5 to that metric's statistics");
   CHECK(with("  seed:\n    key: seed", "  seed:\n    key: seed\n    value: 3").find("factors.seed.value: unknown key; did you mean 'values'?") !=
