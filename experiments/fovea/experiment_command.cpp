@@ -396,7 +396,8 @@ int experiment_command(const ExperimentOptions& options) {
     bool quit = person && !screens.instructions(spec.task.instructions);
     int answered_this_session = 0;
     int last_break_at = 0;
-    Progress progress(sequence->planned(), !options.quiet && Progress::stderr_is_terminal());
+    Progress progress(sequence->planned(), !options.quiet && Progress::stderr_is_terminal(), Progress::Output::redrawn,
+                      stderr, "trial");
     while (!quit) {
       const std::optional<PlannedTrial> trial = sequence->next();
       if (!trial || stop_signal_received() != 0) break;

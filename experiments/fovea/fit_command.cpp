@@ -205,10 +205,9 @@ void print_table(const std::vector<const GroupFit*>& fits, double confidence, bo
 /// Writes <stem>_conditions.csv through a temporary file and a rename, as the other outputs.
 void write_conditions(const fs::path& path, const std::vector<const GroupFit*>& fits,
                       const std::vector<const Group*>& groups) {
-  const fs::path partial = path.string() + ".partial";
-  {
-    CsvWriter csv(partial.string(), {"participant", "eccentricity_deg", "gap_deg", "trials", "yes", "proportion_yes",
-                                     "fitted_probability"});
+  const std::vector<std::string> columns = {"participant", "eccentricity_deg", "gap_deg", "trials", "yes",
+                                            "proportion_yes", "fitted_probability"};
+  write_csv_atomically(path, columns, [&](CsvWriter& csv) {
     for (std::size_t i = 0; i < fits.size(); ++i) {
       std::map<std::pair<double, double>, ConditionCount> conditions;
       for (const TrialOutcome& t : groups[i]->trials) {
@@ -224,9 +223,7 @@ void write_conditions(const fs::path& path, const std::vector<const GroupFit*>& 
         csv.end_row(CsvWriter::Flush::later);
       }
     }
-    csv.flush();
-  }
-  fs::rename(partial, path);
+  });
 }
 
 /// Draws the plots; returns false when the script ran and failed (it said why on stderr).

@@ -6,8 +6,8 @@
 
 namespace fovea {
 
-Progress::Progress(std::int64_t total, bool enabled, Output output, std::FILE* stream)
-    : total_(total), enabled_(enabled), output_(output), stream_(stream) {}
+Progress::Progress(std::int64_t total, bool enabled, Output output, std::FILE* stream, const char* unit)
+    : total_(total), enabled_(enabled), output_(output), stream_(stream), unit_(unit) {}
 
 bool Progress::stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 
@@ -31,15 +31,15 @@ void Progress::update(std::int64_t done, const std::string& line) {
   if (due(done)) show(line.c_str());
 }
 
-void Progress::update(std::int64_t frames_done) {
-  if (!due(frames_done)) return;  // before formatting: `fovea run` calls this every frame
+void Progress::update(std::int64_t done) {
+  if (!due(done)) return;  // before formatting: `fovea run` calls this every frame
   const double now_ms = clock_.elapsed_ms();
-  const double fps = now_ms > 0 ? 1000.0 * static_cast<double>(frames_done) / now_ms : 0;
-  const double left_s = fps > 0 ? static_cast<double>(total_ - frames_done) / fps : 0;
-  const double percent = total_ > 0 ? 100.0 * static_cast<double>(frames_done) / static_cast<double>(total_) : 100;
-  char line[128];
-  std::snprintf(line, sizeof line, "frame %lld/%lld (%.0f%%)  %.0f frames/s  %.1f s left",
-                static_cast<long long>(frames_done), static_cast<long long>(total_), percent, fps, left_s);
+  const double rate = now_ms > 0 ? 1000.0 * static_cast<double>(done) / now_ms : 0;
+  const double left_s = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
+  const double percent = total_ > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100;
+  char line[160];
+  std::snprintf(line, sizeof line, "%s %lld/%lld (%.0f%%)  %.0f %ss/s  %.1f s left", unit_,
+                static_cast<long long>(done), static_cast<long long>(total_), percent, rate, unit_, left_s);
   show(line);
 }
 

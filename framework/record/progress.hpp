@@ -19,11 +19,13 @@ class Progress {
     redrawn,  ///< one line rewritten in place, at most five times a second (a terminal)
     logged,   ///< a line of its own at every twentieth of the total (a log file)
   };
-  /// `stream` is stderr but in tests; not owned.
-  Progress(std::int64_t total, bool enabled, Output output = Output::redrawn, std::FILE* stream = stderr);
+  /// `stream` is stderr but in tests; not owned. `unit` names a step in update(done)'s line
+  /// ("frame", "trial"); a string literal.
+  Progress(std::int64_t total, bool enabled, Output output = Output::redrawn, std::FILE* stream = stderr,
+           const char* unit = "frame");
 
-  /// `fovea run`'s line: "frame 74944/300000 (25%)  16288 frames/s  13.8 s left".
-  void update(std::int64_t frames_done);
+  /// The line of `done` steps: "frame 74944/300000 (25%)  16288 frames/s  13.8 s left".
+  void update(std::int64_t done);
   /// The caller's line for `done` steps, shown when one is due. Redrawn: when 200 ms have
   /// passed since the last (or finish() cleared it). Logged: at the first update and when
   /// `done` reaches another twentieth of the total, never twice for one `done`. The last
@@ -46,6 +48,7 @@ class Progress {
   bool enabled_;
   Output output_;
   std::FILE* stream_;
+  const char* unit_;
   bool drawn_ = false;  ///< a redrawn line is on the screen
   Stopwatch clock_;
   double last_draw_ms_ = -1e9;

@@ -85,3 +85,12 @@ TEST_CASE("Progress: fovea run's frame line, and nothing when disabled", "[recor
   off.finish();
   CHECK(quiet.text().empty());
 }
+
+TEST_CASE("Progress: another unit names its steps (fovea experiment's trials)", "[record][progress]") {
+  Captured out;
+  Progress progress(520, true, Progress::Output::logged, out.file(), "trial");
+  progress.update(26);
+  const std::string text = out.text();
+  CHECK(text.rfind("trial 26/520 (5%)  ", 0) == 0);
+  CHECK(text.find(" trials/s  ") != std::string::npos);
+}
