@@ -26,7 +26,6 @@
 #include "config/config.hpp"
 #include "core/stopwatch.hpp"
 #include "render/viewer.hpp"
-#include "run/stepper.hpp"
 
 using namespace fovea;
 
@@ -52,8 +51,7 @@ Result measure(int entities, int frames, const RenderSettings& render) {
       config::set_override("world.entities[1].count=" + std::to_string(entities - balls))};
   const config::LoadedConfig loaded = config::load_config_file(FOVEA_SOURCE_DIR "/configs/default.yaml", overrides);
   Viewer viewer(render, DisplayMode::offscreen, loaded.settings.perception.view.screen, "bench");
-  Stepper stepper(std::make_unique<Animation>(static_cast<const AnimationSettings&>(loaded.settings), 1), nullptr);
-  Animation& world = stepper.world();
+  Animation world(static_cast<const AnimationSettings&>(loaded.settings), 1);
   viewer.attach(world);
   Result r;
   r.entities = entities;
@@ -66,7 +64,7 @@ Result measure(int entities, int frames, const RenderSettings& render) {
   for (int f = 0; f < frames; ++f) {
     Stopwatch frame;
     Stopwatch clock;
-    stepper.step();
+    world.step();
     r.step_ms.push_back(clock.elapsed_ms());
     clock.restart();
     viewer.draw(world, 1, "bench");

@@ -259,7 +259,7 @@ int run_command(const RunOptions& options) {
   const RunOutcome outcome = run_frames(stepper, plan, folder, manifest, &window, stop_signal_received);
   stop_signals.reset();
 
-  if (outcome.failed) std::cerr << "fovea: " << outcome.error << "\n";
+  for (const std::string& error : outcome.errors) std::cerr << "fovea: " << error << "\n";
   if (outcome.summarised && !options.quiet)
     std::cerr << "fovea: " << outcome.frames_done << " frames of " << stepper.world().live_entity_count() << " entities in "
               << format_significant(outcome.wall_s) << " s ("

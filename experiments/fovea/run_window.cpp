@@ -37,7 +37,7 @@ RunWindow::RunWindow(Viewer* viewer, const Settings& settings, std::filesystem::
   if (viewer_) viewer_->set_target_frame_ms(1000.0 * frame_period_s(settings));
 }
 
-RunHooks::Next RunWindow::before_frame(Stepper& stepper) {
+RunHooks::Next RunWindow::before_frame(Stepper& stepper, std::int64_t frames_done) {
   if (viewer_) {
     if (!viewer_->poll_events(stepper.world())) return Next::stop;
     ViewerControls& controls = viewer_->controls();
@@ -47,10 +47,10 @@ RunHooks::Next RunWindow::before_frame(Stepper& stepper) {
     }
     if (controls.paused && !controls.step_once) {
       // Paused: the picture stays live (camera, panel) without stepping the world.
-      viewer_->draw(stepper.world(), static_cast<std::uint64_t>(settings_.seed), status_line(stepper, frames_done_, true));
+      viewer_->draw(stepper.world(), static_cast<std::uint64_t>(settings_.seed), status_line(stepper, frames_done, true));
       if (controls.screenshot) {
         controls.screenshot = false;
-        take_screenshot(frames_done_ - 1);
+        take_screenshot(frames_done - 1);
       }
       viewer_->present();
       // Without vsync nothing holds a paused loop back: redraw at most every 15 ms.
@@ -67,15 +67,15 @@ RunHooks::Next RunWindow::before_frame(Stepper& stepper) {
   return Next::step;
 }
 
-void RunWindow::after_step(Stepper& stepper, FrameMeasures& measures) {
+void RunWindow::after_step(Stepper& stepper, std::int64_t frame, FrameMeasures& measures) {
   if (!viewer_) return;
   Animation& world = stepper.world();
   measures.render_ms =
-      viewer_->draw(world, static_cast<std::uint64_t>(settings_.seed), status_line(stepper, frames_done_ + 1, false));
-  if (!capture_folder_.empty() && frames_done_ % capture_every_ == 0) capture_ = viewer_->capture();
+      viewer_->draw(world, static_cast<std::uint64_t>(settings_.seed), status_line(stepper, frame + 1, false));
+  if (!capture_folder_.empty() && frame % capture_every_ == 0) capture_ = viewer_->capture();
   if (viewer_->controls().screenshot) {
     viewer_->controls().screenshot = false;
-    take_screenshot(frames_done_);
+    take_screenshot(frame);
   }
   measures.frame_interval_ms = viewer_->present();
   const FrameMetrics& metrics = stepper.last().stats.metrics;
@@ -83,7 +83,6 @@ void RunWindow::after_step(Stepper& stepper, FrameMeasures& measures) {
 }
 
 std::string RunWindow::after_record(std::int64_t frame) {
-  ++frames_done_;
   if (!capture_) return "";
   std::optional<Image> picture = std::move(capture_);
   capture_.reset();

@@ -30,9 +30,9 @@ class RunWindow : public RunHooks {
   /// The pace: render.target_fps, or one frame per time step (real time).
   static double frame_period_s(const Settings& settings);
 
-  Next before_frame(Stepper& stepper) override;
+  Next before_frame(Stepper& stepper, std::int64_t frames_done) override;
   bool player_follows_camera() const override { return player_follows_camera_; }
-  void after_step(Stepper& stepper, FrameMeasures& measures) override;
+  void after_step(Stepper& stepper, std::int64_t frame, FrameMeasures& measures) override;
   std::string after_record(std::int64_t frame) override;
   void take_events(std::vector<std::string>& events) override;
 
@@ -50,7 +50,6 @@ class RunWindow : public RunHooks {
   std::int64_t capture_every_;
   bool player_follows_camera_;
   FramePacer pacer_;
-  std::int64_t frames_done_ = 0;     ///< frames of the run recorded (not reset by a reset)
   std::optional<Image> capture_;     ///< read before the frame is shown, written after it is logged
   std::vector<std::string> events_;  ///< this class's own events (reset, screenshots), before the panel's
 };

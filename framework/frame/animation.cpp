@@ -237,6 +237,7 @@ void Animation::metrics_phase(const FrameGaze& gaze, FrameStats& stats) {
   if (!scheduler_->uses_priority()) perceive_at_frame_start(narrowphase_, states_, viewing(gaze));
   stats.collisions = static_cast<std::int64_t>(narrowphase_.size());
   stats.sphere_tests = narrowphase_.sphere_tests();
+  perceive_at_frame_end(narrowphase_, states_, viewing(gaze));
   stats.metrics = meter_.measure(narrowphase_, states_, viewing(gaze), entities_.size());
 }
 

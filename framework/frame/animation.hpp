@@ -1,8 +1,7 @@
 #pragma once
 
-#include <array>
-#include <optional>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -101,7 +100,8 @@ class Animation {
   const SphereTree& sphere_tree(ModelId model) const { return library_.trees()[model]; }
   /// Wall-clock time spent building or reading sphere trees when the world was made.
   double sphere_tree_build_ms() const { return library_.build_ms(); }
-  /// Whether some model so far grows its sphere tree on demand (frame/model_library.hpp).
+  /// Whether some group's models grow their sphere trees on demand, or some model added so
+  /// far does (frame/model_library.hpp).
   bool grows_trees_on_demand() const { return library_.grows_trees_on_demand(); }
   std::span<const Entity> entities() const { return entities_; }
   std::span<const EntityState> states() const { return states_; }

@@ -34,6 +34,11 @@ bool grows_tree_on_demand(const EntityGroupSettings& group, ModelLifetime lifeti
   return !from_file && (group.sphere_tree.on_demand || lifetime == ModelLifetime::released_when_unused);
 }
 
+ModelLibrary::ModelLibrary(std::vector<EntityGroupSettings> groups) : groups_(std::move(groups)) {
+  for (const EntityGroupSettings& group : groups_)
+    if (grows_tree_on_demand(group, ModelLifetime::kept, true)) grows_trees_on_demand_ = true;
+}
+
 std::vector<std::vector<ModelId>> ModelLibrary::install_groups(std::uint64_t seed, std::vector<InstalledModel>& installed) {
   // One model per (group, variant), shared by the group's entities, with its sphere tree.
   // Only rocks are seeded, so other shapes build one model whatever `variants` says. The

@@ -63,8 +63,9 @@ struct InstalledModel {
 /// a renderer that a slot holds a new model. Everything is by ModelId.
 class ModelLibrary {
  public:
-  /// The models of `groups` (WorldSettings::entities); nothing is built yet.
-  explicit ModelLibrary(std::vector<EntityGroupSettings> groups) : groups_(std::move(groups)) {}
+  /// The models of `groups` (WorldSettings::entities, copied: a world's groups never change
+  /// once it is made); nothing is built yet.
+  explicit ModelLibrary(std::vector<EntityGroupSettings> groups);
 
   /// Builds (or reads) the models of every group with entities: one per rock variant, one
   /// for other shapes, each seeded from `seed`, its tree built or read from the group's .sph
@@ -99,7 +100,8 @@ class ModelLibrary {
   /// Wall-clock time building or reading whole trees and starting on-demand ones for models
   /// installed before the first frame.
   double build_ms() const { return build_ms_; }
-  /// Whether some model installed so far grows its tree on demand.
+  /// Whether some group's models grow their trees on demand, whatever its count, or some
+  /// model installed so far does: the world reports tree growth from the start.
   bool grows_trees_on_demand() const { return grows_trees_on_demand_; }
 
  private:

@@ -18,7 +18,7 @@ void InaccuracyMeter::clear_model(ModelId id) {
   if (id < exact_shapes_.size()) exact_shapes_[id].reset();
 }
 
-FrameMetrics InaccuracyMeter::measure(NarrowPhase& narrowphase, std::span<const EntityState> states,
+FrameMetrics InaccuracyMeter::measure(const NarrowPhase& narrowphase, std::span<const EntityState> states,
                                       const Viewing& viewing, std::size_t entity_count) {
   FrameMetrics m;
   reserve_geometric(truth_, std::max(narrowphase.slot_count(), entity_count));
@@ -26,17 +26,13 @@ FrameMetrics InaccuracyMeter::measure(NarrowPhase& narrowphase, std::span<const 
   m.nabla_true_m = ground_truth_ ? 0.0 : std::numeric_limits<double>::quiet_NaN();
   m.p_true = ground_truth_ ? 0.0 : std::numeric_limits<double>::quiet_NaN();
   for (const std::uint32_t slot : narrowphase.order()) {
-    Collision& c = narrowphase.collision(slot);
+    const Collision& c = narrowphase.collision(slot);
     const bool accepted = c.status == CollisionStatus::colliding;
     if (c.interrupted) {
       ++m.interrupted;
     } else {
       ++(accepted ? m.resolved_colliding : m.resolved_not_colliding);
     }
-    // A collision treated as real is placed again from its deepest spheres: where the
-    // response will push, and, when unresolved, the gap it may leave (004 section 3.4.2).
-    // One that never found an intersecting pair is where the start of the frame put it.
-    if (accepted && c.tested_any) perceive_collision(narrowphase, slot, states, viewing, GapAt::deepest_spheres);
     const bool unresolved_accepted = accepted && c.interrupted;
     if (unresolved_accepted) {
       m.nabla_est_m += c.gap_bound_m;

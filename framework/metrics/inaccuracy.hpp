@@ -47,7 +47,6 @@ struct CollisionTruth {
 class InaccuracyMeter {
  public:
   explicit InaccuracyMeter(bool ground_truth) : ground_truth_(ground_truth) {}
-  bool ground_truth() const { return ground_truth_; }
 
   /// Model `id` is now `model` (its entities' positions at `centre_of_mass_model_m`): its
   /// exact shape is built, with ground truth on.
@@ -55,11 +54,11 @@ class InaccuracyMeter {
   /// Model `id` was released: its exact shape goes.
   void clear_model(ModelId id);
 
-  /// Counts the outcomes of the frame's collisions, places those treated as colliding again
-  /// from their deepest spheres (where the response will push and the gap they may leave),
-  /// and sums nabla and P over those accepted unresolved, with the ground truth beside.
-  /// `entity_count` sizes the side table ahead of the collisions that many entities make.
-  FrameMetrics measure(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
+  /// Counts the outcomes of the frame's collisions and sums nabla and P over those accepted
+  /// unresolved, as placed at the end of the frame (perceive_at_frame_end), with the ground
+  /// truth beside. `entity_count` sizes the side table ahead of the collisions that many
+  /// entities make.
+  FrameMetrics measure(const NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
                        std::size_t entity_count);
 
   /// The exact test's verdict on the collision in `slot` in the last measure().

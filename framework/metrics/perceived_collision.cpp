@@ -25,4 +25,12 @@ void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntitySta
   for (const std::uint32_t slot : narrowphase.order()) perceive_collision(narrowphase, slot, states, viewing, GapAt::frame_start);
 }
 
+void perceive_at_frame_end(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing) {
+  for (const std::uint32_t slot : narrowphase.order()) {
+    const Collision& c = narrowphase.collision(slot);
+    if (c.status == CollisionStatus::colliding && c.tested_any)
+      perceive_collision(narrowphase, slot, states, viewing, GapAt::deepest_spheres);
+  }
+}
+
 }  // namespace fovea

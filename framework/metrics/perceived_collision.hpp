@@ -36,4 +36,10 @@ void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<
 /// Every collision, in list order, at GapAt::frame_start: the priorities a scheduler reads.
 void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing);
 
+/// Every collision treated as colliding that found an intersecting sphere pair, placed again
+/// from its deepest spheres (GapAt::deepest_spheres): where the response will push and, when
+/// unresolved, the gap it may leave (004 section 3.4.2). The rest stay where the start of the
+/// frame put them. What InaccuracyMeter::measure sums.
+void perceive_at_frame_end(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing);
+
 }  // namespace fovea

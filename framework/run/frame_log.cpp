@@ -5,16 +5,22 @@
 
 namespace fovea {
 
-std::vector<std::string> FrameLog::columns(const FrameLogColumns& optional) {
+namespace {
+
+std::vector<std::string> names_of(const std::vector<FrameColumn>& columns) {
   std::vector<std::string> names;
-  for (const FrameColumn& c : frame_columns(optional)) names.push_back(c.name);
+  for (const FrameColumn& c : columns) names.push_back(c.name);
   return names;
 }
+
+}  // namespace
+
+std::vector<std::string> FrameLog::columns(const FrameLogColumns& optional) { return names_of(frame_columns(optional)); }
 
 FrameLog::FrameLog(const std::string& path, FrameLogColumns optional)
     : demo_count_(optional.demo.size()),
       columns_(frame_columns(optional)),
-      csv_(path, columns(optional)),
+      csv_(path, names_of(columns_)),
       stats_(columns_.size()) {}
 
 void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures, std::span<const double> demo_values) {
@@ -53,6 +59,8 @@ nlohmann::ordered_json FrameLog::column_summaries() const {
   return j;
 }
 
+// Every column that has a value in every row samples alike; the first, the frame index, is
+// one (kept for this though it is not summarised).
 std::int64_t FrameLog::quantile_stride() const { return stats_.empty() ? 1 : stats_.front().stride(); }
 
 }  // namespace fovea

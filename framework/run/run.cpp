@@ -136,7 +136,7 @@ RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesyst
     while (outcome.frames_done < plan.frames) {
       if (stop_signal() != 0) break;
       if (hooks) {
-        const RunHooks::Next next = hooks->before_frame(stepper);
+        const RunHooks::Next next = hooks->before_frame(stepper, outcome.frames_done);
         records.write_events(*hooks, stepper.world().frames_done());
         if (next == RunHooks::Next::stop) {
           window_closed = true;
@@ -146,7 +146,7 @@ RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesyst
       }
       RunFrame& frame = stepper.step(hooks && hooks->player_follows_camera());
       if (hooks) {
-        hooks->after_step(stepper, frame.measures);
+        hooks->after_step(stepper, outcome.frames_done, frame.measures);
         records.write_events(*hooks, stepper.world().frames_done());
       }
       records.write_frame(frame, stepper.world());
@@ -158,7 +158,7 @@ RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesyst
         // A picture that cannot be written stops the run, its frames and summary kept.
         if (std::string problem = hooks->after_record(outcome.frames_done - 1); !problem.empty()) {
           outcome.failed = true;
-          outcome.error = std::move(problem);
+          outcome.errors.push_back(std::move(problem));
           break;
         }
       }
@@ -179,9 +179,11 @@ RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesyst
     write_json_atomically(folder / "summary.json", summary_json(stepper, plan, outcome, totals, records.frames()));
     outcome.summarised = true;
   } catch (const std::exception& e) {
+    // Records that could not be written: the run failed, whatever signal came too.
     outcome.failed = true;
+    outcome.stop_signal = 0;
     outcome.interrupted = outcome.frames_done < plan.frames;
-    outcome.error = e.what();
+    outcome.errors.push_back(e.what());
     outcome.wall_s = wall.elapsed_ms() / 1000.0;
   }
 
@@ -192,8 +194,9 @@ RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesyst
   try {
     write_json_atomically(folder / "manifest.json", to_json(manifest));
   } catch (const std::exception& e) {
-    if (!outcome.failed) outcome.error = e.what();
     outcome.failed = true;
+    outcome.stop_signal = 0;
+    outcome.errors.push_back(e.what());
   }
   return outcome;
 }

@@ -31,14 +31,17 @@ class RunHooks {
     stop,  ///< end the run here (the window was closed): the results are complete
   };
   virtual ~RunHooks() = default;
-  /// Before each frame: the window's events, a reset (Stepper::replace), pause, and the
-  /// wait for the frame's time when paced.
-  virtual Next before_frame(Stepper& stepper) = 0;
+  /// Before each frame, `frames_done` frames recorded so far: the window's events, a reset
+  /// (Stepper::replace: only here), pause, and the wait for the frame's time when paced.
+  virtual Next before_frame(Stepper& stepper, std::int64_t frames_done) = 0;
   /// Whether the rockfall's player follows the camera this frame (Stepper::step).
   virtual bool player_follows_camera() const { return false; }
-  /// After the step, before the frame is recorded: draw it, and fill what drawing measures
+  /// After the step of the run's frame `frame` (0 for the first, counted over the whole run,
+  /// resets included), before it is recorded: draw it, and fill what drawing measures
   /// (FrameMeasures::render_ms, frame_interval_ms).
-  virtual void after_step(Stepper& stepper, FrameMeasures& measures) { (void)stepper, (void)measures; }
+  virtual void after_step(Stepper& stepper, std::int64_t frame, FrameMeasures& measures) {
+    (void)stepper, (void)frame, (void)measures;
+  }
   /// After frame `frame` is recorded. Returns "" to go on, or why the run must stop (a
   /// picture that could not be written): the run then ends failed, its frames kept.
   virtual std::string after_record(std::int64_t frame) { (void)frame; return ""; }
@@ -53,11 +56,12 @@ struct RunOutcome {
   bool interrupted = false;
   int stop_signal = 0;   ///< the signal that asked the run to stop (SIGINT, SIGTERM), or 0
   bool failed = false;   ///< its results, or a picture asked for, could not be written
-  std::string error;     ///< why it failed
+  std::vector<std::string> errors;  ///< why it failed, in the order things went wrong
   double wall_s = 0;     ///< wall-clock time of the loop
   bool summarised = false;  ///< summary.json was written
   /// The exit status the run ends the process with (docs/cli.md): 128 + the signal when
-  /// stopped by one (130 for SIGINT), else 1 when failed, else 0.
+  /// stopped by one (130 for SIGINT), else 1 when failed, else 0. A signal outranks a
+  /// picture that could not be written, not a record: stop_signal is then 0.
   int exit_status() const { return stop_signal != 0 ? 128 + stop_signal : failed ? 1 : 0; }
 };
 

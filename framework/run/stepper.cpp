@@ -27,6 +27,7 @@ void Stepper::replace(std::unique_ptr<Animation> world, std::unique_ptr<Demo> de
   assert(world);
   world_ = std::move(world);
   demo_ = std::move(demo);
+  frame_ = RunFrame{};  // the last frame's demo values were the old demo's
 }
 
 }  // namespace fovea

@@ -36,7 +36,7 @@ class Stepper {
   const Animation& world() const { return *world_; }
   Demo* demo() { return demo_.get(); }
   const Demo* demo() const { return demo_.get(); }
-  /// The last frame step() made.
+  /// The last frame step() made (empty after replace()).
   const RunFrame& last() const { return frame_; }
 
  private:

@@ -77,7 +77,7 @@ Layers read_layers() {
 /// One `#include` of a framework file.
 struct Include {
   std::string from_folder;
-  std::string file;   ///< framework/world/animation.hpp
+  std::string file;   ///< framework/frame/animation.hpp
   int line = 0;
   std::string text;   ///< what is included: "narrowphase/narrow_phase.hpp" or <vector>
   bool angled = false;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.hpp"
+#include "core/hash.hpp"
 #include "run/run.hpp"
 #include "support/csv_text.hpp"
 #include "support/process.hpp"
@@ -45,7 +46,7 @@ std::size_t rows_of(const std::filesystem::path& csv) { return test::lines_of(te
 class ScriptedHooks : public RunHooks {
  public:
   explicit ScriptedHooks(std::int64_t frames, std::int64_t fail_at = -1) : frames_(frames), fail_at_(fail_at) {}
-  Next before_frame(Stepper& stepper) override {
+  Next before_frame(Stepper& stepper, std::int64_t) override {
     if (stepper.world().frames_done() >= frames_) return Next::stop;
     if (++calls_ % 2 == 0) {
       events_.push_back("paused");
@@ -53,7 +54,7 @@ class ScriptedHooks : public RunHooks {
     }
     return Next::step;
   }
-  void after_step(Stepper&, FrameMeasures& measures) override {
+  void after_step(Stepper&, std::int64_t, FrameMeasures& measures) override {
     measures.render_ms = 1.25;
     measures.frame_interval_ms = shown_++ == 0 ? std::numeric_limits<double>::quiet_NaN() : 10.0;
   }
@@ -73,7 +74,43 @@ class ScriptedHooks : public RunHooks {
 
 }  // namespace
 
-TEST_CASE("run_frames: the library's run records what fovea run records, to the byte", "[run]") {
+TEST_CASE("run_frames: stored hashes pin what three configs record", "[run][determinism]") {
+  // frames.csv without its wall-clock columns, then collisions.csv and gaze.csv where the run
+  // writes them. The values were computed from the records of the fovea of commit d29a2b0,
+  // before the frame, the metrics and the run loop became parts of their own, and the
+  // records of this library give the same (docs/architecture.md). A change that alters what a
+  // run computes or writes changes them; one that only moves code must not.
+  struct Case {
+    std::string config;
+    std::vector<std::string> sets;
+    std::uint64_t hash;
+  };
+  const std::vector<Case> cases = {
+      {kSource + "/configs/default.yaml",
+       {"frames=100", "ground_truth=true", "record.collisions=true", "record.gaze=true"},
+       17142351495873034546ull},
+      {kSource + "/configs/demos/crowd.yaml", {"frames=200"}, 10843033167699939422ull},
+      {kSource + "/configs/demos/rockfall.yaml", {"frames=400", "record.collisions=true"}, 12051049719925691478ull},
+  };
+  for (const Case& c : cases) {
+    INFO(c.config);
+    test::TempDir dir;
+    const config::LoadedConfig loaded = config::load_config_file(c.config, c.sets);
+    Stepper stepper = stepper_for(loaded);
+    const RunOutcome outcome = run_frames(stepper, plan_for(loaded), dir.path(), RunManifest{}, nullptr, never_stop);
+    REQUIRE(outcome.exit_status() == 0);
+    ByteHash hash;
+    hash.add(test::without_wall_clock(test::read_file(dir / "frames.csv")));
+    hash.add_separator();
+    for (const char* name : {"collisions.csv", "gaze.csv"}) {
+      hash.add(test::read_file(dir / name));  // "" when the run does not write it
+      hash.add_separator();
+    }
+    CHECK(hash.value() == c.hash);
+  }
+}
+
+TEST_CASE("run_frames: the library's run records what fovea run records", "[run]") {
   // The default scene with every optional file, and the rockfall, whose demo adds columns
   // and grows trees on demand.
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
@@ -115,6 +152,25 @@ TEST_CASE("run_frames: the library's run records what fovea run records, to the 
     CHECK(manifest["exit_status"] == 0);
     CHECK(manifest["frames_completed"] == loaded.settings.frames);
   }
+}
+
+TEST_CASE("run_frames: a group whose trees grow on demand has the tree columns, whatever its count", "[run]") {
+  // A study that sweeps a count through 0 gets tables of the same columns.
+  for (const char* count : {"count=0", "count=150"}) {
+    INFO(count);
+    test::TempDir dir;
+    const config::LoadedConfig loaded = config::load_config_file(
+        kSource + "/configs/default.yaml",
+        {"frames=3", "world.entities[0].sphere_tree.on_demand=true", std::string("world.entities[0].") + count});
+    Stepper stepper = stepper_for(loaded);
+    REQUIRE(run_frames(stepper, plan_for(loaded), dir.path(), RunManifest{}, nullptr, never_stop).exit_status() == 0);
+    CHECK(test::read_file(dir / "frames.csv").find(",tree_nodes_built,tree_nodes_evicted,tree_nodes,") != std::string::npos);
+  }
+  test::TempDir dir;
+  const config::LoadedConfig whole = config::load_config_file(kSource + "/configs/default.yaml", {"frames=3"});
+  Stepper stepper = stepper_for(whole);
+  REQUIRE(run_frames(stepper, plan_for(whole), dir.path(), RunManifest{}, nullptr, never_stop).exit_status() == 0);
+  CHECK(test::read_file(dir / "frames.csv").find("tree_nodes") == std::string::npos);
 }
 
 TEST_CASE("run_frames: a stop request ends the run between frames, every finished frame kept", "[run]") {
@@ -186,7 +242,7 @@ TEST_CASE("run_frames: a record that cannot be written ends the run failed, noth
     ScriptedHooks hooks(20, 3);
     const RunOutcome outcome = run_frames(stepper, plan_for(loaded), dir.path(), RunManifest{}, &hooks, never_stop);
     CHECK(outcome.failed);
-    CHECK(outcome.error == "--capture: disk full");
+    CHECK(outcome.errors == std::vector<std::string>{"--capture: disk full"});
     CHECK(outcome.frames_done == 4);
     CHECK(outcome.exit_status() == 1);
     CHECK(rows_of(dir / "frames.csv") == 4);
@@ -201,6 +257,29 @@ TEST_CASE("run_frames: a record that cannot be written ends the run failed, noth
     CHECK(outcome.failed);
     CHECK(outcome.frames_done == 0);
     CHECK(outcome.exit_status() == 1);
-    CHECK(outcome.error.find("frames.csv") != std::string::npos);
+    REQUIRE(outcome.errors.size() == 2);  // frames.csv, then manifest.json
+    CHECK(outcome.errors[0].find("frames.csv") != std::string::npos);
+    CHECK(outcome.errors[1].find("manifest.json") != std::string::npos);
+  }
+  SECTION("records that cannot be written outrank a stop request: exit status 1, no signal raised") {
+    test::TempDir dir;
+    Stepper stepper = stepper_for(loaded);
+    const RunOutcome outcome =
+        run_frames(stepper, plan_for(loaded), dir / "missing", RunManifest{}, nullptr, [] { return SIGINT; });
+    CHECK(outcome.failed);
+    CHECK(outcome.stop_signal == 0);
+    CHECK(outcome.exit_status() == 1);
+  }
+  SECTION("a picture that cannot be written does not outrank a stop request: 130, as before") {
+    test::TempDir dir;
+    Stepper stepper = stepper_for(loaded);
+    ScriptedHooks hooks(20, 0);
+    int asked = 0;
+    const RunOutcome outcome =
+        run_frames(stepper, plan_for(loaded), dir.path(), RunManifest{}, &hooks, [&] { return ++asked > 1 ? SIGTERM : 0; });
+    CHECK(outcome.failed);
+    CHECK(outcome.stop_signal == SIGTERM);
+    CHECK(outcome.exit_status() == 128 + SIGTERM);
+    CHECK(read_json(dir / "manifest.json")["status"] == "interrupted");
   }
 }
