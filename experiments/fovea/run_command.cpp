@@ -242,17 +242,7 @@ int run_command(const RunOptions& options) {
 
   Stepper stepper(std::move(world), std::move(demo));
   RunWindow window(viewer.get(), settings, folder, capture_folder, options.capture_every, player_follows_camera);
-  // With vsync a window shows at most one frame per refresh: a display slower than the
-  // target holds the world below real time. Said once, with the setting that fixes it.
-  const double period_s = RunWindow::frame_period_s(settings);
-  if (viewer && viewer->window().vsync() && !options.quiet) {
-    const int hz = viewer->window().refresh_hz();
-    if (hz > 0 && hz * period_s < 0.99)
-      std::cerr << "fovea: the display refreshes at " << hz << " Hz and the world steps "
-                << format_significant(1.0 / period_s) << " times a second: it runs at "
-                << format_significant(hz * period_s, 2) << " x real time (world.time_step_s: "
-                << format_significant(1.0 / hz, 4) << " or render.vsync: false keeps real time)\n";
-  }
+  if (!options.quiet) window.say_if_slower_than_real_time();
   const RunPlan plan{settings.frames, settings.record, viewer != nullptr, !options.quiet && Progress::stderr_is_terminal()};
 
   std::optional<StopSignals> stop_signals(std::in_place);

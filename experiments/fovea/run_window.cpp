@@ -4,6 +4,7 @@
 #include <iostream>
 #include <thread>
 
+#include "core/format.hpp"
 #include "trackers/trackers.hpp"
 
 namespace fovea {
@@ -35,6 +36,17 @@ RunWindow::RunWindow(Viewer* viewer, const Settings& settings, std::filesystem::
       player_follows_camera_(player_follows_camera),
       pacer_(frame_period_s(settings)) {
   if (viewer_) viewer_->set_target_frame_ms(1000.0 * frame_period_s(settings));
+}
+
+void RunWindow::say_if_slower_than_real_time() const {
+  if (!viewer_ || !viewer_->window().vsync()) return;
+  const double period_s = frame_period_s(settings_);
+  const int hz = viewer_->window().refresh_hz();
+  if (hz > 0 && hz * period_s < 0.99)
+    std::cerr << "fovea: the display refreshes at " << hz << " Hz and the world steps "
+              << format_significant(1.0 / period_s) << " times a second: it runs at "
+              << format_significant(hz * period_s, 2) << " x real time (world.time_step_s: "
+              << format_significant(1.0 / hz, 4) << " or render.vsync: false keeps real time)\n";
 }
 
 RunHooks::Next RunWindow::before_frame(Stepper& stepper, std::int64_t frames_done) {

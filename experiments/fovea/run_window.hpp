@@ -27,8 +27,9 @@ class RunWindow : public RunHooks {
   RunWindow(Viewer* viewer, const Settings& settings, std::filesystem::path results_folder,
             std::filesystem::path capture_folder, std::int64_t capture_every, bool player_follows_camera);
 
-  /// The pace: render.target_fps, or one frame per time step (real time).
-  static double frame_period_s(const Settings& settings);
+  /// With vsync a window shows at most one frame per refresh: a display slower than the
+  /// pace holds the world below real time. Says so on stderr, with the setting that fixes it.
+  void say_if_slower_than_real_time() const;
 
   Next before_frame(Stepper& stepper, std::int64_t frames_done) override;
   bool player_follows_camera() const override { return player_follows_camera_; }
@@ -42,6 +43,8 @@ class RunWindow : public RunHooks {
   void reset(Stepper& stepper);
   std::string status_line(const Stepper& stepper, std::int64_t frames_done, bool paused) const;
   void take_screenshot(std::int64_t run_frame);
+  /// The pace: render.target_fps, or one frame per time step (real time).
+  static double frame_period_s(const Settings& settings);
 
   Viewer* viewer_;
   const Settings& settings_;

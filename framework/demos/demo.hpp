@@ -32,9 +32,6 @@ class Demo {
   /// Names of the demo's frames.csv columns, and the last frame's values in that order.
   const std::vector<std::string>& columns() const { return columns_; }
   std::span<const double> values() const { return values_; }
-  /// Whether the demo adds models released when unused while it runs: the rockfall's
-  /// fragments, whose trees always grow on demand (frame/model_library.hpp).
-  bool adds_fragments() const { return rockfall_.has_value(); }
   /// One line for the window's status: "rocks 54, hits 3".
   std::string status() const;
   /// The rockfall's player, or null.

@@ -56,6 +56,8 @@ Rockfall::Rockfall(Animation& world, const RockfallSettings& settings, std::uint
     m.size_m = rock_model.size_m * m.resolution_voxels / rock_model.resolution_voxels;
     rock_models_.push_back(world.add_model(make_model(m, rng_.next_u64()), rock_group_, ModelLifetime::kept));
   }
+  // Broken rocks become fragments, models released when unused (break_rock).
+  world.expect_models(rock_group_, ModelLifetime::released_when_unused);
 
   // The player's walk: the config's path, or the ravine's middle from 15 % to 85 % of its length.
   path_ = settings.player.path;

@@ -56,6 +56,9 @@ class Animation {
   /// settings (whole or on demand; a .sph file is not used for it) and bounds. Throws
   /// ModelError for an empty model or unrepresentable mass.
   ModelId add_model(VoxelModel model, std::uint32_t group, ModelLifetime lifetime);
+  /// Says, before the first step, that models of `group` with `lifetime` will be added while
+  /// the world runs, so that grows_trees_on_demand() answers for them from the start.
+  void expect_models(std::uint32_t group, ModelLifetime lifetime) { library_.expect(group, lifetime); }
   /// A new dynamic entity of `model` (static if the model's group is) at `state`, in the
   /// broad phase from the next step.
   EntityId spawn(ModelId model, const EntityState& state);
@@ -100,8 +103,8 @@ class Animation {
   const SphereTree& sphere_tree(ModelId model) const { return library_.trees()[model]; }
   /// Wall-clock time spent building or reading sphere trees when the world was made.
   double sphere_tree_build_ms() const { return library_.build_ms(); }
-  /// Whether some group's models grow their sphere trees on demand, or some model added so
-  /// far does (frame/model_library.hpp).
+  /// Whether some group's models grow their sphere trees on demand, or some model added or
+  /// expected does (frame/model_library.hpp): the records then have the tree columns.
   bool grows_trees_on_demand() const { return library_.grows_trees_on_demand(); }
   std::span<const Entity> entities() const { return entities_; }
   std::span<const EntityState> states() const { return states_; }

@@ -153,6 +153,10 @@ InstalledModel ModelLibrary::install(VoxelModel model, std::uint32_t g, ModelLif
   return installed;
 }
 
+void ModelLibrary::expect(std::uint32_t group, ModelLifetime lifetime) {
+  if (grows_tree_on_demand(groups_[group], lifetime, false)) grows_trees_on_demand_ = true;
+}
+
 void ModelLibrary::remove_user(ModelId model) {
   if (--users_[model] == 0 && lifetimes_[model] == ModelLifetime::released_when_unused) to_check_.push_back(model);
 }

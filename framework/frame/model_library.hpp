@@ -81,6 +81,10 @@ class ModelLibrary {
   InstalledModel install(VoxelModel model, std::uint32_t group, ModelLifetime lifetime, bool read_tree_file,
                          std::int64_t frame);
 
+  /// Models of `group` with `lifetime` will be installed while the world runs (a rockfall's
+  /// fragments): whether their trees grow on demand is known before the first frame.
+  void expect(std::uint32_t group, ModelLifetime lifetime);
+
   /// An entity of `model` was made, or retired.
   void add_user(ModelId model) { ++users_[model]; }
   void remove_user(ModelId model);
@@ -101,7 +105,7 @@ class ModelLibrary {
   /// installed before the first frame.
   double build_ms() const { return build_ms_; }
   /// Whether some group's models grow their trees on demand, whatever its count, or some
-  /// model installed so far does: the world reports tree growth from the start.
+  /// model installed or expected does: the world reports tree growth from the start.
   bool grows_trees_on_demand() const { return grows_trees_on_demand_; }
 
  private:

@@ -36,8 +36,7 @@ struct RunTotals {
 class RunRecords {
  public:
   RunRecords(const std::filesystem::path& folder, const RunPlan& plan, const Stepper& stepper)
-      : wall_clock_(),
-        frames_((folder / "frames.csv").string(), frame_log_columns(plan, stepper)) {
+      : frames_((folder / "frames.csv").string(), frame_log_columns(plan, stepper)) {
     const bool ground_truth = stepper.world().settings().ground_truth;
     if (plan.record.collisions) collisions_.emplace((folder / "collisions.csv").string(), ground_truth);
     if (plan.record.gaze) gaze_.emplace((folder / "gaze.csv").string());
@@ -54,11 +53,11 @@ class RunRecords {
 
   /// The hooks' events since the last call, stamped with the run's clock and the frames the
   /// world has run.
-  void write_events(RunHooks& hooks, std::int64_t frames) {
+  void write_events(RunHooks& hooks, double wall_time_s, std::int64_t frames) {
     hooks.take_events(new_events_);
     if (events_)
       for (const std::string& e : new_events_) {
-        events_->cell(wall_clock_.elapsed_ms() / 1000.0).cell(frames).cell(std::string_view(e));
+        events_->cell(wall_time_s).cell(frames).cell(std::string_view(e));
         events_->end_row();
       }
     new_events_.clear();
@@ -69,14 +68,10 @@ class RunRecords {
  private:
   static FrameLogColumns frame_log_columns(const RunPlan& plan, const Stepper& stepper) {
     const Demo* demo = stepper.demo();
-    // Tree growth is reported when some tree grows on demand, or will: a demo that adds
-    // fragments adds models that always do (frame/model_library.hpp, grows_tree_on_demand).
-    const bool tree_growth = stepper.world().grows_trees_on_demand() || (demo && demo->adds_fragments());
-    return FrameLogColumns{stepper.world().settings().ground_truth, plan.rendered, tree_growth,
+    return FrameLogColumns{stepper.world().settings().ground_truth, plan.rendered, stepper.world().grows_trees_on_demand(),
                            demo ? demo->columns() : std::vector<std::string>{}};
   }
 
-  Stopwatch wall_clock_;
   FrameLog frames_;
   std::optional<CollisionLog> collisions_;
   std::optional<GazeLog> gaze_;
@@ -137,7 +132,7 @@ RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesyst
       if (stop_signal() != 0) break;
       if (hooks) {
         const RunHooks::Next next = hooks->before_frame(stepper, outcome.frames_done);
-        records.write_events(*hooks, stepper.world().frames_done());
+        records.write_events(*hooks, wall.elapsed_ms() / 1000.0, stepper.world().frames_done());
         if (next == RunHooks::Next::stop) {
           window_closed = true;
           break;
@@ -147,7 +142,7 @@ RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesyst
       RunFrame& frame = stepper.step(hooks && hooks->player_follows_camera());
       if (hooks) {
         hooks->after_step(stepper, outcome.frames_done, frame.measures);
-        records.write_events(*hooks, stepper.world().frames_done());
+        records.write_events(*hooks, wall.elapsed_ms() / 1000.0, stepper.world().frames_done());
       }
       records.write_frame(frame, stepper.world());
       print_gaze_messages(stepper.world(), gaze_messages);
