@@ -110,7 +110,11 @@ TEST_CASE("run_frames: stored hashes pin what three configs record", "[run][dete
   }
 }
 
-TEST_CASE("run_frames: the library's run records what fovea run records", "[run]") {
+TEST_CASE("run_frames: fovea run's options and hooks reach the run the library makes of the same config",
+          "[run]") {
+  // fovea run calls run_frames itself: what this catches is its own part, the plan it makes
+  // from the config and options and the hooks it passes headless (RunWindow paces nothing
+  // then), which must leave the records as the library alone writes them.
   // The default scene with every optional file, and the rockfall, whose demo adds columns
   // and grows trees on demand.
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
