@@ -3,7 +3,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <exception>
 #include <iostream>
+#include <new>
 
 #include "core/build_info.hpp"
 #include "fovea/experiment_command.hpp"
@@ -12,7 +14,9 @@
 #include "fovea/sweep_command.hpp"
 #include "fovea/tree_command.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_main(int argc, char** argv) {
   CLI::App app{"fovea: perceptually scheduled real-time collision handling for animation research.\n"
                "Runs voxel worlds from YAML configs and writes a results folder per run."};
   app.set_version_flag("--version", fovea::build_info().version + " (" + fovea::build_info().git_commit + ")");
@@ -254,4 +258,20 @@ int main(int argc, char** argv) {
     return fovea::fit_command(fit_options);
   }
   return fovea::kExitBadInput;
+}
+
+}  // namespace
+
+// Each command reports its own errors, by file, line and key. What none foresaw still ends
+// in one line and a non-zero exit, never in std::terminate's "terminate called ..." and an
+// abort: out of memory (a huge allocation a reader let through) and anything else.
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "fovea: out of memory; nothing more was done (a file larger than memory, or an absurd size in one?)\n";
+  } catch (const std::exception& e) {
+    std::cerr << "fovea: " << e.what() << "\n";
+  }
+  return fovea::kExitFailure;
 }

@@ -1,14 +1,14 @@
 #include "config/config.hpp"
 
 #include <cctype>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
+#include <yaml-cpp/eventhandler.h>
+
 #include "config/settings_schema.hpp"
+#include "core/file_read.hpp"
 #include "core/format.hpp"
 #include "core/setting_error.hpp"
 #include "gaze/replay_gaze.hpp"
@@ -18,6 +18,8 @@
 
 namespace fovea::config {
 namespace {
+
+void check_yaml_structure(const std::string& text, const std::string& source_name);
 
 /// One step of a key path: a map key, or a list index.
 struct PathStep {
@@ -88,8 +90,10 @@ void apply_override(YAML::Node& root, const Override& o, Sources& sources) {
   const std::string path = o.assignment.substr(0, equals);
   const std::vector<PathStep> steps = split_path(path, o);
   YAML::Node value;
+  const std::string value_text = o.assignment.substr(equals + 1);
   try {
-    value = YAML::Load(o.assignment.substr(equals + 1));
+    check_yaml_structure(value_text, o.shown_as);
+    value = YAML::Load(value_text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(o.shown_as + ": YAML syntax error in the value: " + e.msg);
   }
@@ -163,14 +167,11 @@ void check_duplicate_keys(const YAML::Node& node, const std::string& path, const
 }
 
 std::string read_text_file(const std::string& path, const char* what) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read " + what + ": is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read " + what + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path + ": cannot read " + what + ": " + std::strerror(errno));
-  return text.str();
+  try {
+    return read_regular_file(path, kMaxConfigFileBytes, what);
+  } catch (const FileReadError& e) {
+    throw ConfigError(e.what());
+  }
 }
 
 std::string position(const std::string& source_name, const YAML::Mark& mark) {
@@ -181,15 +182,8 @@ std::string position(const std::string& source_name, const YAML::Mark& mark) {
 /// Reads a perception-model file into `model` (keys it does not set keep their values);
 /// returns the keys it set, with where.
 std::map<std::string, std::string> read_perception_model_file(const std::string& path, PerceptionModelSettings& model) {
-  const std::string text = read_text_file(path, "perception model");
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(position(path, e.mark) + ": YAML syntax error: " + e.msg);
-  }
+  const YAML::Node root = load_yaml_document(read_text_file(path, "perception model"), path);
   Sources sources{path, {}};
-  check_duplicate_keys(root, "", sources);
   std::map<std::string, std::string> locations;
   ParseState state{sources, locations};
   perception_model_schema(false).parse(root, model, "", root.IsDefined() ? root.Mark() : YAML::Mark(), state);
@@ -406,11 +400,95 @@ void check_experiment(const LoadedExperiment& loaded) {
   }
 }
 
+/// What aliases may add to a document, in nodes: far more than any config shares through
+/// anchors (a few entity groups), far less than a walk of the document can afford.
+constexpr std::int64_t kMaxAliasNodes = 100'000;
+
+/// Checks a YAML text's structure on the parser's events, before any node is built or
+/// walked: nesting at most kMaxDepth deep, aliases adding at most kMaxAliasNodes nodes when
+/// expanded, and no alias inside its own anchor. yaml-cpp shares an aliased node rather than
+/// copying it, so a few hundred bytes of nested aliases ("billion laughs") make a document
+/// of billions of nodes for every walk that follows, and a self-containing anchor an endless
+/// one. Counting here costs one pass over the events, whatever the aliases expand to.
+class YamlStructureCheck final : public YAML::EventHandler {
+ public:
+  explicit YamlStructureCheck(const std::string& source_name) : source_name_(source_name) {}
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, const std::string&) override { leaf(anchor); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (anchor >= anchored_nodes_.size()) return;  // an unknown anchor: yaml-cpp reports it
+    if (anchored_nodes_[anchor] == kOpen)
+      throw ConfigError(position(source_name_, mark) + ": an alias (*name) inside the node its anchor (&name) marks "
+                                                       "would make an endless document");
+    nodes_ += anchored_nodes_[anchor];
+    alias_nodes_ += anchored_nodes_[anchor];
+    if (alias_nodes_ > kMaxAliasNodes)
+      throw ConfigError(position(source_name_, mark) + ": YAML aliases (*name) expand the document by more than " +
+                        std::to_string(kMaxAliasNodes) + " values by here; write the shared values out, or share fewer");
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  static constexpr std::int64_t kOpen = -1;
+
+  void mark_anchor(YAML::anchor_t anchor, std::int64_t nodes) {
+    if (anchor == YAML::NullAnchor) return;
+    if (anchor >= anchored_nodes_.size()) anchored_nodes_.resize(anchor + 1, 0);
+    anchored_nodes_[anchor] = nodes;
+  }
+  void leaf(YAML::anchor_t anchor) {
+    ++nodes_;
+    mark_anchor(anchor, 1);
+  }
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (static_cast<int>(open_.size()) >= kMaxDepth)
+      throw ConfigError(position(source_name_, mark) + ": nested deeper than " + std::to_string(kMaxDepth) +
+                        " levels of lists and maps; no config needs as many");
+    mark_anchor(anchor, kOpen);
+    open_.push_back({anchor, nodes_});
+    ++nodes_;
+  }
+  void close() {
+    const Open done = open_.back();
+    open_.pop_back();
+    mark_anchor(done.anchor, nodes_ - done.first_node);
+  }
+
+  struct Open {
+    YAML::anchor_t anchor;
+    std::int64_t first_node;  ///< nodes_ when it opened
+  };
+  const std::string& source_name_;
+  std::vector<Open> open_;
+  std::vector<std::int64_t> anchored_nodes_;  ///< by anchor: the nodes it stands for; kOpen while open
+  std::int64_t nodes_ = 0;                    ///< nodes so far, aliases expanded
+  std::int64_t alias_nodes_ = 0;              ///< of those, added by aliases
+};
+
+void check_yaml_structure(const std::string& text, const std::string& source_name) {
+  std::istringstream stream(text);
+  YAML::Parser parser(stream);
+  YamlStructureCheck check(source_name);
+  while (parser.HandleNextDocument(check)) {
+  }
+}
+
 }  // namespace
 
 YAML::Node load_yaml_document(const std::string& text, const std::string& source_name) {
   std::vector<YAML::Node> documents;
   try {
+    check_yaml_structure(text, source_name);
     documents = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(position(source_name, e.mark) + ": YAML syntax error: " + e.msg);
@@ -420,6 +498,11 @@ YAML::Node load_yaml_document(const std::string& text, const std::string& source
     throw ConfigError(position(source_name, documents[1].Mark()) +
                       ": a config is one YAML document; this is a second one (after ---)");
   YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
+  // Checked here, before any --set override is applied, so the file is blamed, not the
+  // command line.
+  if (root.IsDefined() && !root.IsNull() && !root.IsMap())
+    throw ConfigError(position(source_name, root.Mark()) + ": expected a map of keys at the top level, found " +
+                      found_text(root));
   check_duplicate_keys(root, "", Sources{source_name, {}});
   return root;
 }

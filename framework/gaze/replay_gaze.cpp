@@ -1,13 +1,16 @@
 #include "gaze/replay_gaze.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
 
+#include "core/file_read.hpp"
 #include "core/format.hpp"
 
 namespace fovea {
@@ -100,9 +103,7 @@ class Reader {
     return r;
   }
 
-  std::vector<GazeRecordRow> read() {
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) throw std::runtime_error(path_ + ": cannot open the gaze recording");
+  std::vector<GazeRecordRow> read(std::istream& in) {
     std::vector<GazeRecordRow> rows;
     std::optional<Columns> columns;
     std::string line;
@@ -135,7 +136,14 @@ class Reader {
 
 }  // namespace
 
-std::vector<GazeRecordRow> read_gaze_csv(const std::string& path) { return Reader(path).read(); }
+std::vector<GazeRecordRow> parse_gaze_csv(std::istream& in, const std::string& name) { return Reader(name).read(in); }
+
+std::vector<GazeRecordRow> read_gaze_csv(const std::string& path) {
+  check_regular_file(path, kMaxTableFileBytes, "gaze recording");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileReadError(path + ": cannot read the gaze recording: " + std::strerror(errno));
+  return parse_gaze_csv(in, path);
+}
 
 ReplayGaze::ReplayGaze(std::vector<GazeRecordRow> rows, double max_gap_s) : rows_(std::move(rows)), max_gap_s_(max_gap_s) {
   if (rows_.empty()) throw std::invalid_argument("a gaze replay needs at least one row");

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,11 @@ struct GazeRecordRow {
 /// Without one, columns are t_s, x_px, y_px[, valid] in that order. Empty lines and lines
 /// starting with '#' are skipped; times must increase strictly; a valid row needs finite
 /// coordinates, an invalid one may leave them empty. Throws std::runtime_error naming the
-/// file and line of the first problem.
+/// file and line of the first problem; FileReadError (core/file_read.hpp) for a path that is
+/// not a regular file of at most kMaxTableFileBytes.
 std::vector<GazeRecordRow> read_gaze_csv(const std::string& path);
+/// The same from a stream; `name` names it in messages.
+std::vector<GazeRecordRow> parse_gaze_csv(std::istream& in, const std::string& name);
 
 /// Plays a gaze recording back on the run's clock, like a tracker giving its newest sample:
 /// between two valid rows at most `max_gap_s` apart the point is interpolated linearly;

@@ -1,11 +1,8 @@
 #include "record/csv_reader.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "core/file_read.hpp"
 
 namespace fovea {
 
@@ -92,16 +89,7 @@ CsvTable parse_csv(std::string_view text, const std::string& name) {
   return table;
 }
 
-std::string read_file_text(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw std::runtime_error(path + ": cannot read: it is a folder");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
-  return std::move(text).str();
-}
+std::string read_file_text(const std::string& path) { return read_regular_file(path, kMaxTableFileBytes, "file"); }
 
 CsvTable read_csv(const std::string& path) { return parse_csv(read_file_text(path), path); }
 

@@ -28,8 +28,9 @@ struct CsvTable {
   std::optional<std::size_t> column(std::string_view name) const;
 };
 
-/// A whole file as it is on the disk. Throws std::runtime_error naming the path (missing,
-/// a folder, unreadable).
+/// A whole file as it is on the disk. Throws FileReadError (a std::runtime_error, one line
+/// naming the path) for a file that is missing, unreadable, not a regular file, or larger
+/// than kMaxTableFileBytes (core/file_read.hpp).
 std::string read_file_text(const std::string& path);
 
 /// Reads and splits `path` (read whole: fovea's CSV inputs are trial records, thousands of

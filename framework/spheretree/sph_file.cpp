@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/file_read.hpp"
 #include "core/format.hpp"
 
 namespace fovea {
@@ -121,8 +122,9 @@ SphereTree read_sph(std::istream& in, const Vec3& offset_m) {
 }
 
 SphereTree read_sph_file(const std::string& path, const Vec3& offset_m) {
+  check_regular_file(path, kMaxModelFileBytes, ".sph file");
   std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  if (!in) throw FileReadError(path + ": cannot read the .sph file: " + std::strerror(errno));
   try {
     return read_sph(in, offset_m);
   } catch (const SphFormatError& e) {

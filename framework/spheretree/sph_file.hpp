@@ -33,7 +33,8 @@ inline constexpr std::uint64_t kSphMaxSlots = 10'000'000;
 /// `offset_m` (that centre in model space, see model_bounds_centre_m) is added to each.
 /// Unused slots, and used slots under an unused parent, are dropped. Throws SphFormatError.
 SphereTree read_sph(std::istream& in, const Vec3& offset_m);
-/// From a file; errors are "path: line N: ...".
+/// From a file; errors are "path: line N: ...", or FileReadError (core/file_read.hpp) for
+/// a path that is not a regular file of at most kMaxModelFileBytes.
 SphereTree read_sph_file(const std::string& path, const Vec3& offset_m);
 
 /// Writes `tree` as the Toolkit writes trees: branching factor = the largest child count,

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/file_read.hpp"
+
 namespace fovea {
 namespace {
 
@@ -214,17 +216,8 @@ void write_vox(std::ostream& out, std::span<const VoxelModel> models) {
 }
 
 std::vector<VoxelModel> read_vox_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
-  // Files of any size are read whole but parsed within bounds; a 2 GB limit keeps int32
-  // sizes meaningful.
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0 || size > std::streamoff{1} << 31) throw std::runtime_error(path + ": not a .vox file of a sane size");
-  in.seekg(0);
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-  in.read(reinterpret_cast<char*>(bytes.data()), size);
-  if (!in) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  const std::string text = read_regular_file(path, kMaxModelFileBytes, ".vox file");
+  const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
   try {
     return read_vox(bytes);
   } catch (const VoxFormatError& e) {

@@ -36,7 +36,9 @@ inline constexpr std::int64_t kVoxMaxCells = std::int64_t{1} << 27;
 /// outside the model, absurd sizes.
 std::vector<VoxelModel> read_vox(std::span<const std::uint8_t> bytes);
 
-/// Reads a file from disk; errors are "path: byte N: ..." (std::runtime_error).
+/// Reads a file from disk; errors are "path: byte N: ..." (std::runtime_error), or
+/// FileReadError (core/file_read.hpp) for a path that is not a regular file of at most
+/// kMaxModelFileBytes.
 std::vector<VoxelModel> read_vox_file(const std::string& path);
 
 /// Writes models as a MagicaVoxel .vox file (version 150: PACK when there are several,

@@ -7,8 +7,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/schema.hpp"
+#include "core/file_read.hpp"
 #include "core/format.hpp"
-#include "record/csv_reader.hpp"
 
 namespace fovea {
 namespace {
@@ -442,8 +442,8 @@ StudySettings load_study_text(const std::string& text, const std::string& source
 StudySettings load_study_file(const std::string& path, const std::vector<config::Override>& extra_sets) {
   std::string text;
   try {
-    text = read_file_text(path);
-  } catch (const std::runtime_error& e) {
+    text = read_regular_file(path, kMaxConfigFileBytes, "study file");
+  } catch (const FileReadError& e) {
     throw ConfigError(e.what());
   }
   return load_study_text(text, path, fs::absolute(path).parent_path().string(), extra_sets);
