@@ -27,13 +27,11 @@ void check_regular_file(const std::string& path, std::uint64_t max_bytes, std::s
   namespace fs = std::filesystem;
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
+  // status() reports a missing file both as its type and as an error.
+  if (status.type() == fs::file_type::not_found) refuse(path, what, "no such file");
   if (error) refuse(path, what, error.message());
-  switch (status.type()) {
-    case fs::file_type::regular: break;
-    case fs::file_type::directory: refuse(path, what, "it is a folder, not a file");
-    case fs::file_type::not_found: refuse(path, what, "no such file");
-    default: refuse(path, what, "not a regular file (a device, a pipe or a socket)");
-  }
+  if (status.type() == fs::file_type::directory) refuse(path, what, "it is a folder, not a file");
+  if (status.type() != fs::file_type::regular) refuse(path, what, "not a regular file (a device, a pipe or a socket)");
   const std::uintmax_t size = fs::file_size(path, error);
   if (error) refuse(path, what, error.message());
   if (size > max_bytes)

@@ -169,9 +169,13 @@ std::vector<std::string> trial_record_cells(const TrialRecord& record) {
 }
 
 std::vector<TrialRecord> read_trial_records(const std::string& path, std::span<const std::string_view> required) {
+  return parse_trial_records(read_file_text(path), path, required);
+}
+
+std::vector<TrialRecord> parse_trial_records(std::string text, const std::string& path,
+                                             std::span<const std::string_view> required) {
   // A session writes whole rows and fsyncs each; a power cut between the two can leave a
   // last line without its newline, a row that never finished: it is not a trial.
-  std::string text = read_file_text(path);
   if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
   // Nothing whole, not even the header (a power cut as the file was created): no trials.
   if (text.empty()) return {};

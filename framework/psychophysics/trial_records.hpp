@@ -71,6 +71,9 @@ std::span<const std::string_view> trial_record_fit_columns();
 /// last line without its newline (a row cut off by a power cut) is not read.
 std::vector<TrialRecord> read_trial_records(const std::string& path,
                                             std::span<const std::string_view> required = trial_record_columns());
+/// The same from the file's text; `name` stands for the path in messages.
+std::vector<TrialRecord> parse_trial_records(std::string text, const std::string& name,
+                                             std::span<const std::string_view> required = trial_record_columns());
 
 /// The word trials.csv writes for `response`.
 std::string_view response_name(TrialResponse response);

@@ -10,6 +10,15 @@
 namespace fovea {
 
 std::vector<PlannedRun> plan_runs(const StudySettings& study) {
+  // The crossing's size before any of it is made: a few lines of factors can cross to more
+  // runs than memory holds.
+  std::uint64_t crossing = 1;
+  for (const Factor& f : study.factors) {
+    crossing *= std::max<std::size_t>(f.levels.size(), 1);
+    if (crossing > kMaxStudyRuns)
+      throw config::ConfigError(study.source + ": factors: the crossing has more than " + std::to_string(kMaxStudyRuns) +
+                                " runs; split the study, or use fewer levels");
+  }
   std::vector<PlannedRun> runs;
   const std::size_t factor_count = study.factors.size();
   std::vector<std::size_t> levels(factor_count, 0);

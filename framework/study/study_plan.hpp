@@ -22,7 +22,12 @@ struct PlannedRun {
   std::vector<config::Override> overrides;
 };
 
-/// Every run of the study, in order. Throws config::ConfigError when nothing is left.
+/// The most runs a study's crossing may have (before exclusions): over 200 times the largest
+/// study in configs/studies/ (schedulers.yaml, 4,560 runs).
+inline constexpr std::uint64_t kMaxStudyRuns = 1'000'000;
+
+/// Every run of the study, in order. Throws config::ConfigError when nothing is left, or
+/// when the crossing has more than kMaxStudyRuns runs.
 std::vector<PlannedRun> plan_runs(const StudySettings& study);
 
 /// A share of the runs: those whose index is `index` modulo `count` (docs/studies.md).

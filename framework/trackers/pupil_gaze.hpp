@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trackers/gaze_inbox.hpp"
+#include "trackers/pupil_message.hpp"
 #include "gaze/gaze_settings.hpp"
 #include "gaze/gaze_source.hpp"
 
@@ -41,17 +42,15 @@ class PupilGaze final : public TrackerSource {
  public:
   /// Pupil Remote's port when GazeSettings::port is 0 (Pupil Capture's default).
   static constexpr int kDefaultRemotePort = 50020;
-  /// The largest SUB message frame accepted (ZMQ_MAXMSGSIZE): a surface message of Pupil
-  /// Capture is a few kB, a gaze datum with its pupil data about 2 kB. ZeroMQ closes a
-  /// connection that delivers more, before any of it reaches fovea.
-  static constexpr std::int64_t kMaxMessageBytes = std::int64_t{1} << 20;
+  /// The largest SUB message frame accepted (ZMQ_MAXMSGSIZE): ZeroMQ closes a connection
+  /// that delivers more, before any of it reaches fovea.
+  static constexpr std::int64_t kMaxMessageBytes = kPupilMaxMessageBytes;
   /// SUB messages ZeroMQ queues for the receiver (ZMQ_RCVHWM); beyond them TCP pushes back
   /// and Pupil's PUB drops. ZeroMQ counts whole messages and kMaxMessageBytes bounds each
   /// frame, so Pupil's two-frame messages hold at most 200 MiB however fast it floods.
   static constexpr int kReceiveHighWaterMark = 100;
-  /// The most gaze entries one surface message may carry: Pupil sends the gaze of one world
-  /// frame, about 8 entries for 240 Hz eye cameras under a 30 Hz world camera.
-  static constexpr std::size_t kMaxEntries = 256;
+  /// The most gaze entries one surface message may carry (pupil_message.hpp).
+  static constexpr std::size_t kMaxEntries = kPupilMaxEntries;
 
   /// Starts the receiver thread and returns at once, without touching the network. Throws
   /// std::invalid_argument, naming the key, for settings that cannot work (an empty host,
