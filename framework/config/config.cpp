@@ -414,11 +414,18 @@ class YamlStructureCheck final : public YAML::EventHandler {
  public:
   explicit YamlStructureCheck(const std::string& source_name) : source_name_(source_name) {}
 
-  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    document_starts_.push_back(mark);
+    first_nodes_.push_back(mark);
+    document_has_node_ = false;
+  }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor); }
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, const std::string&) override { leaf(anchor); }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+    leaf(mark, anchor);
+  }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    node_at(mark);
     if (anchor >= anchored_nodes_.size()) return;  // an unknown anchor: yaml-cpp reports it
     if (anchored_nodes_[anchor] == kOpen)
       throw ConfigError(position(source_name_, mark) + ": an alias (*name) inside the node its anchor (&name) marks "
@@ -438,6 +445,10 @@ class YamlStructureCheck final : public YAML::EventHandler {
   }
   void OnMapEnd() override { close(); }
 
+  /// Where each document began, and where its first node is (its start when it has none).
+  const std::vector<YAML::Mark>& document_starts() const { return document_starts_; }
+  const std::vector<YAML::Mark>& first_nodes() const { return first_nodes_; }
+
  private:
   static constexpr std::int64_t kOpen = -1;
 
@@ -446,11 +457,17 @@ class YamlStructureCheck final : public YAML::EventHandler {
     if (anchor >= anchored_nodes_.size()) anchored_nodes_.resize(anchor + 1, 0);
     anchored_nodes_[anchor] = nodes;
   }
-  void leaf(YAML::anchor_t anchor) {
+  void node_at(const YAML::Mark& mark) {
+    if (!document_has_node_ && !first_nodes_.empty()) first_nodes_.back() = mark;
+    document_has_node_ = true;
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    node_at(mark);
     ++nodes_;
     mark_anchor(anchor, 1);
   }
   void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    node_at(mark);
     if (static_cast<int>(open_.size()) >= kMaxDepth)
       throw ConfigError(position(source_name_, mark) + ": nested deeper than " + std::to_string(kMaxDepth) +
                         " levels of lists and maps; no config needs as many");
@@ -469,6 +486,9 @@ class YamlStructureCheck final : public YAML::EventHandler {
     std::int64_t first_node;  ///< nodes_ when it opened
   };
   const std::string& source_name_;
+  std::vector<YAML::Mark> document_starts_;
+  std::vector<YAML::Mark> first_nodes_;
+  bool document_has_node_ = false;
   std::vector<Open> open_;
   std::vector<std::int64_t> anchored_nodes_;  ///< by anchor: the nodes it stands for; kOpen while open
   std::int64_t nodes_ = 0;                    ///< nodes so far, aliases expanded
@@ -479,25 +499,32 @@ void check_yaml_structure(const std::string& text, const std::string& source_nam
   std::istringstream stream(text);
   YAML::Parser parser(stream);
   YamlStructureCheck check(source_name);
+  // A config is one document, so reading stops at the second: beyond the message, this
+  // bounds the loop, which yaml-cpp 0.7 would never end on some input (a lone ','), starting
+  // the same empty document at the same place again and again.
   while (parser.HandleNextDocument(check)) {
+    const std::vector<YAML::Mark>& starts = check.document_starts();
+    if (starts.size() < 2) continue;
+    if (starts[1].pos == starts[0].pos)
+      throw ConfigError(position(source_name, starts[1]) +
+                        ": YAML syntax error: the YAML reader cannot go past this point (a ',' outside [ ] or { }?)");
+    throw ConfigError(position(source_name, check.first_nodes()[1]) +
+                      ": a config is one YAML document; this is a second one (after ---)");
   }
 }
 
 }  // namespace
 
 YAML::Node load_yaml_document(const std::string& text, const std::string& source_name) {
-  std::vector<YAML::Node> documents;
+  YAML::Node root;
   try {
+    // The structure first (one document, its depth, its aliases), on the parser's events:
+    // nothing is built or walked before it passes.
     check_yaml_structure(text, source_name);
-    documents = YAML::LoadAll(text);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(position(source_name, e.mark) + ": YAML syntax error: " + e.msg);
   }
-  // A second document (after `---`) would be silently ignored by a single-document read.
-  if (documents.size() > 1)
-    throw ConfigError(position(source_name, documents[1].Mark()) +
-                      ": a config is one YAML document; this is a second one (after ---)");
-  YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
   // Checked here, before any --set override is applied, so the file is blamed, not the
   // command line.
   if (root.IsDefined() && !root.IsNull() && !root.IsMap())

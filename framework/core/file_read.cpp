@@ -18,7 +18,7 @@ std::string size_text(std::uint64_t bytes) {
 }
 
 [[noreturn]] void refuse(const std::string& path, std::string_view what, const std::string& why) {
-  throw FileReadError(path + ": cannot read the " + std::string(what) + ": " + why);
+  throw FileReadError(path + ": cannot read" + (what.empty() ? "" : " the " + std::string(what)) + ": " + why);
 }
 
 }  // namespace
@@ -35,8 +35,8 @@ void check_regular_file(const std::string& path, std::uint64_t max_bytes, std::s
   const std::uintmax_t size = fs::file_size(path, error);
   if (error) refuse(path, what, error.message());
   if (size > max_bytes)
-    refuse(path, what, "it is " + std::to_string(size) + " bytes, more than the " + size_text(max_bytes) +
-                           " a " + std::string(what) + " may be");
+    refuse(path, what, "it is " + std::to_string(size) + " bytes, more than the " + size_text(max_bytes) + " " +
+                           (what.empty() ? "fovea reads" : "a " + std::string(what) + " may be"));
 }
 
 std::string read_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
@@ -51,7 +51,8 @@ std::string read_regular_file(const std::string& path, std::uint64_t max_bytes, 
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     bytes.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
     if (bytes.size() > max_bytes)
-      refuse(path, what, "it grew past the " + size_text(max_bytes) + " a " + std::string(what) + " may be");
+      refuse(path, what, "it grew past the " + size_text(max_bytes) + " " +
+                             (what.empty() ? "fovea reads" : "a " + std::string(what) + " may be"));
   }
   if (in.bad()) refuse(path, what, std::strerror(errno));
   return bytes;

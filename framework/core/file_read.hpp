@@ -28,7 +28,8 @@ inline constexpr std::uint64_t kMaxTableFileBytes = std::uint64_t{1} << 30;     
 inline constexpr std::uint64_t kMaxModelFileBytes = std::uint64_t{1} << 30;     ///< .vox and .sph
 
 /// Throws FileReadError unless `path` is a regular file (symbolic links followed) of at most
-/// `max_bytes`; `what` names the kind of file in the message ("config", "gaze recording").
+/// `max_bytes`; `what` names the kind of file in the message ("config", "gaze recording"),
+/// or is empty for a file of no particular kind ("path: cannot read: why").
 void check_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what);
 
 /// check_regular_file, then the whole file as bytes. Throws FileReadError.

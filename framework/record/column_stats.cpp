@@ -15,7 +15,10 @@ double nearest_rank(std::span<const double> sorted, double percent) {
 
 double median_of_sorted(std::span<const double> sorted) {
   const std::size_t n = sorted.size();
-  return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  // Halves first: the sum of two values near the largest double would overflow to infinity
+  // (found by fuzz/targets/frames_csv.cpp). Halving is exact above the subnormals, so this
+  // rounds once, to what 0.5 * (a + b) gives whenever that is finite.
+  return n % 2 == 1 ? sorted[n / 2] : 0.5 * sorted[n / 2 - 1] + 0.5 * sorted[n / 2];
 }
 
 ColumnSummary summarize(std::span<const double> values) {

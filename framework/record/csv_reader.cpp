@@ -89,7 +89,7 @@ CsvTable parse_csv(std::string_view text, const std::string& name) {
   return table;
 }
 
-std::string read_file_text(const std::string& path) { return read_regular_file(path, kMaxTableFileBytes, "file"); }
+std::string read_file_text(const std::string& path) { return read_regular_file(path, kMaxTableFileBytes, ""); }
 
 CsvTable read_csv(const std::string& path) { return parse_csv(read_file_text(path), path); }
 

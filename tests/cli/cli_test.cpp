@@ -214,7 +214,7 @@ TEST_CASE("fovea run: bad input gets one clear line, exit status 2 and no result
   std::ofstream(dir / "small_world.yaml") << "world:\n  box_size_m: [2, 2, 2]\n  entities:\n    - name: balls\n"
                                              "      count: 500\n";
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"missing.yaml"}, "missing.yaml: cannot read config: No such file or directory"},
+      {{"missing.yaml"}, "missing.yaml: cannot read the config: no such file"},
       {{"unknown.yaml"}, "unknown.yaml:2:3: world.entites: unknown key; did you mean world.entities?"},
       {{"syntax.yaml"}, "syntax.yaml:3:1: YAML syntax error: end of sequence flow not found"},
       {{"type.yaml"}, "type.yaml:1:7: seed: expected an integer in [0, 9007199254740992], found \"many\""},
@@ -843,7 +843,7 @@ TEST_CASE("fovea fit: malformed input is one line naming the file, line and colu
   const std::vector<std::string> before = files_in(dir.path());
 
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"missing.csv", "missing.csv: cannot read: No such file or directory"},
+      {"missing.csv", "missing.csv: cannot read: no such file"},
       {"no_column.csv",
        "no_column.csv:1: response: no such column in the header (needed: participant, catch_trial, gap_deg, "
        "eccentricity_deg, response, fixation_kept)"},

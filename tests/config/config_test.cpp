@@ -146,7 +146,7 @@ TEST_CASE("config errors: YAML syntax errors give the position", "[config][error
 
 TEST_CASE("config errors: a missing file names the file", "[config][errors]") {
   CHECK_THROWS_WITH(config::load_config_file("/nonexistent/fovea.yaml"),
-                    "/nonexistent/fovea.yaml: cannot read config: No such file or directory");
+                    "/nonexistent/fovea.yaml: cannot read the config: no such file");
 }
 
 TEST_CASE("config --set: overrides with the same checks, errors name the argument", "[config][set]") {
@@ -264,7 +264,7 @@ TEST_CASE("config errors: what a careless file or command line can hide", "[conf
         "--set world.box_size_m[1]=3: world.box_size_m is not in the config; set the whole list, as "
         "world.box_size_m=[...]");
   CHECK(error_of("seed: 1\n", {"seed[0]=3"}) == "--set seed[0]=3: seed is a single value, not a list");
-  CHECK(error_of("7\n", {"seed=3"}) == "--set seed=3: the top level is a single value, not a map of keys");
+  CHECK(error_of("7\n", {"seed=3"}) == "test.yaml:1:1: expected a map of keys at the top level, found 7");
   CHECK(error_of("", {"world.entities[99999999999999999999].count=1"}) ==
         "--set world.entities[99999999999999999999].count=1: expected key=value with a key like world.entities[0].count");
   // --frames is an override under its own name.
@@ -289,7 +289,7 @@ TEST_CASE("config: a group's errors point at the group even where its keys are d
 TEST_CASE("config errors: a folder is not a config", "[config][errors]") {
   test::TempDir dir;
   CHECK_THROWS_WITH(config::load_config_file(dir.path().string()),
-                    dir.path().string() + ": cannot read config: is a folder, not a file");
+                    dir.path().string() + ": cannot read the config: it is a folder, not a file");
 }
 
 TEST_CASE("config: file paths are resolved from the config's folder, to absolute paths", "[config]") {

@@ -188,7 +188,7 @@ TEST_CASE("Animation: file models and trees that cannot be read name their setti
   } catch (const ModelError& e) {
     CHECK(e.group_index() == 1);
     CHECK(e.setting() == "model.file");
-    CHECK(std::string(e.what()) == "/nonexistent/model.vox: cannot read: No such file or directory");
+    CHECK(std::string(e.what()) == "/nonexistent/model.vox: cannot read the .vox file: no such file");
   }
   w = two_groups();
   w.entities[0].sphere_tree.file = "/nonexistent/tree.sph";
