@@ -400,6 +400,43 @@ void check_experiment(const LoadedExperiment& loaded) {
   }
 }
 
+/// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
+/// past U+10FFFF).
+bool is_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char lead = byte(i);
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    std::uint32_t code = 0;
+    if ((lead & 0xE0) == 0xC0) {
+      length = 2;
+      code = lead & 0x1Fu;
+    } else if ((lead & 0xF0) == 0xE0) {
+      length = 3;
+      code = lead & 0x0Fu;
+    } else if ((lead & 0xF8) == 0xF0) {
+      length = 4;
+      code = lead & 0x07u;
+    } else {
+      return false;
+    }
+    if (i + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((byte(i + k) & 0xC0) != 0x80) return false;
+      code = (code << 6) | (byte(i + k) & 0x3Fu);
+    }
+    const std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    i += length;
+  }
+  return true;
+}
+
 /// What aliases may add to a document, in nodes: far more than any config shares through
 /// anchors (a few entity groups), far less than a walk of the document can afford.
 constexpr std::int64_t kMaxAliasNodes = 100'000;
@@ -421,7 +458,11 @@ class YamlStructureCheck final : public YAML::EventHandler {
   }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
+    // YAML is Unicode text: bytes that are not UTF-8 would be written back as other text in a
+    // run's config.yaml (found by fuzz/targets/config.cpp), so they are refused here.
+    if (!is_utf8(value))
+      throw ConfigError(position(source_name_, mark) + ": not UTF-8 text; a YAML file is UTF-8 (save it as UTF-8)");
     leaf(mark, anchor);
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {

@@ -153,10 +153,14 @@ std::string parse_name(const YAML::Node& node, const std::string& path, const YA
 
 std::string parse_text(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state) {
   const auto valid = [](const std::string& text) {
-    if (text.empty() || text.size() > 256) return false;
-    for (const char c : text)
+    // Characters, not bytes: the text is UTF-8 (checked as the file is read), and each
+    // character has one byte that is not a continuation byte (10xxxxxx).
+    std::size_t characters = 0;
+    for (const char c : text) {
       if (std::iscntrl(static_cast<unsigned char>(c))) return false;
-    return true;
+      if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++characters;
+    }
+    return characters >= 1 && characters <= 256;
   };
   if (!node.IsScalar() || !valid(node.Scalar()))
     state.fail(path, mark_of(node, mark), "expected one line of text (1 to 256 characters), found " + found_text(node));

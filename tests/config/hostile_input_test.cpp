@@ -110,6 +110,20 @@ TEST_CASE("hostile input: a stray ',' is refused, where yaml-cpp's reader of doc
   CHECK(error_of("frames: 5\n---\nseed: 2\n") == "hostile.yaml:3:1: a config is one YAML document; this is a second one (after ---)");
 }
 
+TEST_CASE("hostile input: text that is not UTF-8 is refused at its place, since config.yaml could not hold it",
+          "[config][hostile]") {
+  // Found by the config fuzz target: the resolved config.yaml wrote the bytes back as U+FFFD.
+  CHECK(error_of("gaze: {surface: scr\xff\xfe""een}\n") ==
+        "hostile.yaml:1:17: not UTF-8 text; a YAML file is UTF-8 (save it as UTF-8)");
+  CHECK(error_of("gaze: {surface: \xc0\xaf}\n") != "");  // an overlong '/'
+  CHECK(error_of("gaze: {surface: \xed\xa0\x80}\n") != "");  // a surrogate
+  // UTF-8 text is text, counted in characters: 200 characters of three bytes each are fine.
+  std::string long_text;
+  for (int i = 0; i < 200; ++i) long_text += "\xe6\xbc\xa2";
+  const auto loaded = load_config_text("gaze: {surface: " + long_text + "}\n", "utf8.yaml");
+  CHECK(loaded.settings.gaze.surface == long_text);
+}
+
 TEST_CASE("hostile input: a top level that is not a map is the file's error, whatever the overrides", "[config][hostile]") {
   const std::vector<config::Override> frames = {{"frames=5", "--frames 5"}};
   CHECK(error_of("- a\n- b\n", frames) == "hostile.yaml:1:1: expected a map of keys at the top level, found a list");
