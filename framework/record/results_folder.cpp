@@ -64,14 +64,22 @@ std::filesystem::path create_named_run_folder(const std::filesystem::path& out) 
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
   const std::filesystem::path temporary = path.string() + ".tmp";
+  const auto cannot_write = [&](int error) { return std::runtime_error(path.string() + ": cannot write: " + std::strerror(error)); };
   std::FILE* f = std::fopen(temporary.c_str(), "wb");
-  if (f == nullptr) throw std::runtime_error(temporary.string() + ": cannot create: " + std::strerror(errno));
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) throw std::runtime_error(temporary.string() + ": write failed: " + std::strerror(errno));
+  if (f == nullptr) throw cannot_write(errno);
+  // A full disk fails the write or, with the text still buffered, the close; the errno of
+  // the first failure is the reason.
+  int error = 0;
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) error = errno;
+  if (std::fclose(f) != 0 && error == 0) error = errno;
   std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) throw std::runtime_error(path.string() + ": cannot write: " + ec.message());
+  if (error == 0) std::filesystem::rename(temporary, path, ec);
+  if (error != 0 || ec) {
+    // The temporary is this writer's own: nothing else would read it.
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw error != 0 ? cannot_write(error) : std::runtime_error(path.string() + ": cannot write: " + ec.message());
+  }
 }
 
 void write_json_atomically(const std::filesystem::path& path, const nlohmann::ordered_json& json) {

@@ -27,8 +27,11 @@ std::filesystem::path create_run_folder(const std::filesystem::path& parent, con
 /// earlier run's results are never mixed with or overwritten by a new one.
 std::filesystem::path create_named_run_folder(const std::filesystem::path& out);
 
-/// Writes `text` to `path` through a temporary file and a rename, so readers (and a run
-/// killed mid-write) see the old whole file or the new whole file, never half of one.
+/// Writes `text` to `path` through a temporary file (`<path>.tmp`) and a rename, so readers
+/// (and a run killed mid-write) see the old whole file or the new whole file, never half of
+/// one. Throws std::runtime_error "<path>: cannot write: <the OS's reason>" (a full disk, a
+/// folder that cannot be written); a write that fails leaves the file as it was and removes
+/// its temporary.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 /// `json` indented by 2 with a final newline, written atomically as above (manifest.json,

@@ -310,6 +310,30 @@ TEST_CASE("fovea run: --out refuses a folder that holds results already", "[cli]
   CHECK(read_file(dir / "o" / "frames.csv") == before);
 }
 
+TEST_CASE("fovea run: on a full disk, one line says what could not be written, and no temporary is left",
+          "[cli][errors][disk]") {
+  // A file size limit stands for the full disk: past it a write fails with EFBIG, as it fails
+  // with ENOSPC on a full disk, and as root too. 0 bytes: the first file, config.yaml, fails;
+  // 1000 bytes: config.yaml fails part way; 6000 bytes: config.yaml and manifest.json are
+  // written, frames.csv fails part way.
+  for (const std::uint64_t limit_bytes : {std::uint64_t{0}, std::uint64_t{1000}, std::uint64_t{6000}}) {
+    INFO("file size limit " << limit_bytes << " bytes");
+    TempDir dir;
+    test::ChildProcess child({kFovea, "run", "--frames", "200", "--headless", "--quiet", "--out", "full"}, dir.path(),
+                             dir / "stdout", dir / "stderr", test::ChildSetup{{SIGXFSZ}, limit_bytes});
+    CHECK(child.wait() == 1);
+    const std::string err = read_file(dir / "stderr");
+    INFO(err);
+    REQUIRE_FALSE(err.empty());
+    for (const std::string& line : lines_of(err)) {
+      CHECK(line.rfind("fovea: full/", 0) == 0);
+      CHECK(line.find(": File too large") != std::string::npos);
+    }
+    CHECK(test::stray_temporaries(dir / "full").empty());
+    if (limit_bytes == 6000) CHECK(read_json(dir / "full" / "manifest.json")["status"] == "failed");
+  }
+}
+
 TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli][signals]") {
   TempDir dir;
   test::ChildProcess child({kFovea, "run", "--frames", "100000000", "--out", "killed"}, dir.path(), dir / "stdout",
