@@ -10,17 +10,30 @@ namespace fovea {
 
 /// Where a child's output goes and how it relates to fovea.
 struct ChildOptions {
-  bool quiet = false;  ///< stdout and stderr to /dev/null (else both to fovea's stderr)
-  /// Instead: stdout to /dev/null and stderr to this file (created or truncated).
-  std::optional<std::string> stderr_file;
+  enum class Output {
+    inherited,  ///< stdout and stderr to fovea's stderr
+    discarded,  ///< stdout and stderr to /dev/null
+    stderr_to_file,  ///< stdout to /dev/null, stderr to `stderr_file` (created or truncated)
+  };
+  Output output = Output::inherited;
+  std::string stderr_file;  ///< with Output::stderr_to_file
   /// Its own process group, so a Ctrl-C at the terminal reaches fovea alone, which then
   /// stops its children once, itself (fovea sweep).
   bool own_process_group = false;
+  /// Killed (SIGKILL) when fovea ends, however it ends, kill -9 included: a run must not
+  /// outlive the sweep that started it and write on into a folder that a resumed sweep has
+  /// removed and given to a run of its own.
+  bool dies_with_fovea = false;
+};
+
+/// A child started by start_program.
+struct StartedProgram {
+  pid_t pid = -1;
 };
 
 /// Starts `argv` (argv[0] searched on PATH when it holds no '/') with stdin from /dev/null.
-/// Returns its process id, or nullopt when it cannot be started.
-std::optional<pid_t> start_program(const std::vector<std::string>& argv, const ChildOptions& options);
+/// Returns it, or nullopt when it cannot be started (no such program, no process left).
+std::optional<StartedProgram> start_program(const std::vector<std::string>& argv, const ChildOptions& options);
 
 /// An exit status as shells give it: the status, or 128 + the signal that ended it.
 int exit_status_of(int wait_status);

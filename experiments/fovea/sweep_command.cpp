@@ -347,13 +347,18 @@ int sweep_command(const SweepOptions& options) {
       argv.push_back("--set");
       argv.push_back(o.assignment);
     }
-    const std::optional<pid_t> pid = start_program(argv, ChildOptions{false, r.log.string(), true});
-    if (!pid) {
+    ChildOptions child;
+    child.output = ChildOptions::Output::stderr_to_file;
+    child.stderr_file = r.log.string();
+    child.own_process_group = true;
+    child.dies_with_fovea = true;
+    const std::optional<StartedProgram> program = start_program(argv, child);
+    if (!program) {
       fatal = "could not start " + fovea_binary;
       fatal_status = kExitFailure;
       return;
     }
-    r.pid = *pid;
+    r.pid = program->pid;
     running.push_back(std::move(r));
   };
   const auto wall_running = [&]() {

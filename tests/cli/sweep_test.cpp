@@ -234,6 +234,48 @@ TEST_CASE("fovea sweep: a stopped sweep keeps its finished runs, and the same co
   CHECK(read_json(dir / "out" / "sweep.json")["runs_completed_before"] == completed);
 }
 
+TEST_CASE("fovea sweep: kill -9 of the sweep ends its runs with it, so none writes into a folder a resume takes over",
+          "[cli][sweep][signals]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  std::string study = kStudy;
+  study.replace(study.find("frames: 5"), 9, "frames: 10000000");  // runs that would go on for hours
+  write(dir / "study.yaml", study);
+  test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "2", "--no-figures", "-q"},
+                           dir.path(), dir / "stdout.txt", dir / "stderr.txt");
+  // Both runs under way: started, and past their first frames.
+  std::vector<pid_t> runs;
+  for (int i = 0; i < 3000; ++i) {
+    runs = test::child_processes(sweep.pid());
+    if (runs.size() == 2 && fs::exists(dir / "out" / "runs" / "0000" / "frames.csv") &&
+        fs::exists(dir / "out" / "runs" / "0001" / "frames.csv"))
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(runs.size() == 2);
+  sweep.send_signal(SIGKILL);
+  CHECK(sweep.wait() == 128 + SIGKILL);
+  const auto all_ended = [&]() {
+    return std::none_of(runs.begin(), runs.end(), [](pid_t run) { return test::process_is_alive(run); });
+  };
+  for (int i = 0; i < 500 && !all_ended(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(all_ended());
+  // Nothing writes into the runs' folders any more.
+  const auto sizes = [&]() {
+    return std::vector<std::uintmax_t>{fs::file_size(dir / "out" / "runs" / "0000" / "frames.csv"),
+                                       fs::file_size(dir / "out" / "runs" / "0001" / "frames.csv")};
+  };
+  const auto before = sizes();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(sizes() == before);
+  // Runs that outlived their sweep (the defect this test guards against) are not left
+  // running for hours: ended here, each checked to be this test's by its command line.
+  for (const pid_t run : runs)
+    if (test::process_is_alive(run) && read_file("/proc/" + std::to_string(run) + "/cmdline").find(dir.path().string()) !=
+                                           std::string::npos)
+      kill(run, SIGKILL);
+}
+
 TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);
