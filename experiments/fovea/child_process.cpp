@@ -23,7 +23,7 @@ namespace {
 /// (fovea may have other threads, whose locks the fork copied held). A failure is reported
 /// through `exec_report` as its errno; a successful exec closes it unwritten.
 [[noreturn]] void become_program(char* const* args, const ChildOptions& options, pid_t fovea, int exec_report,
-                                 const sigset_t& fovea_signal_mask) {
+                                 int stderr_pipe, const sigset_t& fovea_signal_mask) {
   const auto fail = [exec_report]() { fail_to_start(exec_report); };
   if (options.dies_with_fovea) {
     // The signal comes when the thread that forked ends: fovea sweep starts its runs from its
@@ -45,10 +45,9 @@ namespace {
       if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) fail();
       break;
     }
-    case ChildOptions::Output::stderr_to_file: {
+    case ChildOptions::Output::stderr_to_pipe: {
       const int null = open("/dev/null", O_WRONLY);
-      const int log = open(options.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (null < 0 || log < 0 || dup2(null, 1) < 0 || dup2(log, 2) < 0) fail();
+      if (null < 0 || dup2(null, 1) < 0 || dup2(stderr_pipe, 2) < 0) fail();
       break;
     }
   }
@@ -78,6 +77,15 @@ std::optional<StartedProgram> start_program(const std::vector<std::string>& argv
   // (prctl) before it runs the program.
   int exec_report[2];
   if (pipe2(exec_report, O_CLOEXEC) != 0) return std::nullopt;
+  // Close-on-exec, so the runs started later do not hold this one's pipe open: its reader
+  // sees the end when this child ends.
+  int stderr_pipe[2] = {-1, -1};
+  const bool piped = options.output == ChildOptions::Output::stderr_to_pipe;
+  if (piped && pipe2(stderr_pipe, O_CLOEXEC) != 0) {
+    close(exec_report[0]);
+    close(exec_report[1]);
+    return std::nullopt;
+  }
   std::cout.flush();
   std::cerr.flush();
   const pid_t fovea = getpid();
@@ -85,11 +93,13 @@ std::optional<StartedProgram> start_program(const std::vector<std::string>& argv
   sigfillset(&all_signals);
   pthread_sigmask(SIG_SETMASK, &all_signals, &fovea_signal_mask);
   const pid_t pid = fork();
-  if (pid == 0) become_program(args.data(), options, fovea, exec_report[1], fovea_signal_mask);
+  if (pid == 0) become_program(args.data(), options, fovea, exec_report[1], stderr_pipe[1], fovea_signal_mask);
   pthread_sigmask(SIG_SETMASK, &fovea_signal_mask, nullptr);
   close(exec_report[1]);
+  if (piped) close(stderr_pipe[1]);
   if (pid < 0) {
     close(exec_report[0]);
+    if (piped) close(stderr_pipe[0]);
     return std::nullopt;
   }
   int exec_error = 0;
@@ -101,9 +111,11 @@ std::optional<StartedProgram> start_program(const std::vector<std::string>& argv
     // It never became the program: reaped here, unseen by the caller.
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
+    if (piped) close(stderr_pipe[0]);
     return std::nullopt;
   }
-  return StartedProgram{pid};
+  if (piped) fcntl(stderr_pipe[0], F_SETFL, fcntl(stderr_pipe[0], F_GETFL) | O_NONBLOCK);
+  return StartedProgram{pid, stderr_pipe[0]};
 }
 
 int exit_status_of(int wait_status) {

@@ -13,10 +13,12 @@ struct ChildOptions {
   enum class Output {
     inherited,  ///< stdout and stderr to fovea's stderr
     discarded,  ///< stdout and stderr to /dev/null
-    stderr_to_file,  ///< stdout to /dev/null, stderr to `stderr_file` (created or truncated)
+    /// stdout to /dev/null, stderr to a pipe whose read end StartedProgram::stderr_pipe holds:
+    /// fovea itself reads what the child says, so a message still reaches the user when no
+    /// file can take it (a full disk).
+    stderr_to_pipe,
   };
   Output output = Output::inherited;
-  std::string stderr_file;  ///< with Output::stderr_to_file
   /// Its own process group, so a Ctrl-C at the terminal reaches fovea alone, which then
   /// stops its children once, itself (fovea sweep).
   bool own_process_group = false;
@@ -29,6 +31,9 @@ struct ChildOptions {
 /// A child started by start_program.
 struct StartedProgram {
   pid_t pid = -1;
+  /// With ChildOptions::Output::stderr_to_pipe: the read end, non-blocking and
+  /// close-on-exec, which the caller closes. Else -1.
+  int stderr_pipe = -1;
 };
 
 /// Starts `argv` (argv[0] searched on PATH when it holds no '/') with stdin from /dev/null.

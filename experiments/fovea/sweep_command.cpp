@@ -5,15 +5,19 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -84,13 +88,110 @@ RunState run_state(const fs::path& folder, const RunJob& job) {
   return {true, ""};
 }
 
-/// The first line of a run's messages, for the sweep's own message.
-std::string first_line_of(const fs::path& log) {
-  std::ifstream in(log);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
+/// What a run says on stderr, read from its pipe as it comes. It goes to runs/NNNN.log,
+/// created at the first byte (a run that says nothing leaves no log), and its first line is
+/// kept here too, so the sweep can say why a run failed even when the log cannot be written
+/// (a full disk). The first line, not the last: a run prints its errors in the order they
+/// happen, and on a full disk the first is the cause (frames.csv), the next its consequence
+/// (manifest.json).
+class RunMessages {
+ public:
+  RunMessages(int pipe, fs::path log) : pipe_(pipe), log_path_(std::move(log)) {}
+  ~RunMessages() {
+    if (pipe_ >= 0) close(pipe_);
+    if (log_ >= 0) close(log_);
+  }
+  RunMessages(const RunMessages&) = delete;
+  RunMessages& operator=(const RunMessages&) = delete;
+
+  /// Reads what the run has written since the last call; never waits.
+  void read_available() {
+    char buffer[65536];
+    while (pipe_ >= 0) {
+      const ssize_t n = read(pipe_, buffer, sizeof buffer);
+      if (n > 0) {
+        keep_first_line(std::string_view(buffer, static_cast<std::size_t>(n)));
+        write_log(buffer, static_cast<std::size_t>(n));
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        // The end (n == 0), or nothing more for now (EAGAIN).
+        if (n == 0 || errno != EAGAIN) {
+          close(pipe_);
+          pipe_ = -1;
+        }
+        return;
+      }
+    }
+  }
+
+  /// Once the run has ended: reads the rest and closes the log. A log that could not take a
+  /// single byte is removed, so no message names it as holding anything.
+  void finish() {
+    read_available();
+    if (log_ >= 0) {
+      if (close(log_) != 0 && log_problem_.empty()) log_problem_ = std::strerror(errno);
+      log_ = -1;
+      std::error_code error;
+      if (log_bytes_ == 0) fs::remove(log_path_, error);
+    }
+  }
+
+  /// Its first line ("" when it said nothing), at most kMaxLineBytes long.
+  const std::string& first_line() const { return first_line_; }
+
+  /// The sweep's note on where the messages are, for the line that says the run failed:
+  /// "(all its messages: runs/0003.log)", or why the log does not hold them all.
+  std::string where() const {
+    if (!log_problem_.empty()) {
+      if (log_bytes_ == 0) return "(its messages could not be written to " + log_path_.string() + ": " + log_problem_ + ")";
+      return "(" + log_path_.string() + " holds only part of its messages, the rest could not be written: " + log_problem_ +
+             ")";
+    }
+    if (log_bytes_ == 0) return "";
+    return "(all its messages: " + log_path_.string() + ")";
+  }
+
+ private:
+  static constexpr std::size_t kMaxLineBytes = 4096;
+
+  void keep_first_line(std::string_view text) {
+    if (first_line_done_) return;
+    const std::size_t end = text.find('\n');
+    first_line_.append(text.substr(0, std::min(end, kMaxLineBytes - first_line_.size())));
+    first_line_done_ = end != std::string_view::npos || first_line_.size() >= kMaxLineBytes;
+  }
+
+  void write_log(const char* bytes, std::size_t size) {
+    if (!log_problem_.empty()) return;  // the messages after a failed write are lost to the log, never half-appended
+    if (log_ < 0) {
+      log_ = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (log_ < 0) {
+        log_problem_ = std::strerror(errno);
+        return;
+      }
+    }
+    while (size > 0) {
+      const ssize_t n = write(log_, bytes, size);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        log_problem_ = std::strerror(errno);
+        return;
+      }
+      log_bytes_ += static_cast<std::uintmax_t>(n);
+      bytes += n;
+      size -= static_cast<std::size_t>(n);
+    }
+  }
+
+  int pipe_ = -1;
+  int log_ = -1;
+  fs::path log_path_;
+  std::uintmax_t log_bytes_ = 0;  ///< what the log holds
+  std::string log_problem_;       ///< "" while the log holds every message, else the OS's reason
+  std::string first_line_;
+  bool first_line_done_ = false;
+};
 
 std::string clock_text(double seconds) {
   const auto s = static_cast<long long>(std::max(seconds, 0.0) + 0.5);
@@ -261,12 +362,15 @@ int sweep_command(const SweepOptions& options) {
   description["jobs"] = jobs;
   description["start_time_utc"] = utc_iso8601(start);
   description["status"] = "running";
+  std::string status_on_disk;  // sweep.json's status as this sweep last wrote it
   const auto write_description = [&]() {
     try {
       write_json_atomically(sweep_json, description);
+      status_on_disk = description["status"].get<std::string>();
       return true;
     } catch (const std::exception& e) {
-      std::cerr << "fovea sweep: " << e.what() << "\n";
+      std::cerr << "fovea sweep: " << e.what()
+                << (status_on_disk.empty() ? "" : " (it still says \"" + status_on_disk + "\")") << "\n";
       return false;
     }
   };
@@ -329,7 +433,7 @@ int sweep_command(const SweepOptions& options) {
     pid_t pid;
     const RunJob* job;
     fs::path folder;
-    fs::path log;
+    std::unique_ptr<RunMessages> messages;
   };
   std::vector<Running> running;
   std::vector<std::int64_t> failed;
@@ -341,15 +445,17 @@ int sweep_command(const SweepOptions& options) {
                     Progress::stderr_is_terminal() ? Progress::Output::redrawn : Progress::Output::logged);
   const auto launch = [&](const RunJob& job) {
     const std::string name = run_folder_name(job.run->index, static_cast<std::int64_t>(runs.size()));
-    Running r{-1, &job, runs_folder / name, runs_folder / (name + ".log")};
+    const fs::path log = runs_folder / (name + ".log");
+    // The log of an earlier attempt (a resumed sweep) goes: this run writes its own, if any.
+    fs::remove(log, error);
+    Running r{-1, &job, runs_folder / name, nullptr};
     std::vector<std::string> argv = {fovea_binary, "run", study.base_config, "--out", r.folder.string(), "--headless", "--quiet"};
     for (const config::Override& o : job.run->overrides) {
       argv.push_back("--set");
       argv.push_back(o.assignment);
     }
     ChildOptions child;
-    child.output = ChildOptions::Output::stderr_to_file;
-    child.stderr_file = r.log.string();
+    child.output = ChildOptions::Output::stderr_to_pipe;
     child.own_process_group = true;
     child.dies_with_fovea = true;
     const std::optional<StartedProgram> program = start_program(argv, child);
@@ -359,6 +465,7 @@ int sweep_command(const SweepOptions& options) {
       return;
     }
     r.pid = program->pid;
+    r.messages = std::make_unique<RunMessages>(program->stderr_pipe, log);
     running.push_back(std::move(r));
   };
   const auto wall_running = [&]() {
@@ -394,6 +501,7 @@ int sweep_command(const SweepOptions& options) {
         break;
       }
     }
+    for (Running& r : running) r.messages->read_available();
     // Collect the runs that ended; poll so a signal is seen within milliseconds.
     int wait_status = 0;
     const pid_t ended = waitpid(-1, &wait_status, WNOHANG);
@@ -403,17 +511,19 @@ int sweep_command(const SweepOptions& options) {
     }
     const auto it = std::find_if(running.begin(), running.end(), [&](const Running& r) { return r.pid == ended; });
     if (it == running.end()) continue;
-    const Running r = *it;
+    const Running r = std::move(*it);
     running.erase(it);
     const int status = exit_status_of(wait_status);
-    if (fs::is_empty(r.log, error)) fs::remove(r.log, error);
+    r.messages->finish();
     if (status == 0) {
       summarise(*r.job, r.folder);
     } else if (stop_signal == 0 && !children_stopped) {
       failed.push_back(r.job->run->index);
       progress.finish();
-      std::cerr << "fovea sweep: " << describe(study, *r.job->run) << " failed with exit status " << status << ": "
-                << first_line_of(r.log) << " (all its messages: " << r.log.string() << ")\n";
+      const std::string& said = r.messages->first_line();
+      const std::string where = r.messages->where();
+      std::cerr << "fovea sweep: " << describe(study, *r.job->run) << " failed with exit status " << status
+                << (said.empty() ? ", saying nothing" : ": " + said) << (where.empty() ? "" : " " + where) << "\n";
     }
     const auto done = static_cast<std::int64_t>(rows.size());
     progress.update(done, progress_line(done, total_runs, done_before, static_cast<std::int64_t>(failed.size()),
@@ -424,10 +534,12 @@ int sweep_command(const SweepOptions& options) {
 
   // The table of every run finished so far, then the figures.
   int exit_status = kExitOk;
+  bool table_written = true;
   try {
     write_study_table(table_path.string(), study.table_columns(), rows);
   } catch (const std::exception& e) {
     std::cerr << "fovea sweep: " << e.what() << "\n";
+    table_written = false;
     exit_status = kExitFailure;
   }
   const double wall_s = progress.elapsed_s();
@@ -438,7 +550,7 @@ int sweep_command(const SweepOptions& options) {
   description["runs_failed"] = failed;
   std::string status_text = "completed";
   if (stop_signal != 0) status_text = "interrupted";
-  if (!fatal.empty() || !failed.empty()) status_text = "failed";
+  if (!fatal.empty() || !failed.empty() || !table_written) status_text = "failed";
   description["status"] = status_text;
   if (!write_description()) exit_status = kExitFailure;
   if (!fatal.empty()) {
@@ -448,8 +560,8 @@ int sweep_command(const SweepOptions& options) {
   if (!options.quiet)
     std::cerr << "fovea sweep: " << rows.size() << " of " << shard_jobs.size() << " runs complete ("
               << rows.size() - static_cast<std::size_t>(done_before) << " run now, in " << clock_text(wall_s) << ")"
-              << (failed.empty() ? "" : ", " + std::to_string(failed.size()) + " failed") << "; table: " << table_path.string()
-              << "\n";
+              << (failed.empty() ? "" : ", " + std::to_string(failed.size()) + " failed")
+              << (table_written ? "; table: " + table_path.string() : "; the table could not be written") << "\n";
   if (stop_signal != 0) {
     std::signal(stop_signal, SIG_DFL);
     std::raise(stop_signal);

@@ -99,6 +99,14 @@ void write_csv_atomically(const std::filesystem::path& path, const std::vector<s
     std::error_code ec;
     std::filesystem::rename(partial, path, ec);
     if (ec) throw std::runtime_error(path.string() + ": cannot write: " + ec.message());
+  } catch (const std::runtime_error& e) {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+    // The writer names the file it writes, the partial one: the message names the table the
+    // user asked for, which is what could not be written.
+    const std::string what = e.what();
+    if (what.rfind(partial.string() + ": ", 0) == 0) throw std::runtime_error(path.string() + what.substr(partial.string().size()));
+    throw;
   } catch (...) {
     std::error_code ignored;
     std::filesystem::remove(partial, ignored);

@@ -41,8 +41,8 @@ void write_json_atomically(const std::filesystem::path& path, const nlohmann::or
 /// A CSV file of `columns` whose rows `write_rows` writes, made durable (fsync) under
 /// `<path>.partial` and then renamed to `path`: a reader sees the old whole table or the new
 /// whole table, never part of one (a sweep's table.csv, a fit's conditions). Throws
-/// std::runtime_error, or what `write_rows` throws; the partial file of a failed write is
-/// removed.
+/// std::runtime_error naming `path` and the OS's reason, or what `write_rows` throws; the
+/// partial file of a failed write is removed.
 void write_csv_atomically(const std::filesystem::path& path, const std::vector<std::string>& columns,
                           const std::function<void(CsvWriter&)>& write_rows);
 

@@ -303,6 +303,75 @@ TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]
   CHECK(read_json(dir / "crowded" / "sweep.json")["runs_failed"].size() == 12);
 }
 
+TEST_CASE("fovea sweep: on a full disk, each failed run's message still reaches the sweep's output, and no line names "
+          "a file that was not written",
+          "[cli][sweep][disk]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  std::string study = kStudy;
+  study.replace(study.find("frames: 5"), 9, "frames: 2000");
+  write(dir / "study.yaml", study);
+  // The disk fills once the sweep has begun: sweep.json is written, then no file can grow
+  // (a file size limit of 0 bytes, which the runs started from then on inherit). The
+  // sweep's own stderr reaches the test through a pipe, which no limit touches.
+  test::ChildSetup setup;
+  setup.ignored = {SIGXFSZ};
+  setup.output_through_pipes = true;
+  test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "1", "--no-figures"}, dir.path(),
+                           dir / "stdout.txt", dir / "stderr.txt", setup);
+  for (int i = 0; i < 30000 && !fs::exists(dir / "out" / "sweep.json"); ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  sweep.limit_file_size(0);
+  CHECK(sweep.wait() == 1);
+  const std::string err = read_file(dir / "stderr.txt");
+  INFO(err);
+  // Every failed run is named with the message its log could not hold.
+  int failed = 0;
+  for (const std::string& line : lines_of(err)) {
+    const std::size_t at = line.find(" failed with exit status 1: ");
+    if (at == std::string::npos) continue;
+    ++failed;
+    CHECK(line.find("fovea: out/runs/", at) != std::string::npos);
+    CHECK(line.find(": cannot write: File too large", at) != std::string::npos);
+    CHECK(line.find("(its messages could not be written to out/runs/") != std::string::npos);
+    CHECK(line.find(".log: File too large)") != std::string::npos);
+  }
+  CHECK(failed >= 11);
+  // No log, table or temporary that is not whole: none at all.
+  for (const auto& entry : fs::directory_iterator(dir / "out" / "runs")) CHECK(entry.path().extension() != ".log");
+  CHECK(test::stray_temporaries(dir / "out").empty());
+  CHECK_FALSE(fs::exists(dir / "out" / "table.csv"));
+  const std::vector<std::string> lines = lines_of(err);
+  const auto closing = std::find_if(lines.rbegin(), lines.rend(),
+                                    [](const std::string& l) { return l.find(" runs complete (") != std::string::npos; });
+  REQUIRE(closing != lines.rend());
+  CHECK(closing->find("table.csv") == std::string::npos);
+  CHECK(closing->find("the table could not be written") != std::string::npos);
+  // sweep.json could not be brought up to date either, and the sweep says so.
+  CHECK(err.find("fovea sweep: out/sweep.json: cannot write: File too large") != std::string::npos);
+}
+
+TEST_CASE("fovea sweep: a table that cannot be written fails the sweep, says why, and is not named as written",
+          "[cli][sweep][disk]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  const std::string table = read_file(dir / "out" / "table.csv");
+  // The table's temporary lands on a full device (/dev/full: every write fails with ENOSPC).
+  fs::create_symlink("/dev/full", dir / "out" / "table.csv.partial");
+  const auto full = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
+  CHECK(full.status == 1);
+  CHECK(full.err.find("fovea sweep: out/table.csv: write failed: No space left on device\n") != std::string::npos);
+  const std::size_t closing = full.err.find("fovea sweep: 12 of 12 runs complete (0 run now, in ");
+  REQUIRE(closing != std::string::npos);
+  CHECK(full.err.find("); the table could not be written\n", closing) != std::string::npos);
+  CHECK(full.err.find("table: ") == std::string::npos);
+  CHECK(read_file(dir / "out" / "table.csv") == table);  // the one before, whole
+  CHECK_FALSE(fs::exists(fs::symlink_status(dir / "out" / "table.csv.partial")));
+  CHECK(read_json(dir / "out" / "sweep.json")["status"] == "failed");
+}
+
 TEST_CASE("fovea sweep: draws the study's figures when python3 has matplotlib, one message when not", "[cli][sweep][plots]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);
