@@ -66,26 +66,53 @@ std::optional<Json> read_json(const fs::path& path) {
   }
 }
 
-/// What a run's folder holds: a complete run (its manifest says so), and whether it is
-/// exactly this run (problem empty), or why not.
-struct RunState {
-  bool complete = false;
-  std::string problem;
+/// What a run's folder holds, and so what the sweep does with it.
+struct RunFolder {
+  enum class Verdict {
+    whole,      ///< exactly this run, complete: summarised from `frames`, not run again
+    run_again,  ///< incomplete or damaged (killed, failed, frames.csv cut short): removed and run again
+    keep,       ///< a complete run of another config: never deleted; the sweep stops
+  };
+  Verdict verdict = Verdict::run_again;
+  std::string problem;  ///< why, unless whole
+  CsvTable frames;      ///< when whole: its frames.csv
 };
-RunState run_state(const fs::path& folder, const RunJob& job) {
+RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
+  const auto run_again = [](std::string problem) { return RunFolder{RunFolder::Verdict::run_again, std::move(problem), {}}; };
   const std::optional<Json> manifest = read_json(folder / "manifest.json");
-  if (!manifest) return {false, "no readable manifest.json"};
-  const std::string status = manifest->value("status", std::string("unknown"));
-  if (status != "completed") return {false, "its manifest says " + status};
-  if (!fs::is_regular_file(folder / "frames.csv")) return {true, "it has no frames.csv"};
+  if (!manifest || !manifest->is_object()) return run_again("no readable manifest.json");
+  const Json status = manifest->value("status", Json("unknown"));
+  if (status != "completed") return run_again("its manifest says " + (status.is_string() ? status.get<std::string>() : status.dump()));
   std::string config;
   try {
     config = read_file_text((folder / "config.yaml").string());
   } catch (const std::runtime_error&) {
-    return {true, "its config.yaml cannot be read"};
+    return {RunFolder::Verdict::keep, "its config.yaml cannot be read", {}};
   }
-  if (config != job.expected_config) return {true, "its config.yaml is not this run's"};
-  return {true, ""};
+  if (config != job.expected_config) return {RunFolder::Verdict::keep, "its config.yaml is not this run's", {}};
+  // Complete only when frames.csv holds every frame the manifest counts: a file cut short
+  // (copied in part, restored from an older backup) would give the table a row of fewer
+  // frames than the run had. Run again, as a killed run is: its config gives the same frames.
+  const Json counted = manifest->value("frames_completed", Json());
+  if (!counted.is_number_integer()) return run_again("its manifest.json counts no frames_completed");
+  const auto frames_counted = counted.get<std::int64_t>();
+  const fs::path frames_path = folder / "frames.csv";
+  std::error_code error;
+  if (!fs::is_regular_file(frames_path, error)) return run_again("it has no frames.csv");
+  RunFolder whole{RunFolder::Verdict::whole, "", {}};
+  try {
+    whole.frames = read_csv(frames_path.string());
+  } catch (const std::runtime_error& e) {
+    return run_again("its frames.csv cannot be read (" + std::string(e.what()) + ")");
+  }
+  const auto frames_held = static_cast<std::int64_t>(whole.frames.rows.size());
+  if (frames_held < frames_counted)
+    return run_again("its frames.csv holds " + std::to_string(frames_held) + " of the " + std::to_string(frames_counted) +
+                     " frames its manifest.json counts");
+  if (frames_held > frames_counted)
+    return run_again("its frames.csv holds " + std::to_string(frames_held) + " frames, its manifest.json counts " +
+                     std::to_string(frames_counted));
+  return whole;
 }
 
 /// What a run says on stderr, read from its pipe as it comes. It goes to runs/NNNN.log,
@@ -377,14 +404,14 @@ int sweep_command(const SweepOptions& options) {
   if (!write_description()) return kExitFailure;
 
   // Runs finished before (a resumed sweep) are summarised, not run again; a folder left
-  // incomplete (killed, failed) is removed and its run done again.
+  // incomplete (killed, failed) or damaged (frames.csv short of its manifest's count) is
+  // removed and its run done again.
   StudyRows rows;
   std::string fatal;  // a problem that stops the sweep: a metric's column missing from frames.csv
   int fatal_status = kExitBadInput;
-  const auto summarise = [&](const RunJob& job, const fs::path& folder) {
+  const auto summarise = [&](const RunJob& job, const fs::path& folder, const CsvTable& frames) {
     try {
-      const std::string frames_path = (folder / "frames.csv").string();
-      rows[job.run->index] = summarise_run(study, *job.run, read_csv(frames_path), frames_path);
+      rows[job.run->index] = summarise_run(study, *job.run, frames, (folder / "frames.csv").string());
       return true;
     } catch (const std::exception& e) {
       fatal = e.what();
@@ -396,19 +423,19 @@ int sweep_command(const SweepOptions& options) {
   for (const RunJob& job : shard_jobs) {
     const fs::path folder = runs_folder / run_folder_name(job.run->index, static_cast<std::int64_t>(runs.size()));
     if (fs::exists(folder, error)) {
-      const RunState state = run_state(folder, job);
-      if (state.complete && state.problem.empty()) {
-        if (!summarise(job, folder)) break;
+      const RunFolder found = examine_run_folder(folder, job);
+      if (found.verdict == RunFolder::Verdict::whole) {
+        if (!summarise(job, folder, found.frames)) break;
         continue;
       }
-      if (state.complete) {
+      if (found.verdict == RunFolder::Verdict::keep) {
         // A complete run of another config (the checkout moved and file paths with it, a
         // model file changed): never deleted, the user decides.
-        fatal = folder.string() + ": a complete run, but " + state.problem +
+        fatal = folder.string() + ": a complete run, but " + found.problem +
                 "; move the folder away to run it again, or give a new --out";
         break;
       }
-      if (!options.quiet) std::cerr << "fovea sweep: " << describe(study, *job.run) << ": " << state.problem << "; running it again\n";
+      if (!options.quiet) std::cerr << "fovea sweep: " << describe(study, *job.run) << ": " << found.problem << "; running it again\n";
       fs::remove_all(folder, error);
     }
     (job.wall_budget ? pending_wall : pending).push_back(&job);
@@ -515,8 +542,15 @@ int sweep_command(const SweepOptions& options) {
     running.erase(it);
     const int status = exit_status_of(wait_status);
     r.messages->finish();
-    if (status == 0) {
-      summarise(*r.job, r.folder);
+    // A run that ended well is held to what a resume holds it to: a folder that is whole.
+    const RunFolder found = status == 0 ? examine_run_folder(r.folder, *r.job) : RunFolder{};
+    if (status == 0 && found.verdict == RunFolder::Verdict::whole) {
+      summarise(*r.job, r.folder, found.frames);
+    } else if (status == 0) {
+      failed.push_back(r.job->run->index);
+      progress.finish();
+      std::cerr << "fovea sweep: " << describe(study, *r.job->run) << " ended, but " << r.folder.string()
+                << " is not a whole run: " << found.problem << "\n";
     } else if (stop_signal == 0 && !children_stopped) {
       failed.push_back(r.job->run->index);
       progress.finish();

@@ -199,6 +199,36 @@ TEST_CASE("fovea sweep: resumes, running again only the runs whose folder is not
   CHECK(read_file(dir / "out" / "table.csv") == table);
 }
 
+TEST_CASE("fovea sweep: a resume runs again a complete run whose frames.csv does not hold the frames its manifest counts",
+          "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  const std::string table = read_file(dir / "out" / "table.csv");
+  const fs::path runs = dir / "out" / "runs";
+  // Run 2's frames.csv cut to its header and 2 of its 5 rows; run 5's cut inside a row; run
+  // 7's gone. Each manifest still says "completed" with 5 frames.
+  const auto frames_2 = lines_of(read_file(runs / "0002" / "frames.csv"));
+  REQUIRE(frames_2.size() == 6);
+  write(runs / "0002" / "frames.csv", frames_2[0] + "\n" + frames_2[1] + "\n" + frames_2[2] + "\n");
+  const std::string frames_5 = read_file(runs / "0005" / "frames.csv");
+  write(runs / "0005" / "frames.csv", frames_5.substr(0, frames_5.size() - 10));
+  fs::remove(runs / "0007" / "frames.csv");
+  const auto again = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
+  INFO(again.err);
+  REQUIRE(again.status == 0);
+  CHECK(again.err.find("fovea sweep: run 2 (scheduler=round_robin, budget=300, seed=3): its frames.csv holds 2 of the 5 "
+                       "frames its manifest.json counts; running it again\n") != std::string::npos);
+  CHECK(again.err.find("fovea sweep: run 5 (scheduler=round_robin, budget=3000, seed=3): its frames.csv cannot be read "
+                       "(out/runs/0005/frames.csv:6: ") != std::string::npos);
+  CHECK(again.err.find("fovea sweep: run 7 (scheduler=priority_queues, budget=300, seed=2): it has no frames.csv; running "
+                       "it again\n") != std::string::npos);
+  CHECK(again.err.find("resuming out: 9 of 12 runs already complete") != std::string::npos);
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+  for (const char* run : {"0002", "0005", "0007"}) CHECK(lines_of(read_file(runs / run / "frames.csv")).size() == 6);
+}
+
 TEST_CASE("fovea sweep: a stopped sweep keeps its finished runs, and the same command finishes it", "[cli][sweep]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);
