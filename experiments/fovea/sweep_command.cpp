@@ -348,9 +348,10 @@ int sweep_command(const SweepOptions& options) {
   const fs::path runs_folder = out / "runs";
   const fs::path table_path = out / "table.csv";
   try {
-    fs::create_directories(runs_folder);
-  } catch (const fs::filesystem_error& e) {
-    std::cerr << "fovea sweep: " << out.string() << ": " << e.code().message() << "\n";
+    create_folders(out);
+    create_folders(runs_folder);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "fovea sweep: " << e.what() << "\n";
     return kExitFailure;
   }
   // One sweep at a time in a folder: a second one (the command typed twice, a job resubmitted
@@ -360,6 +361,11 @@ int sweep_command(const SweepOptions& options) {
   if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) {
     std::cerr << "fovea sweep: " << out.string() << " is in use by another fovea sweep; wait for it to end\n";
     return kExitBadInput;
+  }
+  // The table is written when the runs have ended: a place it cannot go is said before them.
+  if (const std::string problem = file_write_problem(table_path); !problem.empty()) {
+    std::cerr << "fovea sweep: " << table_path.string() << ": cannot write: " << problem << "\n";
+    return kExitFailure;
   }
   if (resuming && !commit_before.empty() && commit_before != build_info().git_commit && !options.quiet)
     std::cerr << "fovea sweep: warning: " << out.string() << " was run by fovea " << commit_before
@@ -692,7 +698,7 @@ int sweep_merge_command(const SweepMergeOptions& options) {
   merged["command_line"] = options.command_line;
   merged["time_utc"] = utc_iso8601(std::chrono::system_clock::now());
   try {
-    fs::create_directories(out);
+    create_folders(out);
     write_study_table((out / "table.csv").string(), columns, rows);
     write_json_atomically(out / "sweep.json", merged);
   } catch (const std::exception& e) {

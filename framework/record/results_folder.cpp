@@ -1,5 +1,9 @@
 #include "record/results_folder.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -60,6 +64,49 @@ std::filesystem::path create_named_run_folder(const std::filesystem::path& out) 
   std::filesystem::create_directories(out, ec);
   if (ec) throw std::runtime_error(out.string() + ": cannot create results folder: " + ec.message());
   return out;
+}
+
+void create_folders(const std::filesystem::path& folder) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) throw std::runtime_error(folder.string() + ": cannot create the folder: " + ec.message());
+}
+
+std::string file_write_problem(const std::filesystem::path& path) {
+  // Opened as a writer opens it, without truncating; non-blocking, so a FIFO without a
+  // reader fails at once instead of waiting for one.
+  int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) {
+    ::close(fd);
+    return "";
+  }
+  if (errno != ENOENT) return std::strerror(errno);
+  fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return std::strerror(errno);
+  ::close(fd);
+  ::unlink(path.c_str());
+  return "";
+}
+
+std::string folder_write_problem(const std::filesystem::path& folder) {
+  struct stat status {};
+  if (::stat(folder.c_str(), &status) == 0) {
+    if (!S_ISDIR(status.st_mode)) return std::strerror(ENOTDIR);
+    return file_write_problem(folder / ".fovea-write-probe");
+  }
+  if (errno != ENOENT) return std::strerror(errno);
+  // Missing: the first missing folder on the way is made and removed again; the ones below
+  // it can then be made too.
+  std::filesystem::path first_missing = folder;
+  for (std::filesystem::path above = folder.parent_path(); !above.empty() && above != first_missing;
+       above = above.parent_path()) {
+    if (::stat(above.c_str(), &status) == 0) break;
+    if (errno != ENOENT) return std::strerror(errno);
+    first_missing = above;
+  }
+  if (::mkdir(first_missing.c_str(), 0755) != 0) return std::strerror(errno);
+  ::rmdir(first_missing.c_str());
+  return "";
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {

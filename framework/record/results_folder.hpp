@@ -27,6 +27,23 @@ std::filesystem::path create_run_folder(const std::filesystem::path& parent, con
 /// earlier run's results are never mixed with or overwritten by a new one.
 std::filesystem::path create_named_run_folder(const std::filesystem::path& out);
 
+/// Creates `folder` and the folders above it that are missing. Throws std::runtime_error
+/// "<folder>: cannot create the folder: <the OS's reason>".
+void create_folders(const std::filesystem::path& folder);
+
+/// Whether a file can be written at `path`, asked before work that would be lost if it could
+/// not: "" when it can, else the OS's reason ("Not a directory" for a path under a file, "Is
+/// a directory" for a folder where the file would go, "No such file or directory" for a
+/// folder that is missing, "Permission denied", "Read-only file system"). Nothing is left
+/// changed: an existing file is opened without truncating it, a missing one is created and
+/// removed.
+std::string file_write_problem(const std::filesystem::path& path);
+
+/// The same for a folder that files are to be written into: "" when it is a folder a file can
+/// be created in, or is missing and can be created (as create_folders would; the first
+/// missing folder on the way is made and removed).
+std::string folder_write_problem(const std::filesystem::path& folder);
+
 /// Writes `text` to `path` through a temporary file (`<path>.tmp`) and a rename, so readers
 /// (and a run killed mid-write) see the old whole file or the new whole file, never half of
 /// one. Throws std::runtime_error "<path>: cannot write: <the OS's reason>" (a full disk, a

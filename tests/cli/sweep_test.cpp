@@ -402,6 +402,31 @@ TEST_CASE("fovea sweep: a table that cannot be written fails the sweep, says why
   CHECK(read_json(dir / "out" / "sweep.json")["status"] == "failed");
 }
 
+TEST_CASE("fovea sweep: an output that cannot be written is one line saying where and why, before any run",
+          "[cli][sweep][disk]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  write(dir / "afile", "not a folder\n");
+  const auto out_under_file = run_process({kFovea, "sweep", "study.yaml", "--out", "afile/out", "--no-figures"}, dir.path());
+  CHECK(out_under_file.status == 1);
+  CHECK(out_under_file.err == "fovea sweep: afile/out: cannot create the folder: Not a directory\n");
+
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  const auto merge = run_process({kFovea, "sweep", "merge", "out", "--out", "afile/merged", "--no-figures"}, dir.path());
+  CHECK(merge.status == 1);
+  CHECK(merge.err == "fovea sweep merge: afile/merged: cannot create the folder: Not a directory\n");
+
+  // table.csv a folder: said before run 3 is run again, not after.
+  fs::remove(dir / "out" / "table.csv");
+  fs::create_directories(dir / "out" / "table.csv" / "x");
+  fs::remove_all(dir / "out" / "runs" / "0003");
+  const auto table_folder = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
+  CHECK(table_folder.status == 1);
+  CHECK(table_folder.err == "fovea sweep: out/table.csv: cannot write: Is a directory\n");
+  CHECK_FALSE(fs::exists(dir / "out" / "runs" / "0003"));
+}
+
 TEST_CASE("fovea sweep: draws the study's figures when python3 has matplotlib, one message when not", "[cli][sweep][plots]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);

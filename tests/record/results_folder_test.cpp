@@ -110,3 +110,25 @@ TEST_CASE("write_file_atomically and write_csv_atomically on a full disk: the fi
                     (dir / "n.json").string() + ": cannot write: Is a directory");
   CHECK(std::filesystem::exists(dir / "n.json.tmp" / "x"));
 }
+
+TEST_CASE("file_write_problem and folder_write_problem: the OS's reason, and nothing left changed", "[record][folder]") {
+  test::TempDir dir;
+  std::ofstream(dir / "afile") << "kept";
+  std::filesystem::create_directories(dir / "folder");
+  CHECK(file_write_problem(dir / "new.txt") == "");
+  CHECK_FALSE(std::filesystem::exists(dir / "new.txt"));
+  CHECK(file_write_problem(dir / "afile") == "");
+  CHECK(test::read_file(dir / "afile") == "kept");
+  CHECK(file_write_problem(dir / "folder") == "Is a directory");
+  CHECK(file_write_problem(dir / "afile" / "x") == "Not a directory");
+  CHECK(file_write_problem(dir / "missing" / "x") == "No such file or directory");
+
+  CHECK(folder_write_problem(dir / "folder") == "");
+  CHECK(folder_write_problem(dir / "missing" / "deeper") == "");
+  CHECK_FALSE(std::filesystem::exists(dir / "missing"));
+  CHECK(folder_write_problem(dir / "afile") == "Not a directory");
+  CHECK(folder_write_problem(dir / "afile" / "sub") == "Not a directory");
+  CHECK(std::distance(std::filesystem::directory_iterator(dir / "folder"), std::filesystem::directory_iterator()) == 0);
+
+  CHECK_THROWS_WITH(create_folders(dir / "afile" / "sub"), (dir / "afile" / "sub").string() + ": cannot create the folder: Not a directory");
+}
