@@ -71,7 +71,7 @@ struct RunFolder {
   enum class Verdict {
     whole,      ///< exactly this run, complete: summarised from `frames`, not run again
     run_again,  ///< incomplete or damaged (killed, failed, frames.csv cut short): removed and run again
-    keep,       ///< a complete run of another config: never deleted; the sweep stops
+    keep,       ///< a complete run of another config, or one that cannot be read: never deleted; the sweep stops
   };
   Verdict verdict = Verdict::run_again;
   std::string problem;  ///< why, unless whole
@@ -99,11 +99,19 @@ RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
   const fs::path frames_path = folder / "frames.csv";
   std::error_code error;
   if (!fs::is_regular_file(frames_path, error)) return run_again("it has no frames.csv");
+  // A file the OS cannot give (unreadable, too large to read) is not known to be damaged:
+  // kept, as a run of another config is. A file that reads but does not parse is damaged.
+  std::string frames_text;
+  try {
+    frames_text = read_file_text(frames_path.string());
+  } catch (const std::runtime_error& e) {
+    return {RunFolder::Verdict::keep, "its frames.csv cannot be read (" + std::string(e.what()) + ")", {}};
+  }
   RunFolder whole{RunFolder::Verdict::whole, "", {}};
   try {
-    whole.frames = read_csv(frames_path.string());
+    whole.frames = parse_csv(frames_text, frames_path.string());
   } catch (const std::runtime_error& e) {
-    return run_again("its frames.csv cannot be read (" + std::string(e.what()) + ")");
+    return run_again("its frames.csv is cut short or damaged (" + std::string(e.what()) + ")");
   }
   const auto frames_held = static_cast<std::int64_t>(whole.frames.rows.size());
   if (frames_held < frames_counted)
@@ -436,7 +444,7 @@ int sweep_command(const SweepOptions& options) {
       }
       if (found.verdict == RunFolder::Verdict::keep) {
         // A complete run of another config (the checkout moved and file paths with it, a
-        // model file changed): never deleted, the user decides.
+        // model file changed), or one the OS cannot read: never deleted, the user decides.
         fatal = folder.string() + ": a complete run, but " + found.problem +
                 "; move the folder away to run it again, or give a new --out";
         break;

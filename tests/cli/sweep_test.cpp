@@ -220,8 +220,8 @@ TEST_CASE("fovea sweep: a resume runs again a complete run whose frames.csv does
   REQUIRE(again.status == 0);
   CHECK(again.err.find("fovea sweep: run 2 (scheduler=round_robin, budget=300, seed=3): its frames.csv holds 2 of the 5 "
                        "frames its manifest.json counts; running it again\n") != std::string::npos);
-  CHECK(again.err.find("fovea sweep: run 5 (scheduler=round_robin, budget=3000, seed=3): its frames.csv cannot be read "
-                       "(out/runs/0005/frames.csv:6: ") != std::string::npos);
+  CHECK(again.err.find("fovea sweep: run 5 (scheduler=round_robin, budget=3000, seed=3): its frames.csv is cut short or "
+                       "damaged (out/runs/0005/frames.csv:6: ") != std::string::npos);
   CHECK(again.err.find("fovea sweep: run 7 (scheduler=priority_queues, budget=300, seed=2): it has no frames.csv; running "
                        "it again\n") != std::string::npos);
   CHECK(again.err.find("resuming out: 9 of 12 runs already complete") != std::string::npos);
