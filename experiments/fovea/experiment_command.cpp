@@ -345,6 +345,15 @@ int experiment_command(const ExperimentOptions& options) {
   std::map<std::int64_t, int> attempts;
   for (const TrialRecord& r : done) ++attempts[r.trial];
 
+  // The participant's folder before the window opens: one that cannot be made is said now,
+  // not after the instructions.
+  try {
+    create_folders(folder);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "fovea experiment: " << e.what() << "\n";
+    return kExitFailure;
+  }
+
   // The window a person watches; or, for --capture, pictures of the stimuli offscreen.
   std::unique_ptr<StimulusDisplay> display;
   std::unique_ptr<Gaze> gaze;
@@ -366,7 +375,12 @@ int experiment_command(const ExperimentOptions& options) {
     }
   } else if (options.capture_dir) {
     try {
-      std::filesystem::create_directories(*options.capture_dir);
+      create_folders(*options.capture_dir);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "fovea experiment: --capture " << e.what() << "\n";
+      return kExitFailure;
+    }
+    try {
       display = std::make_unique<StimulusDisplay>(spec, DisplayMode::offscreen);
     } catch (const std::exception& e) {
       std::cerr << "fovea experiment: --capture " << *options.capture_dir << ": " << e.what() << "\n";
@@ -378,7 +392,6 @@ int experiment_command(const ExperimentOptions& options) {
   int status = kExitOk;
   int answered_now = 0;
   try {
-    std::filesystem::create_directories(folder);
     // The spec of the trials: written again while the folder holds none (a session that
     // ended before its first trial leaves no design behind to keep).
     if (done.empty()) write_file_atomically(folder / "experiment.yaml", resolved);

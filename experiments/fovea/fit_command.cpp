@@ -319,6 +319,23 @@ int fit_command(const FitOptions& options) {
     return kExitBadInput;
   }
 
+  // Where the outputs go, before the fits: one that cannot be written is said now, not after
+  // the bootstrap.
+  // A missing folder is made when the fits are written: then only whether it can be made.
+  const std::vector<std::pair<std::string, fs::path>> outputs = {
+      {"-o " + model_path.string(), model_path}, {json_path.string(), json_path}, {conditions_path.string(), conditions_path}};
+  const bool folder_missing = !folder.empty() && !fs::exists(folder, error);
+  for (const auto& [name, path] : outputs)
+    if (const std::string problem = folder_missing ? folder_write_problem(folder) : file_write_problem(path); !problem.empty()) {
+      std::cerr << "fovea fit: " << name << ": cannot write: " << problem << "\n";
+      return kExitFailure;
+    }
+  if (options.plots && options.plots_dir)
+    if (const std::string problem = folder_write_problem(plots_folder); !problem.empty()) {
+      std::cerr << "fovea fit: --plots " << plots_folder.string() << ": cannot write: " << problem << "\n";
+      return kExitFailure;
+    }
+
   FitSettings settings;
   settings.function = options.function;
   settings.bootstrap_samples = options.bootstrap_samples;
@@ -386,7 +403,7 @@ int fit_command(const FitOptions& options) {
   j["pooled"] = fit_json(pooled_fit, names);
 
   try {
-    if (!folder.empty()) fs::create_directories(folder);
+    if (!folder.empty()) create_folders(folder);
     write_conditions(conditions_path, fit_order, group_order);
     write_json_atomically(json_path, j);
     // Where the model came from, ahead of the fit's own header (no user text: a participant
@@ -411,9 +428,9 @@ int fit_command(const FitOptions& options) {
 
   if (!options.plots) return kExitOk;
   try {
-    if (!plots_folder.empty()) fs::create_directories(plots_folder);
+    if (!plots_folder.empty()) create_folders(plots_folder);
   } catch (const std::exception& e) {
-    std::cerr << "fovea fit: --plots " << plots_folder.string() << ": " << e.what() << "\n";
+    std::cerr << "fovea fit: --plots " << e.what() << "\n";
     return kExitFailure;
   }
   return draw_fit_plots(json_path, conditions_path, plots_folder.empty() ? fs::path(".") : plots_folder, stem)

@@ -125,20 +125,14 @@ std::optional<DisplayDecision> decide_display(const RunOptions& options) {
 std::string prepare_capture_folder(const std::filesystem::path& folder) {
   std::error_code error;
   std::filesystem::create_directories(folder, error);
-  if (error) return error.message();
+  if (error) return "cannot create the folder: " + error.message();
   for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
     const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.rfind("frame_", 0) == 0 && entry.path().extension() == ".png")
+    if (entry.is_regular_file(error) && name.rfind("frame_", 0) == 0 && entry.path().extension() == ".png")
       return "holds pictures of an earlier capture (" + name + "); choose an empty folder";
   }
   if (error) return error.message();
-  const std::filesystem::path probe = folder / ".fovea-capture-probe";
-  try {
-    write_file_atomically(probe, "");
-  } catch (const std::exception&) {
-    return "cannot write there";
-  }
-  std::filesystem::remove(probe, error);
+  if (const std::string problem = folder_write_problem(folder); !problem.empty()) return "cannot write there: " + problem;
   return "";
 }
 

@@ -5,15 +5,19 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -62,35 +66,167 @@ std::optional<Json> read_json(const fs::path& path) {
   }
 }
 
-/// What a run's folder holds: a complete run (its manifest says so), and whether it is
-/// exactly this run (problem empty), or why not.
-struct RunState {
-  bool complete = false;
-  std::string problem;
+/// What a run's folder holds, and so what the sweep does with it.
+struct RunFolder {
+  enum class Verdict {
+    whole,      ///< exactly this run, complete: summarised from `frames`, not run again
+    run_again,  ///< incomplete or damaged (killed, failed, frames.csv cut short): removed and run again
+    keep,       ///< a complete run of another config, or one that cannot be read: never deleted; the sweep stops
+  };
+  Verdict verdict = Verdict::run_again;
+  std::string problem;  ///< why, unless whole
+  CsvTable frames;      ///< when whole: its frames.csv
 };
-RunState run_state(const fs::path& folder, const RunJob& job) {
+RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
+  const auto run_again = [](std::string problem) { return RunFolder{RunFolder::Verdict::run_again, std::move(problem), {}}; };
   const std::optional<Json> manifest = read_json(folder / "manifest.json");
-  if (!manifest) return {false, "no readable manifest.json"};
-  const std::string status = manifest->value("status", std::string("unknown"));
-  if (status != "completed") return {false, "its manifest says " + status};
-  if (!fs::is_regular_file(folder / "frames.csv")) return {true, "it has no frames.csv"};
+  if (!manifest || !manifest->is_object()) return run_again("no readable manifest.json");
+  const Json status = manifest->value("status", Json("unknown"));
+  if (status != "completed") return run_again("its manifest says " + (status.is_string() ? status.get<std::string>() : status.dump()));
   std::string config;
   try {
     config = read_file_text((folder / "config.yaml").string());
   } catch (const std::runtime_error&) {
-    return {true, "its config.yaml cannot be read"};
+    return {RunFolder::Verdict::keep, "its config.yaml cannot be read", {}};
   }
-  if (config != job.expected_config) return {true, "its config.yaml is not this run's"};
-  return {true, ""};
+  if (config != job.expected_config) return {RunFolder::Verdict::keep, "its config.yaml is not this run's", {}};
+  // Complete only when frames.csv holds every frame the manifest counts: a file cut short
+  // (copied in part, restored from an older backup) would give the table a row of fewer
+  // frames than the run had. Run again, as a killed run is: its config gives the same frames.
+  const Json counted = manifest->value("frames_completed", Json());
+  if (!counted.is_number_integer()) return run_again("its manifest.json counts no frames_completed");
+  const auto frames_counted = counted.get<std::int64_t>();
+  const fs::path frames_path = folder / "frames.csv";
+  std::error_code error;
+  if (!fs::is_regular_file(frames_path, error)) return run_again("it has no frames.csv");
+  // A file the OS cannot give (unreadable, too large to read) is not known to be damaged:
+  // kept, as a run of another config is. A file that reads but does not parse is damaged.
+  std::string frames_text;
+  try {
+    frames_text = read_file_text(frames_path.string());
+  } catch (const std::runtime_error& e) {
+    return {RunFolder::Verdict::keep, "its frames.csv cannot be read (" + std::string(e.what()) + ")", {}};
+  }
+  RunFolder whole{RunFolder::Verdict::whole, "", {}};
+  try {
+    whole.frames = parse_csv(frames_text, frames_path.string());
+  } catch (const std::runtime_error& e) {
+    return run_again("its frames.csv is cut short or damaged (" + std::string(e.what()) + ")");
+  }
+  const auto frames_held = static_cast<std::int64_t>(whole.frames.rows.size());
+  if (frames_held < frames_counted)
+    return run_again("its frames.csv holds " + std::to_string(frames_held) + " of the " + std::to_string(frames_counted) +
+                     " frames its manifest.json counts");
+  if (frames_held > frames_counted)
+    return run_again("its frames.csv holds " + std::to_string(frames_held) + " frames, its manifest.json counts " +
+                     std::to_string(frames_counted));
+  return whole;
 }
 
-/// The first line of a run's messages, for the sweep's own message.
-std::string first_line_of(const fs::path& log) {
-  std::ifstream in(log);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
+/// What a run says on stderr, read from its pipe as it comes. It goes to runs/NNNN.log,
+/// created at the first byte (a run that says nothing leaves no log), and its first line is
+/// kept here too, so the sweep can say why a run failed even when the log cannot be written
+/// (a full disk). The first line, not the last: a run prints its errors in the order they
+/// happen, and on a full disk the first is the cause (frames.csv), the next its consequence
+/// (manifest.json).
+class RunMessages {
+ public:
+  RunMessages(int pipe, fs::path log) : pipe_(pipe), log_path_(std::move(log)) {}
+  ~RunMessages() {
+    if (pipe_ >= 0) close(pipe_);
+    if (log_ >= 0) close(log_);
+  }
+  RunMessages(const RunMessages&) = delete;
+  RunMessages& operator=(const RunMessages&) = delete;
+
+  /// Reads what the run has written since the last call; never waits.
+  void read_available() {
+    char buffer[65536];
+    while (pipe_ >= 0) {
+      const ssize_t n = read(pipe_, buffer, sizeof buffer);
+      if (n > 0) {
+        keep_first_line(std::string_view(buffer, static_cast<std::size_t>(n)));
+        write_log(buffer, static_cast<std::size_t>(n));
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        // The end (n == 0), or nothing more for now (EAGAIN).
+        if (n == 0 || errno != EAGAIN) {
+          close(pipe_);
+          pipe_ = -1;
+        }
+        return;
+      }
+    }
+  }
+
+  /// Once the run has ended: reads the rest and closes the log. A log that could not take a
+  /// single byte is removed, so no message names it as holding anything.
+  void finish() {
+    read_available();
+    if (log_ >= 0) {
+      if (close(log_) != 0 && log_problem_.empty()) log_problem_ = std::strerror(errno);
+      log_ = -1;
+      std::error_code error;
+      if (log_bytes_ == 0) fs::remove(log_path_, error);
+    }
+  }
+
+  /// Its first line ("" when it said nothing), at most kMaxLineBytes long.
+  const std::string& first_line() const { return first_line_; }
+
+  /// The sweep's note on where the messages are, for the line that says the run failed:
+  /// "(all its messages: runs/0003.log)", or why the log does not hold them all.
+  std::string where() const {
+    if (!log_problem_.empty()) {
+      if (log_bytes_ == 0) return "(its messages could not be written to " + log_path_.string() + ": " + log_problem_ + ")";
+      return "(" + log_path_.string() + " holds only part of its messages, the rest could not be written: " + log_problem_ +
+             ")";
+    }
+    if (log_bytes_ == 0) return "";
+    return "(all its messages: " + log_path_.string() + ")";
+  }
+
+ private:
+  static constexpr std::size_t kMaxLineBytes = 4096;
+
+  void keep_first_line(std::string_view text) {
+    if (first_line_done_) return;
+    const std::size_t end = text.find('\n');
+    first_line_.append(text.substr(0, std::min(end, kMaxLineBytes - first_line_.size())));
+    first_line_done_ = end != std::string_view::npos || first_line_.size() >= kMaxLineBytes;
+  }
+
+  void write_log(const char* bytes, std::size_t size) {
+    if (!log_problem_.empty()) return;  // the messages after a failed write are lost to the log, never half-appended
+    if (log_ < 0) {
+      log_ = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (log_ < 0) {
+        log_problem_ = std::strerror(errno);
+        return;
+      }
+    }
+    while (size > 0) {
+      const ssize_t n = write(log_, bytes, size);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        log_problem_ = std::strerror(errno);
+        return;
+      }
+      log_bytes_ += static_cast<std::uintmax_t>(n);
+      bytes += n;
+      size -= static_cast<std::size_t>(n);
+    }
+  }
+
+  int pipe_ = -1;
+  int log_ = -1;
+  fs::path log_path_;
+  std::uintmax_t log_bytes_ = 0;  ///< what the log holds
+  std::string log_problem_;       ///< "" while the log holds every message, else the OS's reason
+  std::string first_line_;
+  bool first_line_done_ = false;
+};
 
 std::string clock_text(double seconds) {
   const auto s = static_cast<long long>(std::max(seconds, 0.0) + 0.5);
@@ -220,9 +356,10 @@ int sweep_command(const SweepOptions& options) {
   const fs::path runs_folder = out / "runs";
   const fs::path table_path = out / "table.csv";
   try {
-    fs::create_directories(runs_folder);
-  } catch (const fs::filesystem_error& e) {
-    std::cerr << "fovea sweep: " << out.string() << ": " << e.code().message() << "\n";
+    create_folders(out);
+    create_folders(runs_folder);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "fovea sweep: " << e.what() << "\n";
     return kExitFailure;
   }
   // One sweep at a time in a folder: a second one (the command typed twice, a job resubmitted
@@ -232,6 +369,11 @@ int sweep_command(const SweepOptions& options) {
   if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) {
     std::cerr << "fovea sweep: " << out.string() << " is in use by another fovea sweep; wait for it to end\n";
     return kExitBadInput;
+  }
+  // The table is written when the runs have ended: a place it cannot go is said before them.
+  if (const std::string problem = file_write_problem(table_path); !problem.empty()) {
+    std::cerr << "fovea sweep: " << table_path.string() << ": cannot write: " << problem << "\n";
+    return kExitFailure;
   }
   if (resuming && !commit_before.empty() && commit_before != build_info().git_commit && !options.quiet)
     std::cerr << "fovea sweep: warning: " << out.string() << " was run by fovea " << commit_before
@@ -261,26 +403,29 @@ int sweep_command(const SweepOptions& options) {
   description["jobs"] = jobs;
   description["start_time_utc"] = utc_iso8601(start);
   description["status"] = "running";
+  std::string status_on_disk;  // sweep.json's status as this sweep last wrote it
   const auto write_description = [&]() {
     try {
       write_json_atomically(sweep_json, description);
+      status_on_disk = description["status"].get<std::string>();
       return true;
     } catch (const std::exception& e) {
-      std::cerr << "fovea sweep: " << e.what() << "\n";
+      std::cerr << "fovea sweep: " << e.what()
+                << (status_on_disk.empty() ? "" : " (it still says \"" + status_on_disk + "\")") << "\n";
       return false;
     }
   };
   if (!write_description()) return kExitFailure;
 
   // Runs finished before (a resumed sweep) are summarised, not run again; a folder left
-  // incomplete (killed, failed) is removed and its run done again.
+  // incomplete (killed, failed) or damaged (frames.csv short of its manifest's count) is
+  // removed and its run done again.
   StudyRows rows;
   std::string fatal;  // a problem that stops the sweep: a metric's column missing from frames.csv
   int fatal_status = kExitBadInput;
-  const auto summarise = [&](const RunJob& job, const fs::path& folder) {
+  const auto summarise = [&](const RunJob& job, const fs::path& folder, const CsvTable& frames) {
     try {
-      const std::string frames_path = (folder / "frames.csv").string();
-      rows[job.run->index] = summarise_run(study, *job.run, read_csv(frames_path), frames_path);
+      rows[job.run->index] = summarise_run(study, *job.run, frames, (folder / "frames.csv").string());
       return true;
     } catch (const std::exception& e) {
       fatal = e.what();
@@ -292,19 +437,19 @@ int sweep_command(const SweepOptions& options) {
   for (const RunJob& job : shard_jobs) {
     const fs::path folder = runs_folder / run_folder_name(job.run->index, static_cast<std::int64_t>(runs.size()));
     if (fs::exists(folder, error)) {
-      const RunState state = run_state(folder, job);
-      if (state.complete && state.problem.empty()) {
-        if (!summarise(job, folder)) break;
+      const RunFolder found = examine_run_folder(folder, job);
+      if (found.verdict == RunFolder::Verdict::whole) {
+        if (!summarise(job, folder, found.frames)) break;
         continue;
       }
-      if (state.complete) {
+      if (found.verdict == RunFolder::Verdict::keep) {
         // A complete run of another config (the checkout moved and file paths with it, a
-        // model file changed): never deleted, the user decides.
-        fatal = folder.string() + ": a complete run, but " + state.problem +
+        // model file changed), or one the OS cannot read: never deleted, the user decides.
+        fatal = folder.string() + ": a complete run, but " + found.problem +
                 "; move the folder away to run it again, or give a new --out";
         break;
       }
-      if (!options.quiet) std::cerr << "fovea sweep: " << describe(study, *job.run) << ": " << state.problem << "; running it again\n";
+      if (!options.quiet) std::cerr << "fovea sweep: " << describe(study, *job.run) << ": " << found.problem << "; running it again\n";
       fs::remove_all(folder, error);
     }
     (job.wall_budget ? pending_wall : pending).push_back(&job);
@@ -329,7 +474,7 @@ int sweep_command(const SweepOptions& options) {
     pid_t pid;
     const RunJob* job;
     fs::path folder;
-    fs::path log;
+    std::unique_ptr<RunMessages> messages;
   };
   std::vector<Running> running;
   std::vector<std::int64_t> failed;
@@ -341,19 +486,27 @@ int sweep_command(const SweepOptions& options) {
                     Progress::stderr_is_terminal() ? Progress::Output::redrawn : Progress::Output::logged);
   const auto launch = [&](const RunJob& job) {
     const std::string name = run_folder_name(job.run->index, static_cast<std::int64_t>(runs.size()));
-    Running r{-1, &job, runs_folder / name, runs_folder / (name + ".log")};
+    const fs::path log = runs_folder / (name + ".log");
+    // The log of an earlier attempt (a resumed sweep) goes: this run writes its own, if any.
+    fs::remove(log, error);
+    Running r{-1, &job, runs_folder / name, nullptr};
     std::vector<std::string> argv = {fovea_binary, "run", study.base_config, "--out", r.folder.string(), "--headless", "--quiet"};
     for (const config::Override& o : job.run->overrides) {
       argv.push_back("--set");
       argv.push_back(o.assignment);
     }
-    const std::optional<pid_t> pid = start_program(argv, ChildOptions{false, r.log.string(), true});
-    if (!pid) {
+    ChildOptions child;
+    child.output = ChildOptions::Output::stderr_to_pipe;
+    child.own_process_group = true;
+    child.dies_with_fovea = true;
+    const std::optional<StartedProgram> program = start_program(argv, child);
+    if (!program) {
       fatal = "could not start " + fovea_binary;
       fatal_status = kExitFailure;
       return;
     }
-    r.pid = *pid;
+    r.pid = program->pid;
+    r.messages = std::make_unique<RunMessages>(program->stderr_pipe, log);
     running.push_back(std::move(r));
   };
   const auto wall_running = [&]() {
@@ -389,6 +542,7 @@ int sweep_command(const SweepOptions& options) {
         break;
       }
     }
+    for (Running& r : running) r.messages->read_available();
     // Collect the runs that ended; poll so a signal is seen within milliseconds.
     int wait_status = 0;
     const pid_t ended = waitpid(-1, &wait_status, WNOHANG);
@@ -398,17 +552,26 @@ int sweep_command(const SweepOptions& options) {
     }
     const auto it = std::find_if(running.begin(), running.end(), [&](const Running& r) { return r.pid == ended; });
     if (it == running.end()) continue;
-    const Running r = *it;
+    const Running r = std::move(*it);
     running.erase(it);
     const int status = exit_status_of(wait_status);
-    if (fs::is_empty(r.log, error)) fs::remove(r.log, error);
-    if (status == 0) {
-      summarise(*r.job, r.folder);
+    r.messages->finish();
+    // A run that ended well is held to what a resume holds it to: a folder that is whole.
+    const RunFolder found = status == 0 ? examine_run_folder(r.folder, *r.job) : RunFolder{};
+    if (status == 0 && found.verdict == RunFolder::Verdict::whole) {
+      summarise(*r.job, r.folder, found.frames);
+    } else if (status == 0) {
+      failed.push_back(r.job->run->index);
+      progress.finish();
+      std::cerr << "fovea sweep: " << describe(study, *r.job->run) << " ended, but " << r.folder.string()
+                << " is not a whole run: " << found.problem << "\n";
     } else if (stop_signal == 0 && !children_stopped) {
       failed.push_back(r.job->run->index);
       progress.finish();
-      std::cerr << "fovea sweep: " << describe(study, *r.job->run) << " failed with exit status " << status << ": "
-                << first_line_of(r.log) << " (all its messages: " << r.log.string() << ")\n";
+      const std::string& said = r.messages->first_line();
+      const std::string where = r.messages->where();
+      std::cerr << "fovea sweep: " << describe(study, *r.job->run) << " failed with exit status " << status
+                << (said.empty() ? ", saying nothing" : ": " + said) << (where.empty() ? "" : " " + where) << "\n";
     }
     const auto done = static_cast<std::int64_t>(rows.size());
     progress.update(done, progress_line(done, total_runs, done_before, static_cast<std::int64_t>(failed.size()),
@@ -419,10 +582,12 @@ int sweep_command(const SweepOptions& options) {
 
   // The table of every run finished so far, then the figures.
   int exit_status = kExitOk;
+  bool table_written = true;
   try {
     write_study_table(table_path.string(), study.table_columns(), rows);
   } catch (const std::exception& e) {
     std::cerr << "fovea sweep: " << e.what() << "\n";
+    table_written = false;
     exit_status = kExitFailure;
   }
   const double wall_s = progress.elapsed_s();
@@ -433,7 +598,7 @@ int sweep_command(const SweepOptions& options) {
   description["runs_failed"] = failed;
   std::string status_text = "completed";
   if (stop_signal != 0) status_text = "interrupted";
-  if (!fatal.empty() || !failed.empty()) status_text = "failed";
+  if (!fatal.empty() || !failed.empty() || !table_written) status_text = "failed";
   description["status"] = status_text;
   if (!write_description()) exit_status = kExitFailure;
   if (!fatal.empty()) {
@@ -443,8 +608,8 @@ int sweep_command(const SweepOptions& options) {
   if (!options.quiet)
     std::cerr << "fovea sweep: " << rows.size() << " of " << shard_jobs.size() << " runs complete ("
               << rows.size() - static_cast<std::size_t>(done_before) << " run now, in " << clock_text(wall_s) << ")"
-              << (failed.empty() ? "" : ", " + std::to_string(failed.size()) + " failed") << "; table: " << table_path.string()
-              << "\n";
+              << (failed.empty() ? "" : ", " + std::to_string(failed.size()) + " failed")
+              << (table_written ? "; table: " + table_path.string() : "; the table could not be written") << "\n";
   if (stop_signal != 0) {
     std::signal(stop_signal, SIG_DFL);
     std::raise(stop_signal);
@@ -541,7 +706,7 @@ int sweep_merge_command(const SweepMergeOptions& options) {
   merged["command_line"] = options.command_line;
   merged["time_utc"] = utc_iso8601(std::chrono::system_clock::now());
   try {
-    fs::create_directories(out);
+    create_folders(out);
     write_study_table((out / "table.csv").string(), columns, rows);
     write_json_atomically(out / "sweep.json", merged);
   } catch (const std::exception& e) {

@@ -4,17 +4,17 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <optional>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <vector>
 
 #include "config/config.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
 #include "fovea/run_command.hpp"
+#include "record/results_folder.hpp"
 #include "spheretree/octree_builder.hpp"
 #include "spheretree/sph_file.hpp"
 #include "spheretree/surface_mesh.hpp"
@@ -108,19 +108,20 @@ bool load_model(const TreeOptions& o, VoxelModel& model, std::string& descriptio
   return true;
 }
 
+/// Writes an export made in memory by `write`, atomically: a failed export leaves no file.
 template <class Write>
-bool export_file(const std::string& path, const char* what, Write&& write) {
-  std::ofstream out(path, std::ios::binary);
+bool export_file(const std::string& path, Write&& write) {
+  std::ostringstream text;
   try {
-    if (out) write(out);
+    write(text);
   } catch (const std::exception& e) {
-    out.close();
-    std::filesystem::remove(path);
     std::cerr << "fovea tree: " << path << ": " << e.what() << "\n";
     return false;
   }
-  if (!out) {
-    std::cerr << "fovea tree: " << path << ": cannot write the " << what << "\n";
+  try {
+    write_file_atomically(path, text.str());
+  } catch (const std::exception& e) {
+    std::cerr << "fovea tree: " << e.what() << "\n";  // names the file and the OS's reason
     return false;
   }
   return true;
@@ -139,6 +140,15 @@ int tree_command(const TreeOptions& o) {
   if (model.occupied_count() == 0) {
     std::cerr << "fovea tree: " << description << " has no occupied voxel\n";
     return kExitBadInput;
+  }
+  // Each export's place, before the builds and the table: an export that cannot be written
+  // is said now, not after the table.
+  for (const std::string& path : {o.export_obj, o.export_sph, o.export_vox}) {
+    if (path.empty()) continue;
+    if (const std::string problem = file_write_problem(path); !problem.empty()) {
+      std::cerr << "fovea tree: " << path << ": cannot write: " << problem << "\n";
+      return kExitFailure;
+    }
   }
 
   // Build time: the median of repeated builds (at least 5, about 0.2 s in all), as one build
@@ -206,13 +216,13 @@ int tree_command(const TreeOptions& o) {
 
   bool ok = true;
   if (!o.export_obj.empty())
-    ok &= export_file(o.export_obj, "surface mesh", [&](std::ostream& out) {
+    ok &= export_file(o.export_obj, [&](std::ostream& out) {
       write_obj(out, voxel_surface_mesh(model), "fovea: " + description + ", exposed voxel faces, model space");
     });
   if (!o.export_sph.empty())
-    ok &= export_file(o.export_sph, "sphere tree", [&](std::ostream& out) { write_sph(out, tree, model_bounds_centre_m(model)); });
+    ok &= export_file(o.export_sph, [&](std::ostream& out) { write_sph(out, tree, model_bounds_centre_m(model)); });
   if (!o.export_vox.empty())
-    ok &= export_file(o.export_vox, "model", [&](std::ostream& out) { write_vox(out, std::span(&model, 1)); });
+    ok &= export_file(o.export_vox, [&](std::ostream& out) { write_vox(out, std::span(&model, 1)); });
   return ok && (o.csv ? not_measured.empty() : true) ? kExitOk : kExitFailure;
 }
 

@@ -1,5 +1,9 @@
 #include "record/results_folder.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -62,16 +66,67 @@ std::filesystem::path create_named_run_folder(const std::filesystem::path& out) 
   return out;
 }
 
+void create_folders(const std::filesystem::path& folder) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) throw std::runtime_error(folder.string() + ": cannot create the folder: " + ec.message());
+}
+
+std::string file_write_problem(const std::filesystem::path& path) {
+  // Opened as a writer opens it, without truncating; non-blocking, so a FIFO without a
+  // reader fails at once instead of waiting for one.
+  int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) {
+    ::close(fd);
+    return "";
+  }
+  if (errno != ENOENT) return std::strerror(errno);
+  fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return std::strerror(errno);
+  ::close(fd);
+  ::unlink(path.c_str());
+  return "";
+}
+
+std::string folder_write_problem(const std::filesystem::path& folder) {
+  struct stat status {};
+  if (::stat(folder.c_str(), &status) == 0) {
+    if (!S_ISDIR(status.st_mode)) return std::strerror(ENOTDIR);
+    return file_write_problem(folder / ".fovea-write-probe");
+  }
+  if (errno != ENOENT) return std::strerror(errno);
+  // Missing: the first missing folder on the way is made and removed again; the ones below
+  // it can then be made too.
+  std::filesystem::path first_missing = folder;
+  for (std::filesystem::path above = folder.parent_path(); !above.empty() && above != first_missing;
+       above = above.parent_path()) {
+    if (::stat(above.c_str(), &status) == 0) break;
+    if (errno != ENOENT) return std::strerror(errno);
+    first_missing = above;
+  }
+  if (::mkdir(first_missing.c_str(), 0755) != 0) return std::strerror(errno);
+  ::rmdir(first_missing.c_str());
+  return "";
+}
+
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
   const std::filesystem::path temporary = path.string() + ".tmp";
+  const auto cannot_write = [&](int error) { return std::runtime_error(path.string() + ": cannot write: " + std::strerror(error)); };
   std::FILE* f = std::fopen(temporary.c_str(), "wb");
-  if (f == nullptr) throw std::runtime_error(temporary.string() + ": cannot create: " + std::strerror(errno));
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) throw std::runtime_error(temporary.string() + ": write failed: " + std::strerror(errno));
+  if (f == nullptr) throw cannot_write(errno);
+  // A full disk fails the write or, with the text still buffered, the close; the errno of
+  // the first failure is the reason.
+  int error = 0;
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) error = errno;
+  if (std::fclose(f) != 0 && error == 0) error = errno;
   std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) throw std::runtime_error(path.string() + ": cannot write: " + ec.message());
+  if (error == 0) std::filesystem::rename(temporary, path, ec);
+  if (error != 0 || ec) {
+    // The temporary is this writer's own: nothing else would read it.
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw error != 0 ? cannot_write(error) : std::runtime_error(path.string() + ": cannot write: " + ec.message());
+  }
 }
 
 void write_json_atomically(const std::filesystem::path& path, const nlohmann::ordered_json& json) {
@@ -91,6 +146,14 @@ void write_csv_atomically(const std::filesystem::path& path, const std::vector<s
     std::error_code ec;
     std::filesystem::rename(partial, path, ec);
     if (ec) throw std::runtime_error(path.string() + ": cannot write: " + ec.message());
+  } catch (const std::runtime_error& e) {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+    // The writer names the file it writes, the partial one: the message names the table the
+    // user asked for, which is what could not be written.
+    const std::string what = e.what();
+    if (what.rfind(partial.string() + ": ", 0) == 0) throw std::runtime_error(path.string() + what.substr(partial.string().size()));
+    throw;
   } catch (...) {
     std::error_code ignored;
     std::filesystem::remove(partial, ignored);

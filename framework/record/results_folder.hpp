@@ -27,8 +27,28 @@ std::filesystem::path create_run_folder(const std::filesystem::path& parent, con
 /// earlier run's results are never mixed with or overwritten by a new one.
 std::filesystem::path create_named_run_folder(const std::filesystem::path& out);
 
-/// Writes `text` to `path` through a temporary file and a rename, so readers (and a run
-/// killed mid-write) see the old whole file or the new whole file, never half of one.
+/// Creates `folder` and the folders above it that are missing. Throws std::runtime_error
+/// "<folder>: cannot create the folder: <the OS's reason>".
+void create_folders(const std::filesystem::path& folder);
+
+/// Whether a file can be written at `path`, asked before work that would be lost if it could
+/// not: "" when it can, else the OS's reason ("Not a directory" for a path under a file, "Is
+/// a directory" for a folder where the file would go, "No such file or directory" for a
+/// folder that is missing, "Permission denied", "Read-only file system"). Nothing is left
+/// changed: an existing file is opened without truncating it, a missing one is created and
+/// removed.
+std::string file_write_problem(const std::filesystem::path& path);
+
+/// The same for a folder that files are to be written into: "" when it is a folder a file can
+/// be created in, or is missing and can be created (as create_folders would; the first
+/// missing folder on the way is made and removed).
+std::string folder_write_problem(const std::filesystem::path& folder);
+
+/// Writes `text` to `path` through a temporary file (`<path>.tmp`) and a rename, so readers
+/// (and a run killed mid-write) see the old whole file or the new whole file, never half of
+/// one. Throws std::runtime_error "<path>: cannot write: <the OS's reason>" (a full disk, a
+/// folder that cannot be written); a write that fails leaves the file as it was and removes
+/// its temporary.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 /// `json` indented by 2 with a final newline, written atomically as above (manifest.json,
@@ -38,8 +58,8 @@ void write_json_atomically(const std::filesystem::path& path, const nlohmann::or
 /// A CSV file of `columns` whose rows `write_rows` writes, made durable (fsync) under
 /// `<path>.partial` and then renamed to `path`: a reader sees the old whole table or the new
 /// whole table, never part of one (a sweep's table.csv, a fit's conditions). Throws
-/// std::runtime_error, or what `write_rows` throws; the partial file of a failed write is
-/// removed.
+/// std::runtime_error naming `path` and the OS's reason, or what `write_rows` throws; the
+/// partial file of a failed write is removed.
 void write_csv_atomically(const std::filesystem::path& path, const std::vector<std::string>& columns,
                           const std::function<void(CsvWriter&)>& write_rows);
 

@@ -310,6 +310,30 @@ TEST_CASE("fovea run: --out refuses a folder that holds results already", "[cli]
   CHECK(read_file(dir / "o" / "frames.csv") == before);
 }
 
+TEST_CASE("fovea run: on a full disk, one line says what could not be written, and no temporary is left",
+          "[cli][errors][disk]") {
+  // A file size limit stands for the full disk: past it a write fails with EFBIG, as it fails
+  // with ENOSPC on a full disk, and as root too. 0 bytes: the first file, config.yaml, fails;
+  // 1000 bytes: config.yaml fails part way; 6000 bytes: config.yaml and manifest.json are
+  // written, frames.csv fails part way.
+  for (const std::uint64_t limit_bytes : {std::uint64_t{0}, std::uint64_t{1000}, std::uint64_t{6000}}) {
+    INFO("file size limit " << limit_bytes << " bytes");
+    TempDir dir;
+    test::ChildProcess child({kFovea, "run", "--frames", "200", "--headless", "--quiet", "--out", "full"}, dir.path(),
+                             dir / "stdout", dir / "stderr", test::ChildSetup{{SIGXFSZ}, limit_bytes});
+    CHECK(child.wait() == 1);
+    const std::string err = read_file(dir / "stderr");
+    INFO(err);
+    REQUIRE_FALSE(err.empty());
+    for (const std::string& line : lines_of(err)) {
+      CHECK(line.rfind("fovea: full/", 0) == 0);
+      CHECK(line.find(": File too large") != std::string::npos);
+    }
+    CHECK(test::stray_temporaries(dir / "full").empty());
+    if (limit_bytes == 6000) CHECK(read_json(dir / "full" / "manifest.json")["status"] == "failed");
+  }
+}
+
 TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli][signals]") {
   TempDir dir;
   test::ChildProcess child({kFovea, "run", "--frames", "100000000", "--out", "killed"}, dir.path(), dir / "stdout",
@@ -923,4 +947,51 @@ TEST_CASE("fovea fit: plots when python3 has matplotlib, one message when not", 
   const auto fit_help = run_process({kFovea, "fit", "--help"}, dir.path());
   for (const char* option : {"--function", "--bootstrap", "--seed", "--max-lapse", "--no-lapse", "--plots", "-o,--output"})
     CHECK(fit_help.out.find(option) != std::string::npos);
+}
+
+TEST_CASE("fovea: an output that cannot be written is one line saying where and why, before any work",
+          "[cli][errors][disk]") {
+  // A path under a regular file cannot be a folder, for root too (which a read-only folder
+  // would not stop).
+  TempDir dir;
+  std::ofstream(dir / "afile") << "not a folder\n";
+  const std::string spec = std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml";
+  const std::string observer = std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml";
+  const auto experiment = run_process({kFovea, "experiment", spec, "--participant", "P01", "--observer", observer, "--out",
+                                       "afile/exp", "--quiet"},
+                                      dir.path());
+  CHECK(experiment.status == 1);
+  CHECK(experiment.err == "fovea experiment: afile/exp: cannot create the folder: Not a directory\n");
+  const auto capture = run_process({kFovea, "experiment", spec, "--participant", "P01", "--observer", observer, "--out",
+                                    "exp", "--capture", "afile/pictures", "--quiet"},
+                                   dir.path());
+  CHECK(capture.status == 1);
+  CHECK(capture.err == "fovea experiment: --capture afile/pictures: cannot create the folder: Not a directory\n");
+
+  // The tree's table is not printed when its export cannot be written.
+  const auto tree = run_process({kFovea, "tree", "rock", "--export-vox", "afile/rock.vox"}, dir.path());
+  CHECK(tree.status == 1);
+  CHECK(tree.err == "fovea tree: afile/rock.vox: cannot write: Not a directory\n");
+  CHECK(tree.out.empty());
+  std::filesystem::create_directories(dir / "folder.sph");
+  const auto into_folder = run_process({kFovea, "tree", "rock", "--export-sph", "folder.sph"}, dir.path());
+  CHECK(into_folder.status == 1);
+  CHECK(into_folder.err == "fovea tree: folder.sph: cannot write: Is a directory\n");
+  CHECK(into_folder.out.empty());
+
+  // Nor is the fit made.
+  std::ofstream(dir / "trials.csv") << trials_csv("P01", simulated_session(fit_truth(), 2, 5));
+  const auto fit = run_process({kFovea, "fit", "trials.csv", "-o", "afile/model.yaml"}, dir.path());
+  CHECK(fit.status == 1);
+  CHECK(fit.err == "fovea fit: -o afile/model.yaml: cannot write: Not a directory\n");
+  CHECK(fit.out.empty());
+  const auto plots = run_process({kFovea, "fit", "trials.csv", "-o", "model.yaml", "--plots", "afile/plots"}, dir.path());
+  CHECK(plots.status == 1);
+  CHECK(plots.err == "fovea fit: --plots afile/plots: cannot write: Not a directory\n");
+  CHECK(plots.out.empty());
+  CHECK_FALSE(std::filesystem::exists(dir / "model.yaml"));
+
+  const auto run = run_process({kFovea, "run", "--frames", "3", "--headless", "--quiet", "--out", "afile/run"}, dir.path());
+  CHECK(run.status == 1);
+  CHECK(run.err == "fovea: afile/run: cannot create results folder: Not a directory\n");
 }

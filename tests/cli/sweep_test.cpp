@@ -199,6 +199,36 @@ TEST_CASE("fovea sweep: resumes, running again only the runs whose folder is not
   CHECK(read_file(dir / "out" / "table.csv") == table);
 }
 
+TEST_CASE("fovea sweep: a resume runs again a complete run whose frames.csv does not hold the frames its manifest counts",
+          "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  const std::string table = read_file(dir / "out" / "table.csv");
+  const fs::path runs = dir / "out" / "runs";
+  // Run 2's frames.csv cut to its header and 2 of its 5 rows; run 5's cut inside a row; run
+  // 7's gone. Each manifest still says "completed" with 5 frames.
+  const auto frames_2 = lines_of(read_file(runs / "0002" / "frames.csv"));
+  REQUIRE(frames_2.size() == 6);
+  write(runs / "0002" / "frames.csv", frames_2[0] + "\n" + frames_2[1] + "\n" + frames_2[2] + "\n");
+  const std::string frames_5 = read_file(runs / "0005" / "frames.csv");
+  write(runs / "0005" / "frames.csv", frames_5.substr(0, frames_5.size() - 10));
+  fs::remove(runs / "0007" / "frames.csv");
+  const auto again = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
+  INFO(again.err);
+  REQUIRE(again.status == 0);
+  CHECK(again.err.find("fovea sweep: run 2 (scheduler=round_robin, budget=300, seed=3): its frames.csv holds 2 of the 5 "
+                       "frames its manifest.json counts; running it again\n") != std::string::npos);
+  CHECK(again.err.find("fovea sweep: run 5 (scheduler=round_robin, budget=3000, seed=3): its frames.csv is cut short or "
+                       "damaged (out/runs/0005/frames.csv:6: ") != std::string::npos);
+  CHECK(again.err.find("fovea sweep: run 7 (scheduler=priority_queues, budget=300, seed=2): it has no frames.csv; running "
+                       "it again\n") != std::string::npos);
+  CHECK(again.err.find("resuming out: 9 of 12 runs already complete") != std::string::npos);
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+  for (const char* run : {"0002", "0005", "0007"}) CHECK(lines_of(read_file(runs / run / "frames.csv")).size() == 6);
+}
+
 TEST_CASE("fovea sweep: a stopped sweep keeps its finished runs, and the same command finishes it", "[cli][sweep]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);
@@ -234,6 +264,48 @@ TEST_CASE("fovea sweep: a stopped sweep keeps its finished runs, and the same co
   CHECK(read_json(dir / "out" / "sweep.json")["runs_completed_before"] == completed);
 }
 
+TEST_CASE("fovea sweep: kill -9 of the sweep ends its runs with it, so none writes into a folder a resume takes over",
+          "[cli][sweep][signals]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  std::string study = kStudy;
+  study.replace(study.find("frames: 5"), 9, "frames: 10000000");  // runs that would go on for hours
+  write(dir / "study.yaml", study);
+  test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "2", "--no-figures", "-q"},
+                           dir.path(), dir / "stdout.txt", dir / "stderr.txt");
+  // Both runs under way: started, and past their first frames.
+  std::vector<pid_t> runs;
+  for (int i = 0; i < 3000; ++i) {
+    runs = test::child_processes(sweep.pid());
+    if (runs.size() == 2 && fs::exists(dir / "out" / "runs" / "0000" / "frames.csv") &&
+        fs::exists(dir / "out" / "runs" / "0001" / "frames.csv"))
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(runs.size() == 2);
+  sweep.send_signal(SIGKILL);
+  CHECK(sweep.wait() == 128 + SIGKILL);
+  const auto all_ended = [&]() {
+    return std::none_of(runs.begin(), runs.end(), [](pid_t run) { return test::process_is_alive(run); });
+  };
+  for (int i = 0; i < 500 && !all_ended(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(all_ended());
+  // Nothing writes into the runs' folders any more.
+  const auto sizes = [&]() {
+    return std::vector<std::uintmax_t>{fs::file_size(dir / "out" / "runs" / "0000" / "frames.csv"),
+                                       fs::file_size(dir / "out" / "runs" / "0001" / "frames.csv")};
+  };
+  const auto before = sizes();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(sizes() == before);
+  // Runs that outlived their sweep (the defect this test guards against) are not left
+  // running for hours: ended here, each checked to be this test's by its command line.
+  for (const pid_t run : runs)
+    if (test::process_is_alive(run) && read_file("/proc/" + std::to_string(run) + "/cmdline").find(dir.path().string()) !=
+                                           std::string::npos)
+      kill(run, SIGKILL);
+}
+
 TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);
@@ -259,6 +331,100 @@ TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]
   CHECK(failed.err.find("(all its messages: crowded/runs/0003.log)") != std::string::npos);
   CHECK(lines_of(read_file(dir / "crowded" / "table.csv")).size() == 13);
   CHECK(read_json(dir / "crowded" / "sweep.json")["runs_failed"].size() == 12);
+}
+
+TEST_CASE("fovea sweep: on a full disk, each failed run's message still reaches the sweep's output, and no line names "
+          "a file that was not written",
+          "[cli][sweep][disk]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  std::string study = kStudy;
+  study.replace(study.find("frames: 5"), 9, "frames: 2000");
+  write(dir / "study.yaml", study);
+  // The disk fills once the sweep has begun: sweep.json is written, then no file can grow
+  // (a file size limit of 0 bytes, which the runs started from then on inherit). The
+  // sweep's own stderr reaches the test through a pipe, which no limit touches.
+  test::ChildSetup setup;
+  setup.ignored = {SIGXFSZ};
+  setup.output_through_pipes = true;
+  test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "1", "--no-figures"}, dir.path(),
+                           dir / "stdout.txt", dir / "stderr.txt", setup);
+  for (int i = 0; i < 30000 && !fs::exists(dir / "out" / "sweep.json"); ++i)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  sweep.limit_file_size(0);
+  CHECK(sweep.wait() == 1);
+  const std::string err = read_file(dir / "stderr.txt");
+  INFO(err);
+  // Every failed run is named with the message its log could not hold.
+  int failed = 0;
+  for (const std::string& line : lines_of(err)) {
+    const std::size_t at = line.find(" failed with exit status 1: ");
+    if (at == std::string::npos) continue;
+    ++failed;
+    CHECK(line.find("fovea: out/runs/", at) != std::string::npos);
+    CHECK(line.find(": cannot write: File too large", at) != std::string::npos);
+    CHECK(line.find("(its messages could not be written to out/runs/") != std::string::npos);
+    CHECK(line.find(".log: File too large)") != std::string::npos);
+  }
+  CHECK(failed >= 11);
+  // No log, table or temporary that is not whole: none at all.
+  for (const auto& entry : fs::directory_iterator(dir / "out" / "runs")) CHECK(entry.path().extension() != ".log");
+  CHECK(test::stray_temporaries(dir / "out").empty());
+  CHECK_FALSE(fs::exists(dir / "out" / "table.csv"));
+  const std::vector<std::string> lines = lines_of(err);
+  const auto closing = std::find_if(lines.rbegin(), lines.rend(),
+                                    [](const std::string& l) { return l.find(" runs complete (") != std::string::npos; });
+  REQUIRE(closing != lines.rend());
+  CHECK(closing->find("table.csv") == std::string::npos);
+  CHECK(closing->find("the table could not be written") != std::string::npos);
+  // sweep.json could not be brought up to date either, and the sweep says so.
+  CHECK(err.find("fovea sweep: out/sweep.json: cannot write: File too large") != std::string::npos);
+}
+
+TEST_CASE("fovea sweep: a table that cannot be written fails the sweep, says why, and is not named as written",
+          "[cli][sweep][disk]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  const std::string table = read_file(dir / "out" / "table.csv");
+  // The table's temporary lands on a full device (/dev/full: every write fails with ENOSPC).
+  fs::create_symlink("/dev/full", dir / "out" / "table.csv.partial");
+  const auto full = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
+  CHECK(full.status == 1);
+  CHECK(full.err.find("fovea sweep: out/table.csv: write failed: No space left on device\n") != std::string::npos);
+  const std::size_t closing = full.err.find("fovea sweep: 12 of 12 runs complete (0 run now, in ");
+  REQUIRE(closing != std::string::npos);
+  CHECK(full.err.find("); the table could not be written\n", closing) != std::string::npos);
+  CHECK(full.err.find("table: ") == std::string::npos);
+  CHECK(read_file(dir / "out" / "table.csv") == table);  // the one before, whole
+  CHECK_FALSE(fs::exists(fs::symlink_status(dir / "out" / "table.csv.partial")));
+  CHECK(read_json(dir / "out" / "sweep.json")["status"] == "failed");
+}
+
+TEST_CASE("fovea sweep: an output that cannot be written is one line saying where and why, before any run",
+          "[cli][sweep][disk]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  write(dir / "afile", "not a folder\n");
+  const auto out_under_file = run_process({kFovea, "sweep", "study.yaml", "--out", "afile/out", "--no-figures"}, dir.path());
+  CHECK(out_under_file.status == 1);
+  CHECK(out_under_file.err == "fovea sweep: afile/out: cannot create the folder: Not a directory\n");
+
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  const auto merge = run_process({kFovea, "sweep", "merge", "out", "--out", "afile/merged", "--no-figures"}, dir.path());
+  CHECK(merge.status == 1);
+  CHECK(merge.err == "fovea sweep merge: afile/merged: cannot create the folder: Not a directory\n");
+
+  // table.csv a folder: said before run 3 is run again, not after.
+  fs::remove(dir / "out" / "table.csv");
+  fs::create_directories(dir / "out" / "table.csv" / "x");
+  fs::remove_all(dir / "out" / "runs" / "0003");
+  const auto table_folder = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
+  CHECK(table_folder.status == 1);
+  CHECK(table_folder.err == "fovea sweep: out/table.csv: cannot write: Is a directory\n");
+  CHECK_FALSE(fs::exists(dir / "out" / "runs" / "0003"));
 }
 
 TEST_CASE("fovea sweep: draws the study's figures when python3 has matplotlib, one message when not", "[cli][sweep][plots]") {

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/resource.h>
+
 #include <fstream>
 #include <stdexcept>
 
@@ -8,6 +11,32 @@
 #include "support/temp_dir.hpp"
 
 using namespace fovea;
+
+namespace {
+
+/// While it lives, no file this process writes can grow past `bytes`: writes past it fail
+/// with EFBIG (SIGXFSZ ignored), as they fail with ENOSPC on a full disk.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &before_);
+    previous_handler_ = signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{bytes, before_.rlim_max};
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &before_);
+    signal(SIGXFSZ, previous_handler_);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  rlimit before_{};
+  sighandler_t previous_handler_ = SIG_DFL;
+};
+
+}  // namespace
 
 TEST_CASE("results folder: <name>-<UTC time>, suffixed when two runs share a second", "[record][folder]") {
   test::TempDir dir;
@@ -56,4 +85,50 @@ TEST_CASE("write_csv_atomically: the whole table or the one before, never a part
                     "stopped");
   CHECK(test::read_file(path) == "run,x\n0,0.5\n1,2\n");
   CHECK_FALSE(std::filesystem::exists(dir / "table.csv.partial"));
+}
+
+TEST_CASE("write_file_atomically and write_csv_atomically on a full disk: the file before, no temporary, and why",
+          "[record][folder]") {
+  test::TempDir dir;
+  write_file_atomically(dir / "m.json", "first");
+  write_csv_atomically(dir / "table.csv", {"run"}, [](CsvWriter& csv) { csv.cell(std::int64_t{0}).end_row(); });
+  {
+    const FileSizeLimit full(4);
+    CHECK_THROWS_WITH(write_file_atomically(dir / "m.json", "second, too long for the disk"),
+                      (dir / "m.json").string() + ": cannot write: File too large");
+    CHECK_THROWS_WITH(write_csv_atomically(dir / "table.csv", {"run"},
+                                           [](CsvWriter& csv) { csv.cell(std::int64_t{1}).end_row(); }),
+                      Catch::Contains("File too large"));
+  }
+  CHECK(test::read_file(dir / "m.json") == "first");
+  CHECK(test::read_file(dir / "table.csv") == "run\n0\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "m.json.tmp"));
+  CHECK_FALSE(std::filesystem::exists(dir / "table.csv.partial"));
+  // A temporary of the same name that is not the writer's (a folder, here) is left alone.
+  std::filesystem::create_directories(dir / "n.json.tmp" / "x");
+  CHECK_THROWS_WITH(write_file_atomically(dir / "n.json", "text"),
+                    (dir / "n.json").string() + ": cannot write: Is a directory");
+  CHECK(std::filesystem::exists(dir / "n.json.tmp" / "x"));
+}
+
+TEST_CASE("file_write_problem and folder_write_problem: the OS's reason, and nothing left changed", "[record][folder]") {
+  test::TempDir dir;
+  std::ofstream(dir / "afile") << "kept";
+  std::filesystem::create_directories(dir / "folder");
+  CHECK(file_write_problem(dir / "new.txt") == "");
+  CHECK_FALSE(std::filesystem::exists(dir / "new.txt"));
+  CHECK(file_write_problem(dir / "afile") == "");
+  CHECK(test::read_file(dir / "afile") == "kept");
+  CHECK(file_write_problem(dir / "folder") == "Is a directory");
+  CHECK(file_write_problem(dir / "afile" / "x") == "Not a directory");
+  CHECK(file_write_problem(dir / "missing" / "x") == "No such file or directory");
+
+  CHECK(folder_write_problem(dir / "folder") == "");
+  CHECK(folder_write_problem(dir / "missing" / "deeper") == "");
+  CHECK_FALSE(std::filesystem::exists(dir / "missing"));
+  CHECK(folder_write_problem(dir / "afile") == "Not a directory");
+  CHECK(folder_write_problem(dir / "afile" / "sub") == "Not a directory");
+  CHECK(std::distance(std::filesystem::directory_iterator(dir / "folder"), std::filesystem::directory_iterator()) == 0);
+
+  CHECK_THROWS_WITH(create_folders(dir / "afile" / "sub"), (dir / "afile" / "sub").string() + ": cannot create the folder: Not a directory");
 }

@@ -18,4 +18,15 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::vector<std::string> stray_temporaries(const std::filesystem::path& folder) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder, error)) {
+    const std::string extension = entry.path().extension().string();
+    if (extension == ".tmp" || extension == ".partial")
+      found.push_back(std::filesystem::relative(entry.path(), folder).string());
+  }
+  return found;
+}
+
 }  // namespace fovea::test

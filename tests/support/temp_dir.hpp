@@ -1,6 +1,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace fovea::test {
 
@@ -18,5 +20,9 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+/// The files under `folder` (at any depth) that an atomic write leaves behind when it fails
+/// half way, `*.tmp` and `*.partial`, by their paths relative to `folder`.
+std::vector<std::string> stray_temporaries(const std::filesystem::path& folder);
 
 }  // namespace fovea::test
