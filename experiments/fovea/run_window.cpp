@@ -16,7 +16,10 @@ namespace {
 std::filesystem::path screenshot_path(const std::filesystem::path& folder, std::int64_t run_frame) {
   const std::string stem = "screenshot_" + capture_file_name(std::max<std::int64_t>(run_frame, 0)).stem().string();
   std::filesystem::path path = folder / (stem + ".png");
-  for (int n = 2; std::filesystem::exists(path); ++n) path = folder / (stem + "_" + std::to_string(n) + ".png");
+  // The error_code form: a folder that cannot be looked into is not an exception here; the
+  // picture's own write then fails, saying where and why.
+  std::error_code error;
+  for (int n = 2; std::filesystem::exists(path, error); ++n) path = folder / (stem + "_" + std::to_string(n) + ".png");
   return path;
 }
 
