@@ -4,6 +4,7 @@
 #include <charconv>
 #include <filesystem>
 #include <sstream>
+#include <unordered_set>
 
 #include <yaml-cpp/eventhandler.h>
 
@@ -19,7 +20,9 @@
 namespace fovea::config {
 namespace {
 
-void check_yaml_structure(const std::string& text, const std::string& source_name);
+/// `source_name` names the text in messages; with `in_file`, a message adds the line and
+/// column, as "file:L:C"; without (a --set value), it names the argument alone.
+void check_yaml_structure(const std::string& text, const std::string& source_name, bool in_file = true);
 
 /// One step of a key path: a map key, or a list index.
 struct PathStep {
@@ -92,7 +95,7 @@ void apply_override(YAML::Node& root, const Override& o, Sources& sources) {
   YAML::Node value;
   const std::string value_text = o.assignment.substr(equals + 1);
   try {
-    check_yaml_structure(value_text, o.shown_as);
+    check_yaml_structure(value_text, o.shown_as, false);
     value = YAML::Load(value_text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(o.shown_as + ": YAML syntax error in the value: " + e.msg);
@@ -144,26 +147,55 @@ void apply_override(YAML::Node& root, const Override& o, Sources& sources) {
   }
 }
 
-/// Rejects a key written twice in one map, anywhere in the file. Done on the file as
-/// written, before any override, so the message points at the file's second key.
-void check_duplicate_keys(const YAML::Node& node, const std::string& path, const Sources& sources, int depth = 0) {
-  if (depth > kMaxDepth)
+/// A key as messages show it: at most 80 characters, so a megabyte-long key does not make a
+/// megabyte-long line.
+std::string shown_key(const std::string& key) {
+  constexpr std::size_t kShown = 80;
+  return key.size() <= kShown ? key : key.substr(0, kShown) + "...";
+}
+
+/// The steps from the root to a node, joined into a key path only when a message needs one:
+/// building the path at every node made the check quadratic in the depth of long paths.
+std::string joined_path(const std::vector<std::string>& steps) {
+  std::string path;
+  for (const std::string& step : steps) path += (path.empty() || step.front() == '[' ? "" : ".") + step;
+  return path;
+}
+
+void check_duplicate_keys(const YAML::Node& node, std::vector<std::string>& steps, const Sources& sources) {
+  if (static_cast<int>(steps.size()) > kMaxDepth) {
+    const std::string path = joined_path(steps);
     throw ConfigError(sources.where(path, node.Mark()) + ": " + path + ": nested deeper than " +
                       std::to_string(kMaxDepth) + " levels (a self-referencing alias?)");
+  }
   if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i)
-      check_duplicate_keys(node[i], path + "[" + std::to_string(i) + "]", sources, depth + 1);
+    std::size_t i = 0;
+    for (const auto& item : node) {
+      steps.push_back("[" + std::to_string(i++) + "]");
+      check_duplicate_keys(item, steps, sources);
+      steps.pop_back();
+    }
   } else if (node.IsMap()) {
-    std::vector<std::string> seen;
+    // A set, not a list: a map of 40,000 keys took seconds compared pairwise.
+    std::unordered_set<std::string> seen;
     for (const auto& entry : node) {
       const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
-      const std::string key_path = path.empty() ? key : path + "." + key;
-      for (const auto& s : seen)
-        if (s == key) throw ConfigError(sources.where(key_path, entry.first.Mark()) + ": " + key_path + ": duplicate key");
-      seen.push_back(key);
-      check_duplicate_keys(entry.second, key_path, sources, depth + 1);
+      steps.push_back(shown_key(key));
+      if (!seen.insert(key).second) {
+        const std::string key_path = joined_path(steps);
+        throw ConfigError(sources.where(key_path, entry.first.Mark()) + ": " + key_path + ": duplicate key");
+      }
+      check_duplicate_keys(entry.second, steps, sources);
+      steps.pop_back();
     }
   }
+}
+
+/// Rejects a key written twice in one map, anywhere in the file. Done on the file as
+/// written, before any override, so the message points at the file's second key.
+void check_duplicate_keys(const YAML::Node& root, const Sources& sources) {
+  std::vector<std::string> steps;
+  check_duplicate_keys(root, steps, sources);
 }
 
 std::string read_text_file(const std::string& path, const char* what) {
@@ -449,7 +481,10 @@ constexpr std::int64_t kMaxAliasNodes = 100'000;
 /// one. Counting here costs one pass over the events, whatever the aliases expand to.
 class YamlStructureCheck final : public YAML::EventHandler {
  public:
-  explicit YamlStructureCheck(const std::string& source_name) : source_name_(source_name) {}
+  YamlStructureCheck(const std::string& source_name, bool in_file) : source_name_(source_name), in_file_(in_file) {}
+
+  /// Where `mark` is, as messages name it.
+  std::string where(const YAML::Mark& mark) const { return in_file_ ? position(source_name_, mark) : source_name_; }
 
   void OnDocumentStart(const YAML::Mark& mark) override {
     document_starts_.push_back(mark);
@@ -462,20 +497,20 @@ class YamlStructureCheck final : public YAML::EventHandler {
     // YAML is Unicode text: bytes that are not UTF-8 would be written back as other text in a
     // run's config.yaml (found by fuzz/targets/config.cpp), so they are refused here.
     if (!is_utf8(value))
-      throw ConfigError(position(source_name_, mark) + ": not UTF-8 text; a YAML file is UTF-8 (save it as UTF-8)");
+      throw ConfigError(where(mark) + ": not UTF-8 text; a YAML file is UTF-8 (save it as UTF-8)");
     leaf(mark, anchor);
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     node_at(mark);
     if (anchor >= anchored_nodes_.size()) return;  // an unknown anchor: yaml-cpp reports it
     if (anchored_nodes_[anchor] == kOpen)
-      throw ConfigError(position(source_name_, mark) + ": an alias (*name) inside the node its anchor (&name) marks "
+      throw ConfigError(where(mark) + ": an alias (*name) inside the node its anchor (&name) marks "
                                                        "would make an endless document");
     nodes_ += anchored_nodes_[anchor];
     alias_nodes_ += anchored_nodes_[anchor];
     if (alias_nodes_ > kMaxAliasNodes)
-      throw ConfigError(position(source_name_, mark) + ": YAML aliases (*name) expand the document by more than " +
-                        std::to_string(kMaxAliasNodes) + " values by here; write the shared values out, or share fewer");
+      throw ConfigError(where(mark) + ": YAML aliases (*name) expand the document by more than " +
+                        std::to_string(kMaxAliasNodes) + " nodes by here; write the shared values out, or share fewer");
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
     open(mark, anchor);
@@ -510,7 +545,7 @@ class YamlStructureCheck final : public YAML::EventHandler {
   void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
     node_at(mark);
     if (static_cast<int>(open_.size()) >= kMaxDepth)
-      throw ConfigError(position(source_name_, mark) + ": nested deeper than " + std::to_string(kMaxDepth) +
+      throw ConfigError(where(mark) + ": nested deeper than " + std::to_string(kMaxDepth) +
                         " levels of lists and maps; no config needs as many");
     mark_anchor(anchor, kOpen);
     open_.push_back({anchor, nodes_});
@@ -527,6 +562,7 @@ class YamlStructureCheck final : public YAML::EventHandler {
     std::int64_t first_node;  ///< nodes_ when it opened
   };
   const std::string& source_name_;
+  bool in_file_;
   std::vector<YAML::Mark> document_starts_;
   std::vector<YAML::Mark> first_nodes_;
   bool document_has_node_ = false;
@@ -536,10 +572,10 @@ class YamlStructureCheck final : public YAML::EventHandler {
   std::int64_t alias_nodes_ = 0;              ///< of those, added by aliases
 };
 
-void check_yaml_structure(const std::string& text, const std::string& source_name) {
+void check_yaml_structure(const std::string& text, const std::string& source_name, bool in_file) {
   std::istringstream stream(text);
   YAML::Parser parser(stream);
-  YamlStructureCheck check(source_name);
+  YamlStructureCheck check(source_name, in_file);
   // A config is one document, so reading stops at the second: beyond the message, this
   // bounds the loop, which yaml-cpp 0.7 would never end on some input (a lone ','), starting
   // the same empty document at the same place again and again.
@@ -547,9 +583,9 @@ void check_yaml_structure(const std::string& text, const std::string& source_nam
     const std::vector<YAML::Mark>& starts = check.document_starts();
     if (starts.size() < 2) continue;
     if (starts[1].pos == starts[0].pos)
-      throw ConfigError(position(source_name, starts[1]) +
+      throw ConfigError(check.where(starts[1]) +
                         ": YAML syntax error: the YAML reader cannot go past this point (a ',' outside [ ] or { }?)");
-    throw ConfigError(position(source_name, check.first_nodes()[1]) +
+    throw ConfigError(check.where(check.first_nodes()[1]) +
                       ": a config is one YAML document; this is a second one (after ---)");
   }
 }
@@ -571,7 +607,7 @@ YAML::Node load_yaml_document(const std::string& text, const std::string& source
   if (root.IsDefined() && !root.IsNull() && !root.IsMap())
     throw ConfigError(position(source_name, root.Mark()) + ": expected a map of keys at the top level, found " +
                       found_text(root));
-  check_duplicate_keys(root, "", Sources{source_name, {}});
+  check_duplicate_keys(root, Sources{source_name, {}});
   return root;
 }
 

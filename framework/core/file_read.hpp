@@ -20,11 +20,13 @@ class FileReadError : public std::runtime_error {
 };
 
 /// The sizes, bytes, past which each kind of file is refused. Each is far beyond any real
-/// file of its kind and well inside memory: a config a person writes is a few kB; a frames.csv
-/// of a day-long run at 60 Hz is about 300 MB; a MagicaVoxel file holds at most
-/// kVoxMaxCells voxels of 4 bytes.
-inline constexpr std::uint64_t kMaxConfigFileBytes = std::uint64_t{4} << 20;    ///< configs, specs, studies
-inline constexpr std::uint64_t kMaxTableFileBytes = std::uint64_t{1} << 30;     ///< CSV tables, gaze recordings
+/// file of its kind, and bounds the time and memory reading one takes:
+///  - a config a person writes is a few kB, and yaml-cpp reads about a megabyte a second;
+///  - a frames.csv grows by about 35 MB an hour at 60 frames a second, so 256 MiB is over
+///    seven hours; parsed, a table takes about five times its size in memory;
+///  - a MagicaVoxel file holds at most kVoxMaxCells voxels of 4 bytes (512 MiB).
+inline constexpr std::uint64_t kMaxConfigFileBytes = std::uint64_t{1} << 20;    ///< configs, specs, studies
+inline constexpr std::uint64_t kMaxTableFileBytes = std::uint64_t{256} << 20;   ///< CSV tables, gaze recordings
 inline constexpr std::uint64_t kMaxModelFileBytes = std::uint64_t{1} << 30;     ///< .vox and .sph
 
 /// Throws FileReadError unless `path` is a regular file (symbolic links followed) of at most

@@ -15,11 +15,13 @@
 namespace fovea {
 namespace {
 
-/// The numbers at the start of a line (strtod's syntax), stopping at the first non-number.
-std::vector<double> leading_numbers(const std::string& line) {
+/// The first `count` numbers at the start of a line (strtod's syntax), fewer when a
+/// non-number comes first. The rest of the line is not read: the format ignores it, and a
+/// line of a gigabyte of numbers must not become gigabytes of doubles.
+std::vector<double> leading_numbers(const std::string& line, std::size_t count) {
   std::vector<double> numbers;
   const char* p = line.c_str();
-  for (;;) {
+  while (numbers.size() < count) {
     char* end = nullptr;
     const double v = std::strtod(p, &end);
     if (end == p) break;
@@ -39,6 +41,12 @@ std::uint64_t complete_tree_slots(int levels, std::uint64_t branch) {
     row *= branch;
   }
   return slots;
+}
+
+/// A line as messages quote it: at most 80 characters.
+std::string quoted(const std::string& line) {
+  constexpr std::size_t kShown = 80;
+  return "\"" + (line.size() <= kShown ? line : line.substr(0, kShown) + "...") + "\"";
 }
 
 bool blank(const std::string& line) { return line.find_first_not_of(" \t\r\n") == std::string::npos; }
@@ -61,10 +69,10 @@ SphereTree read_sph(std::istream& in, const Vec3& offset_m) {
     return false;
   };
   if (!next_line()) throw SphFormatError(line_number + 1, "empty file: expected `levels branch`");
-  const std::vector<double> header = leading_numbers(line);
+  const std::vector<double> header = leading_numbers(line, 2);
   if (header.size() < 2 || header[0] != std::floor(header[0]) || header[1] != std::floor(header[1]) || header[0] < 1 ||
       header[1] < 1 || header[0] > 64 || header[1] > 255)
-    throw SphFormatError(line_number, "expected `levels branch` (levels 1 to 64, branch 1 to 255), found \"" + line + "\"");
+    throw SphFormatError(line_number, "expected `levels branch` (levels 1 to 64, branch 1 to 255), found " + quoted(line));
   const auto levels = static_cast<int>(header[0]);
   const auto branch = static_cast<std::uint64_t>(header[1]);
   const std::uint64_t slots = complete_tree_slots(levels, branch);
@@ -82,8 +90,8 @@ SphereTree read_sph(std::istream& in, const Vec3& offset_m) {
     if (!next_line())
       throw SphFormatError(line_number + 1, "the file ends after " + std::to_string(i) + " of " + std::to_string(slots) +
                                                 " spheres");
-    const std::vector<double> v = leading_numbers(line);
-    if (v.size() < 4) throw SphFormatError(line_number, "expected `x y z r`, found \"" + line + "\"");
+    const std::vector<double> v = leading_numbers(line, 4);
+    if (v.size() < 4) throw SphFormatError(line_number, "expected `x y z r`, found " + quoted(line));
     for (int k = 0; k < 4; ++k)
       if (!std::isfinite(v[static_cast<std::size_t>(k)])) throw SphFormatError(line_number, "a number is not finite");
     centre.push_back(Vec3(v[0], v[1], v[2]) + offset_m);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <unistd.h>
@@ -20,16 +21,32 @@
 namespace {
 
 /// A folder holding base.yaml, the base config the corpus's studies name, so the fuzzer
-/// gets past the check that the base exists to everything after it.
-const std::string& study_folder() {
-  static const std::string folder = [] {
+/// gets past the check that the base exists to everything after it. Made once per process
+/// and removed at its exit.
+class StudyFolder {
+ public:
+  StudyFolder() {
     namespace fs = std::filesystem;
-    const fs::path path = fs::temp_directory_path() / ("fovea_fuzz_study_" + std::to_string(::getpid()));
-    fs::create_directories(path);
-    std::ofstream(path / "base.yaml") << "frames: 5\nworld:\n  entities:\n    - {count: 4, model: {shape: ball}}\n";
-    return path.string();
-  }();
-  return folder;
+    path_ = fs::temp_directory_path() / ("fovea_fuzz_study_" + std::to_string(::getpid()));
+    fs::create_directories(path_);
+    std::ofstream(path_ / "base.yaml") << "frames: 5\nworld:\n  entities:\n    - {count: 4, model: {shape: ball}}\n";
+  }
+  ~StudyFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  StudyFolder(const StudyFolder&) = delete;
+  StudyFolder& operator=(const StudyFolder&) = delete;
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+const std::string& study_folder() {
+  static const StudyFolder folder;
+  static const std::string path = folder.path();
+  return path;
 }
 
 }  // namespace
