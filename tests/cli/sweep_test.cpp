@@ -306,6 +306,41 @@ TEST_CASE("fovea sweep: kill -9 of the sweep ends its runs with it, so none writ
       kill(run, SIGKILL);
 }
 
+TEST_CASE("fovea sweep: its runs hold stdin, stdout and stderr, and no other descriptor from their start", "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  std::string study = kStudy;
+  study.replace(study.find("frames: 5"), 9, "frames: 10000000");  // runs that would go on for hours
+  write(dir / "study.yaml", study);
+  test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "1", "--no-figures", "-q"}, dir.path(),
+                           dir / "stdout.txt", dir / "stderr.txt");
+  std::vector<pid_t> runs;
+  for (int i = 0; i < 3000; ++i) {
+    runs = test::child_processes(sweep.pid());
+    if (runs.size() == 1 && fs::exists(dir / "out" / "runs" / "0000" / "frames.csv")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(runs.size() == 1);
+  // The run's stdin and stdout are /dev/null. Past 2, only what it inherited from the sweep
+  // (which got it from whatever started the test) may be: no /dev/null of its start.
+  const auto target = [](pid_t pid, const std::string& fd) {
+    std::error_code error;
+    return fs::read_symlink("/proc/" + std::to_string(pid) + "/fd/" + fd, error).string();
+  };
+  CHECK(target(runs[0], "0") == "/dev/null");
+  CHECK(target(runs[0], "1") == "/dev/null");
+  std::vector<std::string> leaked;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator("/proc/" + std::to_string(runs[0]) + "/fd", error)) {
+    const std::string fd = entry.path().filename().string();
+    if (fd != "0" && fd != "1" && fd != "2" && target(runs[0], fd) == "/dev/null" && target(sweep.pid(), fd) != "/dev/null")
+      leaked.push_back(fd);
+  }
+  CHECK(leaked.empty());
+  sweep.send_signal(SIGTERM);
+  CHECK(sweep.wait() == 128 + SIGTERM);
+}
+
 TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);
