@@ -384,8 +384,11 @@ TEST_CASE("fovea sweep: on a full disk, each failed run's message still reaches 
   setup.output_through_pipes = true;
   test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "1", "--no-figures"}, dir.path(),
                            dir / "stdout.txt", dir / "stderr.txt", setup);
-  for (int i = 0; i < 30000 && !fs::exists(dir / "out" / "sweep.json"); ++i)
+  // Up to 30 s: the sweep checks every run's config first, which on a loaded machine takes
+  // seconds; the limit set before sweep.json is written would test another failure.
+  for (int i = 0; i < 300000 && !fs::exists(dir / "out" / "sweep.json"); ++i)
     std::this_thread::sleep_for(std::chrono::microseconds(100));
+  REQUIRE(fs::exists(dir / "out" / "sweep.json"));
   sweep.limit_file_size(0);
   CHECK(sweep.wait() == 1);
   const std::string err = read_file(dir / "stderr.txt");
