@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/build_info.hpp"
+#include "core/file_read.hpp"
 #include "core/format.hpp"
 #include "fovea/child_process.hpp"
 #include "fovea/plotting.hpp"
@@ -279,7 +280,8 @@ int sweep_command(const SweepOptions& options) {
   try {
     study = load_study_file(options.study_path, options.overrides);
     runs = plan_runs(study);
-    base_text = read_file_text(study.base_config);
+    // Under a config's limit, and named as one: the runs read the same file as their config.
+    base_text = read_regular_file(study.base_config, kMaxConfigFileBytes, "config");
   } catch (const std::exception& e) {
     std::cerr << "fovea sweep: " << e.what() << "\n";
     return kExitBadInput;

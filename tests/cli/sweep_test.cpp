@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -352,6 +353,16 @@ TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]
   CHECK(r.err.find("fovea sweep: run 0 (scheduler=round_robin, budget=300, seed=1): bad.yaml:8:14: schedule.knid: unknown "
                    "key") == 0);
   CHECK_FALSE(fs::exists(dir / "out"));
+
+  // A base config past a config's size limit is named as the config it is, once.
+  fs::create_directories(dir / "huge");
+  write(dir / "huge" / "base.yaml", std::string(kBase) + std::string((std::size_t{4} << 20) + 1, '#') + "\n");
+  write(dir / "huge" / "study.yaml", kStudy);
+  const auto huge = run_process({kFovea, "sweep", "study.yaml", "--out", "out"}, dir / "huge");
+  CHECK(huge.status == 2);
+  CHECK(huge.err == "fovea sweep: " + (dir / "huge" / "base.yaml").string() + ": cannot read the config: it is " +
+                        std::to_string(std::strlen(kBase) + (std::size_t{4} << 20) + 2) +
+                        " bytes, more than the 4 MiB a config may be\n");
 
   // A world too small for its entities is found by the run itself: the sweep goes on,
   // names the run and its log, and fails at the end with the other runs in the table.
