@@ -4,11 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -228,6 +230,100 @@ TEST_CASE("fovea sweep: a resume runs again a complete run whose frames.csv does
   CHECK(again.err.find("resuming out: 9 of 12 runs already complete") != std::string::npos);
   CHECK(read_file(dir / "out" / "table.csv") == table);
   for (const char* run : {"0002", "0005", "0007"}) CHECK(lines_of(read_file(runs / run / "frames.csv")).size() == 6);
+}
+
+TEST_CASE("fovea sweep merge: a sweep.json damaged or edited is one line naming the file and the field, exit 2",
+          "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--shard", "0/2", "--out", "s", "--no-figures", "-q"}, dir.path())
+              .status == 0);
+  const fs::path shard = dir / "s" / "shard-0-of-2";
+  const auto original = read_json(shard / "sweep.json");
+  int copies = 0;
+  // A copy of the shard whose sweep.json is `edit`ed; returns the copy's name.
+  const auto copy_shard = [&](const std::function<void(nlohmann::json&)>& edit) {
+    const std::string name = "edited" + std::to_string(++copies);
+    fs::create_directories(dir / name);
+    fs::copy_file(shard / "table.csv", dir / name / "table.csv");
+    nlohmann::json j = original;
+    edit(j);
+    write(dir / name / "sweep.json", j.dump(2));
+    return name;
+  };
+  const auto merge = [&](const std::string& name) {
+    return run_process({kFovea, "sweep", "merge", name, "--out", name + "-merged", "--no-figures"}, dir.path());
+  };
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
+      {[](nlohmann::json& j) { j.erase("study"); }, "study: missing"},
+      {[](nlohmann::json& j) { j["study"] = "../../elsewhere"; },
+       "study: expected a name (letters, digits, - _ .), found \"../../elsewhere\""},
+      {[](nlohmann::json& j) { j["fingerprint"] = 7; }, "fingerprint: expected a text, found 7"},
+      {[](nlohmann::json& j) { j.erase("shard"); }, "shard: missing"},
+      {[](nlohmann::json& j) { j["shard"] = 0; }, "shard: expected an object with index and count, found 0"},
+      {[](nlohmann::json& j) { j["shard"].erase("count"); }, "shard.count: missing"},
+      // Each run's shard is its number modulo the count: 0 would divide by zero.
+      {[](nlohmann::json& j) { j["shard"]["count"] = 0; }, "shard.count: expected a whole number from 1 to 1000000, found 0"},
+      {[](nlohmann::json& j) { j["shard"]["index"] = "0"; },
+       "shard.index: expected a whole number from 0 to 1, found \"0\""},
+      {[](nlohmann::json& j) { j["shard"]["index"] = 2; }, "shard.index: expected a whole number from 0 to 1, found 2"},
+      // Every run up to the total is looked for: 10^18 would loop for ever.
+      {[](nlohmann::json& j) { j["runs_total"] = 1'000'000'000'000'000'000LL; },
+       "runs_total: expected a whole number from 1 to 1000000, found 1000000000000000000"},
+      {[](nlohmann::json& j) { j["runs_total"] = -1; }, "runs_total: expected a whole number from 1 to 1000000, found -1"},
+      {[](nlohmann::json& j) { j["runs_total"] = 2.5; }, "runs_total: expected a whole number from 1 to 1000000, found 2.5"},
+      {[](nlohmann::json& j) { j["columns"] = "run"; }, "columns: expected a list of column names, found \"run\""},
+      {[](nlohmann::json& j) { j["columns"] = {"run", 3}; }, "columns: expected a list of column names, found a list"},
+      {[](nlohmann::json& j) { j["table_fingerprint"] = false; }, "table_fingerprint: expected a text, found false"},
+      {[](nlohmann::json& j) { j["figures"] = 3; }, "figures: expected a list, found 3"},
+  };
+  for (const auto& [edit, expected] : cases) {
+    const std::string name = copy_shard(edit);
+    const auto r = merge(name);
+    INFO(name << ": " << expected);
+    CHECK(r.status == 2);
+    CHECK(r.err == "fovea sweep merge: " + name + "/sweep.json: " + expected + "\n");
+    CHECK_FALSE(fs::exists(dir / (name + "-merged")));
+  }
+  // Fields merge only copies may hold anything: the merge goes on (and fails for the shard
+  // it lacks).
+  const std::string odd_status = copy_shard([](nlohmann::json& j) {
+    j["status"] = 5;
+    j["machine"] = nullptr;
+  });
+  const auto odd = merge(odd_status);
+  CHECK(odd.status == 1);
+  CHECK(odd.err.find("6 runs missing, the first 1") != std::string::npos);
+  CHECK(odd.err.find("json") == std::string::npos);
+  // A table whose runs are past the study's total.
+  const std::string fewer = copy_shard([](nlohmann::json& j) { j["runs_total"] = 4; });
+  const auto past = merge(fewer);
+  CHECK(past.status == 2);
+  CHECK(past.err == "fovea sweep merge: " + fewer + "/table.csv: run 4 is not one of the study's 4 runs\n");
+
+  // A sweep.json that is a pipe (which a plain read would wait on for ever), or larger than
+  // any sweep.json, is refused at once; so is one in the --out folder.
+  fs::create_directories(dir / "piped");
+  fs::copy_file(shard / "table.csv", dir / "piped" / "table.csv");
+  REQUIRE(mkfifo((dir / "piped" / "sweep.json").c_str(), 0644) == 0);
+  const auto piped = merge("piped");
+  CHECK(piped.status == 2);
+  CHECK(piped.err == "fovea sweep merge: piped/sweep.json: cannot read the sweep.json: not a regular file (a device, a "
+                     "pipe or a socket)\n");
+  const std::string huge = copy_shard([](nlohmann::json&) {});
+  write(dir / huge / "sweep.json", original.dump(2) + std::string((std::size_t{16} << 20) + 1, ' '));
+  const auto too_large = merge(huge);
+  CHECK(too_large.status == 2);
+  CHECK(too_large.err.find("fovea sweep merge: " + huge + "/sweep.json: cannot read the sweep.json: it is ") == 0);
+  CHECK(too_large.err.find(" bytes, more than the 16 MiB a sweep.json may be\n") != std::string::npos);
+  fs::create_directories(dir / "out-piped");
+  REQUIRE(mkfifo((dir / "out-piped" / "sweep.json").c_str(), 0644) == 0);
+  const auto out_piped =
+      run_process({kFovea, "sweep", "merge", (shard).string(), "--out", "out-piped", "--no-figures"}, dir.path());
+  CHECK(out_piped.status == 2);
+  CHECK(out_piped.err == "fovea sweep merge: out-piped/sweep.json: cannot read the sweep.json: not a regular file (a "
+                         "device, a pipe or a socket)\n");
 }
 
 TEST_CASE("fovea sweep: a stopped sweep keeps its finished runs, and the same command finishes it", "[cli][sweep]") {
