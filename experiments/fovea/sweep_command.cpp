@@ -111,12 +111,20 @@ struct RunFolder {
   Verdict verdict = Verdict::run_again;
   std::string problem;  ///< why, unless whole
   CsvTable frames;      ///< when whole: its frames.csv
+  bool complete = true; ///< when kept: its manifest says it completed (false: the manifest cannot be read)
 };
 RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
   const auto run_again = [](std::string problem) { return RunFolder{RunFolder::Verdict::run_again, std::move(problem), {}}; };
   const JsonFile manifest_file = read_json(folder / "manifest.json", "manifest");
-  if (manifest_file.state != JsonFile::State::read || !manifest_file.json.is_object())
-    return run_again("no readable manifest.json");
+  // A manifest.json the OS does not give (a folder, a pipe, no permission, too large) is not
+  // known to be damaged, and its run may be whole: kept, as a frames.csv that cannot be read
+  // is. One that is missing, or reads but is not JSON (cut short), belongs to a run that
+  // did not end well.
+  if (manifest_file.state == JsonFile::State::unreadable)
+    return {RunFolder::Verdict::keep, "its manifest.json cannot be read (" + manifest_file.problem + ")", {}, false};
+  if (manifest_file.state == JsonFile::State::missing) return run_again("it has no manifest.json");
+  if (manifest_file.state == JsonFile::State::malformed || !manifest_file.json.is_object())
+    return run_again("its manifest.json is cut short or damaged");
   const Json* manifest = &manifest_file.json;
   const Json status = manifest->value("status", Json("unknown"));
   if (status != "completed") return run_again("its manifest says " + (status.is_string() ? status.get<std::string>() : status.dump()));
@@ -551,8 +559,9 @@ int sweep_command(const SweepOptions& options) {
       }
       if (found.verdict == RunFolder::Verdict::keep) {
         // A complete run of another config (the checkout moved and file paths with it, a
-        // model file changed), or one the OS cannot read: never deleted, the user decides.
-        fatal = folder.string() + ": a complete run, but " + found.problem +
+        // model file changed), or one whose manifest.json or frames.csv the OS cannot read:
+        // never deleted, the user decides.
+        fatal = folder.string() + (found.complete ? ": a complete run, but " : ": ") + found.problem +
                 "; move the folder away to run it again, or give a new --out";
         break;
       }

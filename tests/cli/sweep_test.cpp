@@ -232,6 +232,78 @@ TEST_CASE("fovea sweep: a resume runs again a complete run whose frames.csv does
   for (const char* run : {"0002", "0005", "0007"}) CHECK(lines_of(read_file(runs / run / "frames.csv")).size() == 6);
 }
 
+TEST_CASE("fovea sweep: a resume keeps a run whose manifest.json cannot be read, and refuses a sweep.json that cannot",
+          "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  const std::string table = read_file(dir / "out" / "table.csv");
+  const fs::path manifest = dir / "out" / "runs" / "0003" / "manifest.json";
+  const std::string manifest_text = read_file(manifest);
+  const auto resume = [&]() { return run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path()); };
+  const std::string keep_advice = "; move the folder away to run it again, or give a new --out\n";
+
+  // A manifest.json the OS does not give, here a pipe (which a plain read would wait on for
+  // ever) and a folder, is not known to be damaged: the run's folder is kept, the sweep stops.
+  fs::remove(manifest);
+  REQUIRE(mkfifo(manifest.c_str(), 0644) == 0);
+  const auto pipe = resume();
+  CHECK(pipe.status == 2);
+  CHECK(pipe.err == "fovea sweep: out/runs/0003: its manifest.json cannot be read (out/runs/0003/manifest.json: cannot read "
+                    "the manifest: not a regular file (a device, a pipe or a socket))" + keep_advice);
+  CHECK(fs::exists(dir / "out" / "runs" / "0003" / "frames.csv"));
+  fs::remove(manifest);
+  fs::create_directories(manifest / "x");
+  const auto folder = resume();
+  CHECK(folder.status == 2);
+  CHECK(folder.err == "fovea sweep: out/runs/0003: its manifest.json cannot be read (out/runs/0003/manifest.json: cannot "
+                      "read the manifest: it is a folder, not a file)" + keep_advice);
+  CHECK(fs::exists(dir / "out" / "runs" / "0003" / "frames.csv"));
+  // Given back, the run is whole again and not run again.
+  fs::remove_all(manifest);
+  write(manifest, manifest_text);
+  const auto restored = resume();
+  INFO(restored.err);
+  CHECK(restored.status == 0);
+  CHECK(restored.err.find("resuming out: 12 of 12 runs already complete") != std::string::npos);
+  // One cut short was written by a run that did not end well: run again.
+  write(manifest, manifest_text.substr(0, manifest_text.size() / 2));
+  const auto cut = resume();
+  INFO(cut.err);
+  CHECK(cut.status == 0);
+  CHECK(cut.err.find("fovea sweep: run 3 (scheduler=round_robin, budget=3000, seed=1): its manifest.json is cut short or "
+                     "damaged; running it again\n") != std::string::npos);
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+
+  // sweep.json a pipe: one line at once, nothing run.
+  const fs::path sweep_json = dir / "out" / "sweep.json";
+  const std::string sweep_text = read_file(sweep_json);
+  fs::remove(sweep_json);
+  REQUIRE(mkfifo(sweep_json.c_str(), 0644) == 0);
+  const auto sweep_pipe = resume();
+  CHECK(sweep_pipe.status == 2);
+  CHECK(sweep_pipe.err == "fovea sweep: out/sweep.json: cannot read the sweep.json: not a regular file (a device, a pipe or "
+                          "a socket)\n");
+  // Larger than any sweep.json: refused by its size, not read.
+  fs::remove(sweep_json);
+  write(sweep_json, sweep_text + std::string((std::size_t{16} << 20) + 1, ' '));
+  const auto huge = resume();
+  CHECK(huge.status == 2);
+  CHECK(huge.err.rfind("fovea sweep: out/sweep.json: cannot read the sweep.json: it is ", 0) == 0);
+  CHECK(huge.err.find(" bytes, more than the 16 MiB a sweep.json may be\n") != std::string::npos);
+  // A field of the wrong type is another sweep's, not an exception.
+  auto edited = nlohmann::json::parse(sweep_text);
+  edited["fingerprint"] = 5;
+  edited["shard"] = "all";
+  write(sweep_json, edited.dump(2));
+  const auto wrong_type = resume();
+  CHECK(wrong_type.status == 2);
+  CHECK(wrong_type.err == "fovea sweep: out holds another sweep (another study, another version of this one, or another "
+                          "shard); give a new --out, or remove it to start again\n");
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+}
+
 TEST_CASE("fovea sweep merge: a sweep.json damaged or edited is one line naming the file and the field, exit 2",
           "[cli][sweep]") {
   TempDir dir;
