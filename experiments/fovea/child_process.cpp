@@ -34,8 +34,11 @@ namespace {
     if (getppid() != fovea) _exit(127);
   }
   if (options.own_process_group && setpgid(0, 0) != 0) fail();
+  // Each /dev/null is closed once copied to where it goes, unless it is itself 0, 1 or 2 (a
+  // fovea started with those closed): the program gets only the descriptors it is given.
   const int in = open("/dev/null", O_RDONLY);
   if (in < 0 || dup2(in, 0) < 0) fail();
+  if (in > 2) close(in);
   switch (options.output) {
     case ChildOptions::Output::inherited:
       if (dup2(2, 1) < 0) fail();
@@ -43,11 +46,13 @@ namespace {
     case ChildOptions::Output::discarded: {
       const int null = open("/dev/null", O_WRONLY);
       if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) fail();
+      if (null > 2) close(null);
       break;
     }
     case ChildOptions::Output::stderr_to_pipe: {
       const int null = open("/dev/null", O_WRONLY);
       if (null < 0 || dup2(null, 1) < 0 || dup2(stderr_pipe, 2) < 0) fail();
+      if (null > 2) close(null);
       break;
     }
   }

@@ -14,6 +14,7 @@
 #include <SDL.h>
 
 #include "config/schema.hpp"
+#include "core/file_read.hpp"
 #include "core/format.hpp"
 #include "fovea/run_command.hpp"
 #include "fovea/stop_signals.hpp"
@@ -316,7 +317,7 @@ int experiment_command(const ExperimentOptions& options) {
   if (options.resume && !done.empty()) {
     std::string before;
     try {
-      before = read_file_text((folder / "experiment.yaml").string());
+      before = read_regular_file((folder / "experiment.yaml").string(), kMaxConfigFileBytes, "experiment");
     } catch (const std::exception& e) {
       std::cerr << "fovea experiment: --resume: " << e.what() << "\n";
       return kExitBadInput;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -22,7 +23,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/schema.hpp"
 #include "core/build_info.hpp"
+#include "core/file_read.hpp"
 #include "core/format.hpp"
 #include "fovea/child_process.hpp"
 #include "fovea/plotting.hpp"
@@ -56,15 +59,47 @@ std::string describe(const StudySettings& study, const PlannedRun& run) {
   return text + ")";
 }
 
-std::optional<Json> read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
+/// The largest JSON file a sweep reads back. Those it reads are its own and its runs'
+/// (sweep.json, manifest.json): a few kB, a sweep.json that lists a million failed runs about
+/// 12 MB. Anything larger is not one of them, and is refused rather than read into memory.
+constexpr std::uint64_t kMaxSweepJsonBytes = std::uint64_t{16} << 20;
+
+/// A JSON file read back, and what became of the reading.
+struct JsonFile {
+  enum class State {
+    missing,     ///< no such file
+    unreadable,  ///< there, but the OS does not give it (a folder, a pipe, no permission, too large)
+    malformed,   ///< read, but not JSON
+    read,        ///< `json` holds it
+  };
+  State state = State::missing;
+  Json json;
+  std::string problem;  ///< unless read: one line naming the file and why
+};
+
+/// `path` read through read_regular_file (core/file_read.hpp), so a pipe or a device named
+/// sweep.json is refused at once instead of read without end; `what` names the kind of file in
+/// the message ("manifest", "sweep.json").
+JsonFile read_json(const fs::path& path, std::string_view what) {
+  std::error_code error;
+  // A symbolic link to nothing is there, and not readable: not taken for a missing file.
+  if (fs::symlink_status(path, error).type() == fs::file_type::not_found)
+    return {JsonFile::State::missing, Json(), path.string() + ": no such file"};
+  std::string text;
   try {
-    return Json::parse(in);
-  } catch (const Json::exception&) {
-    return std::nullopt;
+    text = read_regular_file(path.string(), kMaxSweepJsonBytes, what);
+  } catch (const FileReadError& e) {
+    return {JsonFile::State::unreadable, Json(), e.what()};
+  }
+  try {
+    return {JsonFile::State::read, Json::parse(text), ""};
+  } catch (const Json::exception& e) {
+    return {JsonFile::State::malformed, Json(), path.string() + ": not JSON: " + e.what()};
   }
 }
+
+/// `j[key]` when `j` is an object that has it, else null: a file read back may hold anything.
+Json member(const Json& j, const char* key) { return j.is_object() && j.contains(key) ? j.at(key) : Json(); }
 
 /// What a run's folder holds, and so what the sweep does with it.
 struct RunFolder {
@@ -76,11 +111,21 @@ struct RunFolder {
   Verdict verdict = Verdict::run_again;
   std::string problem;  ///< why, unless whole
   CsvTable frames;      ///< when whole: its frames.csv
+  bool complete = true; ///< when kept: its manifest says it completed (false: the manifest cannot be read)
 };
 RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
   const auto run_again = [](std::string problem) { return RunFolder{RunFolder::Verdict::run_again, std::move(problem), {}}; };
-  const std::optional<Json> manifest = read_json(folder / "manifest.json");
-  if (!manifest || !manifest->is_object()) return run_again("no readable manifest.json");
+  const JsonFile manifest_file = read_json(folder / "manifest.json", "manifest");
+  // A manifest.json the OS does not give (a folder, a pipe, no permission, too large) is not
+  // known to be damaged, and its run may be whole: kept, as a frames.csv that cannot be read
+  // is. One that is missing, or reads but is not JSON (cut short), belongs to a run that
+  // did not end well.
+  if (manifest_file.state == JsonFile::State::unreadable)
+    return {RunFolder::Verdict::keep, "its manifest.json cannot be read (" + manifest_file.problem + ")", {}, false};
+  if (manifest_file.state == JsonFile::State::missing) return run_again("it has no manifest.json");
+  if (manifest_file.state == JsonFile::State::malformed || !manifest_file.json.is_object())
+    return run_again("its manifest.json is cut short or damaged");
+  const Json* manifest = &manifest_file.json;
   const Json status = manifest->value("status", Json("unknown"));
   if (status != "completed") return run_again("its manifest says " + (status.is_string() ? status.get<std::string>() : status.dump()));
   std::string config;
@@ -261,6 +306,69 @@ int default_jobs() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+/// A shard's sweep.json as `fovea sweep merge` reads it, its fields checked.
+struct ShardJson {
+  Json json;
+  Shard shard;
+  std::int64_t runs_total = 0;
+  std::vector<std::string> columns;
+  std::string study;  ///< the study's name: the default folder of the merged table
+};
+
+/// `json`, a sweep.json as read back, with every field merge uses checked for presence and
+/// type, so an edited or damaged file is one line naming it and the field, never undefined
+/// behaviour (a missing key of a const object), a division by zero (a shard count of 0) or a
+/// loop without end (a runs_total of 10^18). Throws std::runtime_error "<path>: <field>: why".
+ShardJson check_shard_json(const Json& json, const fs::path& path) {
+  const auto refuse = [&](const std::string& field, const std::string& why) {
+    return std::runtime_error(path.string() + ": " + field + ": " + why);
+  };
+  const auto found = [](const Json& value) {
+    if (value.is_object()) return std::string("an object");
+    if (value.is_array()) return std::string("a list");
+    std::string text = value.dump();
+    if (text.size() > 40) text = text.substr(0, 40) + "...";
+    return text;
+  };
+  const auto field = [&](const Json& object, const std::string& name, const char* key) -> const Json& {
+    if (!object.contains(key)) throw refuse(name, "missing");
+    return object.at(key);
+  };
+  // A whole number in [low, high]: non-negative integers are parsed as unsigned.
+  const auto whole_number = [&](const Json& object, const std::string& name, const char* key, std::uint64_t low,
+                                std::uint64_t high) {
+    const Json& value = field(object, name, key);
+    if (!value.is_number_unsigned() || value.get<std::uint64_t>() < low || value.get<std::uint64_t>() > high)
+      throw refuse(name, "expected a whole number from " + std::to_string(low) + " to " + std::to_string(high) + ", found " +
+                             found(value));
+    return value.get<std::uint64_t>();
+  };
+  ShardJson s;
+  s.json = json;
+  const Json& study = field(json, "study", "study");
+  if (!study.is_string() || !config::is_valid_name(study.get<std::string>()) || study == "." || study == "..")
+    throw refuse("study", "expected a name (letters, digits, - _ .), found " + found(study));
+  s.study = study.get<std::string>();
+  if (!field(json, "fingerprint", "fingerprint").is_string())
+    throw refuse("fingerprint", "expected a text, found " + found(json.at("fingerprint")));
+  if (json.contains("table_fingerprint") && !json.at("table_fingerprint").is_string())
+    throw refuse("table_fingerprint", "expected a text, found " + found(json.at("table_fingerprint")));
+  s.runs_total = static_cast<std::int64_t>(whole_number(json, "runs_total", "runs_total", 1, kMaxStudyRuns));
+  const Json& shard = field(json, "shard", "shard");
+  if (!shard.is_object()) throw refuse("shard", "expected an object with index and count, found " + found(shard));
+  // At most as many shards as parse_shard accepts.
+  s.shard.count = static_cast<int>(whole_number(shard, "shard.count", "count", 1, 1'000'000));
+  s.shard.index = static_cast<int>(whole_number(shard, "shard.index", "index", 0, static_cast<std::uint64_t>(s.shard.count - 1)));
+  const Json& columns = field(json, "columns", "columns");
+  if (!columns.is_array() || columns.empty() ||
+      !std::all_of(columns.begin(), columns.end(), [](const Json& c) { return c.is_string(); }))
+    throw refuse("columns", "expected a list of column names, found " + found(columns));
+  s.columns = columns.get<std::vector<std::string>>();
+  if (json.contains("figures") && !json.at("figures").is_array())
+    throw refuse("figures", "expected a list, found " + found(json.at("figures")));
+  return s;
+}
+
 Json build_description() {
   Json j;
   j["fovea_version"] = build_info().version;
@@ -279,7 +387,8 @@ int sweep_command(const SweepOptions& options) {
   try {
     study = load_study_file(options.study_path, options.overrides);
     runs = plan_runs(study);
-    base_text = read_file_text(study.base_config);
+    // Under a config's limit, and named as one: the runs read the same file as their config.
+    base_text = read_regular_file(study.base_config, kMaxConfigFileBytes, "config");
   } catch (const std::exception& e) {
     std::cerr << "fovea sweep: " << e.what() << "\n";
     return kExitBadInput;
@@ -337,17 +446,23 @@ int sweep_command(const SweepOptions& options) {
       std::cerr << "fovea sweep: " << out.string() << ": names a file, not a folder\n";
       return kExitBadInput;
     }
-    if (const std::optional<Json> before = read_json(sweep_json)) {
-      const Json before_shard = before->value("shard", Json::object());
-      if (before->value("fingerprint", std::string()) != fingerprint || before.value().contains("merged_from") ||
-          before_shard.value("index", -1) != shard.index || before_shard.value("count", -1) != shard.count) {
+    const JsonFile before = read_json(sweep_json, "sweep.json");
+    if (before.state == JsonFile::State::unreadable) {
+      std::cerr << "fovea sweep: " << before.problem << "\n";
+      return kExitBadInput;
+    }
+    if (before.state == JsonFile::State::read && before.json.is_object()) {
+      const Json& b = before.json;
+      const Json before_shard = member(b, "shard");
+      if (member(b, "fingerprint") != Json(fingerprint) || b.contains("merged_from") ||
+          member(before_shard, "index") != Json(shard.index) || member(before_shard, "count") != Json(shard.count)) {
         std::cerr << "fovea sweep: " << out.string()
                   << " holds another sweep (another study, another version of this one, or another shard); "
                      "give a new --out, or remove it to start again\n";
         return kExitBadInput;
       }
       resuming = true;
-      commit_before = before->value("git_commit", std::string());
+      if (const Json commit = member(b, "git_commit"); commit.is_string()) commit_before = commit.get<std::string>();
     } else if (!fs::is_empty(out, error)) {
       std::cerr << "fovea sweep: " << out.string() << ": not empty and not a sweep's folder; choose a new --out\n";
       return kExitBadInput;
@@ -444,8 +559,9 @@ int sweep_command(const SweepOptions& options) {
       }
       if (found.verdict == RunFolder::Verdict::keep) {
         // A complete run of another config (the checkout moved and file paths with it, a
-        // model file changed), or one the OS cannot read: never deleted, the user decides.
-        fatal = folder.string() + ": a complete run, but " + found.problem +
+        // model file changed), or one whose manifest.json or frames.csv the OS cannot read:
+        // never deleted, the user decides.
+        fatal = folder.string() + (found.complete ? ": a complete run, but " : ": ") + found.problem +
                 "; move the folder away to run it again, or give a new --out";
         break;
       }
@@ -625,51 +741,66 @@ int sweep_command(const SweepOptions& options) {
 int sweep_merge_command(const SweepMergeOptions& options) {
   // Every folder must be a shard of one sweep: the same fingerprint and shard count, each
   // shard once.
-  std::vector<Json> shards;
+  std::vector<ShardJson> shards;
   for (const std::string& folder : options.folders) {
-    const std::optional<Json> j = read_json(fs::path(folder) / "sweep.json");
-    if (!j || !j->contains("fingerprint") || !j->contains("columns")) {
+    const fs::path path = fs::path(folder) / "sweep.json";
+    const JsonFile j = read_json(path, "sweep.json");
+    if (j.state == JsonFile::State::unreadable) {
+      std::cerr << "fovea sweep merge: " << j.problem << "\n";
+      return kExitBadInput;
+    }
+    if (j.state != JsonFile::State::read || !j.json.is_object() || !j.json.contains("fingerprint") ||
+        !j.json.contains("columns")) {
       std::cerr << "fovea sweep merge: " << folder << ": no readable sweep.json; expected a fovea sweep's output folder\n";
       return kExitBadInput;
     }
-    if (j->contains("merged_from")) {
+    if (j.json.contains("merged_from")) {
       std::cerr << "fovea sweep merge: " << folder << ": already a merged table; merge the shards' folders\n";
       return kExitBadInput;
     }
-    shards.push_back(*j);
+    try {
+      shards.push_back(check_shard_json(j.json, path));
+    } catch (const std::runtime_error& e) {
+      std::cerr << "fovea sweep merge: " << e.what() << "\n";
+      return kExitBadInput;
+    }
   }
-  const Json& first = shards.front();
+  const ShardJson& first = shards.front();
   std::set<int> shard_indices;
   for (std::size_t s = 0; s < shards.size(); ++s) {
-    const Json& j = shards[s];
-    if (j["fingerprint"] != first["fingerprint"] || j["columns"] != first["columns"] ||
-        j.value("table_fingerprint", Json()) != first.value("table_fingerprint", Json())) {
+    const ShardJson& j = shards[s];
+    if (j.json.at("fingerprint") != first.json.at("fingerprint") || j.columns != first.columns ||
+        member(j.json, "table_fingerprint") != member(first.json, "table_fingerprint") || j.runs_total != first.runs_total) {
       std::cerr << "fovea sweep merge: " << options.folders[s] << ": another study (or another version of it) than "
                 << options.folders[0] << "\n";
       return kExitBadInput;
     }
-    if (j["shard"]["count"] != first["shard"]["count"]) {
-      std::cerr << "fovea sweep merge: " << options.folders[s] << ": split into " << j["shard"]["count"].dump()
-                << " shards, " << options.folders[0] << " into " << first["shard"]["count"].dump() << "\n";
+    if (j.shard.count != first.shard.count) {
+      std::cerr << "fovea sweep merge: " << options.folders[s] << ": split into " << j.shard.count << " shards, "
+                << options.folders[0] << " into " << first.shard.count << "\n";
       return kExitBadInput;
     }
-    if (!shard_indices.insert(j["shard"]["index"].get<int>()).second) {
-      std::cerr << "fovea sweep merge: " << options.folders[s] << ": shard " << j["shard"]["index"].dump()
-                << " is given twice\n";
+    if (!shard_indices.insert(j.shard.index).second) {
+      std::cerr << "fovea sweep merge: " << options.folders[s] << ": shard " << j.shard.index << " is given twice\n";
       return kExitBadInput;
     }
   }
-  const auto columns = first["columns"].get<std::vector<std::string>>();
+  const std::vector<std::string>& columns = first.columns;
+  const std::int64_t total = first.runs_total;
   StudyRows rows;
   for (std::size_t s = 0; s < shards.size(); ++s) {
     try {
-      StudyRows shard_rows = read_study_table((fs::path(options.folders[s]) / "table.csv").string(), columns);
-      const int count = shards[s]["shard"]["count"].get<int>();
-      const int index = shards[s]["shard"]["index"].get<int>();
+      const std::string table = (fs::path(options.folders[s]) / "table.csv").string();
+      StudyRows shard_rows = read_study_table(table, columns);
+      const Shard shard = shards[s].shard;
       for (auto& [run, row] : shard_rows) {
-        if (run % count != index) {
-          std::cerr << "fovea sweep merge: " << options.folders[s] << "/table.csv: run " << run << " is not shard "
-                    << index << "/" << count << "'s\n";
+        if (run < 0 || run >= total) {
+          std::cerr << "fovea sweep merge: " << table << ": run " << run << " is not one of the study's " << total << " runs\n";
+          return kExitBadInput;
+        }
+        if (!shard.contains(run)) {
+          std::cerr << "fovea sweep merge: " << table << ": run " << run << " is not shard " << shard.index << "/"
+                    << shard.count << "'s\n";
           return kExitBadInput;
         }
         rows.emplace(run, std::move(row));
@@ -679,27 +810,31 @@ int sweep_merge_command(const SweepMergeOptions& options) {
       return kExitBadInput;
     }
   }
-  const auto total = first["runs_total"].get<std::int64_t>();
   std::vector<std::int64_t> missing;
   for (std::int64_t run = 0; run < total; ++run)
     if (!rows.contains(run)) missing.push_back(run);
 
-  const fs::path out = options.out ? fs::path(*options.out) : fs::path("results") / "studies" / first["study"].get<std::string>();
+  const fs::path out = options.out ? fs::path(*options.out) : fs::path("results") / "studies" / first.study;
   std::error_code error;
-  if (const std::optional<Json> there = read_json(out / "sweep.json"); there && !there->contains("merged_from")) {
+  const JsonFile there = read_json(out / "sweep.json", "sweep.json");
+  if (there.state == JsonFile::State::unreadable) {
+    std::cerr << "fovea sweep merge: " << there.problem << "\n";
+    return kExitBadInput;
+  }
+  if (there.state == JsonFile::State::read && !(there.json.is_object() && there.json.contains("merged_from"))) {
     std::cerr << "fovea sweep merge: " << out.string() << " holds a sweep's own runs; give another --out\n";
     return kExitBadInput;
   }
   Json merged;
   for (const char* key : {"study", "study_file", "base_config", "fingerprint", "table_fingerprint", "runs_total", "columns", "factor_columns", "figures"})
-    merged[key] = first[key];
+    merged[key] = member(first.json, key);
   merged["merged_from"] = Json::array();
   for (std::size_t s = 0; s < shards.size(); ++s)
     merged["merged_from"].push_back(Json{{"folder", fs::absolute(options.folders[s]).lexically_normal().string()},
-                                         {"shard", shards[s]["shard"]},
-                                         {"status", shards[s].value("status", std::string("unknown"))},
-                                         {"wall_time_s", shards[s].value("wall_time_s", Json())},
-                                         {"machine", shards[s].value("machine", Json())}});
+                                         {"shard", shards[s].json.at("shard")},
+                                         {"status", shards[s].json.value("status", Json("unknown"))},
+                                         {"wall_time_s", member(shards[s].json, "wall_time_s")},
+                                         {"machine", member(shards[s].json, "machine")}});
   merged["runs_present"] = rows.size();
   merged["runs_missing"] = missing;
   merged.update(build_description());
@@ -720,7 +855,7 @@ int sweep_merge_command(const SweepMergeOptions& options) {
       std::cerr << "fovea sweep merge: " << missing.size() << " runs missing, the first " << missing.front()
                 << " (a shard not given, unfinished or failed; resume it, then merge again)\n";
   }
-  if (options.figures && !first["figures"].empty() && !rows.empty() &&
+  if (options.figures && !member(first.json, "figures").empty() && !rows.empty() &&
       draw_plots({"study", out.string()}, "fovea sweep merge") == PlotOutcome::failed)
     return kExitFailure;
   return missing.empty() ? kExitOk : kExitFailure;

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
@@ -72,27 +73,38 @@ void create_folders(const std::filesystem::path& folder) {
   if (ec) throw std::runtime_error(folder.string() + ": cannot create the folder: " + ec.message());
 }
 
-std::string file_write_problem(const std::filesystem::path& path) {
-  // Opened as a writer opens it, without truncating; non-blocking, so a FIFO without a
-  // reader fails at once instead of waiting for one.
-  int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd >= 0) {
-    ::close(fd);
-    return "";
-  }
-  if (errno != ENOENT) return std::strerror(errno);
-  fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+namespace {
+
+/// Whether a new file can be made in `folder`, an existing folder: one is created under a
+/// name of its own and removed. "" or the OS's reason.
+std::string file_creation_problem(const std::filesystem::path& folder) {
+  std::string name = (folder / ".fovea-write-probe-XXXXXX").string();
+  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
   if (fd < 0) return std::strerror(errno);
   ::close(fd);
-  ::unlink(path.c_str());
+  ::unlink(name.c_str());
   return "";
+}
+
+}  // namespace
+
+std::string file_write_problem(const std::filesystem::path& path) {
+  // fovea writes a file as <path>.tmp or <path>.partial beside it, renamed over it: what
+  // matters is the folder, which must take a new file, and the name, which must not be a
+  // folder. The file itself may be read-only, or a pipe: the rename replaces it.
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  struct stat status {};
+  if (::stat(folder.c_str(), &status) != 0) return std::strerror(errno);
+  if (!S_ISDIR(status.st_mode)) return std::strerror(ENOTDIR);
+  if (::stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) return std::strerror(EISDIR);
+  return file_creation_problem(folder);
 }
 
 std::string folder_write_problem(const std::filesystem::path& folder) {
   struct stat status {};
   if (::stat(folder.c_str(), &status) == 0) {
     if (!S_ISDIR(status.st_mode)) return std::strerror(ENOTDIR);
-    return file_write_problem(folder / ".fovea-write-probe");
+    return file_creation_problem(folder);
   }
   if (errno != ENOENT) return std::strerror(errno);
   // Missing: the first missing folder on the way is made and removed again; the ones below

@@ -31,12 +31,14 @@ std::filesystem::path create_named_run_folder(const std::filesystem::path& out);
 /// "<folder>: cannot create the folder: <the OS's reason>".
 void create_folders(const std::filesystem::path& folder);
 
-/// Whether a file can be written at `path`, asked before work that would be lost if it could
-/// not: "" when it can, else the OS's reason ("Not a directory" for a path under a file, "Is
-/// a directory" for a folder where the file would go, "No such file or directory" for a
-/// folder that is missing, "Permission denied", "Read-only file system"). Nothing is left
-/// changed: an existing file is opened without truncating it, a missing one is created and
-/// removed.
+/// Whether a file can be written at `path` as the writers below write it (a temporary beside
+/// it, renamed over it), asked before work that would be lost if it could not: "" when it
+/// can, else the OS's reason ("Not a directory" for a path under a file, "Is a directory" for
+/// a folder where the file would go, "No such file or directory" for a folder that is
+/// missing, "Permission denied" or "Read-only file system" for a folder that takes no new
+/// file). So a read-only file in a folder that can be written passes (the rename replaces
+/// it), and a file that can be written in a folder that cannot fails. Nothing is left
+/// changed: a file of a name of its own is created in the folder and removed.
 std::string file_write_problem(const std::filesystem::path& path);
 
 /// The same for a folder that files are to be written into: "" when it is a folder a file can

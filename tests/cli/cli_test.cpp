@@ -358,6 +358,31 @@ TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli]
   CHECK(manifest["exit_status"].is_null());
 }
 
+TEST_CASE("fovea experiment: --resume reads the session's experiment.yaml under a spec's size limit, and names it",
+          "[cli][experiment]") {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  const std::string spec = std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml";
+  const std::string observer = std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml";
+  const std::vector<std::string> command = {kFovea, "experiment", spec, "--participant", "P01", "--observer", observer,
+                                            "--out", "session", "--quiet", "--set", "constant_stimuli.repetitions=1",
+                                            "--set", "constant_stimuli.blocks=1"};
+  REQUIRE(run_process(command, dir.path()).status == 0);
+  fs::path saved;
+  for (const auto& entry : fs::recursive_directory_iterator(dir / "session"))
+    if (entry.path().filename() == "experiment.yaml") saved = entry.path();
+  REQUIRE_FALSE(saved.empty());
+  const std::size_t size = (std::size_t{4} << 20) + 1;
+  std::ofstream(saved) << std::string(size, '#');
+  std::vector<std::string> resume = command;
+  resume.push_back("--resume");
+  const auto r = run_process(resume, dir.path());
+  CHECK(r.status == 2);
+  CHECK(r.err == "fovea experiment: --resume: " + fs::relative(saved, dir.path()).string() +
+                     ": cannot read the experiment: it is " + std::to_string(size) +
+                     " bytes, more than the 4 MiB a experiment may be\n");
+}
+
 TEST_CASE("fovea experiment: a session killed mid-trial and resumed has every trial exactly once, as an unbroken one",
           "[cli][experiment][signals]") {
   TempDir dir;

@@ -4,10 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -229,6 +232,172 @@ TEST_CASE("fovea sweep: a resume runs again a complete run whose frames.csv does
   for (const char* run : {"0002", "0005", "0007"}) CHECK(lines_of(read_file(runs / run / "frames.csv")).size() == 6);
 }
 
+TEST_CASE("fovea sweep: a resume keeps a run whose manifest.json cannot be read, and refuses a sweep.json that cannot",
+          "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  const std::string table = read_file(dir / "out" / "table.csv");
+  const fs::path manifest = dir / "out" / "runs" / "0003" / "manifest.json";
+  const std::string manifest_text = read_file(manifest);
+  const auto resume = [&]() { return run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path()); };
+  const std::string keep_advice = "; move the folder away to run it again, or give a new --out\n";
+
+  // A manifest.json the OS does not give, here a pipe (which a plain read would wait on for
+  // ever) and a folder, is not known to be damaged: the run's folder is kept, the sweep stops.
+  fs::remove(manifest);
+  REQUIRE(mkfifo(manifest.c_str(), 0644) == 0);
+  const auto pipe = resume();
+  CHECK(pipe.status == 2);
+  CHECK(pipe.err == "fovea sweep: out/runs/0003: its manifest.json cannot be read (out/runs/0003/manifest.json: cannot read "
+                    "the manifest: not a regular file (a device, a pipe or a socket))" + keep_advice);
+  CHECK(fs::exists(dir / "out" / "runs" / "0003" / "frames.csv"));
+  fs::remove(manifest);
+  fs::create_directories(manifest / "x");
+  const auto folder = resume();
+  CHECK(folder.status == 2);
+  CHECK(folder.err == "fovea sweep: out/runs/0003: its manifest.json cannot be read (out/runs/0003/manifest.json: cannot "
+                      "read the manifest: it is a folder, not a file)" + keep_advice);
+  CHECK(fs::exists(dir / "out" / "runs" / "0003" / "frames.csv"));
+  // Given back, the run is whole again and not run again.
+  fs::remove_all(manifest);
+  write(manifest, manifest_text);
+  const auto restored = resume();
+  INFO(restored.err);
+  CHECK(restored.status == 0);
+  CHECK(restored.err.find("resuming out: 12 of 12 runs already complete") != std::string::npos);
+  // One cut short was written by a run that did not end well: run again.
+  write(manifest, manifest_text.substr(0, manifest_text.size() / 2));
+  const auto cut = resume();
+  INFO(cut.err);
+  CHECK(cut.status == 0);
+  CHECK(cut.err.find("fovea sweep: run 3 (scheduler=round_robin, budget=3000, seed=1): its manifest.json is cut short or "
+                     "damaged; running it again\n") != std::string::npos);
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+
+  // sweep.json a pipe: one line at once, nothing run.
+  const fs::path sweep_json = dir / "out" / "sweep.json";
+  const std::string sweep_text = read_file(sweep_json);
+  fs::remove(sweep_json);
+  REQUIRE(mkfifo(sweep_json.c_str(), 0644) == 0);
+  const auto sweep_pipe = resume();
+  CHECK(sweep_pipe.status == 2);
+  CHECK(sweep_pipe.err == "fovea sweep: out/sweep.json: cannot read the sweep.json: not a regular file (a device, a pipe or "
+                          "a socket)\n");
+  // Larger than any sweep.json: refused by its size, not read.
+  fs::remove(sweep_json);
+  write(sweep_json, sweep_text + std::string((std::size_t{16} << 20) + 1, ' '));
+  const auto huge = resume();
+  CHECK(huge.status == 2);
+  CHECK(huge.err.rfind("fovea sweep: out/sweep.json: cannot read the sweep.json: it is ", 0) == 0);
+  CHECK(huge.err.find(" bytes, more than the 16 MiB a sweep.json may be\n") != std::string::npos);
+  // A field of the wrong type is another sweep's, not an exception.
+  auto edited = nlohmann::json::parse(sweep_text);
+  edited["fingerprint"] = 5;
+  edited["shard"] = "all";
+  write(sweep_json, edited.dump(2));
+  const auto wrong_type = resume();
+  CHECK(wrong_type.status == 2);
+  CHECK(wrong_type.err == "fovea sweep: out holds another sweep (another study, another version of this one, or another "
+                          "shard); give a new --out, or remove it to start again\n");
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+}
+
+TEST_CASE("fovea sweep merge: a sweep.json damaged or edited is one line naming the file and the field, exit 2",
+          "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  write(dir / "study.yaml", kStudy);
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--shard", "0/2", "--out", "s", "--no-figures", "-q"}, dir.path())
+              .status == 0);
+  const fs::path shard = dir / "s" / "shard-0-of-2";
+  const auto original = read_json(shard / "sweep.json");
+  int copies = 0;
+  // A copy of the shard whose sweep.json is `edit`ed; returns the copy's name.
+  const auto copy_shard = [&](const std::function<void(nlohmann::json&)>& edit) {
+    const std::string name = "edited" + std::to_string(++copies);
+    fs::create_directories(dir / name);
+    fs::copy_file(shard / "table.csv", dir / name / "table.csv");
+    nlohmann::json j = original;
+    edit(j);
+    write(dir / name / "sweep.json", j.dump(2));
+    return name;
+  };
+  const auto merge = [&](const std::string& name) {
+    return run_process({kFovea, "sweep", "merge", name, "--out", name + "-merged", "--no-figures"}, dir.path());
+  };
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
+      {[](nlohmann::json& j) { j.erase("study"); }, "study: missing"},
+      {[](nlohmann::json& j) { j["study"] = "../../elsewhere"; },
+       "study: expected a name (letters, digits, - _ .), found \"../../elsewhere\""},
+      {[](nlohmann::json& j) { j["fingerprint"] = 7; }, "fingerprint: expected a text, found 7"},
+      {[](nlohmann::json& j) { j.erase("shard"); }, "shard: missing"},
+      {[](nlohmann::json& j) { j["shard"] = 0; }, "shard: expected an object with index and count, found 0"},
+      {[](nlohmann::json& j) { j["shard"].erase("count"); }, "shard.count: missing"},
+      // Each run's shard is its number modulo the count: 0 would divide by zero.
+      {[](nlohmann::json& j) { j["shard"]["count"] = 0; }, "shard.count: expected a whole number from 1 to 1000000, found 0"},
+      {[](nlohmann::json& j) { j["shard"]["index"] = "0"; },
+       "shard.index: expected a whole number from 0 to 1, found \"0\""},
+      {[](nlohmann::json& j) { j["shard"]["index"] = 2; }, "shard.index: expected a whole number from 0 to 1, found 2"},
+      // Every run up to the total is looked for: 10^18 would loop for ever.
+      {[](nlohmann::json& j) { j["runs_total"] = 1'000'000'000'000'000'000LL; },
+       "runs_total: expected a whole number from 1 to 1000000, found 1000000000000000000"},
+      {[](nlohmann::json& j) { j["runs_total"] = -1; }, "runs_total: expected a whole number from 1 to 1000000, found -1"},
+      {[](nlohmann::json& j) { j["runs_total"] = 2.5; }, "runs_total: expected a whole number from 1 to 1000000, found 2.5"},
+      {[](nlohmann::json& j) { j["columns"] = "run"; }, "columns: expected a list of column names, found \"run\""},
+      {[](nlohmann::json& j) { j["columns"] = {"run", 3}; }, "columns: expected a list of column names, found a list"},
+      {[](nlohmann::json& j) { j["table_fingerprint"] = false; }, "table_fingerprint: expected a text, found false"},
+      {[](nlohmann::json& j) { j["figures"] = 3; }, "figures: expected a list, found 3"},
+  };
+  for (const auto& [edit, expected] : cases) {
+    const std::string name = copy_shard(edit);
+    const auto r = merge(name);
+    INFO(name << ": " << expected);
+    CHECK(r.status == 2);
+    CHECK(r.err == "fovea sweep merge: " + name + "/sweep.json: " + expected + "\n");
+    CHECK_FALSE(fs::exists(dir / (name + "-merged")));
+  }
+  // Fields merge only copies may hold anything: the merge goes on (and fails for the shard
+  // it lacks).
+  const std::string odd_status = copy_shard([](nlohmann::json& j) {
+    j["status"] = 5;
+    j["machine"] = nullptr;
+  });
+  const auto odd = merge(odd_status);
+  CHECK(odd.status == 1);
+  CHECK(odd.err.find("6 runs missing, the first 1") != std::string::npos);
+  CHECK(odd.err.find("json") == std::string::npos);
+  // A table whose runs are past the study's total.
+  const std::string fewer = copy_shard([](nlohmann::json& j) { j["runs_total"] = 4; });
+  const auto past = merge(fewer);
+  CHECK(past.status == 2);
+  CHECK(past.err == "fovea sweep merge: " + fewer + "/table.csv: run 4 is not one of the study's 4 runs\n");
+
+  // A sweep.json that is a pipe (which a plain read would wait on for ever), or larger than
+  // any sweep.json, is refused at once; so is one in the --out folder.
+  fs::create_directories(dir / "piped");
+  fs::copy_file(shard / "table.csv", dir / "piped" / "table.csv");
+  REQUIRE(mkfifo((dir / "piped" / "sweep.json").c_str(), 0644) == 0);
+  const auto piped = merge("piped");
+  CHECK(piped.status == 2);
+  CHECK(piped.err == "fovea sweep merge: piped/sweep.json: cannot read the sweep.json: not a regular file (a device, a "
+                     "pipe or a socket)\n");
+  const std::string huge = copy_shard([](nlohmann::json&) {});
+  write(dir / huge / "sweep.json", original.dump(2) + std::string((std::size_t{16} << 20) + 1, ' '));
+  const auto too_large = merge(huge);
+  CHECK(too_large.status == 2);
+  CHECK(too_large.err.find("fovea sweep merge: " + huge + "/sweep.json: cannot read the sweep.json: it is ") == 0);
+  CHECK(too_large.err.find(" bytes, more than the 16 MiB a sweep.json may be\n") != std::string::npos);
+  fs::create_directories(dir / "out-piped");
+  REQUIRE(mkfifo((dir / "out-piped" / "sweep.json").c_str(), 0644) == 0);
+  const auto out_piped =
+      run_process({kFovea, "sweep", "merge", (shard).string(), "--out", "out-piped", "--no-figures"}, dir.path());
+  CHECK(out_piped.status == 2);
+  CHECK(out_piped.err == "fovea sweep merge: out-piped/sweep.json: cannot read the sweep.json: not a regular file (a "
+                         "device, a pipe or a socket)\n");
+}
+
 TEST_CASE("fovea sweep: a stopped sweep keeps its finished runs, and the same command finishes it", "[cli][sweep]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);
@@ -306,6 +475,41 @@ TEST_CASE("fovea sweep: kill -9 of the sweep ends its runs with it, so none writ
       kill(run, SIGKILL);
 }
 
+TEST_CASE("fovea sweep: its runs hold stdin, stdout and stderr, and no other descriptor from their start", "[cli][sweep]") {
+  TempDir dir;
+  write(dir / "base.yaml", kBase);
+  std::string study = kStudy;
+  study.replace(study.find("frames: 5"), 9, "frames: 10000000");  // runs that would go on for hours
+  write(dir / "study.yaml", study);
+  test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "1", "--no-figures", "-q"}, dir.path(),
+                           dir / "stdout.txt", dir / "stderr.txt");
+  std::vector<pid_t> runs;
+  for (int i = 0; i < 3000; ++i) {
+    runs = test::child_processes(sweep.pid());
+    if (runs.size() == 1 && fs::exists(dir / "out" / "runs" / "0000" / "frames.csv")) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(runs.size() == 1);
+  // The run's stdin and stdout are /dev/null. Past 2, only what it inherited from the sweep
+  // (which got it from whatever started the test) may be: no /dev/null of its start.
+  const auto target = [](pid_t pid, const std::string& fd) {
+    std::error_code error;
+    return fs::read_symlink("/proc/" + std::to_string(pid) + "/fd/" + fd, error).string();
+  };
+  CHECK(target(runs[0], "0") == "/dev/null");
+  CHECK(target(runs[0], "1") == "/dev/null");
+  std::vector<std::string> leaked;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator("/proc/" + std::to_string(runs[0]) + "/fd", error)) {
+    const std::string fd = entry.path().filename().string();
+    if (fd != "0" && fd != "1" && fd != "2" && target(runs[0], fd) == "/dev/null" && target(sweep.pid(), fd) != "/dev/null")
+      leaked.push_back(fd);
+  }
+  CHECK(leaked.empty());
+  sweep.send_signal(SIGTERM);
+  CHECK(sweep.wait() == 128 + SIGTERM);
+}
+
 TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);
@@ -317,6 +521,16 @@ TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]
   CHECK(r.err.find("fovea sweep: run 0 (scheduler=round_robin, budget=300, seed=1): bad.yaml:8:14: schedule.knid: unknown "
                    "key") == 0);
   CHECK_FALSE(fs::exists(dir / "out"));
+
+  // A base config past a config's size limit is named as the config it is, once.
+  fs::create_directories(dir / "huge");
+  write(dir / "huge" / "base.yaml", std::string(kBase) + std::string((std::size_t{4} << 20) + 1, '#') + "\n");
+  write(dir / "huge" / "study.yaml", kStudy);
+  const auto huge = run_process({kFovea, "sweep", "study.yaml", "--out", "out"}, dir / "huge");
+  CHECK(huge.status == 2);
+  CHECK(huge.err == "fovea sweep: " + (dir / "huge" / "base.yaml").string() + ": cannot read the config: it is " +
+                        std::to_string(std::strlen(kBase) + (std::size_t{4} << 20) + 2) +
+                        " bytes, more than the 4 MiB a config may be\n");
 
   // A world too small for its entities is found by the run itself: the sweep goes on,
   // names the run and its log, and fails at the end with the other runs in the table.
@@ -349,8 +563,11 @@ TEST_CASE("fovea sweep: on a full disk, each failed run's message still reaches 
   setup.output_through_pipes = true;
   test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "1", "--no-figures"}, dir.path(),
                            dir / "stdout.txt", dir / "stderr.txt", setup);
-  for (int i = 0; i < 30000 && !fs::exists(dir / "out" / "sweep.json"); ++i)
+  // Up to 30 s: the sweep checks every run's config first, which on a loaded machine takes
+  // seconds; the limit set before sweep.json is written would test another failure.
+  for (int i = 0; i < 300000 && !fs::exists(dir / "out" / "sweep.json"); ++i)
     std::this_thread::sleep_for(std::chrono::microseconds(100));
+  REQUIRE(fs::exists(dir / "out" / "sweep.json"));
   sweep.limit_file_size(0);
   CHECK(sweep.wait() == 1);
   const std::string err = read_file(dir / "stderr.txt");

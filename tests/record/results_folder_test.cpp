@@ -2,6 +2,8 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <stdexcept>
@@ -131,4 +133,34 @@ TEST_CASE("file_write_problem and folder_write_problem: the OS's reason, and not
   CHECK(std::distance(std::filesystem::directory_iterator(dir / "folder"), std::filesystem::directory_iterator()) == 0);
 
   CHECK_THROWS_WITH(create_folders(dir / "afile" / "sub"), (dir / "afile" / "sub").string() + ": cannot create the folder: Not a directory");
+}
+
+TEST_CASE("file_write_problem: asks what the write needs, a folder that takes a new file and a name that is no folder",
+          "[record][folder]") {
+  test::TempDir dir;
+  // A pipe where the file goes cannot be opened for writing without a reader, yet the write
+  // (a temporary renamed over it) replaces it.
+  REQUIRE(mkfifo((dir / "pipe").c_str(), 0644) == 0);
+  CHECK(file_write_problem(dir / "pipe") == "");
+  write_file_atomically(dir / "pipe", "text");
+  CHECK(test::read_file(dir / "pipe") == "text");
+  // A file that can be opened for writing, in a folder where no file can be created: the
+  // temporary could not be made, so the write would fail after the work.
+  const std::filesystem::path writable_in_fixed_folder = "/proc/self/comm";
+  REQUIRE(::access(writable_in_fixed_folder.c_str(), W_OK) == 0);
+  CHECK(file_write_problem(writable_in_fixed_folder) != "");
+  CHECK_THROWS(write_file_atomically(writable_in_fixed_folder, "x"));
+  // Nothing left behind by the probes.
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()) == 1);
+  // Permissions hold back all but root.
+  if (::geteuid() != 0) {
+    std::ofstream(dir / "read-only") << "kept";
+    std::filesystem::permissions(dir / "read-only", std::filesystem::perms::owner_read);
+    CHECK(file_write_problem(dir / "read-only") == "");
+    std::filesystem::create_directories(dir / "fixed");
+    std::ofstream(dir / "fixed" / "writable") << "kept";
+    std::filesystem::permissions(dir / "fixed", std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    CHECK(file_write_problem(dir / "fixed" / "writable") == "Permission denied");
+    std::filesystem::permissions(dir / "fixed", std::filesystem::perms::owner_all);
+  }
 }
