@@ -17,6 +17,12 @@ std::string size_text(std::uint64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
+/// "a config", "an experiment".
+std::string with_article(std::string_view what) {
+  const bool vowel = !what.empty() && std::string_view("aeiou").find(what.front()) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + std::string(what);
+}
+
 [[noreturn]] void refuse(const std::string& path, std::string_view what, const std::string& why) {
   throw FileReadError(path + ": cannot read" + (what.empty() ? "" : " the " + std::string(what)) + ": " + why);
 }
@@ -36,7 +42,7 @@ void check_regular_file(const std::string& path, std::uint64_t max_bytes, std::s
   if (error) refuse(path, what, error.message());
   if (size > max_bytes)
     refuse(path, what, "it is " + std::to_string(size) + " bytes, more than the " + size_text(max_bytes) + " " +
-                           (what.empty() ? "fovea reads" : "a " + std::string(what) + " may be"));
+                           (what.empty() ? "fovea reads" : with_article(what) + " may be"));
 }
 
 std::string read_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
@@ -52,7 +58,7 @@ std::string read_regular_file(const std::string& path, std::uint64_t max_bytes, 
     bytes.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
     if (bytes.size() > max_bytes)
       refuse(path, what, "it grew past the " + size_text(max_bytes) + " " +
-                             (what.empty() ? "fovea reads" : "a " + std::string(what) + " may be"));
+                             (what.empty() ? "fovea reads" : with_article(what) + " may be"));
   }
   if (in.bad()) refuse(path, what, std::strerror(errno));
   return bytes;

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/file_read.hpp"
 #include "core/format.hpp"
 #include "perception/perception_model.hpp"
 #include "psychophysics/psychometric_fit.hpp"
@@ -372,7 +373,7 @@ TEST_CASE("fovea experiment: --resume reads the session's experiment.yaml under 
   for (const auto& entry : fs::recursive_directory_iterator(dir / "session"))
     if (entry.path().filename() == "experiment.yaml") saved = entry.path();
   REQUIRE_FALSE(saved.empty());
-  const std::size_t size = (std::size_t{4} << 20) + 1;
+  const std::size_t size = static_cast<std::size_t>(fovea::kMaxConfigFileBytes) + 1;
   std::ofstream(saved) << std::string(size, '#');
   std::vector<std::string> resume = command;
   resume.push_back("--resume");
@@ -380,7 +381,7 @@ TEST_CASE("fovea experiment: --resume reads the session's experiment.yaml under 
   CHECK(r.status == 2);
   CHECK(r.err == "fovea experiment: --resume: " + fs::relative(saved, dir.path()).string() +
                      ": cannot read the experiment: it is " + std::to_string(size) +
-                     " bytes, more than the 4 MiB a experiment may be\n");
+                     " bytes, more than the 1 MiB an experiment may be\n");
 }
 
 TEST_CASE("fovea experiment: a session killed mid-trial and resumed has every trial exactly once, as an unbroken one",

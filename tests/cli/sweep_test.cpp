@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/file_read.hpp"
 #include "support/csv_text.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -524,13 +525,13 @@ TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]
 
   // A base config past a config's size limit is named as the config it is, once.
   fs::create_directories(dir / "huge");
-  write(dir / "huge" / "base.yaml", std::string(kBase) + std::string((std::size_t{4} << 20) + 1, '#') + "\n");
+  write(dir / "huge" / "base.yaml", std::string(kBase) + std::string(static_cast<std::size_t>(fovea::kMaxConfigFileBytes) + 1, '#') + "\n");
   write(dir / "huge" / "study.yaml", kStudy);
   const auto huge = run_process({kFovea, "sweep", "study.yaml", "--out", "out"}, dir / "huge");
   CHECK(huge.status == 2);
   CHECK(huge.err == "fovea sweep: " + (dir / "huge" / "base.yaml").string() + ": cannot read the config: it is " +
-                        std::to_string(std::strlen(kBase) + (std::size_t{4} << 20) + 2) +
-                        " bytes, more than the 4 MiB a config may be\n");
+                        std::to_string(std::strlen(kBase) + static_cast<std::size_t>(fovea::kMaxConfigFileBytes) + 2) +
+                        " bytes, more than the 1 MiB a config may be\n");
 
   // A world too small for its entities is found by the run itself: the sweep goes on,
   // names the run and its log, and fails at the end with the other runs in the table.
