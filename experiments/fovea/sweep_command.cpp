@@ -111,7 +111,6 @@ struct RunFolder {
   Verdict verdict = Verdict::run_again;
   std::string problem;  ///< why, unless whole
   CsvTable frames;      ///< when whole: its frames.csv
-  bool complete = true; ///< when kept: its manifest says it completed (false: the manifest cannot be read)
 };
 RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
   const auto run_again = [](std::string problem) { return RunFolder{RunFolder::Verdict::run_again, std::move(problem), {}}; };
@@ -121,7 +120,7 @@ RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
   // is. One that is missing, or reads but is not JSON (cut short), belongs to a run that
   // did not end well.
   if (manifest_file.state == JsonFile::State::unreadable)
-    return {RunFolder::Verdict::keep, "its manifest.json cannot be read (" + manifest_file.problem + ")", {}, false};
+    return {RunFolder::Verdict::keep, "its manifest.json cannot be read (" + manifest_file.problem + ")", {}};
   if (manifest_file.state == JsonFile::State::missing) return run_again("it has no manifest.json");
   if (manifest_file.state == JsonFile::State::malformed || !manifest_file.json.is_object())
     return run_again("its manifest.json is cut short or damaged");
@@ -132,9 +131,9 @@ RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
   try {
     config = read_file_text((folder / "config.yaml").string());
   } catch (const std::runtime_error&) {
-    return {RunFolder::Verdict::keep, "its config.yaml cannot be read", {}};
+    return {RunFolder::Verdict::keep, "a complete run, but its config.yaml cannot be read", {}};
   }
-  if (config != job.expected_config) return {RunFolder::Verdict::keep, "its config.yaml is not this run's", {}};
+  if (config != job.expected_config) return {RunFolder::Verdict::keep, "a complete run, but its config.yaml is not this run's", {}};
   // Complete only when frames.csv holds every frame the manifest counts: a file cut short
   // (copied in part, restored from an older backup) would give the table a row of fewer
   // frames than the run had. Run again, as a killed run is: its config gives the same frames.
@@ -150,7 +149,7 @@ RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
   try {
     frames_text = read_file_text(frames_path.string());
   } catch (const std::runtime_error& e) {
-    return {RunFolder::Verdict::keep, "its frames.csv cannot be read (" + std::string(e.what()) + ")", {}};
+    return {RunFolder::Verdict::keep, "a complete run, but its frames.csv cannot be read (" + std::string(e.what()) + ")", {}};
   }
   RunFolder whole{RunFolder::Verdict::whole, "", {}};
   try {
@@ -561,7 +560,7 @@ int sweep_command(const SweepOptions& options) {
         // A complete run of another config (the checkout moved and file paths with it, a
         // model file changed), or one whose manifest.json or frames.csv the OS cannot read:
         // never deleted, the user decides.
-        fatal = folder.string() + (found.complete ? ": a complete run, but " : ": ") + found.problem +
+        fatal = folder.string() + ": " + found.problem +
                 "; move the folder away to run it again, or give a new --out";
         break;
       }

@@ -34,6 +34,11 @@ namespace {
 
 const std::string kFovea = FOVEA_BINARY;
 
+/// What a sweep says of an --out folder that holds another sweep (or a sweep.json it cannot use).
+const std::string kAnotherSweep =
+    "fovea sweep: out holds another sweep (another study, another version of this one, or another shard); give a new "
+    "--out, or remove it to start again\n";
+
 const char* kBase = R"(name: base
 seed: 1
 frames: 6
@@ -198,8 +203,7 @@ TEST_CASE("fovea sweep: resumes, running again only the runs whose folder is not
   write(dir / "other.yaml", other);
   const auto refused = run_process({kFovea, "sweep", "other.yaml", "--out", "out"}, dir.path());
   CHECK(refused.status == 2);
-  CHECK(refused.err == "fovea sweep: out holds another sweep (another study, another version of this one, or another "
-                       "shard); give a new --out, or remove it to start again\n");
+  CHECK(refused.err == kAnotherSweep);
   CHECK(read_file(dir / "out" / "table.csv") == table);
 }
 
@@ -300,8 +304,7 @@ TEST_CASE("fovea sweep: a resume keeps a run whose manifest.json cannot be read,
   write(sweep_json, edited.dump(2));
   const auto wrong_type = resume();
   CHECK(wrong_type.status == 2);
-  CHECK(wrong_type.err == "fovea sweep: out holds another sweep (another study, another version of this one, or another "
-                          "shard); give a new --out, or remove it to start again\n");
+  CHECK(wrong_type.err == kAnotherSweep);
   CHECK(read_file(dir / "out" / "table.csv") == table);
 }
 
