@@ -49,6 +49,7 @@ struct RunJob {
   const PlannedRun* run = nullptr;
   std::string expected_config;  ///< config.yaml as the run writes it: a complete folder must hold this
   bool wall_budget = false;     ///< measures time: runs with no other run beside it
+  std::int64_t warmup_frames = 0;  ///< the run's metrics.warmup_frames: left out of its row's statistics
 };
 
 /// "entities=100, placement=packed, ...": a run as messages name it.
@@ -423,7 +424,8 @@ int sweep_command(const SweepOptions& options) {
     if (!shard.contains(run.index)) continue;
     try {
       const config::LoadedConfig loaded = config::load_config_file(study.base_config, run.overrides);
-      shard_jobs.push_back({&run, config::resolved_yaml(loaded.settings), loaded.settings.budget.mode == BudgetMode::wall});
+      shard_jobs.push_back({&run, config::resolved_yaml(loaded.settings), loaded.settings.budget.mode == BudgetMode::wall,
+                            loaded.settings.metrics.warmup_frames});
     } catch (const config::ConfigError& e) {
       std::cerr << "fovea sweep: " << describe(study, run) << ": " << e.what() << "\n";
       return kExitBadInput;
@@ -539,7 +541,7 @@ int sweep_command(const SweepOptions& options) {
   int fatal_status = kExitBadInput;
   const auto summarise = [&](const RunJob& job, const fs::path& folder, const CsvTable& frames) {
     try {
-      rows[job.run->index] = summarise_run(study, *job.run, frames, (folder / "frames.csv").string());
+      rows[job.run->index] = summarise_run(study, *job.run, frames, (folder / "frames.csv").string(), job.warmup_frames);
       return true;
     } catch (const std::exception& e) {
       fatal = e.what();

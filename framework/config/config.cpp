@@ -282,6 +282,12 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   if (const std::string problem = check_schedule_settings(settings.schedule); !problem.empty())
     throw ConfigError(loaded.error_at(loaded.locations.count("schedule.band_edges") ? "schedule.band_edges" : "schedule.queues",
                                       problem));
+  if (settings.budget.mode == BudgetMode::fraction)
+    throw ConfigError(loaded.error_at("budget.mode", "fraction budgets are for evaluate.budgets only: a run's own "
+                                                     "budget is work, wall or unlimited"));
+  if (settings.evaluate.enabled() && settings.evaluate.budgets.empty() && settings.budget.mode == BudgetMode::unlimited)
+    throw ConfigError(loaded.error_at("evaluate.schedulers", "the run's budget is unlimited, so the evaluated schedulers "
+                                                             "need budgets of their own: set evaluate.budgets"));
   const ScreenSettings& screen = settings.perception.view.screen;
   if (settings.gaze.source == GazeSourceKind::fixed) {
     if (settings.gaze.x_px > screen.width_px)

@@ -172,6 +172,52 @@ class Section {
                });
   }
 
+  /// A list of an enum's values, each written as one of `options`' names, at most
+  /// `max_count` of them, none twice.
+  template <class E>
+  Section& choices(const char* name, std::vector<E> S::*member, std::vector<std::pair<std::string, E>> options,
+                   std::size_t max_count, const char* doc) {
+    std::vector<std::string> names;
+    std::string all;
+    for (const auto& o : options) {
+      names.push_back(o.first);
+      all += (all.empty() ? "" : ", ") + o.first;
+    }
+    const auto name_of = [options](E value) {
+      for (const auto& o : options)
+        if (o.second == value) return o.first;
+      return std::string("?");
+    };
+    return add(name,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 if (!begin_list(n, s.*member, p, m, st, "names (" + all + ")")) return;
+                 if (n.size() > max_count)
+                   st.fail(p, mark_of(n, m), "expected at most " + std::to_string(max_count) + " names, found " +
+                                                 std::to_string(n.size()));
+                 std::vector<E> values;
+                 for (std::size_t i = 0; i < n.size(); ++i) {
+                   const std::string element_path = p + "[" + std::to_string(i) + "]";
+                   const YAML::Mark element_mark = mark_of(n[i], mark_of(n, m));
+                   reject_explicit_tag(n[i], element_path, mark_of(n, m), st);
+                   const E value = options[parse_choice(n[i], names, element_path, element_mark, st)].second;
+                   for (const E seen : values)
+                     if (seen == value) st.fail(element_path, element_mark, name_of(value) + " is listed twice");
+                   values.push_back(value);
+                 }
+                 s.*member = std::move(values);
+               },
+               [=](YAML::Emitter& out, const S& s) {
+                 out << YAML::Flow << YAML::BeginSeq;
+                 for (const E v : s.*member) out << name_of(v);
+                 out << YAML::EndSeq;
+               },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 std::string text = "[";
+                 for (const E v : d.*member) text += (text.size() > 1 ? ", " : "") + name_of(v);
+                 keys.push_back({p, "list of " + all, text + "]", doc});
+               });
+  }
+
   Section& boolean(const char* name, bool S::*member, const char* doc) {
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {

@@ -80,13 +80,16 @@ Section<WorldSettings> world_schema() {
   return s;
 }
 
+std::vector<std::pair<std::string, SchedulerKind>> scheduler_kinds() {
+  return {{"round_robin", SchedulerKind::round_robin},
+          {"sequential", SchedulerKind::sequential},
+          {"sorted_sequential", SchedulerKind::sorted_sequential},
+          {"priority_queues", SchedulerKind::priority_queues}};
+}
+
 Section<ScheduleSettings> schedule_schema() {
   Section<ScheduleSettings> s;
-  s.choice("kind", &ScheduleSettings::kind,
-           {{"round_robin", SchedulerKind::round_robin},
-            {"sequential", SchedulerKind::sequential},
-            {"sorted_sequential", SchedulerKind::sorted_sequential},
-            {"priority_queues", SchedulerKind::priority_queues}},
+  s.choice("kind", &ScheduleSettings::kind, scheduler_kinds(),
            "the order collisions are refined in (004 section 3.4.3; docs/narrowphase.md)");
   s.number("queues", &ScheduleSettings::queues, between(1, 64), "K, the number of priority queues (priority_queues)");
   s.numbers("band_edges", &ScheduleSettings::band_edges, between(0, 1), 63,
@@ -96,10 +99,40 @@ Section<ScheduleSettings> schedule_schema() {
 
 Section<BudgetSettings> budget_schema() {
   Section<BudgetSettings> s;
-  s.choice("mode", &BudgetSettings::mode, {{"wall", BudgetMode::wall}, {"work", BudgetMode::work}},
-           "wall: stop on the clock after ms; work: stop after tests sphere tests (reproducible to the byte)");
+  s.choice("mode", &BudgetSettings::mode,
+           {{"wall", BudgetMode::wall},
+            {"work", BudgetMode::work},
+            {"unlimited", BudgetMode::unlimited},
+            {"fraction", BudgetMode::fraction}},
+           "wall: stop on the clock after ms; work: stop after tests sphere tests (reproducible to the byte); "
+           "unlimited: full resolution; fraction: that share of the frame's full-resolution tests (evaluate.budgets only)");
   s.number("ms", &BudgetSettings::ms, between(0, 1e6), "wall budget of the narrow phase per frame, milliseconds");
   s.number("tests", &BudgetSettings::tests, between(0, 1e15), "work budget per frame, sphere-sphere tests");
+  s.number("fraction", &BudgetSettings::fraction, between(0, 1),
+           "fraction budget: the share of the sphere tests full resolution needs this frame");
+  return s;
+}
+
+Section<MetricsSettings> metrics_schema() {
+  Section<MetricsSettings> s;
+  s.choice("visibility", &MetricsSettings::visibility,
+           {{"none", VisibilityKind::none}, {"occlusion", VisibilityKind::occlusion}},
+           "occlusion: the *_visible columns count a gap only where the eye sees it past the other entities "
+           "(docs/metrics.md)");
+  s.number("min_f", &MetricsSettings::min_f, between(0, 1),
+           "suprathreshold P (p_*_supra) counts only collisions with f at least this");
+  s.number("warmup_frames", &MetricsSettings::warmup_frames, between(0, 1e12),
+           "frames left out of summary.json's statistics and a study's: the start-up transient");
+  return s;
+}
+
+Section<EvaluationSettings> evaluation_schema() {
+  Section<EvaluationSettings> s;
+  s.choices("schedulers", &EvaluationSettings::schedulers, scheduler_kinds(), 4,
+            "schedulers run on the side every frame on the same collisions, poses and budget: evaluation.csv "
+            "(docs/evaluation.md)");
+  s.list("budgets", &EvaluationSettings::budgets, budget_schema(), "budgets",
+         "budgets each evaluated scheduler runs under, crossed with them; none: the run's budget");
   return s;
 }
 
@@ -482,6 +515,10 @@ const Section<Settings>& settings_schema() {
                               "collisions unresolved at the budget: repulse (treat as real) or interpenetrate (drop)");
     s.boolean("ground_truth", &Settings::ground_truth,
               "run the exact voxel test on every collision for the true metrics (slow; docs/metrics.md)");
+    s.section<MetricsSettings>("metrics", &Settings::metrics, metrics_schema(),
+                               "visibility, suprathreshold P and the warm-up (docs/metrics.md)");
+    s.section<EvaluationSettings>("evaluate", &Settings::evaluate, evaluation_schema(),
+                                  "the counterfactual evaluation of schedulers (docs/evaluation.md)");
     s.section<PerceptionSettings>("perception", &Settings::perception, perception_schema(),
                                   "the perception model and the view (004 section 3.4.2)");
     s.section<GazeSettings>("gaze", &Settings::gaze, gaze_schema(), "where the viewer looks");

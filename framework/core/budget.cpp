@@ -1,5 +1,8 @@
 #include "core/budget.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace fovea {
 
 Budget Budget::unlimited() { return work(std::numeric_limits<std::int64_t>::max()); }
@@ -20,8 +23,20 @@ Budget Budget::wall(double ms, Clock::time_point start) {
   return b;
 }
 
-Budget Budget::from_settings(const BudgetSettings& settings) {
-  return settings.mode == BudgetMode::work ? work(settings.tests) : wall(settings.ms, Clock::now());
+Budget Budget::from_settings(const BudgetSettings& settings, std::int64_t full_resolution_tests) {
+  switch (settings.mode) {
+    case BudgetMode::work: return work(settings.tests);
+    case BudgetMode::wall: return wall(settings.ms, Clock::now());
+    case BudgetMode::unlimited: return unlimited();
+    case BudgetMode::fraction: return work(fraction_tests(settings.fraction, full_resolution_tests));
+  }
+  return unlimited();
+}
+
+std::int64_t Budget::fraction_tests(double fraction, std::int64_t full_resolution_tests) {
+  // Rounded to the nearest test; a fraction of 1 or more is full resolution.
+  if (!(fraction < 1)) return full_resolution_tests;
+  return std::llround(std::max(0.0, fraction) * static_cast<double>(full_resolution_tests));
 }
 
 bool Budget::check() {

@@ -30,8 +30,12 @@ class Budget {
   static Budget work(std::int64_t tests);
   /// Stops at `start + ms`.
   static Budget wall(double ms, Clock::time_point start);
-  /// The budget `settings` describe, starting now.
-  static Budget from_settings(const BudgetSettings& settings);
+  /// The budget `settings` describe, starting now. A fraction budget is
+  /// fraction_tests(fraction, full_resolution_tests) sphere tests.
+  static Budget from_settings(const BudgetSettings& settings, std::int64_t full_resolution_tests = 0);
+  /// The sphere tests a fraction budget allows when full resolution takes
+  /// `full_resolution_tests`: rounded to the nearest test, all of them from a fraction of 1.
+  static std::int64_t fraction_tests(double fraction, std::int64_t full_resolution_tests);
 
   /// True once the budget is spent; stays true.
   bool exhausted() {

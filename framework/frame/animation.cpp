@@ -23,7 +23,8 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
       perception_model_(animation_settings.perception.model),
       gaze_(animation_settings.gaze, animation_settings.perception.view.screen, seed, environment),
       response_(animation_settings.response, box_, animation_settings.world.time_step_s),
-      meter_(animation_settings.ground_truth) {
+      meter_(animation_settings.ground_truth),
+      evaluation_(animation_settings.evaluate, animation_settings.schedule) {
   last_gaze_.x_px = 0.5 * animation_settings.perception.view.screen.width_px;
   last_gaze_.y_px = 0.5 * animation_settings.perception.view.screen.height_px;
   last_gaze_.source = "centre";
@@ -163,8 +164,15 @@ FrameStats Animation::step() {
     run();
     stats.phase_ms[static_cast<int>(phase)] = clock.elapsed_ms();
   };
+  meter_.begin_frame();
+  occlusion_ready_ = false;
   timed(Phase::integrate, [&] { integrate_phase(); });
   timed(Phase::broadphase, [&] { broad_phase(stats); });
+  if (evaluation_.enabled()) {
+    Stopwatch clock;
+    evaluation_phase(stats.gaze);
+    stats.evaluation_ms = clock.elapsed_ms();
+  }
   timed(Phase::narrowphase, [&] { narrow_phase(stats.gaze, stats); });
   timed(Phase::response, [&] { response_phase(stats); });
   timed(Phase::metrics, [&] { metrics_phase(stats.gaze, stats); });
@@ -177,7 +185,8 @@ FrameStats Animation::step() {
 
   ++frames_done_;
   stats.sim_time_s = sim_time_s();
-  stats.frame_ms = frame_clock.elapsed_ms();
+  // The frame as it would be without the evaluation on the side.
+  stats.frame_ms = frame_clock.elapsed_ms() - stats.evaluation_ms;
   return stats;
 }
 
@@ -201,10 +210,7 @@ void Animation::broad_phase(FrameStats& stats) {
   stats.pairs_stopped = static_cast<std::int64_t>(broadphase_.pairs().stopped().size());
 }
 
-void Animation::narrow_phase(const FrameGaze& gaze, FrameStats& stats) {
-  // Under the budget (004 section 3.4). Its clock starts before the collisions are synced
-  // and prioritised: a scheduler pays for its own bookkeeping (004 section 3.4.3 on sorting).
-  Budget budget = Budget::from_settings(settings_.budget);
+void Animation::prepare_collisions() {
   narrowphase_.sync(broadphase_.pairs(), entities_, frames_done_);
   // No collision refers to a retired entity now: its model may go, and idle branches of
   // on-demand trees with it (001), before this frame's hits refer to any node.
@@ -213,6 +219,33 @@ void Animation::narrow_phase(const FrameGaze& gaze, FrameStats& stats) {
     narrowphase_.set_model(m, CollisionModel{}, nullptr);
   }
   narrowphase_.evict_idle(frames_done_);
+}
+
+MeasureOptions Animation::measure_options() {
+  MeasureOptions options;
+  options.min_f = settings_.metrics.min_f;
+  if (settings_.metrics.visibility == VisibilityKind::occlusion) {
+    if (!occlusion_ready_) {
+      occlusion_.begin_frame(narrowphase_.models(), entities_, states_);
+      occlusion_ready_ = true;
+    }
+    options.occlusion = &occlusion_;
+    options.eye_m = view_.camera_position_m();
+  }
+  return options;
+}
+
+void Animation::evaluation_phase(const FrameGaze& gaze) {
+  prepare_collisions();
+  evaluation_.run(narrowphase_, states_, viewing(gaze), meter_, measure_options(), settings_.budget,
+                  settings_.interrupt_policy, entities_.size());
+}
+
+void Animation::narrow_phase(const FrameGaze& gaze, FrameStats& stats) {
+  // Under the budget (004 section 3.4). Its clock starts before the collisions are synced
+  // and prioritised: a scheduler pays for its own bookkeeping (004 section 3.4.3 on sorting).
+  Budget budget = Budget::from_settings(settings_.budget);
+  prepare_collisions();
   narrowphase_.begin_frame(states_);
   if (scheduler_->uses_priority()) perceive_at_frame_start(narrowphase_, states_, viewing(gaze));
   scheduler_->run(narrowphase_, budget);
@@ -238,7 +271,8 @@ void Animation::metrics_phase(const FrameGaze& gaze, FrameStats& stats) {
   stats.collisions = static_cast<std::int64_t>(narrowphase_.size());
   stats.sphere_tests = narrowphase_.sphere_tests();
   perceive_at_frame_end(narrowphase_, states_, viewing(gaze));
-  stats.metrics = meter_.measure(narrowphase_, states_, viewing(gaze), entities_.size());
+  stats.metrics = meter_.measure(narrowphase_, states_, viewing(gaze), measure_options(), meter_.episodes(),
+                                 entities_.size(), true);
 }
 
 }  // namespace fovea
@@ -251,6 +285,8 @@ void Animation::set_schedule(const ScheduleSettings& schedule) {
 }
 
 void Animation::set_budget(const BudgetSettings& budget) {
+  if (budget.mode == BudgetMode::fraction)
+    throw std::invalid_argument("budget.mode: fraction budgets are for evaluate.budgets only");
   if (!(budget.ms >= 0 && std::isfinite(budget.ms)))
     throw std::invalid_argument("budget.ms must be a finite number >= 0");
   if (budget.tests < 0) throw std::invalid_argument("budget.tests must be >= 0");

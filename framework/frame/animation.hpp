@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "broadphase/sweep_and_prune.hpp"
+#include "frame/counterfactual.hpp"
 #include "frame/animation_settings.hpp"
 #include "frame/frame_stats.hpp"
 #include "frame/model_library.hpp"
 #include "gaze/gaze.hpp"
 #include "metrics/inaccuracy.hpp"
+#include "metrics/visibility.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "perception/perception_model.hpp"
 #include "perception/view.hpp"
@@ -124,6 +126,9 @@ class Animation {
   GrowableModel growable_model(ModelId model) { return narrowphase_.growable(model); }
   /// The exact test's verdict on the collision in `slot` in the last step.
   const CollisionTruth& collision_truth(std::uint32_t slot) const { return meter_.truth(slot); }
+  /// The schedulers evaluated on the side in the last step (docs/evaluation.md); empty
+  /// frames() when the settings list none.
+  const CounterfactualEvaluation& evaluation() const { return evaluation_; }
   const PerceptionModel& perception_model() const { return perception_model_; }
   /// The response: the last frame's contact manifolds and the solver settings in force.
   const Response& response() const { return response_; }
@@ -149,9 +154,19 @@ class Animation {
   /// The fixation point, the camera and f(e, g): what the metrics place collisions with.
   Viewing viewing(const FrameGaze& gaze) const { return {view_, perception_model_, gaze.x_px, gaze.y_px}; }
 
+  /// What measuring needs besides the collisions: min_f, and the occluders when the
+  /// visibility test is on (built once a frame, on first use).
+  MeasureOptions measure_options();
+  /// The narrow phase's collisions brought in line with the broad phase's pairs; models no
+  /// entity uses any more released; idle branches of on-demand trees evicted. Idempotent
+  /// within a frame.
+  void prepare_collisions();
+
   // The phases of step(), in order (Phase).
   void integrate_phase();
   void broad_phase(FrameStats& stats);
+  /// Between the broad and the narrow phase, outside every phase's time.
+  void evaluation_phase(const FrameGaze& gaze);
   void narrow_phase(const FrameGaze& gaze, FrameStats& stats);
   void response_phase(FrameStats& stats);
   void metrics_phase(const FrameGaze& gaze, FrameStats& stats);
@@ -172,6 +187,9 @@ class Animation {
   Response response_;
   std::vector<Vec3> correction_m_;   // by entity: the response's move, applied before the next step
   InaccuracyMeter meter_;
+  OcclusionQuery occlusion_;
+  bool occlusion_ready_ = false;  ///< occlusion_ holds this frame's poses
+  CounterfactualEvaluation evaluation_;
   std::int64_t frames_done_ = 0;
 };
 

@@ -1,7 +1,9 @@
 #pragma once
 
 #include "core/budget_settings.hpp"
+#include "frame/evaluation_settings.hpp"
 #include "gaze/gaze_settings.hpp"
+#include "metrics/metrics_settings.hpp"
 #include "narrowphase/narrowphase_settings.hpp"
 #include "perception/perception_settings.hpp"
 #include "response/response_settings.hpp"
@@ -19,6 +21,10 @@ struct AnimationSettings {
   InterruptPolicy interrupt_policy = InterruptPolicy::repulse;
   /// Run the exact voxel test on every collision each frame for the true metrics (slow).
   bool ground_truth = false;
+  /// Visibility, suprathreshold P, warm-up (docs/metrics.md).
+  MetricsSettings metrics;
+  /// Schedulers measured on the side, every frame (docs/evaluation.md).
+  EvaluationSettings evaluate;
   PerceptionSettings perception;
   GazeSettings gaze;
   ResponseSettings response;

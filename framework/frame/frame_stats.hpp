@@ -45,7 +45,8 @@ struct FrameStats {
   std::int64_t pairs_started = 0; ///< of those, pairs that did not overlap before it
   std::int64_t pairs_stopped = 0; ///< pairs that overlapped before it and no longer do
   std::array<double, kPhaseCount> phase_ms{};  ///< wall-clock time of each phase
-  double frame_ms = 0;            ///< wall-clock time of the whole step
+  double frame_ms = 0;            ///< wall-clock time of the whole step, the evaluation on the side left out
+  double evaluation_ms = 0;       ///< wall-clock time of the counterfactual evaluation (0 without one)
 
   // The narrow phase (004 section 3.4).
   FrameGaze gaze;                 ///< the fixation point the frame was scheduled for, and its origin

@@ -1,12 +1,39 @@
 #include "metrics/inaccuracy.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/containers.hpp"
 #include "perception/perceived_gap.hpp"
 
 namespace fovea {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// Whether the eye sees either end of a gap past every entity but the gap's own two.
+bool sees_either_end(const OcclusionQuery& occlusion, const Vec3& eye_m, const Vec3& end_a_m, const Vec3& end_b_m,
+                     const Collision& c) {
+  return !occlusion.occluded(eye_m, end_a_m, c.a, c.b) || !occlusion.occluded(eye_m, end_b_m, c.a, c.b);
+}
+
+/// The ends of an estimated gap: where the segment between the two spheres' centres leaves
+/// each sphere, each kept on the segment.
+void estimated_gap_ends(const GapEstimate& g, Vec3& end_a_m, Vec3& end_b_m) {
+  const Vec3 ab = g.sphere_b_m - g.sphere_a_m;
+  const double d = glm::length(ab);
+  if (!(d > 0)) {
+    end_a_m = g.sphere_a_m;
+    end_b_m = g.sphere_b_m;
+    return;
+  }
+  const Vec3 u = ab / d;
+  end_a_m = g.sphere_a_m + std::min(g.radius_a_m, d) * u;
+  end_b_m = g.sphere_b_m - std::min(g.radius_b_m, d) * u;
+}
+
+}  // namespace
 
 void InaccuracyMeter::set_model(ModelId id, const VoxelModel& model, const Vec3& centre_of_mass_model_m) {
   if (!ground_truth_) return;
@@ -18,15 +45,52 @@ void InaccuracyMeter::clear_model(ModelId id) {
   if (id < exact_shapes_.size()) exact_shapes_[id].reset();
 }
 
+const InaccuracyMeter::ExactAtFrame& InaccuracyMeter::exact_at_frame(const Collision& c, std::uint32_t slot,
+                                                                     std::span<const EntityState> states,
+                                                                     const Viewing& viewing) {
+  ExactAtFrame& e = exact_[slot];
+  if (e.stamp == frame_stamp_) return e;
+  e = ExactAtFrame{};
+  e.stamp = frame_stamp_;
+  const ExactPose pa{states[c.a].position_m, states[c.a].orientation};
+  const ExactPose pb{states[c.b].position_m, states[c.b].orientation};
+  e.contact = exact_contact(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);
+  if (!e.contact.touching) {
+    const Vec3 middle = 0.5 * (e.contact.closest_a_m + e.contact.closest_b_m);
+    const PerceivedGap p = perceive_gap(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px, middle,
+                                        e.contact.closest_a_m, e.contact.closest_b_m, 0.0);
+    e.gap_deg = p.gap_deg;
+    e.probability = p.probability;
+  }
+  return e;
+}
+
 FrameMetrics InaccuracyMeter::measure(const NarrowPhase& narrowphase, std::span<const EntityState> states,
-                                      const Viewing& viewing, std::size_t entity_count) {
+                                      const Viewing& viewing, const MeasureOptions& options, EpisodeMeter& episodes,
+                                      std::size_t entity_count, bool record_truth) {
   FrameMetrics m;
-  reserve_geometric(truth_, std::max(narrowphase.slot_count(), entity_count));
-  truth_.resize(narrowphase.slot_count());
-  m.nabla_true_m = ground_truth_ ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-  m.p_true = ground_truth_ ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  const std::size_t room = std::max(narrowphase.slot_count(), entity_count);
+  if (record_truth) {
+    reserve_geometric(truth_, room);
+    truth_.resize(narrowphase.slot_count());
+  }
+  if (ground_truth_) {
+    reserve_geometric(exact_, room);
+    exact_.resize(narrowphase.slot_count());
+  }
+  const bool visibility = options.occlusion != nullptr;
+  m.nabla_true_m = ground_truth_ ? 0.0 : kNaN;
+  m.p_true = ground_truth_ ? 0.0 : kNaN;
+  m.p_true_supra = ground_truth_ ? 0.0 : kNaN;
+  m.p_est_visible = visibility ? 0.0 : kNaN;
+  m.p_true_visible = visibility && ground_truth_ ? 0.0 : kNaN;
+  m.gaze_collision_deg = kNaN;
+  episode_inputs_.clear();
+  reserve_geometric(episode_inputs_, room);
+
   for (const std::uint32_t slot : narrowphase.order()) {
     const Collision& c = narrowphase.collision(slot);
+    if (c.visible && !(m.gaze_collision_deg <= c.eccentricity_deg)) m.gaze_collision_deg = c.eccentricity_deg;
     const bool accepted = c.status == CollisionStatus::colliding;
     if (c.interrupted) {
       ++m.interrupted;
@@ -34,38 +98,73 @@ FrameMetrics InaccuracyMeter::measure(const NarrowPhase& narrowphase, std::span<
       ++(accepted ? m.resolved_colliding : m.resolved_not_colliding);
     }
     const bool unresolved_accepted = accepted && c.interrupted;
+    EpisodeInput episode{slot, c.first_frame, unresolved_accepted, 0.0, 0.0};
     if (unresolved_accepted) {
       m.nabla_est_m += c.gap_bound_m;
       m.p_est += c.probability;
+      episode.f_est = c.probability;
+      if (c.probability >= options.min_f) m.p_est_supra += c.probability;
+      if (visibility && c.probability > 0) {
+        Vec3 end_a, end_b;
+        estimated_gap_ends(narrowphase.gap_estimate(slot, states), end_a, end_b);
+        if (sees_either_end(*options.occlusion, options.eye_m, end_a, end_b, c)) m.p_est_visible += c.probability;
+      }
     }
 
-    CollisionTruth& t = truth_[slot];
-    t = CollisionTruth{};
-    if (!ground_truth_) continue;
-    const ExactPose pa{states[c.a].position_m, states[c.a].orientation};
-    const ExactPose pb{states[c.b].position_m, states[c.b].orientation};
-    t.checked = true;
-    if (!accepted) {
-      // Only whether they touch matters here; the separation is not computed.
-      t.separation_m = std::numeric_limits<double>::quiet_NaN();
-      t.touching = exact_touching(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);
-      if (t.touching) ++m.missed_collisions;
+    if (!ground_truth_) {
+      if (record_truth) truth_[slot] = CollisionTruth{};
+      episode_inputs_.push_back(episode);
       continue;
     }
-    const ExactContact contact = exact_contact(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);
-    t.touching = contact.touching;
-    t.separation_m = contact.separation_m;
-    if (!t.touching) ++m.false_collisions;
-    if (unresolved_accepted && !t.touching) {
-      const Vec3 middle = 0.5 * (contact.closest_a_m + contact.closest_b_m);
-      const PerceivedGap p = perceive_gap(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px,
-                                          middle, contact.closest_a_m, contact.closest_b_m, 0.0);
-      t.gap_deg = p.gap_deg;
-      t.probability = p.probability;
-      m.nabla_true_m += t.separation_m;
-      m.p_true += t.probability;
+    if (!accepted) {
+      if (record_truth) {
+        // Only whether they touch matters here; the separation is not computed.
+        CollisionTruth& t = truth_[slot];
+        t = CollisionTruth{};
+        t.checked = true;
+        t.separation_m = kNaN;
+        const ExactPose pa{states[c.a].position_m, states[c.a].orientation};
+        const ExactPose pb{states[c.b].position_m, states[c.b].orientation};
+        t.touching = exact_touching(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);
+        if (t.touching) ++m.missed_collisions;
+      }
+      episode_inputs_.push_back(episode);
+      continue;
     }
+    ExactAtFrame& e = exact_[slot];
+    exact_at_frame(c, slot, states, viewing);
+    if (!e.contact.touching) ++m.false_collisions;
+    if (record_truth) {
+      CollisionTruth& t = truth_[slot];
+      t = CollisionTruth{};
+      t.checked = true;
+      t.touching = e.contact.touching;
+      t.separation_m = e.contact.separation_m;
+      if (unresolved_accepted && !e.contact.touching) {
+        t.gap_deg = e.gap_deg;
+        t.probability = e.probability;
+      }
+    }
+    if (unresolved_accepted && !e.contact.touching) {
+      m.nabla_true_m += e.contact.separation_m;
+      m.p_true += e.probability;
+      episode.f_true = e.probability;
+      if (e.probability >= options.min_f) m.p_true_supra += e.probability;
+      if (visibility && e.probability > 0) {
+        if (e.visible < 0)
+          e.visible = sees_either_end(*options.occlusion, options.eye_m, e.contact.closest_a_m, e.contact.closest_b_m, c)
+                          ? 1
+                          : 0;
+        if (e.visible == 1) m.p_true_visible += e.probability;
+      }
+    }
+    episode_inputs_.push_back(episode);
   }
+
+  const EpisodeMeter::Ended ended = episodes.frame(episode_inputs_);
+  m.episodes_ended = ended.episodes;
+  m.p_episodes_est = ended.p_est;
+  m.p_episodes_true = ground_truth_ ? ended.p_true : kNaN;
   return m;
 }
 

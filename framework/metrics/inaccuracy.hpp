@@ -5,8 +5,10 @@
 #include <span>
 #include <vector>
 
+#include "metrics/episodes.hpp"
 #include "metrics/exact_voxel_contact.hpp"
 #include "metrics/perceived_collision.hpp"
+#include "metrics/visibility.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "world/entity.hpp"
 #include "world/voxel_model.hpp"
@@ -26,6 +28,27 @@ struct FrameMetrics {
   double p_true = 0;              ///< sum of f at the true gaps over the same
   std::int64_t false_collisions = 0;   ///< treated as colliding, voxels apart (repulsions)
   std::int64_t missed_collisions = 0;  ///< treated as not colliding, voxels touching (interpenetrations)
+
+  // What a viewer can see (docs/metrics.md, "What a viewer can see").
+  double p_est_supra = 0;      ///< p_est over the collisions whose estimated f >= min_f
+  double p_true_supra = 0;     ///< p_true over those whose true f >= min_f (NaN without ground truth)
+  /// p_est and p_true over the gaps the eye sees past the other entities (visibility:
+  /// occlusion); NaN without the visibility test (and p_true_visible without ground truth).
+  double p_est_visible = 0;
+  double p_true_visible = 0;
+  std::int64_t episodes_ended = 0;  ///< unresolved episodes that ended this frame (metrics/episodes.hpp)
+  double p_episodes_est = 0;   ///< sum over them of 1 - prod(1 - f_est)
+  double p_episodes_true = 0;  ///< the same with the true f (NaN without ground truth)
+  /// The fixation's distance to the nearest collision on screen, degrees of visual angle:
+  /// each collision's centre as the frame placed it last (docs/metrics.md); NaN with none on screen.
+  double gaze_collision_deg = 0;
+};
+
+/// What measuring needs besides the collisions and the viewer.
+struct MeasureOptions {
+  double min_f = 0.05;                      ///< the suprathreshold columns' floor
+  const OcclusionQuery* occlusion = nullptr;  ///< the frame's occluders; null: no visibility test
+  Vec3 eye_m{0.0};                          ///< where segments to the gaps start
 };
 
 /// The exact test's verdict on one collision in the last frame (ground truth only).
@@ -54,20 +77,47 @@ class InaccuracyMeter {
   /// Model `id` was released: its exact shape goes.
   void clear_model(ModelId id);
 
+  /// Starts a frame: the exact test's results of the last frame are forgotten. measure()
+  /// may then be called several times on the same poses (the counterfactual evaluation's
+  /// schedulers, then the driver), each collision's exact contact computed once.
+  void begin_frame() { ++frame_stamp_; }
+
   /// Counts the outcomes of the frame's collisions and sums nabla and P over those accepted
   /// unresolved, as placed at the end of the frame (perceive_at_frame_end), with the ground
-  /// truth beside. `entity_count` sizes the side table ahead of the collisions that many
-  /// entities make.
+  /// truth beside; their episodes go to `episodes`. `entity_count` sizes the side tables
+  /// ahead of the collisions that many entities make.
+  /// With `record_truth`, each collision's verdict is kept for truth() and the collisions
+  /// not accepted are tested for touching (missed_collisions); without (a scheduler
+  /// evaluated on the side), missed_collisions is left at 0 and truth() unchanged.
   FrameMetrics measure(const NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
-                       std::size_t entity_count);
+                       const MeasureOptions& options, EpisodeMeter& episodes, std::size_t entity_count,
+                       bool record_truth);
+
+  /// The driver's episodes: what measure() feeds for the run's own schedule.
+  EpisodeMeter& episodes() { return episodes_; }
 
   /// The exact test's verdict on the collision in `slot` in the last measure().
   const CollisionTruth& truth(std::uint32_t slot) const { return truth_[slot]; }
 
  private:
+  /// A collision's exact contact at this frame's poses, and how its true gap looks.
+  struct ExactAtFrame {
+    std::int64_t stamp = -1;          ///< frame_stamp_ when computed
+    ExactContact contact;
+    double gap_deg = 0;
+    double probability = 0;
+    std::int8_t visible = -1;         ///< -1: not asked yet this frame
+  };
+  const ExactAtFrame& exact_at_frame(const Collision& c, std::uint32_t slot, std::span<const EntityState> states,
+                                     const Viewing& viewing);
+
   bool ground_truth_;
   std::vector<std::optional<ExactVoxelShape>> exact_shapes_;  // by ModelId; ground truth only
   std::vector<CollisionTruth> truth_;                         // by collision slot
+  std::vector<ExactAtFrame> exact_;                           // by collision slot; ground truth only
+  std::int64_t frame_stamp_ = 0;
+  EpisodeMeter episodes_;
+  std::vector<EpisodeInput> episode_inputs_;  // scratch
 };
 
 }  // namespace fovea

@@ -389,7 +389,9 @@ GapEstimate NarrowPhase::initial_gap_estimate(std::uint32_t slot, std::span<cons
   g.sphere_b_m = states[c.b].position_m;
   g.slack_m = ma.centre_slack_m + mb.centre_slack_m;
   g.bound_m = glm::length(g.sphere_b_m - g.sphere_a_m) + g.slack_m;
-  g.centre_m = centre_of_collision(g.sphere_a_m, ma.bounding_radius_m, g.sphere_b_m, mb.bounding_radius_m);
+  g.radius_a_m = ma.bounding_radius_m;
+  g.radius_b_m = mb.bounding_radius_m;
+  g.centre_m = centre_of_collision(g.sphere_a_m, g.radius_a_m, g.sphere_b_m, g.radius_b_m);
   return g;
 }
 
@@ -431,8 +433,9 @@ GapEstimate NarrowPhase::gap_estimate(std::uint32_t slot, std::span<const Entity
   g.sphere_b_m = sb.position_m + rb * mb.spheres[best.node_b].centre_m;
   g.slack_m = ma.gap_slack_m[best.node_a] + mb.gap_slack_m[best.node_b];
   g.bound_m = glm::length(g.sphere_b_m - g.sphere_a_m) + g.slack_m;
-  g.centre_m = centre_of_collision(g.sphere_a_m, ma.spheres[best.node_a].radius_m, g.sphere_b_m,
-                                   mb.spheres[best.node_b].radius_m);
+  g.radius_a_m = ma.spheres[best.node_a].radius_m;
+  g.radius_b_m = mb.spheres[best.node_b].radius_m;
+  g.centre_m = centre_of_collision(g.sphere_a_m, g.radius_a_m, g.sphere_b_m, g.radius_b_m);
   return g;
 }
 

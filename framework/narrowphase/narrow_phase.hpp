@@ -23,6 +23,8 @@ struct GapEstimate {
   Vec3 sphere_b_m{0.0};
   double slack_m = 0;   ///< both centres' distances to their models (collision_model.hpp)
   double bound_m = 0;   ///< |sphere_a_m - sphere_b_m| + slack_m: no two nearest model points are farther apart
+  double radius_a_m = 0;  ///< the spheres' radii (the bounding spheres' before any test)
+  double radius_b_m = 0;
 };
 
 /// What scanning one test list found (NarrowPhase::scan).

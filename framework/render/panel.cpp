@@ -15,8 +15,8 @@ namespace fovea {
 namespace {
 
 // Config names of the enums the panel offers that have no name function of their own
-// (scheduler_name and gaze_source_name are the schedule's and the gaze part's).
-const char* budget_mode_name(BudgetMode mode) { return mode == BudgetMode::work ? "work" : "wall"; }
+// (scheduler_name, gaze_source_name and budget_mode_name are the schedule's, the gaze
+// part's and the budget's).
 const char* interrupt_policy_name(InterruptPolicy policy) {
   return policy == InterruptPolicy::repulse ? "repulse" : "interpenetrate";
 }
@@ -94,8 +94,11 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
       live_change(events, std::string("schedule.kind=") + scheduler_name(schedule.kind),
                   [&] { world.set_schedule(schedule); });
     BudgetSettings budget = world.settings().budget;
-    bool budget_changed = enum_combo("budget", budget.mode, {BudgetMode::work, BudgetMode::wall}, budget_mode_name);
-    if (budget.mode == BudgetMode::work) {
+    bool budget_changed =
+        enum_combo("budget", budget.mode, {BudgetMode::work, BudgetMode::wall, BudgetMode::unlimited}, budget_mode_name);
+    if (budget.mode == BudgetMode::unlimited) {
+      // Full resolution: nothing to set.
+    } else if (budget.mode == BudgetMode::work) {
       int tests = static_cast<int>(std::min<std::int64_t>(budget.tests, 100'000'000));
       if (ImGui::SliderInt("tests", &tests, 0, 200000, "%d", ImGuiSliderFlags_Logarithmic)) {
         budget.tests = tests;
@@ -110,8 +113,9 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
     }
     if (budget_changed)
       live_change(events,
-                  budget.mode == BudgetMode::work ? "budget.tests=" + std::to_string(budget.tests)
-                                                  : "budget.ms=" + format_significant(budget.ms),
+                  budget.mode == BudgetMode::unlimited ? std::string("budget.mode=unlimited")
+                  : budget.mode == BudgetMode::work    ? "budget.tests=" + std::to_string(budget.tests)
+                                                       : "budget.ms=" + format_significant(budget.ms),
                   [&] { world.set_budget(budget); });
     InterruptPolicy policy = world.settings().interrupt_policy;
     if (enum_combo("interrupted", policy, {InterruptPolicy::repulse, InterruptPolicy::interpenetrate},

@@ -7,7 +7,7 @@ namespace fovea {
 namespace {
 
 /// The optional groups of columns, each written only when FrameLogColumns asks for it.
-enum class Group { always, ground_truth, tree_growth, rendered };
+enum class Group { always, ground_truth, tree_growth, rendered, visibility, visible_truth };
 
 struct Declared {
   std::string_view name;
@@ -37,6 +37,7 @@ constexpr Declared kLeadingColumns[] = {
     {"gaze_valid", Group::always, [](const FrameRow& r, std::size_t) { return flag(r.stats.gaze.valid); }},
     {"gaze_age_ms", Group::always, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.gaze.age_ms; }},
     {"gaze_dropped", Group::always, [](const FrameRow& r, std::size_t) { return count(static_cast<std::int64_t>(r.stats.gaze.dropped)); }},
+    {"gaze_collision_deg", Group::always, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.gaze_collision_deg; }},
     {"collisions", Group::always, [](const FrameRow& r, std::size_t) { return count(r.stats.collisions); }},
     {"resolved_colliding", Group::always, [](const FrameRow& r, std::size_t) { return count(r.stats.metrics.resolved_colliding); }},
     {"resolved_not_colliding", Group::always, [](const FrameRow& r, std::size_t) { return count(r.stats.metrics.resolved_not_colliding); }},
@@ -46,8 +47,15 @@ constexpr Declared kLeadingColumns[] = {
     {"budget_overshoot_us", Group::always, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.budget_overshoot_us; }},
     {"nabla_est", Group::always, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.nabla_est_m; }},
     {"p_est", Group::always, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.p_est; }},
+    {"p_est_supra", Group::always, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.p_est_supra; }},
+    {"p_est_visible", Group::visibility, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.p_est_visible; }},
+    {"episodes_ended", Group::always, [](const FrameRow& r, std::size_t) { return count(r.stats.metrics.episodes_ended); }},
+    {"p_episodes_est", Group::always, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.p_episodes_est; }},
     {"nabla_true", Group::ground_truth, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.nabla_true_m; }},
     {"p_true", Group::ground_truth, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.p_true; }},
+    {"p_true_supra", Group::ground_truth, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.p_true_supra; }},
+    {"p_true_visible", Group::visible_truth, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.p_true_visible; }},
+    {"p_episodes_true", Group::ground_truth, [](const FrameRow& r, std::size_t) -> FrameCell { return r.stats.metrics.p_episodes_true; }},
     {"false_collisions", Group::ground_truth, [](const FrameRow& r, std::size_t) { return count(r.stats.metrics.false_collisions); }},
     {"missed_collisions", Group::ground_truth, [](const FrameRow& r, std::size_t) { return count(r.stats.metrics.missed_collisions); }},
     {"contacts", Group::always, [](const FrameRow& r, std::size_t) { return count(r.stats.response.contacts); }},
@@ -76,6 +84,8 @@ bool wanted(Group group, const FrameLogColumns& optional) {
     case Group::ground_truth: return optional.ground_truth;
     case Group::tree_growth: return optional.tree_growth;
     case Group::rendered: return optional.rendered;
+    case Group::visibility: return optional.visibility;
+    case Group::visible_truth: return optional.visibility && optional.ground_truth;
   }
   return false;
 }

@@ -34,6 +34,7 @@ struct FrameLogColumns {
   bool rendered = false;      ///< render_ms and frame_interval_ms (a drawn run)
   bool tree_growth = false;   ///< on-demand sphere trees: nodes built, evicted, alive, and the time
   std::vector<std::string> demo;  ///< a demo's own columns, last (docs/demos.md)
+  bool visibility = false;    ///< the visible P columns (metrics.visibility: occlusion)
 };
 
 /// A cell's value: a count, a measure (NaN: does not apply, an empty cell), or a text.

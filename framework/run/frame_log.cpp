@@ -17,27 +17,29 @@ std::vector<std::string> names_of(const std::vector<FrameColumn>& columns) {
 
 std::vector<std::string> FrameLog::columns(const FrameLogColumns& optional) { return names_of(frame_columns(optional)); }
 
-FrameLog::FrameLog(const std::string& path, FrameLogColumns optional)
+FrameLog::FrameLog(const std::string& path, FrameLogColumns optional, std::int64_t warmup_frames)
     : demo_count_(optional.demo.size()),
       columns_(frame_columns(optional)),
       csv_(path, names_of(columns_)),
-      stats_(columns_.size()) {}
+      stats_(columns_.size()),
+      warmup_frames_(warmup_frames) {}
 
 void FrameLog::write(const FrameStats& stats, const FrameMeasures& measures, std::span<const double> demo_values) {
   assert(demo_values.size() == demo_count_);
   const FrameRow row{stats, measures, demo_values};
+  const bool summarised = rows_ >= warmup_frames_;
   for (std::size_t c = 0; c < columns_.size(); ++c) {
     const FrameCell cell = columns_[c].value(row, columns_[c].index);
     if (const auto* text = std::get_if<std::string_view>(&cell)) {
       csv_.cell(*text);  // text: no summary
     } else if (const auto* n = std::get_if<std::int64_t>(&cell)) {
       csv_.cell(*n);
-      stats_[c].add(static_cast<double>(*n));
+      if (summarised) stats_[c].add(static_cast<double>(*n));
     } else if (const double x = std::get<double>(cell); std::isnan(x)) {
       csv_.cell_missing();
     } else {
       csv_.cell(x);
-      stats_[c].add(x);
+      if (summarised) stats_[c].add(x);
     }
   }
   csv_.end_row();

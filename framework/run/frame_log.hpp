@@ -22,12 +22,13 @@ namespace fovea {
 /// is left out of the summary.
 class FrameLog {
  public:
-  explicit FrameLog(const std::string& path, FrameLogColumns optional = {});
+  /// The first `warmup_frames` rows are written but left out of column_summaries().
+  explicit FrameLog(const std::string& path, FrameLogColumns optional = {}, std::int64_t warmup_frames = 0);
 
   /// `demo_values`: the demo's columns (FrameLogColumns::demo), in their order.
   void write(const FrameStats& stats, const FrameMeasures& measures, std::span<const double> demo_values = {});
   std::int64_t rows() const { return rows_; }
-  /// {column: {mean, median, p95, min, max}} over the rows written (ColumnAccumulator says
+  /// {column: {mean, median, p95, min, max}} over the rows written after the warm-up (ColumnAccumulator says
   /// when the median and p95 come from a sample: runs of over 2^20 frames).
   nlohmann::ordered_json column_summaries() const;
   /// 1 while the median and p95 are exact; else the sampling stride.
@@ -42,6 +43,7 @@ class FrameLog {
   CsvWriter csv_;
   std::vector<ColumnAccumulator> stats_;  // per column, for the summary
   std::int64_t rows_ = 0;
+  std::int64_t warmup_frames_ = 0;
 };
 
 }  // namespace fovea

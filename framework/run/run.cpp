@@ -8,6 +8,7 @@
 #include "record/progress.hpp"
 #include "record/results_folder.hpp"
 #include "run/collision_log.hpp"
+#include "run/evaluation_log.hpp"
 #include "run/frame_log.hpp"
 #include "run/gaze_log.hpp"
 
@@ -36,8 +37,10 @@ struct RunTotals {
 class RunRecords {
  public:
   RunRecords(const std::filesystem::path& folder, const RunPlan& plan, const Stepper& stepper)
-      : frames_((folder / "frames.csv").string(), frame_log_columns(plan, stepper)) {
+      : frames_((folder / "frames.csv").string(), frame_log_columns(plan, stepper),
+                stepper.world().settings().metrics.warmup_frames) {
     const bool ground_truth = stepper.world().settings().ground_truth;
+    if (stepper.world().evaluation().enabled()) evaluation_.emplace((folder / "evaluation.csv").string());
     if (plan.record.collisions) collisions_.emplace((folder / "collisions.csv").string(), ground_truth);
     if (plan.record.gaze) gaze_.emplace((folder / "gaze.csv").string());
     // Live changes made in the window (panel, reset), for whoever reads frames.csv later.
@@ -47,6 +50,7 @@ class RunRecords {
 
   void write_frame(const RunFrame& frame, const Animation& world) {
     frames_.write(frame.stats, frame.measures, frame.demo_values);
+    if (evaluation_) evaluation_->write(frame.stats, world.evaluation());
     if (collisions_) collisions_->write(frame.stats.frame, world);
     if (gaze_) gaze_->write(frame.stats);
   }
@@ -68,11 +72,14 @@ class RunRecords {
  private:
   static FrameLogColumns frame_log_columns(const RunPlan& plan, const Stepper& stepper) {
     const Demo* demo = stepper.demo();
-    return FrameLogColumns{stepper.world().settings().ground_truth, plan.rendered, stepper.world().grows_trees_on_demand(),
-                           demo ? demo->columns() : std::vector<std::string>{}};
+    const AnimationSettings& settings = stepper.world().settings();
+    return FrameLogColumns{settings.ground_truth, plan.rendered, stepper.world().grows_trees_on_demand(),
+                           demo ? demo->columns() : std::vector<std::string>{},
+                           settings.metrics.visibility == VisibilityKind::occlusion};
   }
 
   FrameLog frames_;
+  std::optional<EvaluationLog> evaluation_;
   std::optional<CollisionLog> collisions_;
   std::optional<GazeLog> gaze_;
   std::optional<CsvWriter> events_;
@@ -109,6 +116,8 @@ nlohmann::ordered_json summary_json(const Stepper& stepper, const RunPlan& plan,
     spheres += world.narrowphase().model(m).spheres.size();
   }
   summary["sphere_trees"] = {{"models", models}, {"spheres", spheres}, {"build_ms", world.sphere_tree_build_ms()}};
+  // The column statistics leave the warm-up out; the totals above are the whole run's.
+  summary["warmup_frames"] = world.settings().metrics.warmup_frames;
   summary["columns"] = frames.column_summaries();
   // Median and p95 are exact up to 2^20 frames, then from every quantile_stride-th frame.
   summary["quantile_stride"] = frames.quantile_stride();

@@ -51,10 +51,11 @@ std::string statistic(const MetricStat& stat, const std::vector<double>& values,
 }  // namespace
 
 std::vector<std::string> summarise_run(const StudySettings& study, const PlannedRun& run, const CsvTable& frames,
-                                       const std::string& frames_path) {
+                                       const std::string& frames_path, std::int64_t warmup_frames) {
   std::vector<std::string> row = {format_number(run.index)};
   row.insert(row.end(), run.cells.begin(), run.cells.end());
-  const std::size_t first = static_cast<std::size_t>(std::min<std::int64_t>(study.skip_frames, static_cast<std::int64_t>(frames.rows.size())));
+  const std::int64_t skipped = std::max(study.skip_frames, warmup_frames);
+  const std::size_t first = static_cast<std::size_t>(std::min<std::int64_t>(skipped, static_cast<std::int64_t>(frames.rows.size())));
   row.push_back(format_number(static_cast<std::int64_t>(frames.rows.size() - first)));
   const auto column_of = [&](const MetricSpec& metric, const std::string& name) {
     const std::optional<std::size_t> c = frames.column(name);

@@ -17,10 +17,12 @@ namespace fovea {
 /// Rows by run index; each row holds every column of the table as text.
 using StudyRows = std::map<std::int64_t, std::vector<std::string>>;
 
-/// The row of `run` from its frames.csv. Throws std::runtime_error naming the metric, its
-/// place in the study file and the file, when frames.csv lacks a column a metric reads.
+/// The row of `run` from its frames.csv, its first max(skip_frames, `warmup_frames`) frames
+/// left out (the study's metrics.skip_frames, the run's metrics.warmup_frames). Throws
+/// std::runtime_error naming the metric, its place in the study file and the file, when
+/// frames.csv lacks a column a metric reads.
 std::vector<std::string> summarise_run(const StudySettings& study, const PlannedRun& run, const CsvTable& frames,
-                                       const std::string& frames_path);
+                                       const std::string& frames_path, std::int64_t warmup_frames = 0);
 
 /// Writes the table: a header of `columns`, then the rows in run order. Written beside
 /// `path` first and renamed over it, so a reader never sees half a table. Throws

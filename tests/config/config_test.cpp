@@ -338,7 +338,8 @@ record: {collisions: true}
         "test.yaml:1:30: schedule.band_edges[1]: expected a number in [0, 1], found 1.5");
   CHECK(error_of("gaze: {x_px: 2000}\n") ==
         "test.yaml:1:8: gaze.x_px: the fixation point lies off the 1920 px wide screen (perception.view.screen.width_px)");
-  CHECK(error_of("budget: {mode: fast}\n") == "test.yaml:1:16: budget.mode: expected one of wall, work, found \"fast\"");
+  CHECK(error_of("budget: {mode: fast}\n") ==
+        "test.yaml:1:16: budget.mode: expected one of wall, work, unlimited, fraction, found \"fast\"");
   CHECK(error_of("interupt_policy: repulse\n") == "test.yaml:1:1: interupt_policy: unknown key; did you mean interrupt_policy?");
   CHECK(error_of("perception: {model: {guess_rate: 0.5, lapse_rate: 0.5}}\n").find("perception.model") != std::string::npos);
   CHECK(error_of("perception: {view: {camera: {frame_box: false, position_m: [1, 2, 3], target_m: [1, 2, 3]}}}\n")
@@ -427,4 +428,49 @@ record: {gaze: true}
   std::ofstream(dir / "study" / "session.csv") << "t_s,x_px,y_px\n0,1,2\n0.5,3,4\n";
   const auto replay = config::load_config_file((dir / "study" / "run.yaml").string());
   CHECK(replay.settings.gaze.file == (dir / "study" / "session.csv").lexically_normal().string());
+}
+
+TEST_CASE("config: the evaluation and metrics keys are read, and what cannot work together is refused",
+          "[config][evaluation]") {
+  const auto loaded = load_config_text(R"(
+budget: {mode: unlimited}
+metrics: {visibility: occlusion, min_f: 0.1, warmup_frames: 50}
+evaluate:
+  schedulers: [round_robin, priority_queues]
+  budgets:
+    - {mode: fraction, fraction: 0.2}
+    - {mode: work, tests: 500}
+)",
+                                       "test.yaml");
+  const Settings& s = loaded.settings;
+  CHECK(s.budget.mode == BudgetMode::unlimited);
+  CHECK(s.metrics.visibility == VisibilityKind::occlusion);
+  CHECK(s.metrics.min_f == 0.1);
+  CHECK(s.metrics.warmup_frames == 50);
+  REQUIRE(s.evaluate.schedulers.size() == 2);
+  CHECK(s.evaluate.schedulers[1] == SchedulerKind::priority_queues);
+  REQUIRE(s.evaluate.budgets.size() == 2);
+  CHECK(s.evaluate.budgets[0].mode == BudgetMode::fraction);
+  CHECK(s.evaluate.budgets[0].fraction == 0.2);
+  CHECK(s.evaluate.budgets[1].tests == 500);
+  // The resolved config says the same.
+  const auto again = load_config_text(config::resolved_yaml(s), "resolved.yaml");
+  CHECK(again.settings.evaluate.schedulers == s.evaluate.schedulers);
+  CHECK(again.settings.evaluate.budgets.size() == 2);
+
+  // As fovea run --set takes it.
+  const auto set = load_config_text("", "test.yaml", {"evaluate.schedulers=[round_robin, sequential]"});
+  CHECK(set.settings.evaluate.schedulers.size() == 2);
+
+  CHECK(error_of("evaluate: {schedulers: [round_robin, round_robin]}\n") ==
+        "test.yaml:1:38: evaluate.schedulers[1]: round_robin is listed twice");
+  CHECK(error_of("evaluate: {schedulers: [round_robn]}\n").find("evaluate.schedulers[0]: expected one of round_robin") !=
+        std::string::npos);
+  CHECK(error_of("budget: {mode: unlimited}\nevaluate: {schedulers: [round_robin]}\n") ==
+        "test.yaml:2:12: evaluate.schedulers: the run's budget is unlimited, so the evaluated schedulers need budgets "
+        "of their own: set evaluate.budgets");
+  CHECK(error_of("budget: {mode: fraction}\n") ==
+        "test.yaml:1:10: budget.mode: fraction budgets are for evaluate.budgets only: a run's own budget is work, "
+        "wall or unlimited");
+  CHECK(error_of("metrics: {min_f: 2}\n") == "test.yaml:1:18: metrics.min_f: expected a number in [0, 1], found 2");
 }

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cmath>
 #include <limits>
@@ -79,18 +80,24 @@ TEST_CASE("run_frames: stored hashes pin what three configs record", "[run][dete
   // writes them. The values were computed from the records of the fovea of commit d29a2b0,
   // before the frame, the metrics and the run loop became parts of their own, and the
   // records of this library give the same (docs/architecture.md). A change that alters what a
-  // run computes or writes changes them; one that only moves code must not.
+  // run computes or writes changes them; one that only moves code must not. Columns added
+  // since are left out of the first hash (what was recorded before is recorded the same) and
+  // pinned by the second, over the whole file.
+  const std::vector<std::string> added_columns = {"gaze_collision_deg", "p_est_supra",     "p_est_visible",
+                                                  "episodes_ended",     "p_episodes_est",  "p_true_supra",
+                                                  "p_true_visible",     "p_episodes_true"};
   struct Case {
     std::string config;
     std::vector<std::string> sets;
     std::uint64_t hash;
+    std::uint64_t frames_hash;  ///< frames.csv whole, without its wall-clock columns
   };
   const std::vector<Case> cases = {
       {kSource + "/configs/default.yaml",
        {"frames=100", "ground_truth=true", "record.collisions=true", "record.gaze=true"},
-       17142351495873034546ull},
-      {kSource + "/configs/demos/crowd.yaml", {"frames=200"}, 10843033167699939422ull},
-      {kSource + "/configs/demos/rockfall.yaml", {"frames=400", "record.collisions=true"}, 12051049719925691478ull},
+       17142351495873034546ull, 12074996412379703175ull},
+      {kSource + "/configs/demos/crowd.yaml", {"frames=200"}, 10843033167699939422ull, 9581040590628696373ull},
+      {kSource + "/configs/demos/rockfall.yaml", {"frames=400", "record.collisions=true"}, 12051049719925691478ull, 17123972510452474727ull},
   };
   for (const Case& c : cases) {
     INFO(c.config);
@@ -99,14 +106,18 @@ TEST_CASE("run_frames: stored hashes pin what three configs record", "[run][dete
     Stepper stepper = stepper_for(loaded);
     const RunOutcome outcome = run_frames(stepper, plan_for(loaded), dir.path(), RunManifest{}, nullptr, never_stop);
     REQUIRE(outcome.exit_status() == 0);
+    const std::string frames = test::read_file(dir / "frames.csv");
     ByteHash hash;
-    hash.add(test::without_wall_clock(test::read_file(dir / "frames.csv")));
+    hash.add(test::without_wall_clock(test::without_columns(frames, added_columns)));
     hash.add_separator();
     for (const char* name : {"collisions.csv", "gaze.csv"}) {
       hash.add(test::read_file(dir / name));  // "" when the run does not write it
       hash.add_separator();
     }
     CHECK(hash.value() == c.hash);
+    ByteHash frames_hash;
+    frames_hash.add(test::without_wall_clock(frames));
+    CHECK(frames_hash.value() == c.frames_hash);
   }
 }
 
@@ -286,4 +297,63 @@ TEST_CASE("run_frames: a record that cannot be written ends the run failed, noth
     CHECK(outcome.exit_status() == 128 + SIGTERM);
     CHECK(read_json(dir / "manifest.json")["status"] == "interrupted");
   }
+}
+
+TEST_CASE("run_frames: evaluate writes evaluation.csv and leaves frames.csv as it was", "[run][evaluation]") {
+  // The packed scene of the studies, short: a run with and without schedulers evaluated on
+  // the side must record the same frames, and the evaluation must repeat to the byte.
+  const std::string config = kSource + "/configs/studies/packed500.yaml";
+  const std::vector<std::string> base = {"frames=30", "world.entities[0].count=150", "metrics.visibility=occlusion"};
+  std::vector<std::string> evaluated = base;
+  evaluated.push_back("evaluate.schedulers=[round_robin, priority_queues]");
+  evaluated.push_back("evaluate.budgets=[{mode: work, tests: 300}, {mode: fraction, fraction: 0.5}]");
+  const auto run = [](const std::string& path, const std::vector<std::string>& sets, const std::filesystem::path& out) {
+    const config::LoadedConfig loaded = config::load_config_file(path, sets);
+    Stepper stepper = stepper_for(loaded);
+    REQUIRE(run_frames(stepper, plan_for(loaded), out, RunManifest{}, nullptr, never_stop).exit_status() == 0);
+  };
+  test::TempDir dir;
+  for (const char* name : {"plain", "evaluated", "again"}) std::filesystem::create_directories(dir / name);
+  run(config, base, dir / "plain");
+  run(config, evaluated, dir / "evaluated");
+  run(config, evaluated, dir / "again");
+
+  CHECK_FALSE(std::filesystem::exists(dir / "plain" / "evaluation.csv"));
+  CHECK(test::without_wall_clock(test::read_file(dir / "plain" / "frames.csv")) ==
+        test::without_wall_clock(test::read_file(dir / "evaluated" / "frames.csv")));
+  const std::string evaluation = test::read_file(dir / "evaluated" / "evaluation.csv");
+  CHECK(test::without_wall_clock(evaluation) == test::without_wall_clock(test::read_file(dir / "again" / "evaluation.csv")));
+
+  // One row per frame, scheduler and budget, schedulers in the listed order, each under
+  // every budget in turn.
+  const std::vector<std::string> lines = test::lines_of(evaluation);
+  REQUIRE(lines.size() == 1 + 30 * 4);
+  const std::vector<std::string> header = test::split(lines[0]);
+  const auto column = [&](const std::string& name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    REQUIRE(at != header.end());
+    return static_cast<std::size_t>(at - header.begin());
+  };
+  const std::vector<std::string> row = test::split(lines[4]);
+  CHECK(row[column("frame")] == "0");
+  CHECK(row[column("scheduler")] == "priority_queues");
+  CHECK(row[column("budget_mode")] == "fraction");
+  CHECK(row[column("budget")] == "0.5");
+  CHECK_FALSE(row[column("p_true_visible")].empty());  // ground truth and visibility are on in this config
+  CHECK(test::split(lines[1])[column("budget_tests")] == "300");
+}
+
+TEST_CASE("run_frames: the warm-up is left out of summary.json's statistics but kept in frames.csv", "[run][warmup]") {
+  test::TempDir dir;
+  const config::LoadedConfig loaded =
+      config::load_config_file(kSource + "/configs/default.yaml", std::vector<std::string>{"frames=40", "metrics.warmup_frames=30"});
+  Stepper stepper = stepper_for(loaded);
+  REQUIRE(run_frames(stepper, plan_for(loaded), dir.path(), RunManifest{}, nullptr, never_stop).exit_status() == 0);
+  CHECK(rows_of(dir / "frames.csv") == 40);
+  const nlohmann::json summary = read_json(dir / "summary.json");
+  CHECK(summary["warmup_frames"] == 30);
+  // sim_time_s runs from one time step to 40: the statistics see frames 30 to 39 only.
+  const double dt = loaded.settings.world.time_step_s;
+  CHECK(summary["columns"]["sim_time_s"]["min"].get<double>() == Approx(31 * dt));
+  CHECK(summary["columns"]["sim_time_s"]["max"].get<double>() == Approx(40 * dt));
 }

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <sstream>
 
 namespace fovea::test {
@@ -32,6 +33,28 @@ std::string without_wall_clock(const std::string& csv) {
     REQUIRE(cells.size() == header.size());
     for (std::size_t c = 0; c < cells.size(); ++c)
       if (header[c].size() < 3 || header[c].compare(header[c].size() - 3, 3, "_ms") != 0) out += cells[c] + ",";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string without_columns(const std::string& csv, const std::vector<std::string>& names) {
+  const auto lines = lines_of(csv);
+  REQUIRE_FALSE(lines.empty());
+  const auto header = split(lines[0]);
+  std::vector<bool> keep(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c)
+    keep[c] = std::find(names.begin(), names.end(), header[c]) == names.end();
+  std::string out;
+  for (const auto& line : lines) {
+    const auto cells = split(line);
+    REQUIRE(cells.size() == header.size());
+    bool first = true;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (!keep[c]) continue;
+      out += (first ? "" : ",") + cells[c];
+      first = false;
+    }
     out += "\n";
   }
   return out;

@@ -17,4 +17,8 @@ std::vector<std::string> split(const std::string& line);
 /// cells as the header.
 std::string without_wall_clock(const std::string& csv);
 
+/// The CSV text without the columns named in `names` (the rest as they are, lines kept).
+/// Requires every row to have as many cells as the header.
+std::string without_columns(const std::string& csv, const std::vector<std::string>& names);
+
 }  // namespace fovea::test

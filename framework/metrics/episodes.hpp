@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fovea {
+
+/// One collision's part in a frame's episodes: its slot and the first frame of its overlap
+/// (together they name the pair, a slot being reused once a pair stops overlapping), and
+/// whether it was accepted unresolved this frame, with its f, estimated and true.
+struct EpisodeInput {
+  std::uint32_t slot = 0;
+  std::int64_t first_frame = 0;
+  bool unresolved = false;  ///< accepted unresolved (interrupted and treated as colliding)
+  double f_est = 0;         ///< f at the estimated gap; used when unresolved
+  double f_true = 0;        ///< f at the true gap (0 when touching or unknown); used when unresolved
+};
+
+/// The perceived inaccuracy of episodes (docs/metrics.md, "Episodes"): a pair accepted
+/// unresolved over consecutive frames leaves one gap, which a viewer either notices or not.
+/// Over an episode of frames 1..n with f_1..f_n, the chance it is noticed is
+/// 1 - (1 - f_1) (1 - f_2) ... (1 - f_n), counted once, in the frame the episode ends: the
+/// first frame in which the pair is no longer accepted unresolved, or no longer overlaps.
+/// 004's P counts f_1 + ... + f_n over the same frames, which exceeds 1 for a long episode.
+///
+/// Frames are fed in order; an episode still open after the last frame fed is never counted.
+/// Independent frames are assumed, as 004's sum assumes.
+class EpisodeMeter {
+ public:
+  /// What ended this frame.
+  struct Ended {
+    std::int64_t episodes = 0;
+    double p_est = 0;   ///< sum over the episodes that ended of 1 - prod(1 - f_est)
+    double p_true = 0;  ///< the same with the true f
+  };
+
+  /// One frame's collisions, each once, any order. Returns the episodes that ended in it.
+  Ended frame(const std::vector<EpisodeInput>& collisions);
+
+ private:
+  struct Open {
+    std::int64_t first_frame = 0;
+    double unnoticed_est = 1;   ///< prod(1 - f_est) so far
+    double unnoticed_true = 1;  ///< prod(1 - f_true) so far
+    std::int64_t stamp = -1;    ///< the frame it was last continued in
+    bool open = false;
+  };
+  std::vector<Open> by_slot_;
+  std::vector<std::uint32_t> open_slots_;
+  std::vector<std::uint32_t> still_open_;  // scratch
+  std::int64_t frame_ = 0;
+};
+
+}  // namespace fovea

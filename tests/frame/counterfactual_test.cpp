@@ -1,0 +1,214 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "core/budget.hpp"
+#include "frame/animation.hpp"
+
+using namespace fovea;
+
+namespace {
+
+/// 004's hard case, small: packed rocks, the response on without gravity, a starved work
+/// budget, scripted gaze, ground truth and the visibility test on.
+AnimationSettings packed_rocks() {
+  AnimationSettings s;
+  s.world.box_size_m = {4, 4, 4};
+  s.world.time_step_s = 0.01;
+  EntityGroupSettings rocks;
+  rocks.name = "rocks";
+  rocks.count = 120;
+  rocks.placement = Placement::packed;
+  rocks.model.shape = Shape::rock;
+  rocks.model.size_m = 0.6;
+  rocks.model.resolution_voxels = 12;
+  rocks.model.variants = 4;
+  rocks.sphere_tree.levels = 4;
+  s.world.entities = {rocks};
+  s.schedule.kind = SchedulerKind::priority_queues;
+  s.budget.mode = BudgetMode::work;
+  s.budget.tests = 600;
+  s.ground_truth = true;
+  s.metrics.visibility = VisibilityKind::occlusion;
+  s.perception.view.camera.frame_box = true;
+  s.gaze.source = GazeSourceKind::scripted;
+  s.response.gravity_mps2 = Vec3(0.0);
+  return s;
+}
+
+bool same_bytes(std::span<const EntityState> a, std::span<const EntityState> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size_bytes()) == 0;
+}
+
+/// Equal as numbers, NaN equal to NaN (a value not computed in both).
+bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+/// Every metric a frame records, compared exactly; `with_missed`: missed_collisions too
+/// (the evaluation does not count it).
+void check_same_metrics(const FrameMetrics& a, const FrameMetrics& b, bool with_missed) {
+  CHECK(a.resolved_colliding == b.resolved_colliding);
+  CHECK(a.resolved_not_colliding == b.resolved_not_colliding);
+  CHECK(a.interrupted == b.interrupted);
+  CHECK(same(a.nabla_est_m, b.nabla_est_m));
+  CHECK(same(a.p_est, b.p_est));
+  CHECK(same(a.nabla_true_m, b.nabla_true_m));
+  CHECK(same(a.p_true, b.p_true));
+  CHECK(a.false_collisions == b.false_collisions);
+  if (with_missed) CHECK(a.missed_collisions == b.missed_collisions);
+  CHECK(same(a.p_est_supra, b.p_est_supra));
+  CHECK(same(a.p_true_supra, b.p_true_supra));
+  CHECK(same(a.p_est_visible, b.p_est_visible));
+  CHECK(same(a.p_true_visible, b.p_true_visible));
+  CHECK(a.episodes_ended == b.episodes_ended);
+  CHECK(same(a.p_episodes_est, b.p_episodes_est));
+  CHECK(same(a.p_episodes_true, b.p_episodes_true));
+  CHECK(same(a.gaze_collision_deg, b.gaze_collision_deg));
+}
+
+}  // namespace
+
+TEST_CASE("Counterfactual evaluation: evaluating schedulers on the side changes nothing in the world",
+          "[frame][evaluation][determinism]") {
+  const AnimationSettings plain = packed_rocks();
+  AnimationSettings evaluated = plain;
+  evaluated.evaluate.schedulers = {SchedulerKind::round_robin, SchedulerKind::sequential,
+                                   SchedulerKind::sorted_sequential, SchedulerKind::priority_queues};
+  BudgetSettings fraction;
+  fraction.mode = BudgetMode::fraction;
+  fraction.fraction = 0.3;
+  BudgetSettings unlimited;
+  unlimited.mode = BudgetMode::unlimited;
+  BudgetSettings starved;
+  starved.tests = 100;
+  evaluated.evaluate.budgets = {starved, fraction, unlimited};
+
+  Animation a(plain, 3), b(evaluated, 3);
+  std::int64_t interrupted = 0;
+  for (int frame = 0; frame < 80; ++frame) {
+    INFO("frame " << frame);
+    const FrameStats sa = a.step();
+    const FrameStats sb = b.step();
+    REQUIRE(b.evaluation().frames().size() == 4 * 3);
+    REQUIRE(same_bytes(a.states(), b.states()));
+    CHECK(sa.collisions == sb.collisions);
+    CHECK(sa.sphere_tests == sb.sphere_tests);
+    CHECK(sa.budget_exhausted == sb.budget_exhausted);
+    CHECK(sa.response.contacts == sb.response.contacts);
+    check_same_metrics(sa.metrics, sb.metrics, true);
+    interrupted += sa.metrics.interrupted;
+  }
+  CHECK(interrupted > 0);  // the budget was starved: the schedulers had something to decide
+}
+
+TEST_CASE("Counterfactual evaluation: the driver's own scheduler and budget, evaluated, measure what the driver did",
+          "[frame][evaluation]") {
+  for (const SchedulerKind kind : {SchedulerKind::round_robin, SchedulerKind::priority_queues}) {
+    INFO(scheduler_name(kind));
+    AnimationSettings settings = packed_rocks();
+    settings.schedule.kind = kind;
+    settings.evaluate.schedulers = {SchedulerKind::sorted_sequential, kind};  // the run's budget
+    Animation world(settings, 5);
+    double p_true = 0;
+    for (int frame = 0; frame < 60; ++frame) {
+      INFO("frame " << frame);
+      const FrameStats stats = world.step();
+      const std::span<const EvaluatedFrame> rows = world.evaluation().frames();
+      REQUIRE(rows.size() == 2);
+      const EvaluatedFrame& own = rows[1];
+      CHECK(own.scheduler == kind);
+      CHECK(own.budget_tests == settings.budget.tests);
+      CHECK(own.sphere_tests == stats.sphere_tests);
+      CHECK(own.budget_exhausted == stats.budget_exhausted);
+      check_same_metrics(own.metrics, stats.metrics, false);
+      p_true += stats.metrics.p_true;
+    }
+    CHECK(p_true > 0);
+  }
+}
+
+TEST_CASE("Counterfactual evaluation: fraction budgets are shares of the frame's full resolution, measured",
+          "[frame][evaluation]") {
+  AnimationSettings settings = packed_rocks();
+  settings.budget.mode = BudgetMode::unlimited;  // the driver at full resolution
+  settings.evaluate.schedulers = {SchedulerKind::round_robin};
+  BudgetSettings quarter, whole;
+  quarter.mode = whole.mode = BudgetMode::fraction;
+  quarter.fraction = 0.25;
+  whole.fraction = 1.0;
+  settings.evaluate.budgets = {quarter, whole};
+  Animation world(settings, 7);
+  std::int64_t quarter_interrupted = 0;
+  for (int frame = 0; frame < 50; ++frame) {
+    INFO("frame " << frame);
+    const FrameStats stats = world.step();
+    // An unlimited driver resolves everything; full resolution is what it spent.
+    CHECK_FALSE(stats.budget_exhausted);
+    CHECK(stats.metrics.interrupted == 0);
+    CHECK(stats.metrics.p_est == 0);
+    CHECK(world.evaluation().full_resolution_tests() == stats.sphere_tests);
+    const std::span<const EvaluatedFrame> rows = world.evaluation().frames();
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].budget_tests == std::llround(0.25 * static_cast<double>(stats.sphere_tests)));
+    CHECK(rows[0].sphere_tests >= std::min(rows[0].budget_tests, stats.sphere_tests));
+    CHECK(rows[0].sphere_tests <= stats.sphere_tests);
+    quarter_interrupted += rows[0].metrics.interrupted;
+    CHECK(rows[1].budget_tests == stats.sphere_tests);
+    CHECK(rows[1].sphere_tests == stats.sphere_tests);
+    CHECK(rows[1].metrics.interrupted == 0);
+    CHECK(rows[1].metrics.p_true == 0);
+  }
+  CHECK(quarter_interrupted > 0);
+}
+
+TEST_CASE("Frame metrics: suprathreshold P, visible P and the fixation's distance to the action, against the collisions",
+          "[frame][metrics]") {
+  AnimationSettings settings = packed_rocks();
+  settings.metrics.min_f = 0.05;
+  Animation world(settings, 11);
+  double p_true = 0, p_visible = 0;
+  for (int frame = 0; frame < 60; ++frame) {
+    INFO("frame " << frame);
+    const FrameStats stats = world.step();
+    const NarrowPhase& np = world.narrowphase();
+    double supra_true = 0, supra_est = 0;
+    double nearest_deg = std::numeric_limits<double>::quiet_NaN();
+    for (const std::uint32_t slot : np.order()) {
+      const Collision& c = np.collision(slot);
+      if (c.visible && !(nearest_deg <= c.eccentricity_deg)) nearest_deg = c.eccentricity_deg;
+      if (!(c.status == CollisionStatus::colliding && c.interrupted)) continue;
+      const double f_true = world.collision_truth(slot).probability;
+      if (f_true >= settings.metrics.min_f) supra_true += f_true;
+      if (c.probability >= settings.metrics.min_f) supra_est += c.probability;
+    }
+    CHECK(stats.metrics.p_true_supra == Approx(supra_true).margin(1e-12));
+    CHECK(stats.metrics.p_est_supra == Approx(supra_est).margin(1e-12));
+    CHECK(same(stats.metrics.gaze_collision_deg, nearest_deg));
+    CHECK(stats.metrics.p_true_supra <= stats.metrics.p_true + 1e-12);
+    CHECK(stats.metrics.p_true_visible <= stats.metrics.p_true + 1e-12);
+    CHECK(stats.metrics.p_est_visible <= stats.metrics.p_est + 1e-12);
+    p_true += stats.metrics.p_true;
+    p_visible += stats.metrics.p_true_visible;
+  }
+  // Packed rocks hide some of each other's gaps, not all.
+  CHECK(p_visible > 0);
+  CHECK(p_visible < p_true);
+}
+
+TEST_CASE("Frame metrics: without the visibility test or ground truth, their columns are not numbers",
+          "[frame][metrics]") {
+  AnimationSettings settings = packed_rocks();
+  settings.metrics.visibility = VisibilityKind::none;
+  settings.ground_truth = false;
+  Animation world(settings, 2);
+  for (int frame = 0; frame < 5; ++frame) {
+    const FrameStats stats = world.step();
+    CHECK(std::isnan(stats.metrics.p_est_visible));
+    CHECK(std::isnan(stats.metrics.p_true_visible));
+    CHECK(std::isnan(stats.metrics.p_true_supra));
+    CHECK(std::isnan(stats.metrics.p_episodes_true));
+    CHECK_FALSE(std::isnan(stats.metrics.p_est_supra));
+  }
+}
