@@ -204,6 +204,13 @@ Section<ScriptedGazeSettings> scripted_gaze_schema() {
            "standard deviation of fixation durations (log-normal), ms");
   s.number("margin", &ScriptedGazeSettings::margin, {0, 0.5, false, true},
            "fraction of the screen's width and height kept clear of fixations at each edge");
+  s.choice("targets", &ScriptedGazeSettings::targets,
+           {{"screen", ScriptedTargetKind::screen},
+            {"entities", ScriptedTargetKind::entities},
+            {"collisions", ScriptedTargetKind::collisions}},
+           "where saccades go: screen (uniform inside the margins), entities (an entity's centre on the screen, "
+           "chosen in proportion to its speed there) or collisions (one of the last step's collisions on the "
+           "screen); docs/gaze.md");
   return s;
 }
 

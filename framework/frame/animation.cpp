@@ -154,7 +154,9 @@ FrameStats Animation::step() {
   stats.entity_count = live_entities_;
   Stopwatch frame_clock;
 
-  // The fixation point for this frame, on the run's clock (simulated time: reproducible).
+  // The fixation point for this frame, on the run's clock (simulated time: reproducible),
+  // after the source has seen the scene it watches, if any.
+  hand_scene_targets();
   stats.gaze_time_s = sim_time_s();
   stats.gaze = gaze_.at(stats.gaze_time_s);
   last_gaze_ = stats.gaze;
@@ -188,6 +190,37 @@ FrameStats Animation::step() {
   // The frame as it would be without the evaluation on the side.
   stats.frame_ms = frame_clock.elapsed_ms() - stats.evaluation_ms;
   return stats;
+}
+
+void Animation::hand_scene_targets() {
+  const SceneTargetKind wanted = gaze_.wants_scene_targets();
+  if (wanted == SceneTargetKind::none) return;
+  scene_targets_.clear();
+  if (wanted == SceneTargetKind::entities) {
+    // Each live entity whose centre of mass is on the screen, weighted by its speed there:
+    // the pixels its centre moves over one time step along its velocity, per second. Its
+    // motion one step ahead behind the camera has no speed on the screen: weight 0.
+    const double step_s = settings_.world.time_step_s;
+    for (EntityId id = 0; id < entities_.size(); ++id) {
+      if (!entities_[id].live) continue;
+      const EntityState& s = states_[id];
+      const ScreenPoint now = view_.project(s.position_m);
+      if (!now.on_screen) continue;
+      const ScreenPoint ahead = view_.project(s.position_m + s.linear_velocity_mps * step_s);
+      const double speed_pxps =
+          ahead.in_front && step_s > 0 ? std::hypot(ahead.x_px - now.x_px, ahead.y_px - now.y_px) / step_s : 0.0;
+      scene_targets_.push_back({now.x_px, now.y_px, speed_pxps});
+    }
+  } else {
+    // The last step's collisions treated as colliding, where the metrics placed them: from
+    // their deepest spheres, or from the entities' centres when no sphere pair was tested.
+    for (const std::uint32_t slot : narrowphase_.order()) {
+      const Collision& c = narrowphase_.collision(slot);
+      if (c.status == CollisionStatus::colliding && c.visible)
+        scene_targets_.push_back({c.centre_x_px, c.centre_y_px, 1.0});
+    }
+  }
+  gaze_.set_scene_targets(scene_targets_);
 }
 
 void Animation::integrate_phase() {

@@ -151,6 +151,9 @@ class Animation {
   ModelId take(InstalledModel installed);
   /// The broad-phase box of `entity` at `state` (bounds_of, for an entity not yet in the lists).
   Aabb box_of(const Entity& entity, const EntityState& state) const;
+  /// What the gaze source watches (Gaze::wants_scene_targets), computed from the states,
+  /// the camera and the last step's collisions and handed to it; nothing when it wants none.
+  void hand_scene_targets();
   /// The fixation point, the camera and f(e, g): what the metrics place collisions with.
   Viewing viewing(const FrameGaze& gaze) const { return {view_, perception_model_, gaze.x_px, gaze.y_px}; }
 
@@ -184,6 +187,7 @@ class Animation {
   PerceptionModel perception_model_;
   Gaze gaze_;
   FrameGaze last_gaze_;
+  std::vector<GazeTarget> scene_targets_;  // hand_scene_targets()'s scratch, reused every frame
   Response response_;
   std::vector<Vec3> correction_m_;   // by entity: the response's move, applied before the next step
   InaccuracyMeter meter_;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,10 @@ class Gaze {
   /// The source's status messages since the last call ("pupil: connected ..."), each once.
   void take_messages(std::vector<std::string>& out) { source_->take_messages(out); }
   GazeSource& source() { return *source_; }
+  /// Which scene targets the source wants before each at() (GazeSource::wants_scene_targets).
+  SceneTargetKind wants_scene_targets() const { return source_->wants_scene_targets(); }
+  /// Hands the scene targets to the source for the next at() calls (GazeSource::set_scene_targets).
+  void set_scene_targets(std::span<const GazeTarget> targets) { source_->set_scene_targets(targets); }
   const GazeSettings& settings() const { return settings_; }
 
  private:

@@ -17,13 +17,23 @@ enum class GazeSourceKind {
   gazepoint,  ///< Gazepoint through the Open Gaze API over TCP (trackers/gazepoint_gaze.hpp)
 };
 
+/// Where the scripted viewer's saccades go (docs/gaze.md, "scripted").
+enum class ScriptedTargetKind {
+  screen,      ///< uniform over the screen inside the margins, drawn as the fixation before starts
+  entities,    ///< an entity's centre on the screen, chosen in proportion to its speed there
+  collisions,  ///< the centre on the screen of one of the last step's collisions treated as colliding
+};
+
 /// The scripted viewer's eye movements (docs/gaze.md says where the numbers come from).
 struct ScriptedGazeSettings {
   double fixation_mean_ms = 250.0;  ///< mean fixation duration
   double fixation_sd_ms = 100.0;    ///< standard deviation of fixation durations (log-normal)
   /// Fraction of the screen's width and height kept clear at each edge: fixation targets
-  /// are uniform over the rest.
+  /// drawn over the screen are uniform over the rest.
   double margin = 0.1;
+  /// entities and collisions choose each target when the saccade starts, from the scene
+  /// targets the frame hands in (GazeSource::set_scene_targets); with none, a screen draw.
+  ScriptedTargetKind targets = ScriptedTargetKind::screen;
 };
 
 /// Which Pupil Capture topic carries the fixation.

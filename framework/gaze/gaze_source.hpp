@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,24 @@ struct GazeSample {
   bool valid = false;       ///< false: the source has no fixation to give now (blink, lost track)
   double time_s = 0;        ///< when the eye was there, on the source's clock (GazeSource::clock)
   double confidence = 1.0;  ///< the source's confidence in [0, 1]; 1 for synthetic sources
+};
+
+/// A point of the scene the viewer may look at next, as the frame hands it to a source that
+/// wants them (GazeSource::wants_scene_targets): plain data, so gaze/ needs nothing of the
+/// world to watch it.
+struct GazeTarget {
+  double x_px = 0;    ///< from the screen's left edge
+  double y_px = 0;    ///< from the screen's top edge, y down
+  /// Relative chance of being chosen, >= 0: an entity's speed on the screen in pixels per
+  /// second, 1 for a collision. Targets of weight 0 are chosen only when all weigh 0.
+  double weight = 1;
+};
+
+/// Which scene targets a source wants before each sample: the frame computes only those.
+enum class SceneTargetKind {
+  none,        ///< nothing: the frame spends nothing on targets (every source but a watching viewer)
+  entities,    ///< each live entity whose centre is on the screen, weighted by its speed there (px/s)
+  collisions,  ///< each of the last step's collisions treated as colliding and on the screen, weight 1
 };
 
 /// The clock a source's time stamps are on.
@@ -49,6 +68,12 @@ class GazeSource {
   /// Trackers: moves every sample received since the last call (at most the newest 512),
   /// oldest first, to the end of `out`, for a trial's gaze record. Others give nothing.
   virtual void take_recent(std::vector<GazeSample>& out) { (void)out; }
+  /// Which scene targets the frame should hand to set_scene_targets() before each sample().
+  virtual SceneTargetKind wants_scene_targets() const { return SceneTargetKind::none; }
+  /// The scene as the frame sees it now, replacing what was handed before: the points a
+  /// saccade starting at the next samples may go to. The source copies what it keeps.
+  /// Sources that want none ignore them.
+  virtual void set_scene_targets(std::span<const GazeTarget> targets) { (void)targets; }
 };
 
 /// The mouse pointer as the window that owns it sees it. render/ implements this with SDL;

@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <set>
+#include <vector>
 
 #include "frame/animation.hpp"
 #include "world/motion.hpp"
@@ -211,4 +213,129 @@ TEST_CASE("Animation: sphere_tree.remove_hidden keeps or removes hidden nodes", 
   CHECK(Animation(w, 1).sphere_tree(0).size() == 361);
   w.entities[0].sphere_tree.remove_hidden = false;
   CHECK(Animation(w, 1).sphere_tree(0).size() == 585);
+}
+
+// A scripted viewer watching the scene (gaze.scripted.targets): the Animation hands it the
+// entities or collisions on the screen before it asks for each frame's gaze.
+
+namespace {
+
+AnimationSettings watched_world(ScriptedTargetKind targets, int moving, int still) {
+  AnimationSettings s;
+  EntityGroupSettings balls;
+  balls.name = "balls";
+  balls.count = moving;
+  balls.speed_mps = 2.0;
+  EntityGroupSettings posts = balls;
+  posts.name = "posts";
+  posts.count = still;
+  posts.is_static = true;
+  s.world.entities = {balls};
+  if (still > 0) s.world.entities.push_back(posts);
+  s.gaze.source = GazeSourceKind::scripted;
+  s.gaze.scripted.targets = targets;
+  // Fixations never shorter than a frame, so each shows as frames of equal gaze.
+  s.gaze.scripted.fixation_mean_ms = 200;
+  s.gaze.scripted.fixation_sd_ms = 40;
+  return s;
+}
+
+/// A fixation reached by a saccade: where it is, and the frame the saccade started at (the
+/// first frame whose gaze left the fixation before it).
+struct Landing {
+  std::size_t saccade_frame = 0;
+  double x_px = 0, y_px = 0;
+};
+
+/// The fixations of a run's gaze, frame by frame: frames whose gaze equals the frame
+/// before's are fixating; the first one is the centre at t = 0, reached by no saccade.
+std::vector<Landing> landings(const std::vector<FrameGaze>& gaze) {
+  std::vector<Landing> out;
+  bool fixating = true;
+  std::size_t saccade_frame = 0;
+  for (std::size_t k = 1; k < gaze.size(); ++k) {
+    const bool still = gaze[k].x_px == gaze[k - 1].x_px && gaze[k].y_px == gaze[k - 1].y_px;
+    if (!still && fixating) saccade_frame = k;
+    if (still && !fixating) out.push_back({saccade_frame, gaze[k].x_px, gaze[k].y_px});
+    fixating = still;
+  }
+  return out;
+}
+
+double nearest_px(const std::vector<ScreenPoint>& points, double x_px, double y_px) {
+  double nearest = 1e300;
+  for (const ScreenPoint& p : points) nearest = std::fmin(nearest, std::hypot(p.x_px - x_px, p.y_px - y_px));
+  return nearest;
+}
+
+}  // namespace
+
+TEST_CASE("Animation: a viewer watching entities fixates moving ones where they were as its saccade started",
+          "[world][animation][gaze]") {
+  Animation world(watched_world(ScriptedTargetKind::entities, 8, 3), 31);
+  REQUIRE(world.gaze().wants_scene_targets() == SceneTargetKind::entities);
+  const std::size_t frames = 1500;
+  std::vector<std::vector<ScreenPoint>> moving(frames), posts(frames);  // on the screen, by frame
+  std::vector<FrameGaze> gaze;
+  for (std::size_t k = 0; k < frames; ++k) {
+    // The entities as the frame sees them when it asks for the gaze: before it moves them.
+    for (EntityId id = 0; id < world.entities().size(); ++id) {
+      const ScreenPoint p = world.view().project(world.states()[id].position_m);
+      if (p.on_screen) (world.entities()[id].is_static ? posts : moving)[k].push_back(p);
+    }
+    const FrameStats stats = world.step();
+    REQUIRE(stats.gaze.valid);
+    gaze.push_back(stats.gaze);
+  }
+  const std::vector<Landing> fixations = landings(gaze);
+  CHECK(fixations.size() > 40);
+  for (const Landing& f : fixations) {
+    INFO("fixation at (" << f.x_px << ", " << f.y_px << ") after a saccade from frame " << f.saccade_frame);
+    REQUIRE_FALSE(moving[f.saccade_frame].empty());
+    CHECK(nearest_px(moving[f.saccade_frame], f.x_px, f.y_px) <= 1.0);
+    // The posts do not move on the screen: weight 0, never chosen while balls move.
+    CHECK(nearest_px(posts[f.saccade_frame], f.x_px, f.y_px) > 1.0);
+  }
+}
+
+TEST_CASE("Animation: a viewer watching collisions fixates the last step's colliding ones, else the screen",
+          "[world][animation][gaze]") {
+  Animation world(watched_world(ScriptedTargetKind::collisions, 300, 0), 8);
+  REQUIRE(world.gaze().wants_scene_targets() == SceneTargetKind::collisions);
+  const std::size_t frames = 1500;
+  // Before frame k's step: the collisions frame k - 1 treated as colliding, on the screen.
+  std::vector<std::vector<ScreenPoint>> colliding(frames);
+  std::vector<FrameGaze> gaze;
+  for (std::size_t k = 0; k < frames; ++k) {
+    const FrameStats stats = world.step();
+    gaze.push_back(stats.gaze);
+    if (k + 1 == frames) break;
+    for (const std::uint32_t slot : world.narrowphase().order()) {
+      const Collision& c = world.narrowphase().collision(slot);
+      if (c.status == CollisionStatus::colliding && c.visible) {
+        ScreenPoint p;
+        p.x_px = c.centre_x_px;
+        p.y_px = c.centre_y_px;
+        colliding[k + 1].push_back(p);
+      }
+    }
+  }
+  int on_collisions = 0, drawn = 0;
+  for (const Landing& f : landings(gaze)) {
+    INFO("fixation at (" << f.x_px << ", " << f.y_px << ") after a saccade from frame " << f.saccade_frame);
+    if (colliding[f.saccade_frame].empty()) {
+      // No collision to look at: a draw over the screen inside the margins.
+      CHECK(f.x_px >= 0.1 * 1920);
+      CHECK(f.x_px <= 0.9 * 1920);
+      CHECK(f.y_px >= 0.1 * 1080);
+      CHECK(f.y_px <= 0.9 * 1080);
+      ++drawn;
+    } else {
+      CHECK(nearest_px(colliding[f.saccade_frame], f.x_px, f.y_px) <= 1.0);
+      ++on_collisions;
+    }
+  }
+  // Both cases came up: frames with collisions on the screen and frames without.
+  CHECK(on_collisions > 20);
+  CHECK(drawn > 5);
 }

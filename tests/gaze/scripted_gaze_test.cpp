@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -273,4 +275,208 @@ TEST_CASE("scripted settings out of range are refused by name", "[gaze]") {
   CHECK_THROWS_WITH(make_gaze_source(scripted_settings(), no_screen, 1), Contains("perception.view.screen.height_px"));
   CHECK_THROWS_AS(make_gaze_source(scripted_settings(0.0), screen, 1), std::invalid_argument);
   CHECK_NOTHROW(make_gaze_source(scripted_settings(250, 0, 0.0), screen, 1));
+}
+
+// The scripted viewer watching the scene (gaze.scripted.targets: entities, collisions): the
+// frame hands it targets, it chooses one per saccade when the saccade starts.
+
+namespace {
+
+ScriptedGazeSettings watching(ScriptedTargetKind targets, double mean_ms = 250.0, double sd_ms = 100.0) {
+  ScriptedGazeSettings s = scripted_settings(mean_ms, sd_ms).scripted;
+  s.targets = targets;
+  return s;
+}
+
+bool same_point(const GazeSample& a, const GazeSample& b) { return a.x_px == b.x_px && a.y_px == b.y_px; }
+
+/// The index of the target of `targets` at exactly (x_px, y_px), or -1.
+int target_at(std::span<const GazeTarget> targets, double x_px, double y_px) {
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    if (targets[i].x_px == x_px && targets[i].y_px == y_px) return static_cast<int>(i);
+  return -1;
+}
+
+/// How often each of `weights` is chosen over `saccades` saccades. Two copies of the targets,
+/// set 0 along y = 400 and set 1 along y = 600 (x = 800, 900, ...), are handed in turn: always
+/// the set the eye is not on, so every saccade moves the eye and every choice shows as a new
+/// fixation, even a choice of the same index twice running.
+std::vector<int> choice_counts(const std::vector<double>& weights, std::uint64_t seed, int saccades) {
+  std::vector<GazeTarget> sets[2];
+  for (int set = 0; set < 2; ++set)
+    for (std::size_t i = 0; i < weights.size(); ++i)
+      sets[set].push_back({800.0 + 100.0 * static_cast<double>(i), 400.0 + 200.0 * set, weights[i]});
+  ScriptedGaze gaze(watching(ScriptedTargetKind::entities, 20.0, 5.0), ScreenSettings{}, seed);
+  std::vector<int> counts(weights.size(), 0);
+  int total = 0;
+  GazeSample previous = gaze.sample(0.0);  // the centre, on neither set
+  bool fixating = true;
+  for (std::int64_t i = 1; total < saccades && i < 100'000'000; ++i) {
+    // The choice is made at the first sample at or after the saccade's start, when the
+    // previous sample is still the fixation point.
+    gaze.set_scene_targets(sets[previous.y_px == 400.0 ? 1 : 0]);
+    const GazeSample g = gaze.sample(static_cast<double>(i) * 0.001);
+    const bool still = same_point(g, previous);
+    if (still && !fixating) {
+      const int index = target_at(sets[g.y_px == 400.0 ? 0 : 1], g.x_px, g.y_px);
+      REQUIRE(index >= 0);
+      ++counts[static_cast<std::size_t>(index)];
+      ++total;
+    }
+    fixating = still;
+    previous = g;
+  }
+  REQUIRE(total == saccades);
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE("scripted, screen: pinned samples, no scene targets wanted, targets handed in ignored", "[gaze]") {
+  // The values the viewer gave before the scene modes existed (commit 7c96ebf): screen's
+  // draws and their order are unchanged, so run records stay byte for byte the same.
+  struct Pin {
+    double t_s, x_px, y_px;
+  };
+  const Pin pins[] = {{0.2, 951.81752686931475, 562.16339569386901},  // mid-saccade
+                      {0.4, 900.3896365670355, 701.46317270087741},
+                      {0.45, 900.3896365670355, 701.46317270087741},
+                      {1.0, 1343.4897824583854, 702.60026387582946},
+                      {2.5, 819.86217531352236, 291.79237607332919},
+                      {7.3, 298.2643851325239, 905.65448080810097},
+                      {60.0, 1133.5041544678472, 641.70078386543548}};
+  ScriptedGaze plain(scripted_settings().scripted, ScreenSettings{}, 42);
+  ScriptedGaze handed(scripted_settings().scripted, ScreenSettings{}, 42);
+  CHECK(plain.wants_scene_targets() == SceneTargetKind::none);
+  const GazeTarget elsewhere[] = {{10.0, 10.0, 5.0}, {1900.0, 1000.0, 1.0}};
+  for (const Pin& pin : pins) {
+    const GazeSample s = plain.sample(pin.t_s);
+    CHECK(s.x_px == pin.x_px);
+    CHECK(s.y_px == pin.y_px);
+    handed.set_scene_targets(elsewhere);
+    CHECK(same_point(handed.sample(pin.t_s), s));
+  }
+  // The other sources want nothing either: the frame computes no targets for them.
+  GazeSettings fixed;
+  CHECK(make_gaze_source(fixed, ScreenSettings{}, 1)->wants_scene_targets() == SceneTargetKind::none);
+  CHECK(ScriptedGaze(watching(ScriptedTargetKind::entities), ScreenSettings{}, 1).wants_scene_targets() ==
+        SceneTargetKind::entities);
+  CHECK(ScriptedGaze(watching(ScriptedTargetKind::collisions), ScreenSettings{}, 1).wants_scene_targets() ==
+        SceneTargetKind::collisions);
+}
+
+TEST_CASE("scripted, watching: every fixation lands on a target handed in when its saccade started", "[gaze]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Lists handed in turn, a new one every 0.3 s: points anywhere on the screen (margins do
+  // not apply to them), weights of 0 (never chosen while another weighs more), a target
+  // with no position (left out) and an empty list (a draw over the screen).
+  const std::vector<std::vector<GazeTarget>> lists = {
+      {{100.0, 100.0, 1.0}, {1800.0, 950.0, 2.0}, {960.0, 540.0, 0.0}},
+      {{5.0, 1075.0, 3.0}, {nan, 300.0, 100.0}, {1500.5, 20.25, 1.0}},
+      {},
+      {{700.0, 700.0, 0.0}, {710.0, 300.0, 0.0}},  // all at rest: either
+      {{1234.5, 678.25, 1e-3}}};
+  for (const ScriptedTargetKind kind : {ScriptedTargetKind::entities, ScriptedTargetKind::collisions}) {
+    ScriptedGaze gaze(watching(kind), ScreenSettings{}, 17);
+    const double step_s = 0.001;
+    const auto list_at = [&](std::int64_t i) -> const std::vector<GazeTarget>& {
+      return lists[static_cast<std::size_t>(i / 300) % lists.size()];
+    };
+    gaze.set_scene_targets(list_at(0));
+    GazeSample previous = gaze.sample(0.0);
+    bool fixating = true;
+    std::int64_t saccade_start = -1;  // the sample the current saccade's target was chosen at
+    int on_lists = 0, drawn = 0;
+    for (std::int64_t i = 1; i < 120'000; ++i) {
+      gaze.set_scene_targets(list_at(i));
+      const GazeSample g = gaze.sample(static_cast<double>(i) * step_s);
+      REQUIRE(g.valid);
+      const bool still = same_point(g, previous);
+      if (!still && fixating) saccade_start = i;
+      if (still && !fixating) {
+        const std::vector<GazeTarget>& handed = list_at(saccade_start);
+        const int index = target_at(handed, g.x_px, g.y_px);
+        if (handed.empty()) {
+          // A draw over the screen, inside the margins.
+          CHECK(g.x_px >= 0.1 * 1920);
+          CHECK(g.x_px <= 0.9 * 1920);
+          CHECK(g.y_px >= 0.1 * 1080);
+          CHECK(g.y_px <= 0.9 * 1080);
+          ++drawn;
+        } else {
+          INFO("fixation at (" << g.x_px << ", " << g.y_px << "), saccade from sample " << saccade_start);
+          REQUIRE(index >= 0);
+          double heaviest = 0;
+          for (const GazeTarget& t : handed) heaviest = std::fmax(heaviest, std::isfinite(t.x_px) ? t.weight : 0);
+          if (heaviest > 0) CHECK(handed[static_cast<std::size_t>(index)].weight > 0);
+          ++on_lists;
+        }
+      }
+      fixating = still;
+      previous = g;
+    }
+    CHECK(on_lists > 200);
+    CHECK(drawn > 30);
+  }
+}
+
+TEST_CASE("scripted, watching: targets are chosen in proportion to their weights", "[gaze]") {
+  // Binomial bounds at a fixed seed: over n = 4000 choices a share p scatters by
+  // sqrt(p (1 - p) / n), 0.0047 at p = 0.9, 0.0068 at 0.75, 0.0075 at 1/3; each tolerance
+  // is over 4 of those.
+  const int n = 4000;
+  const std::vector<int> one_nine = choice_counts({1.0, 9.0}, 2024, n);
+  CHECK(one_nine[1] / double(n) == Approx(0.9).margin(0.02).epsilon(0));
+
+  const std::vector<int> some_zero = choice_counts({0.0, 1.0, 3.0}, 7, n);
+  CHECK(some_zero[0] == 0);  // weight 0 while others weigh more: never
+  CHECK(some_zero[2] / double(n) == Approx(0.75).margin(0.03).epsilon(0));
+
+  const std::vector<int> at_rest = choice_counts({0.0, 0.0, 0.0}, 99, n);  // all 0: uniformly
+  for (const int count : at_rest) CHECK(count / double(n) == Approx(1.0 / 3).margin(0.035).epsilon(0));
+}
+
+TEST_CASE("scripted, watching: with no targets the viewer stays inside the margins", "[gaze]") {
+  for (const ScriptedTargetKind kind : {ScriptedTargetKind::entities, ScriptedTargetKind::collisions}) {
+    ScriptedGaze gaze(watching(kind), ScreenSettings{}, 11);
+    double min_x = 1e9, max_x = -1e9, min_y = 1e9, max_y = -1e9;
+    for (int i = 0; i < 300000; ++i) {
+      if (i % 2000 == 0) gaze.set_scene_targets({});  // handed, but empty
+      const GazeSample s = gaze.sample(i * 0.001);
+      REQUIRE(s.valid);
+      min_x = std::fmin(min_x, s.x_px);
+      max_x = std::fmax(max_x, s.x_px);
+      min_y = std::fmin(min_y, s.y_px);
+      max_y = std::fmax(max_y, s.y_px);
+    }
+    CHECK(min_x >= 0.1 * 1920);
+    CHECK(max_x <= 0.9 * 1920);
+    CHECK(min_y >= 0.1 * 1080);
+    CHECK(max_y <= 0.9 * 1080);
+    // ... and it does move over the allowed area.
+    CHECK(max_x - min_x > 0.6 * 1920);
+    CHECK(max_y - min_y > 0.6 * 1080);
+  }
+}
+
+TEST_CASE("scripted, watching: the same seed and targets give the same samples, another seed others", "[gaze]") {
+  // Targets that move every sample, as entities do.
+  const auto targets_at = [](int i) {
+    const double t = i * 0.004;
+    return std::vector<GazeTarget>{{960.0 + 500.0 * std::sin(t), 540.0 + 300.0 * std::cos(1.3 * t), 1.0 + i % 7},
+                                   {300.0 + 0.1 * i, 800.0, 2.0},
+                                   {1700.0, 200.0 + 0.05 * i, i % 3 == 0 ? 0.0 : 4.0}};
+  };
+  const auto path = [&](std::uint64_t seed) {
+    ScriptedGaze gaze(watching(ScriptedTargetKind::entities), ScreenSettings{}, seed);
+    std::vector<GazeSample> out;
+    for (int i = 0; i < 15000; ++i) {
+      if (i % 500 != 250) gaze.set_scene_targets(targets_at(i));  // sometimes no new list: the last holds
+      out.push_back(gaze.sample(i * 0.004));
+    }
+    return out;
+  };
+  const std::vector<GazeSample> a = path(5), b = path(5), c = path(6);
+  CHECK(same_path(a, b));
+  CHECK_FALSE(same_path(a, c));
 }
