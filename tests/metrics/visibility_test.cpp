@@ -94,7 +94,7 @@ Vec3 grazing_point(Rng& rng, const Vec3& eye_m, const Vec3& centre_m, double dis
 
 }  // namespace
 
-TEST_CASE("Visibility: a ball between the eye and the point hides it; aside, skipped, retired or behind the point it does not",
+TEST_CASE("Visibility: a ball between the eye and the point hides it, and aside, skipped, retired or behind the point it does not",
           "[metrics][visibility]") {
   World world;
   world.models = {make_body(Shape::ball, 8, 0, 4, true).collision};  // 0.8 m across
