@@ -278,7 +278,8 @@ void Animation::narrow_phase(const FrameGaze& gaze, FrameStats& stats) {
   // Under the budget (004 section 3.4). Its clock starts before the collisions are synced
   // and prioritised: a scheduler pays for its own bookkeeping (004 section 3.4.3 on sorting).
   Budget budget = Budget::from_settings(settings_.budget);
-  prepare_collisions();
+  // With an evaluation the collisions were prepared before it, this frame: once is enough.
+  if (!evaluation_.enabled()) prepare_collisions();
   narrowphase_.begin_frame(states_);
   if (scheduler_->uses_priority()) perceive_at_frame_start(narrowphase_, states_, viewing(gaze));
   scheduler_->run(narrowphase_, budget);

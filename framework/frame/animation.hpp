@@ -161,8 +161,8 @@ class Animation {
   /// visibility test is on (built once a frame, on first use).
   MeasureOptions measure_options();
   /// The narrow phase's collisions brought in line with the broad phase's pairs; models no
-  /// entity uses any more released; idle branches of on-demand trees evicted. Idempotent
-  /// within a frame.
+  /// entity uses any more released; idle branches of on-demand trees evicted. Once a frame:
+  /// by the evaluation when there is one, else by the narrow phase.
   void prepare_collisions();
 
   // The phases of step(), in order (Phase).
