@@ -50,7 +50,7 @@ void TreeGrower::write_node(CollisionModel& m, std::uint32_t index, std::uint32_
                             const OctreeCellScan& scan, int depth) {
   Vec3 centre_m;
   double radius_m = 0;
-  octree_node_sphere(scan, model_.voxel_size_m(), centre_m, radius_m);
+  octree_node_sphere(model_, surface_, cell, scan, options_, centre_m, radius_m);
   m.spheres[index] = {centre_m - centre_of_mass_model_m_, radius_m};
   m.gap_slack_m[index] = distance_to_voxels_m(model_, centre_m);
   m.parent[index] = parent;

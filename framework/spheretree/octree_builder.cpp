@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "spheretree/enclosing_sphere.hpp"
+
 namespace fovea {
 
 OctreeCell octree_root_cell(const VoxelModel& model) {
@@ -60,12 +62,44 @@ int split_octree_cell(const OctreeCell& cell, std::array<OctreeCell, 8>& childre
   return count;
 }
 
-void octree_node_sphere(const OctreeCellScan& scan, double voxel_size_m, Vec3& centre_m, double& radius_m) {
-  // The sphere around the occupied box [box_min, box_max + 1) in voxel units.
-  const Vec3 box_lo = Vec3(scan.box_min) * voxel_size_m;
-  const Vec3 box_hi = Vec3(scan.box_max + 1) * voxel_size_m;
-  centre_m = 0.5 * (box_lo + box_hi);
-  radius_m = 0.5 * glm::length(box_hi - box_lo);
+void octree_node_sphere(const VoxelModel& model, const std::vector<std::uint8_t>& surface, const OctreeCell& cell,
+                        const OctreeCellScan& scan, const OctreeBuildOptions& options, Vec3& centre_m, double& radius_m) {
+  const double s = model.voxel_size_m();
+  if (options.fit == SphereFit::cell) {
+    // The sphere around the occupied box [box_min, box_max + 1) in voxel units.
+    const Vec3 box_lo = Vec3(scan.box_min) * s;
+    const Vec3 box_hi = Vec3(scan.box_max + 1) * s;
+    centre_m = 0.5 * (box_lo + box_hi);
+    radius_m = 0.5 * glm::length(box_hi - box_lo);
+    return;
+  }
+  // The corners of the covered voxels of one x row lie in the box from its first covered
+  // voxel to its last, so that box's eight corners stand for the row: at most 8 points a row.
+  const IVec3 dims = model.dims();
+  const IVec3 lo = glm::max(cell.lo, IVec3(0));
+  const IVec3 hi = glm::min(cell.hi, dims);
+  std::vector<Vec3> corners;
+  for (int z = lo.z; z < hi.z; ++z)
+    for (int y = lo.y; y < hi.y; ++y) {
+      const std::size_t row = static_cast<std::size_t>(dims.x) * (static_cast<std::size_t>(y) + static_cast<std::size_t>(dims.y) * static_cast<std::size_t>(z));
+      int first = -1, last = -1;
+      for (int x = lo.x; x < hi.x; ++x) {
+        const bool covered = options.remove_hidden ? surface[row + static_cast<std::size_t>(x)] != 0 : model.colour_index(x, y, z) != 0;
+        if (!covered) continue;
+        if (first < 0) first = x;
+        last = x;
+      }
+      if (first < 0) continue;
+      for (const int cz : {z, z + 1})
+        for (const int cy : {y, y + 1})
+          for (const int cx : {first, last + 1}) corners.emplace_back(cx, cy, cz);
+    }
+  // In voxel units about the cell's corner, where the coordinates are small exact integers.
+  const Vec3 origin(lo);
+  for (Vec3& c : corners) c -= origin;
+  const Sphere fitted = minimum_enclosing_sphere(corners);
+  centre_m = (fitted.centre + origin) * s;
+  radius_m = fitted.radius * s;
 }
 
 
@@ -89,14 +123,13 @@ void check_octree_build(const VoxelModel& model, const OctreeBuildOptions& optio
 
 SphereTree build_octree_sphere_tree(const VoxelModel& model, const OctreeBuildOptions& options) {
   check_octree_build(model, options);
-  const double s = model.voxel_size_m();
   const std::vector<std::uint8_t> surface = surface_voxel_mask(model);
 
   SphereTree tree;
   const auto add_node = [&](const OctreeCellScan& scan, const OctreeCell& cell, int depth) {
     Vec3 centre;
     double radius = 0;
-    octree_node_sphere(scan, s, centre, radius);
+    octree_node_sphere(model, surface, cell, scan, options, centre, radius);
     tree.centre_m.push_back(centre);
     tree.radius_m.push_back(radius);
     tree.first_child.push_back(0);

@@ -9,9 +9,17 @@
 
 namespace fovea {
 
+/// Where an octree node's sphere comes from (config `sphere_tree.fit`).
+enum class SphereFit {
+  cell,    ///< 004's sphere: the smallest around the box of the occupied voxels in the node's cell
+  voxels,  ///< the smallest around the corners of the voxels the node must cover (its cell's
+           ///< surface voxels, or all its occupied voxels when hidden nodes are kept)
+};
+
 struct OctreeBuildOptions {
   int levels = 4;             ///< levels of spheres below the root (004 section 3.3: four)
   bool remove_hidden = true;  ///< drop nodes hidden on all six sides (004 section 3.3.1, last step)
+  SphereFit fit = SphereFit::cell;
 };
 
 /// Builds the sphere tree of 004 section 3.3.1 by octree subdivision of the voxel model.
@@ -77,8 +85,13 @@ inline bool keeps_octree_child(const OctreeCellScan& scan, const OctreeBuildOpti
 /// [0, 255]. Throws std::invalid_argument.
 void check_octree_build(const VoxelModel& model, const OctreeBuildOptions& options);
 
-/// The node's sphere: the smallest around the scan's occupied box, model space.
-void octree_node_sphere(const OctreeCellScan& scan, double voxel_size_m, Vec3& centre_m, double& radius_m);
+/// The node's sphere, model space. With SphereFit::cell, the smallest around the scan's
+/// occupied box (004); with SphereFit::voxels, the smallest around the corners of the voxels in
+/// the cell the node must cover (`surface` voxels, or every occupied one when hidden nodes are
+/// kept). Both hold every voxel the coverage guarantee needs, and neither exceeds the cell's
+/// circumsphere.
+void octree_node_sphere(const VoxelModel& model, const std::vector<std::uint8_t>& surface, const OctreeCell& cell,
+                        const OctreeCellScan& scan, const OctreeBuildOptions& options, Vec3& centre_m, double& radius_m);
 
 /// Occupied voxels with at least one free face (a face on an empty cell or the grid's edge),
 /// as a mask in the model's cell order.

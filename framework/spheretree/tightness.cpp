@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "spheretree/distance_transform.hpp"
@@ -60,7 +61,23 @@ TightnessReport measure_tightness(const VoxelModel& model, const SphereTree& tre
 
   TightnessReport report;
   report.lattice_spacing_voxels = 1.0 / k;
+  {
+    IVec3 occupied_lo(std::numeric_limits<int>::max()), occupied_hi(std::numeric_limits<int>::min());
+    const IVec3 dims = model.dims();
+    for (int z = 0; z < dims.z; ++z)
+      for (int y = 0; y < dims.y; ++y)
+        for (int x = 0; x < dims.x; ++x)
+          if (model.occupied(x, y, z)) {
+            occupied_lo = glm::min(occupied_lo, IVec3(x, y, z));
+            occupied_hi = glm::max(occupied_hi, IVec3(x, y, z) + 1);
+          }
+    const IVec3 side = occupied_hi - occupied_lo;
+    report.longest_side_voxels = std::max({side.x, side.y, side.z});
+  }
+  // Half a lattice diagonal, in lattice steps: the lattice's covering radius.
+  const double half_diagonal = std::sqrt(3.0) / 2;
   const double root_radius_voxels = tree.radius_m[0] / s;
+  // 1: in the union; 2: within half a lattice diagonal of it (for the upper bound).
   std::vector<std::uint8_t> in_union(inside_model.size());
   for (int depth = 0; depth <= tree.height(); ++depth) {
     std::fill(in_union.begin(), in_union.end(), std::uint8_t{0});
@@ -68,19 +85,25 @@ TightnessReport measure_tightness(const VoxelModel& model, const SphereTree& tre
     for (const std::uint32_t n : cut) {
       const Vec3 c = tree.centre_m[n] / s * double(k);  // lattice units, absolute
       const double r = tree.radius_m[n] / s * double(k);
-      const IVec3 a = glm::max(IVec3(glm::ceil(c - r)) - first, IVec3(0));
-      const IVec3 b = glm::min(IVec3(glm::floor(c + r)) - first, count - 1);
+      const double grown = r + half_diagonal;
+      const IVec3 a = glm::max(IVec3(glm::ceil(c - grown)) - first, IVec3(0));
+      const IVec3 b = glm::min(IVec3(glm::floor(c + grown)) - first, count - 1);
       for (int l = a.z; l <= b.z; ++l)
         for (int j = a.y; j <= b.y; ++j)
           for (int i = a.x; i <= b.x; ++i) {
             const Vec3 d = Vec3(first + IVec3(i, j, l)) - c;
-            if (glm::dot(d, d) <= r * r) in_union[index(i, j, l)] = 1;
+            const double d2 = glm::dot(d, d);
+            std::uint8_t& mark = in_union[index(i, j, l)];
+            if (d2 <= r * r) mark = 1;
+            else if (d2 <= grown * grown && mark == 0) mark = 2;
           }
     }
-    double max2 = 0, sum = 0;
+    double max2 = 0, upper2 = 0, sum = 0;
     std::int64_t points = 0;
     for (std::size_t p = 0; p < in_union.size(); ++p) {
       if (!in_union[p]) continue;
+      upper2 = std::max(upper2, distance2[p]);
+      if (in_union[p] != 1) continue;
       max2 = std::max(max2, distance2[p]);
       sum += std::sqrt(distance2[p]);
       ++points;
@@ -92,6 +115,9 @@ TightnessReport measure_tightness(const VoxelModel& model, const SphereTree& tre
     t.mean_distance_voxels = points > 0 ? sum / static_cast<double>(points) / k : 0;
     t.max_fraction_of_root = t.max_distance_voxels / root_radius_voxels;
     t.mean_fraction_of_root = t.mean_distance_voxels / root_radius_voxels;
+    t.max_upper_bound_voxels = (std::sqrt(upper2) + half_diagonal) / k;
+    t.max_fraction_of_side = t.max_distance_voxels / report.longest_side_voxels;
+    t.max_upper_fraction_of_side = t.max_upper_bound_voxels / report.longest_side_voxels;
     report.levels.push_back(t);
   }
   return report;

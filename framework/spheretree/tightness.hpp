@@ -18,11 +18,22 @@ struct LevelTightness {
   double mean_distance_voxels = 0;     ///< mean over the points of the union (volume-weighted)
   double max_fraction_of_root = 0;     ///< max distance / root radius (Hubbard's unit)
   double mean_fraction_of_root = 0;
+  /// An upper bound of the true maximum: the largest distance at a lattice point within half
+  /// a lattice diagonal of the union, plus half a diagonal (every point of the union has a
+  /// lattice point that near, and distance changes no faster than position).
+  double max_upper_bound_voxels = 0;
+  /// max_distance_voxels and max_upper_bound_voxels over the model's longest side (the
+  /// occupied voxels' bounding box): the unit the Sphere-Tree Construction Toolkit's
+  /// comparisons use.
+  double max_fraction_of_side = 0;
+  double max_upper_fraction_of_side = 0;
 };
 
 struct TightnessReport {
   /// Spacing of the sampling lattice in voxels (1/4 unless the model is large).
   double lattice_spacing_voxels = 0;
+  /// Longest side of the occupied voxels' bounding box, voxels.
+  double longest_side_voxels = 0;
   std::vector<LevelTightness> levels;  ///< depth 0 (the root) to the tree's height
 };
 
