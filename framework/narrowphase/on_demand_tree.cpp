@@ -10,7 +10,11 @@ namespace fovea {
 
 TreeGrower::TreeGrower(const VoxelModel& model, const OctreeBuildOptions& options, const Vec3& centre_of_mass_model_m,
                        double bounding_radius_m, CollisionModel& out)
-    : model_(model), surface_(surface_voxel_mask(model)), options_(options), centre_of_mass_model_m_(centre_of_mass_model_m) {
+    : model_(model),
+      surface_(surface_voxel_mask(model)),
+      model_depth_(options.fit == SphereFit::voxels ? std::make_unique<ModelDepth>(model) : nullptr),
+      options_(options),
+      centre_of_mass_model_m_(centre_of_mass_model_m) {
   check_octree_build(model, options);
   const OctreeCell root = octree_root_cell(model);
   // Halving with the larger half (split_octree_cell) leaves ceil(side / 2^d) at depth d.
@@ -50,7 +54,7 @@ void TreeGrower::write_node(CollisionModel& m, std::uint32_t index, std::uint32_
                             const OctreeCellScan& scan, int depth) {
   Vec3 centre_m;
   double radius_m = 0;
-  octree_node_sphere(model_, surface_, cell, scan, options_, centre_m, radius_m);
+  octree_node_sphere(model_, surface_, cell, scan, options_, model_depth_.get(), centre_m, radius_m);
   m.spheres[index] = {centre_m - centre_of_mass_model_m_, radius_m};
   m.gap_slack_m[index] = distance_to_voxels_m(model_, centre_m);
   m.parent[index] = parent;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/math.hpp"
@@ -85,6 +86,7 @@ class TreeGrower {
 
   VoxelModel model_;
   std::vector<std::uint8_t> surface_;    ///< surface_voxel_mask(model_)
+  std::unique_ptr<ModelDepth> model_depth_;  ///< for fitted spheres (SphereFit::voxels) only
   OctreeBuildOptions options_;
   Vec3 centre_of_mass_model_m_{0.0};
   int leaf_cell_side_voxels_ = 1;        ///< the largest cell a depth-`levels` leaf can have

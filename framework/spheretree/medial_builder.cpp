@@ -5,99 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "spheretree/distance_transform.hpp"
 #include "spheretree/octree_builder.hpp"
 
-namespace fovea {
-
-// ---------------------------------------------------------------------------------------
-// The depth field.
-
-namespace {
-
-/// Along one axis, the voxels holding lattice coordinate i (lattice units, voxel i / 2 - 1):
-/// two at a voxel boundary (i even), one at a voxel centre (i odd).
-int voxels_at(int i, int out[2]) {
-  if (i % 2 == 1) {
-    out[0] = (i - 3) / 2;
-    return 1;
-  }
-  out[0] = i / 2 - 2;
-  out[1] = i / 2 - 1;
-  return 2;
-}
-
-}  // namespace
-
-ModelDepth::ModelDepth(const VoxelModel& model) {
-  // One voxel of empty space around the grid, so the outside is on the lattice.
-  count_ = 2 * (model.dims() + 2) + 1;
-  std::vector<std::uint8_t> outside(static_cast<std::size_t>(count_.x) * static_cast<std::size_t>(count_.y) * static_cast<std::size_t>(count_.z));
-  std::size_t p = 0;
-  for (int l = 0; l < count_.z; ++l) {
-    int vz[2];
-    const int nz = voxels_at(l, vz);
-    for (int j = 0; j < count_.y; ++j) {
-      int vy[2];
-      const int ny = voxels_at(j, vy);
-      for (int i = 0; i < count_.x; ++i, ++p) {
-        int vx[2];
-        const int nx = voxels_at(i, vx);
-        // In the closed complement when any voxel sharing the point is empty.
-        bool out = false;
-        for (int c = 0; c < nz && !out; ++c)
-          for (int b = 0; b < ny && !out; ++b)
-            for (int a = 0; a < nx && !out; ++a) out = !model.occupied(vx[a], vy[b], vz[c]);
-        outside[p] = out ? 1 : 0;
-      }
-    }
-  }
-  // The nearest point of a closed empty cube to a lattice point is a lattice point (clamping
-  // to a cube with integer corners stays on the half-voxel lattice), so these are exact.
-  const std::vector<double> d2 = squared_distance_transform(outside, count_);
-  const std::vector<std::uint8_t> surface = surface_voxel_mask(model);
-  const IVec3 dims = model.dims();
-  std::size_t v = 0;
-  for (int z = 0; z < dims.z; ++z)
-    for (int y = 0; y < dims.y; ++y)
-      for (int x = 0; x < dims.x; ++x, ++v)
-        if (surface[v]) surface_voxels_.emplace_back(x, y, z);
-  depth_.resize(d2.size());
-  for (std::size_t q = 0; q < d2.size(); ++q) depth_[q] = static_cast<float>(0.5 * std::sqrt(d2[q]));
-}
-
-double ModelDepth::depth_voxels(IVec3 lattice) const { return depth_[index(lattice)]; }
-
-double ModelDepth::depth_lower_bound_voxels(const Vec3& x) const {
-  // From each of the 8 lattice points around: a point q of depth D(q) > 0 has the ball of
-  // radius D(q) about it inside the model, so the depth at x is at least D(q) - |x - q|.
-  // float rounding is a few 1e-7 voxel: take 1e-5 off.
-  const Vec3 g = (x + 1.0) * 2.0;
-  const IVec3 base = glm::clamp(IVec3(glm::floor(g)), IVec3(0), count_ - 2);
-  double best = -std::numeric_limits<double>::infinity();
-  for (int c = 0; c < 8; ++c) {
-    const IVec3 q = base + IVec3(c & 1, (c >> 1) & 1, (c >> 2) & 1);
-    const double dq = depth_[index(q)];
-    if (dq <= 0) continue;
-    best = std::max(best, dq - glm::length(x - point_voxels(q)) - 1e-5);
-  }
-  return best;
-}
-
-double ModelDepth::protrusion_bound_voxels(const Vec3& centre_voxels, double radius_voxels) const {
-  const double d = depth_lower_bound_voxels(centre_voxels);
-  if (d > -std::numeric_limits<double>::infinity()) return std::max(0.0, radius_voxels - d);
-  // No deep lattice point next to the centre: bound by the radius plus the distance to the
-  // model, which from a point outside is at most the distance to any voxel corner.
-  double nearest2 = std::numeric_limits<double>::infinity();
-  for (const IVec3& v : surface_voxels_) {
-    const Vec3 gap = glm::max(glm::abs(centre_voxels - (Vec3(v) + 0.5)) - 0.5, Vec3(0.0));
-    nearest2 = std::min(nearest2, glm::dot(gap, gap));
-  }
-  return radius_voxels + std::sqrt(nearest2);
-}
-
-}  // namespace fovea
 
 // ---------------------------------------------------------------------------------------
 // The builder.
@@ -108,8 +17,16 @@ namespace {
 constexpr float kFloatInfinity = std::numeric_limits<float>::infinity();
 /// At most this many candidate centres and voxels enter a node's greedy choice (a regular
 /// subsample of each beyond it); the exchanges and the radii then use every voxel.
-constexpr std::size_t kMaxChoiceCandidates = 320;
-constexpr std::size_t kMaxChoiceVoxels = 320;
+constexpr std::size_t kMaxChoiceCandidates = 192;
+constexpr std::size_t kMaxChoiceVoxels = 256;
+/// A node takes the fewest children whose worst protrusion is within this share of its best
+/// split's (the Toolkit's "balance" optimisation allows 5 % too).
+constexpr float kBalanceExcess = 0.05f;
+/// Rounds of exchange() at most: each moves the centres and reassigns the voxels.
+constexpr int kExchangeRounds = 4;
+/// A lattice point is on the medial axis where the depth rises towards no neighbour faster
+/// than this (away from the axis it rises at slope 1, towards the axis).
+constexpr double kMedialSlope = 0.4;
 
 /// Radius a sphere centred at c needs to hold the voxel centred at e wholly: the distance to
 /// the voxel's farthest corner. Voxel units.
@@ -132,6 +49,11 @@ class MedialBuilder {
       for (int y = 0; y < dims.y; ++y)
         for (int x = 0; x < dims.x; ++x, ++v)
           if (options.remove_hidden ? surface[v] != 0 : model.colour_index(x, y, z) != 0) voxels_.push_back(Vec3(x, y, z) + 0.5);
+    for (const Vec3& centre : voxels_) {
+      voxel_x_.push_back(static_cast<float>(centre.x));
+      voxel_y_.push_back(static_cast<float>(centre.y));
+      voxel_z_.push_back(static_cast<float>(centre.z));
+    }
     find_medial_points();
   }
 
@@ -146,26 +68,51 @@ class MedialBuilder {
   void find_medial_points();
   /// Worst protrusion bound of a sphere at p holding `members`: max reach - D(p).
   float cost(IVec3 p, const std::vector<std::uint32_t>& members) const;
-  /// Moves p downhill on cost() by lattice steps of 8, 4, 2 and 1, axis and diagonal.
-  IVec3 improve_centre(IVec3 p, const std::vector<std::uint32_t>& members) const;
+  /// Voxel centres in float, one array per axis, for the vectorised cost.
+  struct Points {
+    std::vector<float> x, y, z;
+  };
+  void gather(const std::vector<std::uint32_t>& members, Points& out) const;
+  /// Worst protrusion bound at p for `points`; stops early, returning some value above
+  /// `give_up_above`, once the answer is known to exceed it.
+  float cost(IVec3 p, const Points& points, float give_up_above = kFloatInfinity) const;
+  /// Moves p downhill on cost() through lattice points inside the model: to the best of its 26
+  /// neighbours `first_step` lattice points away while one is better, then half as far, down
+  /// to one lattice point (half a voxel).
+  IVec3 improve_centre(IVec3 p, const std::vector<std::uint32_t>& members, int first_step = 4) const;
   /// Greedy k-centre on a subsample: the first `branching` centres, each the one that lowers
   /// the worst cost most, and the worst cost after each.
-  void greedy_centres(const std::vector<std::uint32_t>& members, const Vec3& node_centre, double node_radius,
+  void greedy_centres(const std::vector<std::uint32_t>& members, const std::vector<IVec3>& candidates,
                       std::size_t k_max, std::vector<IVec3>& order, std::vector<float>& worst) const;
-  /// Assigns each member to the centre that holds it at the least cost, moves the centres,
-  /// and again, a few times. Drops centres left with nothing.
-  Split exchange(std::vector<IVec3> centres, const std::vector<std::uint32_t>& members) const;
+  /// Each member to the centre that holds it at the least cost.
+  std::vector<std::vector<std::uint32_t>> assign(const std::vector<IVec3>& centres, const std::vector<std::uint32_t>& members) const;
+  /// From centres and their groups: moves the centres, reassigns the members, and again, while
+  /// the worst protrusion falls. Drops centres left with nothing.
+  Split exchange(std::vector<IVec3> centres, std::vector<std::vector<std::uint32_t>> groups) const;
+  /// The medial points a node's children may be centred on: those within its sphere,
+  /// thinned to a regular subsample.
+  std::vector<IVec3> node_candidates(const Vec3& node_centre, double node_radius) const;
+  /// Splits the members' bounding box at the middle of its `axes` longest axes (like an
+  /// octree cell): up to 2^axes groups.
+  std::vector<std::vector<std::uint32_t>> split_by_box(const std::vector<std::uint32_t>& members, int axes) const;
+  /// Each group's best centre among `candidates`, then exchange().
+  Split split_from_groups(const std::vector<std::vector<std::uint32_t>>& groups, const std::vector<IVec3>& candidates) const;
 
   const VoxelModel& model_;
   MedialBuildOptions options_;
   ModelDepth depth_;
   std::vector<Vec3> voxels_;        ///< centres of the voxels to cover, voxel units
+  std::vector<float> voxel_x_, voxel_y_, voxel_z_;  ///< the same in float
   std::vector<IVec3> medial_;       ///< candidate centres: lattice points on the medial axis
 };
 
 void MedialBuilder::find_medial_points() {
-  // A point whose inscribed ball (radius D) lies inside a neighbour's is not medial:
-  // D(q) >= D(p) + |q - p|. What is left is a thin sheet along the medial axis.
+  // Away from the medial axis the depth rises at slope 1 towards it (the inscribed ball of p
+  // lies inside that of its neighbour q when D(q) >= D(p) + |q - p|). On a lattice the
+  // exact test keeps most points; a point is kept where no neighbour is deeper by more than
+  // kMedialSlope times its distance, which leaves the ridges of the depth field: few points
+  // (a few dozen in a 32^3 rock). They are where children start; the exchanges then move the
+  // centres to any lattice point inside the model.
   const IVec3 count = depth_.lattice_count();
   for (int l = 1; l + 1 < count.z; ++l)
     for (int j = 1; j + 1 < count.y; ++j)
@@ -179,24 +126,85 @@ void MedialBuilder::find_medial_points() {
             for (int dx = -1; dx <= 1 && medial; ++dx) {
               if (dx == 0 && dy == 0 && dz == 0) continue;
               const double step = 0.5 * std::sqrt(double(dx * dx + dy * dy + dz * dz));
-              medial = depth(p + IVec3(dx, dy, dz)) < dp + step - 1e-4;
+              medial = depth(p + IVec3(dx, dy, dz)) < dp + kMedialSlope * step;
             }
         if (medial) medial_.push_back(p);
       }
 }
 
 float MedialBuilder::cost(IVec3 p, const std::vector<std::uint32_t>& members) const {
-  const Vec3 c = depth_.point_voxels(p);
-  float r = 0;
-  for (const std::uint32_t m : members) r = std::max(r, reach(c, voxels_[m]));
-  return r - static_cast<float>(depth(p));
+  Points points;
+  gather(members, points);
+  return cost(p, points);
 }
 
-IVec3 MedialBuilder::improve_centre(IVec3 p, const std::vector<std::uint32_t>& members) const {
-  float best = cost(p, members);
-  for (const int step : {8, 4, 2, 1}) {
-    for (bool moved = true; moved;) {
-      moved = false;
+void MedialBuilder::gather(const std::vector<std::uint32_t>& members, Points& out) const {
+  out.x.resize(members.size());
+  out.y.resize(members.size());
+  out.z.resize(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    out.x[i] = voxel_x_[members[i]];
+    out.y[i] = voxel_y_[members[i]];
+    out.z[i] = voxel_z_[members[i]];
+  }
+}
+
+float MedialBuilder::cost(IVec3 p, const Points& points, float give_up_above) const {
+  // In float, squared, in blocks of 16 that vectorise; the radii the tree keeps are computed
+  // in double. Past `give_up_above` the exact value does not matter: stop (points sorted by
+  // falling reach make that early).
+  const Vec3 c = depth_.point_voxels(p);
+  const float cx = static_cast<float>(c.x), cy = static_cast<float>(c.y), cz = static_cast<float>(c.z);
+  const float d = static_cast<float>(depth(p));
+  const float limit = give_up_above + d;
+  const float limit2 = limit > 0 ? limit * limit : 0;
+  float r2 = 0;
+  const std::size_t n = points.x.size();
+  for (std::size_t block = 0; block < n; block += 16) {
+    const std::size_t end = std::min(n, block + 16);
+    for (std::size_t i = block; i < end; ++i) {
+      const float dx = std::abs(cx - points.x[i]) + 0.5f, dy = std::abs(cy - points.y[i]) + 0.5f, dz = std::abs(cz - points.z[i]) + 0.5f;
+      r2 = std::max(r2, dx * dx + dy * dy + dz * dz);
+    }
+    if (limit > 0 && r2 > limit2) return std::sqrt(r2) - d;
+  }
+  return std::sqrt(r2) - d;
+}
+
+IVec3 MedialBuilder::improve_centre(IVec3 p, const std::vector<std::uint32_t>& members, int first_step) const {
+  Points all;
+  gather(members, all);
+  std::vector<float> reach_of(members.size());
+  std::vector<std::size_t> active;
+  std::vector<std::uint32_t> active_members;
+  Points active_points;
+  for (int step = first_step; step >= 1; step /= 2) {
+    // A move of `step` lattice points changes any reach by at most its length, so only the
+    // members within twice that of the farthest can be the farthest after the move: the
+    // neighbours' costs need only those, and are still exact. Sorted farthest first, so a
+    // worse neighbour is known to be worse after a few.
+    const float move = static_cast<float>(0.5 * step * std::sqrt(3.0));
+    for (;;) {
+      // Squared reaches (float, vectorised); the window compares squares.
+      const Vec3 c = depth_.point_voxels(p);
+      const float cx = static_cast<float>(c.x), cy = static_cast<float>(c.y), cz = static_cast<float>(c.z);
+      float farthest2 = 0;
+      for (std::size_t m = 0; m < members.size(); ++m) {
+        const float dx = std::abs(cx - all.x[m]) + 0.5f, dy = std::abs(cy - all.y[m]) + 0.5f, dz = std::abs(cz - all.z[m]) + 0.5f;
+        reach_of[m] = dx * dx + dy * dy + dz * dz;
+        farthest2 = std::max(farthest2, reach_of[m]);
+      }
+      const float farthest = std::sqrt(farthest2);
+      const float window = std::max(0.0f, farthest - 2 * move);
+      const float window2 = window * window;
+      active.clear();
+      for (std::size_t m = 0; m < members.size(); ++m)
+        if (reach_of[m] >= window2) active.push_back(m);
+      std::sort(active.begin(), active.end(), [&](std::size_t a, std::size_t b) { return reach_of[a] > reach_of[b] || (reach_of[a] == reach_of[b] && a < b); });
+      active_members.clear();
+      for (const std::size_t m : active) active_members.push_back(members[m]);
+      gather(active_members, active_points);
+      float best = farthest - static_cast<float>(depth(p));
       IVec3 best_p = p;
       for (int dz = -1; dz <= 1; ++dz)
         for (int dy = -1; dy <= 1; ++dy)
@@ -204,25 +212,20 @@ IVec3 MedialBuilder::improve_centre(IVec3 p, const std::vector<std::uint32_t>& m
             if (dx == 0 && dy == 0 && dz == 0) continue;
             const IVec3 q = p + step * IVec3(dx, dy, dz);
             if (!inside(q)) continue;
-            const float c = cost(q, members);
-            if (c < best) {
-              best = c;
+            const float c_q = cost(q, active_points, best);
+            if (c_q < best) {
+              best = c_q;
               best_p = q;
             }
           }
-      if (best_p != p) {
-        p = best_p;
-        moved = true;
-      }
+      if (best_p == p) break;
+      p = best_p;
     }
   }
   return p;
 }
 
-void MedialBuilder::greedy_centres(const std::vector<std::uint32_t>& members, const Vec3& node_centre, double node_radius,
-                                   std::size_t k_max, std::vector<IVec3>& order, std::vector<float>& worst) const {
-  // Candidates: medial points within the node's sphere (a child's best centre is near the
-  // voxels it holds), thinned to a regular subsample.
+std::vector<IVec3> MedialBuilder::node_candidates(const Vec3& node_centre, double node_radius) const {
   std::vector<IVec3> candidates;
   for (const IVec3& p : medial_) {
     const Vec3 d = depth_.point_voxels(p) - node_centre;
@@ -234,6 +237,78 @@ void MedialBuilder::greedy_centres(const std::vector<std::uint32_t>& members, co
     for (std::size_t i = 0; i < kMaxChoiceCandidates; ++i) thinned.push_back(candidates[i * candidates.size() / kMaxChoiceCandidates]);
     candidates.swap(thinned);
   }
+  return candidates;
+}
+
+std::vector<std::vector<std::uint32_t>> MedialBuilder::split_by_box(const std::vector<std::uint32_t>& members, int axes) const {
+  Vec3 lo(std::numeric_limits<double>::infinity()), hi(-std::numeric_limits<double>::infinity());
+  for (const std::uint32_t m : members) {
+    lo = glm::min(lo, voxels_[m]);
+    hi = glm::max(hi, voxels_[m]);
+  }
+  const Vec3 size = hi - lo, mid = 0.5 * (lo + hi);
+  // The axes to split, longest first (ties: x before y before z).
+  int order[3] = {0, 1, 2};
+  std::stable_sort(order, order + 3, [&](int a, int b) { return size[a] > size[b]; });
+  std::vector<std::vector<std::uint32_t>> groups(std::size_t{1} << axes);
+  for (const std::uint32_t m : members) {
+    std::size_t g = 0;
+    for (int a = 0; a < axes; ++a)
+      if (voxels_[m][order[a]] > mid[order[a]]) g |= std::size_t{1} << a;
+    groups[g].push_back(m);
+  }
+  std::erase_if(groups, [](const std::vector<std::uint32_t>& g) { return g.empty(); });
+  return groups;
+}
+
+Split MedialBuilder::split_from_groups(const std::vector<std::vector<std::uint32_t>>& groups, const std::vector<IVec3>& candidates) const {
+  std::vector<IVec3> centres;
+  for (const std::vector<std::uint32_t>& group : groups) {
+    // Ranked on the group's extremes in 26 directions, which stand for its farthest points;
+    // improve_centre() then works on every member.
+    std::vector<std::uint32_t> extremes;
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          if (dx == 0 && dy == 0 && dz == 0) continue;
+          const Vec3 dir(dx, dy, dz);
+          std::uint32_t best_m = group.front();
+          double best_d = -std::numeric_limits<double>::infinity();
+          for (const std::uint32_t m : group)
+            if (const double d = glm::dot(dir, voxels_[m]); d > best_d) {
+              best_d = d;
+              best_m = m;
+            }
+          if (std::find(extremes.begin(), extremes.end(), best_m) == extremes.end()) extremes.push_back(best_m);
+        }
+    Points extreme_points;
+    gather(extremes, extreme_points);
+    IVec3 best_p = candidates.front();
+    float best = kFloatInfinity;
+    const auto consider = [&](IVec3 p) {
+      const float c = cost(p, extreme_points);
+      if (c < best) {
+        best = c;
+        best_p = p;
+      }
+    };
+    for (const IVec3& p : candidates) consider(p);
+    // Where the medial points are far (a thin limb can have none near), the member voxel
+    // nearest the group's centroid is a start inside the model, near what it must hold.
+    Vec3 centroid(0.0);
+    for (const std::uint32_t m : group) centroid += voxels_[m];
+    centroid /= static_cast<double>(group.size());
+    std::uint32_t nearest = group.front();
+    for (const std::uint32_t m : group)
+      if (glm::dot(voxels_[m] - centroid, voxels_[m] - centroid) < glm::dot(voxels_[nearest] - centroid, voxels_[nearest] - centroid)) nearest = m;
+    consider(IVec3(glm::round((voxels_[nearest] + 1.0) * 2.0)));
+    centres.push_back(best_p);
+  }
+  return exchange(centres, groups);
+}
+
+void MedialBuilder::greedy_centres(const std::vector<std::uint32_t>& members, const std::vector<IVec3>& candidates,
+                                   std::size_t k_max, std::vector<IVec3>& order, std::vector<float>& worst) const {
   std::vector<std::uint32_t> sample;
   if (members.size() > kMaxChoiceVoxels) {
     for (std::size_t i = 0; i < kMaxChoiceVoxels; ++i) sample.push_back(members[i * members.size() / kMaxChoiceVoxels]);
@@ -270,45 +345,53 @@ void MedialBuilder::greedy_centres(const std::vector<std::uint32_t>& members, co
   }
 }
 
-Split MedialBuilder::exchange(std::vector<IVec3> centres, const std::vector<std::uint32_t>& members) const {
-  Split split;
-  for (int round = 0; round < 3; ++round) {
-    // Assign: each voxel to the centre that holds it with the least reach - D.
-    std::vector<std::vector<std::uint32_t>> groups(centres.size());
-    std::vector<float> d(centres.size());
-    std::vector<Vec3> c(centres.size());
+std::vector<std::vector<std::uint32_t>> MedialBuilder::assign(const std::vector<IVec3>& centres,
+                                                              const std::vector<std::uint32_t>& members) const {
+  std::vector<std::vector<std::uint32_t>> groups(centres.size());
+  std::vector<float> d(centres.size());
+  std::vector<Vec3> c(centres.size());
+  for (std::size_t k = 0; k < centres.size(); ++k) {
+    d[k] = static_cast<float>(depth(centres[k]));
+    c[k] = depth_.point_voxels(centres[k]);
+  }
+  for (const std::uint32_t m : members) {
+    std::size_t best_k = 0;
+    float best = kFloatInfinity;
     for (std::size_t k = 0; k < centres.size(); ++k) {
-      d[k] = static_cast<float>(depth(centres[k]));
-      c[k] = depth_.point_voxels(centres[k]);
-    }
-    for (const std::uint32_t m : members) {
-      std::size_t best_k = 0;
-      float best = kFloatInfinity;
-      for (std::size_t k = 0; k < centres.size(); ++k) {
-        const float cost_k = reach(c[k], voxels_[m]) - d[k];
-        if (cost_k < best) {
-          best = cost_k;
-          best_k = k;
-        }
+      const float cost_k = reach(c[k], voxels_[m]) - d[k];
+      if (cost_k < best) {
+        best = cost_k;
+        best_k = k;
       }
-      groups[best_k].push_back(m);
     }
+    groups[best_k].push_back(m);
+  }
+  return groups;
+}
+
+Split MedialBuilder::exchange(std::vector<IVec3> centres, std::vector<std::vector<std::uint32_t>> groups) const {
+  // Alternate: move each centre downhill for its group; keep the split if its worst
+  // protrusion fell; reassign every voxel to the centre that holds it at the least cost.
+  std::vector<std::uint32_t> members;
+  for (const auto& g : groups) members.insert(members.end(), g.begin(), g.end());
+  Split split;
+  for (int round = 0; round < kExchangeRounds; ++round) {
     std::vector<IVec3> kept;
     std::vector<std::vector<std::uint32_t>> kept_groups;
     for (std::size_t k = 0; k < centres.size(); ++k)
       if (!groups[k].empty()) {
-        kept.push_back(centres[k]);
+        kept.push_back(improve_centre(centres[k], groups[k], round == 0 ? 4 : 2));
         kept_groups.push_back(std::move(groups[k]));
       }
     float worst = -kFloatInfinity;
     for (std::size_t k = 0; k < kept.size(); ++k) worst = std::max(worst, cost(kept[k], kept_groups[k]));
     if (worst >= split.worst) break;  // no better than the last round
     split.centres = kept;
-    split.voxels = kept_groups;
+    split.voxels = std::move(kept_groups);
     split.worst = worst;
-    // Move: each centre downhill for the voxels it now holds.
     centres = kept;
-    for (std::size_t k = 0; k < centres.size(); ++k) centres[k] = improve_centre(centres[k], kept_groups[k]);
+    groups = assign(centres, members);
+    if (groups == split.voxels) break;  // the same groups: the centres would not move again
   }
   return split;
 }
@@ -317,12 +400,15 @@ SphereTree MedialBuilder::build() {
   const double s = model_.voxel_size_m();
   SphereTree tree;
   std::vector<std::vector<std::uint32_t>> node_voxels;
+  std::vector<IVec3> node_lattice;  // each node's centre on the lattice
   const auto add_node = [&](IVec3 centre, std::vector<std::uint32_t> members, int level) {
+    // The radius in double, exactly the farthest corner (the coverage guarantee rests on it).
     const Vec3 c = depth_.point_voxels(centre);
-    float r = 0;
-    for (const std::uint32_t m : members) r = std::max(r, reach(c, voxels_[m]));
+    double r = 0;
+    for (const std::uint32_t m : members) r = std::max(r, glm::length(glm::abs(c - voxels_[m]) + 0.5));
     tree.centre_m.push_back(c * s);
-    tree.radius_m.push_back(static_cast<double>(r) * s);
+    tree.radius_m.push_back(r * s);
+    node_lattice.push_back(centre);
     tree.first_child.push_back(0);
     tree.child_count.push_back(0);
     tree.level.push_back(static_cast<std::uint8_t>(level));
@@ -335,52 +421,66 @@ SphereTree MedialBuilder::build() {
   {
     std::vector<IVec3> order;
     std::vector<float> worst;
-    greedy_centres(all, Vec3(0.0), std::numeric_limits<double>::infinity(), 1, order, worst);
+    greedy_centres(all, node_candidates(Vec3(0.0), std::numeric_limits<double>::infinity()), 1, order, worst);
     add_node(improve_centre(order[0], all), all, 0);
   }
   tree.level_begin = {0, 1};
 
   const std::size_t branching = static_cast<std::size_t>(options_.branching);
+  int box_axes = 0;  // the most axes a box split may cut with `branching` children
+  while (box_axes < 3 && (std::size_t{2} << box_axes) <= branching) ++box_axes;
   for (int level = 0; level < options_.levels; ++level) {
     const std::uint32_t begin = tree.level_begin[static_cast<std::size_t>(level)];
     const std::uint32_t end = tree.level_begin[static_cast<std::size_t>(level) + 1];
-    // Every splitting node's best split with all its children, then the level's worst of
-    // them: no node needs to be tighter than that, so each takes the fewest children that
-    // stay within it (at least two: one child would repeat its parent).
-    struct Plan {
-      std::uint32_t node = 0;
+    for (std::uint32_t n = begin; n < end; ++n) {
+      const std::vector<std::uint32_t>& members = node_voxels[n];
+      if (members.size() < 2) continue;  // a single voxel: a leaf
+      // Splits to choose from: box splits of 2, 4, 8 (an octree's, on the voxels' box) and
+      // greedy k-centre choices, each improved by exchanges. The node's own centre is a
+      // candidate for every group, so a box split is never looser than the node itself.
+      std::vector<IVec3> candidates = node_candidates(tree.centre_m[n] / s, tree.radius_m[n] / s);
+      candidates.push_back(node_lattice[n]);
+      std::vector<Split> splits;
+      for (int axes = 1; axes <= box_axes; ++axes) splits.push_back(split_from_groups(split_by_box(members, axes), candidates));
       std::vector<IVec3> order;
       std::vector<float> greedy_worst;
-      Split full;
-    };
-    std::vector<Plan> plans;
-    float level_worst = 0;
-    for (std::uint32_t n = begin; n < end; ++n) {
-      if (node_voxels[n].size() < 2) continue;  // a single voxel: a leaf
-      Plan plan;
-      plan.node = n;
-      greedy_centres(node_voxels[n], tree.centre_m[n] / s, tree.radius_m[n] / s, branching, plan.order, plan.greedy_worst);
-      plan.full = exchange(plan.order, node_voxels[n]);
-      level_worst = std::max(level_worst, plan.full.worst);
-      plans.push_back(std::move(plan));
-    }
-    if (plans.empty()) break;
-    for (Plan& plan : plans) {
-      Split chosen = std::move(plan.full);
-      for (std::size_t k = 2; k < plan.order.size(); ++k) {
-        if (plan.greedy_worst[k - 1] > level_worst) continue;
-        Split fewer = exchange(std::vector<IVec3>(plan.order.begin(), plan.order.begin() + static_cast<std::ptrdiff_t>(k)),
-                               node_voxels[plan.node]);
-        if (fewer.worst <= level_worst && fewer.centres.size() >= 2) {
-          chosen = std::move(fewer);
+      greedy_centres(members, candidates, branching, order, greedy_worst);
+      const auto greedy_split = [&](std::size_t k) {
+        std::vector<IVec3> centres(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
+        std::vector<std::vector<std::uint32_t>> groups = assign(centres, members);
+        return exchange(std::move(centres), std::move(groups));
+      };
+      if (order.size() >= 2) splits.push_back(greedy_split(order.size()));
+      std::erase_if(splits, [](const Split& sp) { return sp.centres.size() < 2; });
+      if (splits.empty()) continue;
+      // The fewest children within kBalanceExcess of the best split's worst protrusion. Fewer
+      // greedy centres are tried where their greedy worst promises it (exchanges improve on
+      // the greedy choice, rarely by more than a third).
+      float best = kFloatInfinity;
+      for (const Split& sp : splits) best = std::min(best, sp.worst);
+      const float allowed = best + kBalanceExcess * std::max(best, 0.0f) + 1e-4f;
+      std::size_t fewest = branching + 1;
+      for (const Split& sp : splits)
+        if (sp.worst <= allowed) fewest = std::min(fewest, sp.centres.size());
+      for (std::size_t k = 2; k + 1 < order.size() && k < fewest; ++k) {
+        if (greedy_worst[k - 1] > allowed + 0.5f * std::max(allowed, 0.0f)) continue;
+        Split fewer = greedy_split(k);
+        if (fewer.centres.size() >= 2 && fewer.worst <= allowed) {
+          splits.push_back(std::move(fewer));
           break;
         }
       }
+      const Split* chosen = nullptr;
+      for (const Split& sp : splits)
+        if (sp.worst <= allowed && (!chosen || sp.centres.size() < chosen->centres.size() ||
+                                    (sp.centres.size() == chosen->centres.size() && sp.worst < chosen->worst)))
+          chosen = &sp;
       const auto first = static_cast<std::uint32_t>(tree.size());
-      for (std::size_t k = 0; k < chosen.centres.size(); ++k) add_node(chosen.centres[k], std::move(chosen.voxels[k]), level + 1);
-      tree.first_child[plan.node] = first;
-      tree.child_count[plan.node] = static_cast<std::uint8_t>(chosen.centres.size());
+      for (std::size_t k = 0; k < chosen->centres.size(); ++k) add_node(chosen->centres[k], chosen->voxels[k], level + 1);
+      tree.first_child[n] = first;
+      tree.child_count[n] = static_cast<std::uint8_t>(chosen->centres.size());
     }
+    if (tree.size() == end) break;
     tree.level_begin.push_back(static_cast<std::uint32_t>(tree.size()));
   }
   return tree;

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "spheretree/model_depth.hpp"
 #include "spheretree/sphere_tree.hpp"
 #include "world/voxel_model.hpp"
 
@@ -32,37 +33,5 @@ struct MedialBuildOptions {
 /// branch ends at `levels` or where its node covers a single voxel. Deterministic. Has no
 /// octree cells (cell_min and cell_max stay empty), so it cannot grow on demand.
 SphereTree build_medial_sphere_tree(const VoxelModel& model, const MedialBuildOptions& options = {});
-
-/// The model's depth field: the exact distance from points of a half-voxel lattice to the
-/// nearest point outside the model (the closed empty voxels and everything beyond the grid).
-/// A sphere (c, r) inside whose ball of radius D(c) lies in the model protrudes at most
-/// r - D(c): protrusion_bound_voxels() gives that bound for any sphere, conservatively
-/// between lattice points.
-class ModelDepth {
- public:
-  explicit ModelDepth(const VoxelModel& model);
-
-  /// Depth D in voxels at lattice point (i, j, l) (lattice units, 0 at one voxel before the grid's
-  /// min corner); 0 outside the model or on its surface.
-  double depth_voxels(IVec3 lattice) const;
-  /// A lower bound of the depth at any point (voxel units, the grid's min corner at 0).
-  double depth_lower_bound_voxels(const Vec3& point_voxels) const;
-  /// An upper bound of the farthest any point of the sphere lies from the model, in voxels.
-  double protrusion_bound_voxels(const Vec3& centre_voxels, double radius_voxels) const;
-
-  IVec3 lattice_count() const { return count_; }
-  /// Voxel coordinates of a lattice point.
-  Vec3 point_voxels(IVec3 lattice) const { return Vec3(lattice) * 0.5 - 1.0; }
-  std::size_t index(IVec3 lattice) const {
-    return static_cast<std::size_t>(lattice.x) +
-           static_cast<std::size_t>(count_.x) * (static_cast<std::size_t>(lattice.y) + static_cast<std::size_t>(count_.y) * static_cast<std::size_t>(lattice.z));
-  }
-  const std::vector<float>& depths_voxels() const { return depth_; }
-
- private:
-  IVec3 count_{0};
-  std::vector<float> depth_;  ///< by lattice point, voxels
-  std::vector<IVec3> surface_voxels_;  ///< for the distance to the model from outside it
-};
 
 }  // namespace fovea

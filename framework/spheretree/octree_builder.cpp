@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 #include "spheretree/enclosing_sphere.hpp"
@@ -63,16 +64,15 @@ int split_octree_cell(const OctreeCell& cell, std::array<OctreeCell, 8>& childre
 }
 
 void octree_node_sphere(const VoxelModel& model, const std::vector<std::uint8_t>& surface, const OctreeCell& cell,
-                        const OctreeCellScan& scan, const OctreeBuildOptions& options, Vec3& centre_m, double& radius_m) {
+                        const OctreeCellScan& scan, const OctreeBuildOptions& options, const ModelDepth* depth,
+                        Vec3& centre_m, double& radius_m) {
   const double s = model.voxel_size_m();
-  if (options.fit == SphereFit::cell) {
-    // The sphere around the occupied box [box_min, box_max + 1) in voxel units.
-    const Vec3 box_lo = Vec3(scan.box_min) * s;
-    const Vec3 box_hi = Vec3(scan.box_max + 1) * s;
-    centre_m = 0.5 * (box_lo + box_hi);
-    radius_m = 0.5 * glm::length(box_hi - box_lo);
-    return;
-  }
+  // The sphere around the occupied box [box_min, box_max + 1) in voxel units.
+  const Vec3 box_lo = Vec3(scan.box_min) * s;
+  const Vec3 box_hi = Vec3(scan.box_max + 1) * s;
+  centre_m = 0.5 * (box_lo + box_hi);
+  radius_m = 0.5 * glm::length(box_hi - box_lo);
+  if (options.fit == SphereFit::cell) return;
   // The corners of the covered voxels of one x row lie in the box from its first covered
   // voxel to its last, so that box's eight corners stand for the row: at most 8 points a row.
   const IVec3 dims = model.dims();
@@ -98,8 +98,13 @@ void octree_node_sphere(const VoxelModel& model, const std::vector<std::uint8_t>
   const Vec3 origin(lo);
   for (Vec3& c : corners) c -= origin;
   const Sphere fitted = minimum_enclosing_sphere(corners);
-  centre_m = (fitted.centre + origin) * s;
-  radius_m = fitted.radius * s;
+  const Vec3 fitted_centre_voxels = fitted.centre + origin;
+  const double fitted_protrusion = depth->protrusion_bound_voxels(fitted_centre_voxels, fitted.radius);
+  const double cell_protrusion = depth->protrusion_bound_voxels(centre_m / s, radius_m / s);
+  if (fitted_protrusion < cell_protrusion || (fitted_protrusion == cell_protrusion && fitted.radius * s < radius_m)) {
+    centre_m = fitted_centre_voxels * s;
+    radius_m = fitted.radius * s;
+  }
 }
 
 
@@ -124,12 +129,13 @@ void check_octree_build(const VoxelModel& model, const OctreeBuildOptions& optio
 SphereTree build_octree_sphere_tree(const VoxelModel& model, const OctreeBuildOptions& options) {
   check_octree_build(model, options);
   const std::vector<std::uint8_t> surface = surface_voxel_mask(model);
+  const std::unique_ptr<ModelDepth> model_depth = options.fit == SphereFit::voxels ? std::make_unique<ModelDepth>(model) : nullptr;
 
   SphereTree tree;
   const auto add_node = [&](const OctreeCellScan& scan, const OctreeCell& cell, int depth) {
     Vec3 centre;
     double radius = 0;
-    octree_node_sphere(model, surface, cell, scan, options, centre, radius);
+    octree_node_sphere(model, surface, cell, scan, options, model_depth.get(), centre, radius);
     tree.centre_m.push_back(centre);
     tree.radius_m.push_back(radius);
     tree.first_child.push_back(0);

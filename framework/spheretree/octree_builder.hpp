@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "spheretree/model_depth.hpp"
 #include "spheretree/sphere_tree.hpp"
 #include "world/voxel_model.hpp"
 
@@ -12,8 +13,9 @@ namespace fovea {
 /// Where an octree node's sphere comes from (config `sphere_tree.fit`).
 enum class SphereFit {
   cell,    ///< 004's sphere: the smallest around the box of the occupied voxels in the node's cell
-  voxels,  ///< the smallest around the corners of the voxels the node must cover (its cell's
-           ///< surface voxels, or all its occupied voxels when hidden nodes are kept)
+  voxels,  ///< fitted to the voxels the node must cover (its cell's surface voxels, or all its
+           ///< occupied voxels when hidden nodes are kept): the smallest sphere around their
+           ///< corners, or 004's sphere where that protrudes less (octree_node_sphere)
 };
 
 struct OctreeBuildOptions {
@@ -86,12 +88,16 @@ inline bool keeps_octree_child(const OctreeCellScan& scan, const OctreeBuildOpti
 void check_octree_build(const VoxelModel& model, const OctreeBuildOptions& options);
 
 /// The node's sphere, model space. With SphereFit::cell, the smallest around the scan's
-/// occupied box (004); with SphereFit::voxels, the smallest around the corners of the voxels in
-/// the cell the node must cover (`surface` voxels, or every occupied one when hidden nodes are
-/// kept). Both hold every voxel the coverage guarantee needs, and neither exceeds the cell's
-/// circumsphere.
+/// occupied box (004). With SphereFit::voxels, of that sphere and the smallest around the
+/// corners of the voxels in the cell the node must cover (`surface` voxels, or every occupied
+/// one when hidden nodes are kept), the one that protrudes less past the model by `depth`'s
+/// bound (the smaller on a tie): the smallest sphere is the tighter around a curved part, but
+/// on a flat face it sits in the surface layer and half of it sticks out, where 004's,
+/// centred deeper, protrudes less. Both hold every voxel the coverage guarantee needs, and
+/// neither exceeds the cell's circumsphere. `depth` is needed for SphereFit::voxels only.
 void octree_node_sphere(const VoxelModel& model, const std::vector<std::uint8_t>& surface, const OctreeCell& cell,
-                        const OctreeCellScan& scan, const OctreeBuildOptions& options, Vec3& centre_m, double& radius_m);
+                        const OctreeCellScan& scan, const OctreeBuildOptions& options, const ModelDepth* depth,
+                        Vec3& centre_m, double& radius_m);
 
 /// Occupied voxels with at least one free face (a face on an empty cell or the grid's edge),
 /// as a mask in the model's cell order.

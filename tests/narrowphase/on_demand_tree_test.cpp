@@ -95,9 +95,11 @@ TEST_CASE("On-demand tree: grown everywhere, it is the octree builder's tree", "
     const Shape shape = kBodyShapes[trial % 5];
     const int levels = 1 + trial % 7;
     const bool remove_hidden = trial % 2 == 0;
-    const Body b = make_body(shape, 3 + static_cast<int>(rng.below(20)), rng.next_u64(), levels, remove_hidden);
+    Body b = make_body(shape, 3 + static_cast<int>(rng.below(20)), rng.next_u64(), levels, remove_hidden);
+    // Every third trial with spheres fitted to the voxels (sphere_tree.fit: voxels).
+    if (trial % 3 == 2) b = body_of(b.model, {levels, remove_hidden, SphereFit::voxels});
     OnDemandTree grown = make_on_demand_tree(b);
-    INFO("trial " << trial << " levels " << levels);
+    INFO("trial " << trial << " levels " << levels << " fit " << static_cast<int>(b.options.fit));
     REQUIRE(grown.grower->live_nodes() == 1);
     REQUIRE(grown.model.spheres.size() == 1);
     grow_everything(grown.model, *grown.grower);

@@ -108,6 +108,17 @@ TEST_CASE("tightness: a cube's circumsphere strays (sqrt 3 - 1) / 2 of a side", 
   CHECK(deep.levels[4].max_distance_voxels <= std::sqrt(3.0) - 1);
   CHECK(std::sqrt(3.0) - 1 - deep.levels[4].max_distance_voxels <= std::sqrt(3.0) * 0.25);
   CHECK(report.levels[0].max_fraction_of_root == Approx(report.levels[0].max_distance_voxels / (4 * std::sqrt(3.0))));
+  // The upper bound holds the true value; it exceeds the lattice value by at most two lattice
+  // diagonals (the true value is within one of the lattice value, the bound within one of it).
+  CHECK(report.levels[0].max_upper_bound_voxels >= analytic);
+  CHECK(deep.levels[4].max_upper_bound_voxels >= std::sqrt(3.0) - 1);
+  for (const TightnessReport* r : {&report, &deep})
+    for (const LevelTightness& l : r->levels) {
+      CHECK(l.max_upper_bound_voxels - l.max_distance_voxels <= 2 * std::sqrt(3.0) * 0.25 + 1e-12);
+      CHECK(l.max_fraction_of_side == Approx(l.max_distance_voxels / r->longest_side_voxels));
+    }
+  CHECK(report.longest_side_voxels == 8);
+  CHECK(deep.longest_side_voxels == 32);
 }
 
 TEST_CASE("tightness: on every built-in model the mean distance falls with depth", "[spheretree][tightness]") {
