@@ -172,6 +172,16 @@ float MedialBuilder::cost(IVec3 p, const Points& points, float give_up_above) co
 }
 
 IVec3 MedialBuilder::improve_centre(IVec3 p, const std::vector<std::uint32_t>& members, int first_step) const {
+  // No longer first steps than a quarter of the group's extent (in lattice points): a small
+  // group's best centre is near.
+  Vec3 lo(std::numeric_limits<double>::infinity()), hi(-std::numeric_limits<double>::infinity());
+  for (const std::uint32_t m : members) {
+    lo = glm::min(lo, voxels_[m]);
+    hi = glm::max(hi, voxels_[m]);
+  }
+  const Vec3 extent = hi - lo;
+  const double extent_lattice = 2 * std::max({extent.x, extent.y, extent.z});
+  while (first_step > 1 && first_step * 4 > extent_lattice) first_step /= 2;
   Points all;
   gather(members, all);
   std::vector<float> reach_of(members.size());
