@@ -123,6 +123,19 @@ int main(int argc, char** argv) {
   int levels = 4, seeds = 5;
   bool rock_speed = false;
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf(
+          "usage: fovea_bench_spheretree [--rocks] [--levels N] [--seeds N]\n"
+          "  (default)    the builders side by side: 004's octree, the octree with fitted spheres\n"
+          "               (sphere_tree.fit: voxels) and the medial tree, on the five built-in shapes\n"
+          "               at 32 voxels and a rock at 64: per depth, spheres, worst protrusion (lattice\n"
+          "               value and upper bound, voxels and fraction of the longest side), mean, build ms\n"
+          "  --rocks      the octree builder's time per occupied voxel on seeded rocks at 16, 32, 64\n"
+          "  --levels N   levels below the root (4)\n"
+          "  --seeds N    rocks per size with --rocks (5)\n"
+          "CSV on stdout, a summary on stderr; docs/spheretree.md reads them.\n");
+      return 0;
+    }
     if (std::strcmp(argv[i], "--rocks") == 0) rock_speed = true;
     else if (i + 1 < argc && std::strcmp(argv[i], "--levels") == 0) levels = std::atoi(argv[++i]);
     else if (i + 1 < argc && std::strcmp(argv[i], "--seeds") == 0) seeds = std::atoi(argv[++i]);

@@ -390,7 +390,9 @@ Split MedialBuilder::exchange(std::vector<IVec3> centres, std::vector<std::vecto
     std::vector<std::vector<std::uint32_t>> kept_groups;
     for (std::size_t k = 0; k < centres.size(); ++k)
       if (!groups[k].empty()) {
-        kept.push_back(improve_centre(centres[k], groups[k], round == 0 ? 4 : 2));
+        // A group the reassignment left as it was keeps the centre already moved for it.
+        const bool unchanged = round > 0 && k < split.voxels.size() && groups[k] == split.voxels[k];
+        kept.push_back(unchanged ? centres[k] : improve_centre(centres[k], groups[k], round == 0 ? 4 : 2));
         kept_groups.push_back(std::move(groups[k]));
       }
     float worst = -kFloatInfinity;

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The sphere-tree study's table (docs/spheretree.md, "What tighter trees do in a scene").
+
+Reads the runs of ./fovea sweep configs/studies/trees.yaml and trees_default.yaml
+(results/studies/trees-packed/ and trees-default/), and writes results/studies/trees/table.csv:
+per scene, tree builder and seed, over the frames after metrics.warmup_frames, the mean of
+
+  full_tests         sphere tests full resolution needs in a frame (evaluation.csv)
+  collisions         broad-phase pairs refined in a frame (frames.csv)
+  root_gap_mm        the gap the roots give at the start of the frame, per collision: nabla_est of
+                     the 0 % budget (nothing refined) over the collisions, millimetres
+  p_true_2, nabla_true_2_mm, p_true_20, nabla_true_20_mm
+                     P and nabla, true, left by priority queues at 2 % and 20 % of full_tests
+
+then prints, per scene and builder, the mean over seeds with a 95 % t interval, and each
+builder against the octree as the mean over seeds of the ratio (paired by seed: the same
+start, diverging as the trees differ), with its t interval.
+
+  python3 results/studies/trees/analyse.py
+"""
+import csv
+import json
+import math
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STUDIES = (("packed500", "trees-packed", "trees"), ("default", "trees-default", "trees_default"))
+TABLE = os.path.join(HERE, "table.csv")
+# Two-sided 95 % quantiles of Student's t by degrees of freedom.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+METRICS = ("full_tests", "collisions", "root_gap_mm", "p_true_2", "nabla_true_2_mm", "p_true_20", "nabla_true_20_mm")
+
+
+def number(text):
+    return float(text) if text not in ("", None) else math.nan
+
+
+def mean(values):
+    values = [v for v in values if not math.isnan(v)]
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def summarise():
+    rows = []
+    for scene, folder_name, config in STUDIES:
+        folder = os.path.join(HERE, "..", folder_name)
+        table = os.path.join(folder, "table.csv")
+        if not os.path.exists(table):
+            sys.exit(f"{table}: missing; run ./fovea sweep configs/studies/{config}.yaml first")
+        for run in csv.DictReader(open(table, newline="")):
+            run_folder = os.path.join(folder, "runs", f"{int(run['run']):04d}")
+            warmup = json.load(open(os.path.join(run_folder, "summary.json")))["warmup_frames"]
+            frames = {int(r["frame"]): r for r in csv.DictReader(open(os.path.join(run_folder, "frames.csv"), newline=""))}
+            by_budget = {}
+            for r in csv.DictReader(open(os.path.join(run_folder, "evaluation.csv"), newline="")):
+                if int(r["frame"]) >= warmup:
+                    by_budget.setdefault(r["budget"], []).append(r)
+            zero, two, twenty = (by_budget[b] for b in ("0", "0.02", "0.2"))
+            rows.append({
+                "scene": scene,
+                "tree": run["tree"],
+                "seed": run["seed"],
+                "frames": len(zero),
+                "full_tests": mean(number(r["full_tests"]) for r in zero),
+                "collisions": mean(number(frames[int(r["frame"])]["collisions"]) for r in zero),
+                "root_gap_mm": 1000 * math.fsum(number(r["nabla_est"]) for r in zero) /
+                               max(1.0, math.fsum(number(r["collisions"]) for r in zero)),
+                "p_true_2": mean(number(r["p_true"]) for r in two),
+                "nabla_true_2_mm": 1000 * mean(number(r["nabla_true"]) for r in two),
+                "p_true_20": mean(number(r["p_true"]) for r in twenty),
+                "nabla_true_20_mm": 1000 * mean(number(r["nabla_true"]) for r in twenty),
+            })
+    with open(TABLE, "w", newline="") as f:
+        writer = csv.DictWriter(f, list(rows[0].keys()))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in row.items()})
+    return rows
+
+
+def interval(values):
+    values = [v for v in values if not math.isnan(v)]
+    m = statistics.fmean(values)
+    if len(values) < 2:
+        return m, math.nan
+    return m, T975[len(values) - 1] * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def main():
+    rows = summarise()
+    print(f"{TABLE}: {len(rows)} runs\n")
+    for scene, _, _ in STUDIES:
+        mine = [r for r in rows if r["scene"] == scene]
+        trees = sorted({r["tree"] for r in mine}, key=lambda t: (t != "octree", t))
+        print(f"## {scene}: mean over seeds, 95 % t interval\n")
+        print("| tree | " + " | ".join(METRICS) + " |")
+        print("|---|" + "---|" * len(METRICS))
+        for tree in trees:
+            cells = []
+            for m in METRICS:
+                mu, half = interval([r[m] for r in mine if r["tree"] == tree])
+                cells.append(f"{mu:.4g} ± {half:.2g}")
+            print(f"| {tree} | " + " | ".join(cells) + " |")
+        print(f"\n## {scene}: each tree over the octree, mean of per-seed ratios, 95 % t interval\n")
+        print("| tree | " + " | ".join(METRICS) + " |")
+        print("|---|" + "---|" * len(METRICS))
+        octree = {r["seed"]: r for r in mine if r["tree"] == "octree"}
+        for tree in trees:
+            if tree == "octree":
+                continue
+            cells = []
+            for m in METRICS:
+                ratios = [r[m] / octree[r["seed"]][m] for r in mine if r["tree"] == tree and octree[r["seed"]][m] > 0]
+                mu, half = interval(ratios)
+                cells.append(f"{mu:.3f} ± {half:.2g}")
+            print(f"| {tree} | " + " | ".join(cells) + " |")
+        print()
+
+
+if __name__ == "__main__":
+    main()
