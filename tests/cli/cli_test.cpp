@@ -559,6 +559,25 @@ TEST_CASE("fovea tree: per-depth table, exports, and the exports driving a run",
   const auto summary = read_json(dir / "o" / "summary.json");
   CHECK(summary["sphere_trees"]["models"] == 1);
   CHECK(summary["sphere_trees"]["spheres"].get<int>() > 10);
+  CHECK(summary["sphere_trees"]["builders"] == nlohmann::json{{"file", 1}});
+  CHECK_FALSE(summary["sphere_trees"].contains("inflated_max_m"));
+  // Inflated, fovea's own tree needs nothing: said once on stderr, and in the summary.
+  std::ofstream(dir / "study" / "inflated.yaml") << "world:\n  box_size_m: [12, 12, 12]\n  entities:\n    - count: 5\n"
+                                                    "      name: men\n"
+                                                    "      model: {shape: file, file: ../man.vox, size_m: 1}\n"
+                                                    "      sphere_tree: {file: ../man.sph, inflate: true}\n";
+  const auto inflated = run_process({kFovea, "run", "study/inflated.yaml", "--frames", "5", "--headless", "--out", "i"},
+                                    dir.path());
+  REQUIRE(inflated.status == 0);
+  CHECK(inflated.err.find("fovea: group 'men': sphere_tree.inflate grew 0 of " +
+                          std::to_string(summary["sphere_trees"]["spheres"].get<int>()) +
+                          " spheres of man.sph to cover the model\n") == 0);
+  const auto inflated_summary = read_json(dir / "i" / "summary.json");
+  CHECK(inflated_summary["sphere_trees"]["inflated_spheres"] == 0);
+  CHECK(inflated_summary["sphere_trees"]["inflated_max_m"] == 0.0);
+  const auto quiet = run_process({kFovea, "run", "study/inflated.yaml", "--frames", "5", "--headless", "-q", "--out", "q"},
+                                 dir.path());
+  CHECK(quiet.err.empty());
 
   // A broken tree file is an error at its key.
   std::ofstream(dir / "broken.sph") << "2 8\n0 0 0 1\n";
