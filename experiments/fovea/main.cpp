@@ -88,8 +88,18 @@ int run_main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   tree->add_option("--variant", tree_options.variant, "with a config: the group's model variant, from 0 (default 0)")
       ->check(CLI::NonNegativeNumber);
+  tree->add_option("--builder", tree_options.builder,
+                   "octree (004's), medial (spheres on the medial axis) or tightest (both, the tighter kept) "
+                   "(default octree)")
+      ->check(CLI::IsMember({"octree", "medial", "tightest"}));
   tree->add_option("--levels", tree_options.levels, "levels of spheres below the root (default 4)")
       ->check(CLI::Range(0, 16));
+  tree->add_option("--fit", tree_options.fit,
+                   "octree spheres: cell (004's, around the occupied box of each cell) or voxels (the smallest "
+                   "around the voxels each node covers) (default cell)")
+      ->check(CLI::IsMember({"cell", "voxels"}));
+  tree->add_option("--branching", tree_options.branching, "most children per node of a medial tree, 2 to 8 (default 8)")
+      ->check(CLI::Range(2, 8));
   tree->add_option("--resolution", tree_options.resolution_voxels, "voxels along the longest side, built-in shapes (default 32)")
       ->check(CLI::Range(1, 256));
   tree->add_option("--size", tree_options.size_m, "length of the longest side in metres (default 1)")
@@ -230,7 +240,8 @@ int run_main(int argc, char** argv) {
     return fovea::experiment_command(experiment_options);
   }
   if (tree->parsed()) {
-    for (const char* option : {"--levels", "--resolution", "--size", "--seed", "--model-index", "--keep-hidden"})
+    for (const char* option : {"--builder", "--levels", "--fit", "--branching", "--resolution", "--size", "--seed",
+                               "--model-index", "--keep-hidden"})
       tree_options.model_options_given = tree_options.model_options_given || tree->count(option) > 0;
     return fovea::tree_command(tree_options);
   }

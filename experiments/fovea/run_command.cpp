@@ -151,6 +151,21 @@ bool make_demo(const config::LoadedConfig& loaded, Animation& world, std::unique
   }
 }
 
+/// One line per group whose tree file was grown to cover its model (sphere_tree.inflate).
+void say_inflations(const Animation& world) {
+  for (const TreeInflation& inflation : world.sphere_tree_inflations()) {
+    const EntityGroupSettings& group = world.settings().world.entities[inflation.group];
+    const InflationReport& r = inflation.report;
+    std::cerr << "fovea: group '" << group.name << "': sphere_tree.inflate grew " << r.grown << " of "
+              << world.sphere_tree(inflation.model).size() << " spheres of "
+              << std::filesystem::path(group.sphere_tree.file).filename().string() << " to cover the model";
+    if (r.grown > 0)
+      std::cerr << ", by at most " << format_significant(r.max_growth_m) << " m and "
+                << format_significant(100 * r.max_growth_fraction) << " % of a radius";
+    std::cerr << "\n";
+  }
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options) {
@@ -220,6 +235,7 @@ int run_command(const RunOptions& options) {
   }
   if (!said.empty()) std::cerr << "fovea: " << said << "\n";
   if (viewer && !options.quiet) std::cerr << "fovea: " << viewer->window().description() << "\n";
+  if (!options.quiet) say_inflations(*world);
 
   // Only now, with everything checked, does anything touch the disk.
   std::filesystem::path folder;

@@ -19,6 +19,7 @@
 #include "spheretree/sph_file.hpp"
 #include "spheretree/surface_mesh.hpp"
 #include "spheretree/tightness.hpp"
+#include "spheretree/tree_builder.hpp"
 #include "spheretree/vox_file.hpp"
 #include "frame/animation.hpp"
 #include "world/model_generators.hpp"
@@ -31,13 +32,19 @@ bool ends_with(const std::string& s, const char* suffix) {
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
+/// A tree read from a group's sphere_tree.file, as the run uses it, and what inflate grew.
+struct FileTree {
+  SphereTree tree;
+  std::optional<InflationReport> inflation;
+};
+
 /// The model of group `o.group`, variant `o.variant`, of a config's world: exactly the model
 /// (and tree settings) a run of that config uses.
-bool load_config_model(const TreeOptions& o, VoxelModel& model, OctreeBuildOptions& build,
-                       std::optional<SphereTree>& file_tree, std::string& description) {
+bool load_config_model(const TreeOptions& o, VoxelModel& model, SphereTreeBuildOptions& build,
+                       std::optional<FileTree>& file_tree, std::string& description) {
   if (o.model_options_given) {
-    std::cerr << "fovea tree: " << o.model << ": the config describes the model and its tree; leave out --levels, "
-                 "--resolution, --size, --seed, --model-index and --keep-hidden\n";
+    std::cerr << "fovea tree: " << o.model << ": the config describes the model and its tree; leave out --builder, "
+                 "--levels, --fit, --branching, --resolution, --size, --seed, --model-index and --keep-hidden\n";
     return false;
   }
   config::LoadedConfig loaded;
@@ -66,8 +73,12 @@ bool load_config_model(const TreeOptions& o, VoxelModel& model, OctreeBuildOptio
   const ModelId id = variants[static_cast<std::size_t>(o.variant)];
   model = world->models()[id];
   const SphereTreeSettings& trees = groups[static_cast<std::size_t>(o.group)].sphere_tree;
-  build = {trees.levels, trees.remove_hidden};
-  if (!trees.file.empty()) file_tree = world->sphere_tree(id);  // the file's tree, as the run uses it
+  build = tree_build_options(trees);
+  if (!trees.file.empty()) {
+    file_tree = FileTree{world->sphere_tree(id), std::nullopt};  // the file's tree, as the run uses it
+    for (const TreeInflation& inflation : world->sphere_tree_inflations())
+      if (inflation.model == id) file_tree->inflation = inflation.report;
+  }
   description = o.model + " group " + std::to_string(o.group) + " ('" + groups[static_cast<std::size_t>(o.group)].name +
                 "') variant " + std::to_string(o.variant);
   return true;
@@ -127,13 +138,37 @@ bool export_file(const std::string& path, Write&& write) {
   return true;
 }
 
+/// The build options the command line asks for.
+SphereTreeBuildOptions command_line_build(const TreeOptions& o) {
+  SphereTreeBuildOptions build;
+  build.builder = o.builder == "medial"     ? SphereTreeBuilder::medial
+                  : o.builder == "tightest" ? SphereTreeBuilder::tightest
+                                            : SphereTreeBuilder::octree;
+  build.levels = o.levels;
+  build.remove_hidden = !o.keep_hidden;
+  build.fit = o.fit == "voxels" ? SphereFit::voxels : SphereFit::cell;
+  build.branching = o.branching;
+  return build;
+}
+
+/// Which builder made the tree, with the option that shaped it: "octree (fit cell)",
+/// "medial (branching 8)", "tightest kept the medial tree (branching 8)".
+std::string builder_text(const SphereTreeBuildOptions& build, SphereTreeBuilder used) {
+  const std::string shaped_by = used == SphereTreeBuilder::medial
+                                    ? "branching " + std::to_string(build.branching)
+                                    : "fit " + std::string(sphere_fit_name(build.fit));
+  const std::string name(sphere_tree_builder_name(used));
+  if (build.builder == SphereTreeBuilder::tightest) return "tightest kept the " + name + " tree (" + shaped_by + ")";
+  return name + " (" + shaped_by + ")";
+}
+
 }  // namespace
 
 int tree_command(const TreeOptions& o) {
   VoxelModel model;
   std::string description;
-  OctreeBuildOptions build{o.levels, !o.keep_hidden};
-  std::optional<SphereTree> file_tree;
+  SphereTreeBuildOptions build = command_line_build(o);
+  std::optional<FileTree> file_tree;
   const bool from_config = ends_with(o.model, ".yaml") || ends_with(o.model, ".yml");
   if (!(from_config ? load_config_model(o, model, build, file_tree, description) : load_model(o, model, description)))
     return kExitBadInput;
@@ -156,14 +191,17 @@ int tree_command(const TreeOptions& o) {
   // A tree read from a .sph file (a config's sphere_tree.file) is shown as it is; no build.
   std::vector<double> times_ms;
   SphereTree tree;
+  SphereTreeBuilder used = SphereTreeBuilder::octree;
   Stopwatch total;
   if (file_tree) {
-    tree = *file_tree;
+    tree = file_tree->tree;
   } else {
     do {
       Stopwatch one;
-      tree = build_octree_sphere_tree(model, build);
+      BuiltSphereTree built = build_sphere_tree(model, build);
       times_ms.push_back(one.elapsed_ms());
+      tree = std::move(built.tree);
+      used = built.used;
     } while (times_ms.size() < 5 || (total.elapsed_ms() < 200 && times_ms.size() < 1000));
     std::sort(times_ms.begin(), times_ms.end());
   }
@@ -184,21 +222,33 @@ int tree_command(const TreeOptions& o) {
 
   if (o.csv && !not_measured.empty()) std::cerr << "fovea tree: tightness not measured: " << not_measured << "\n";
   if (o.csv) {
-    std::cout << "depth,spheres,max_distance_voxels,mean_distance_voxels,max_fraction_of_root,mean_fraction_of_root\n";
+    // New columns go at the end, so scripts reading the first ones by position keep working.
+    std::cout << "depth,spheres,max_distance_voxels,mean_distance_voxels,max_fraction_of_root,mean_fraction_of_root,"
+                 "max_fraction_of_side,max_upper_bound_voxels,max_upper_fraction_of_side\n";
     for (const auto& l : report.levels)
       std::cout << l.depth << ',' << l.spheres << ',' << format_number(l.max_distance_voxels) << ','
                 << format_number(l.mean_distance_voxels) << ',' << format_number(l.max_fraction_of_root) << ','
-                << format_number(l.mean_fraction_of_root) << '\n';
+                << format_number(l.mean_fraction_of_root) << ',' << format_number(l.max_fraction_of_side) << ','
+                << format_number(l.max_upper_bound_voxels) << ',' << format_number(l.max_upper_fraction_of_side) << '\n';
   } else {
     std::printf("model: %s, %d x %d x %d voxels of %s m, %lld occupied, %lld on the surface\n", description.c_str(), d.x,
                 d.y, d.z, format_significant(model.voxel_size_m()).c_str(), static_cast<long long>(occupied),
                 static_cast<long long>(surface));
     if (file_tree) {
-      std::printf("tree: %d levels below the root, %zu spheres, read from the group's sphere_tree.file\n", tree.height(),
+      std::printf("tree: %d levels below the root, %zu spheres, read from the group's sphere_tree.file", tree.height(),
                   tree.size());
+      if (file_tree->inflation) {
+        const InflationReport& r = *file_tree->inflation;
+        std::printf(", inflated: %zu spheres grown", r.grown);
+        if (r.grown > 0)
+          std::printf(" by at most %s m and %s %% of a radius", format_significant(r.max_growth_m).c_str(),
+                      format_significant(100 * r.max_growth_fraction).c_str());
+      }
+      std::printf("\n");
     } else {
-      std::printf("tree: %d levels below the root (%d asked), %zu spheres, hidden nodes %s\n", tree.height(),
-                  build.levels, tree.size(), build.remove_hidden ? "removed" : "kept");
+      std::printf("tree: %s, %d levels below the root (%d asked), %zu spheres, hidden nodes %s\n",
+                  builder_text(build, used).c_str(), tree.height(), build.levels, tree.size(),
+                  build.remove_hidden ? "removed" : "kept");
       std::printf("build: %.4g ms (median of %zu), %.3g ns per occupied voxel\n", build_ms, times_ms.size(),
                   build_ms * 1e6 / static_cast<double>(occupied));
     }
@@ -208,10 +258,12 @@ int tree_command(const TreeOptions& o) {
                   "sampled exactly on a lattice of 1/%d voxel (docs/spheretree.md)\n",
                   static_cast<int>(std::lround(1 / report.lattice_spacing_voxels)));
     if (not_measured.empty())
-      std::printf("%5s %8s %10s %10s %10s %10s\n", "depth", "spheres", "max_vox", "mean_vox", "max/root", "mean/root");
+      std::printf("%5s %8s %10s %10s %10s %10s %10s %10s\n", "depth", "spheres", "max_vox", "mean_vox", "max/root",
+                  "mean/root", "max/side", "upper/side");
     for (const auto& l : report.levels)
-      std::printf("%5d %8zu %10.3f %10.3f %10.4f %10.4f\n", l.depth, l.spheres, l.max_distance_voxels,
-                  l.mean_distance_voxels, l.max_fraction_of_root, l.mean_fraction_of_root);
+      std::printf("%5d %8zu %10.3f %10.3f %10.4f %10.4f %10.4f %10.4f\n", l.depth, l.spheres, l.max_distance_voxels,
+                  l.mean_distance_voxels, l.max_fraction_of_root, l.mean_fraction_of_root, l.max_fraction_of_side,
+                  l.max_upper_fraction_of_side);
   }
 
   bool ok = true;

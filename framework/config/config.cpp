@@ -276,6 +276,28 @@ void check_gaze(LoadedConfig& loaded, const std::filesystem::path& base_folder) 
                                                      "':'), found \"" + gaze.host + "\""));
 }
 
+/// The sphere_tree keys that cannot work together. Values, not the keys written, decide: a
+/// run's resolved config.yaml writes every key, defaults included, and must load back.
+void check_sphere_tree(const LoadedConfig& loaded, const SphereTreeSettings& trees, const std::string& at) {
+  const SphereTreeSettings defaults;
+  if (!trees.file.empty()) {
+    const auto refuse = [&](const char* key) {
+      throw ConfigError(loaded.error_at(at + key, std::string("the tree is read from sphere_tree.file, not built; leave out ") +
+                                                      key + " or file"));
+    };
+    if (trees.builder != defaults.builder) refuse("builder");
+    if (trees.fit != defaults.fit) refuse("fit");
+    if (trees.branching != defaults.branching) refuse("branching");
+  } else if (trees.inflate) {
+    throw ConfigError(loaded.error_at(at + "inflate", "inflate grows the spheres of a tree read from sphere_tree.file; "
+                                                      "built trees cover the voxels already: set file or leave out inflate"));
+  }
+  if (trees.on_demand && trees.file.empty() && trees.builder != TreeBuilderKind::octree)
+    throw ConfigError(loaded.error_at(at + "on_demand", std::string("on-demand growth builds octree trees only, and builder is ") +
+                                                            (trees.builder == TreeBuilderKind::medial ? "medial" : "tightest") +
+                                                            "; set builder: octree or on_demand: false"));
+}
+
 /// Checks between keys, and file paths made absolute from `base_folder`.
 void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   Settings& settings = loaded.settings;
@@ -329,6 +351,7 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
       throw ConfigError(loaded.error_at(at + "model.file", "model.file is set but model.shape is not file; set shape: file"));
     make_absolute(group.model.file, base_folder);
     make_absolute(group.sphere_tree.file, base_folder);
+    check_sphere_tree(loaded, group.sphere_tree, at + "sphere_tree.");
   }
 }
 

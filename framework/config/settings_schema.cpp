@@ -26,11 +26,23 @@ Section<ModelSettings> model_schema() {
 
 Section<SphereTreeSettings> sphere_tree_schema() {
   Section<SphereTreeSettings> s;
-  s.number("levels", &SphereTreeSettings::levels, between(0, 16), "levels of spheres below the root of the octree tree");
+  s.choice("builder", &SphereTreeSettings::builder,
+           {{"octree", TreeBuilderKind::octree}, {"medial", TreeBuilderKind::medial}, {"tightest", TreeBuilderKind::tightest}},
+           "octree (004's octree tree), medial (spheres on the medial axis) or tightest (both built, the tighter "
+           "kept per model); docs/spheretree.md");
+  s.number("levels", &SphereTreeSettings::levels, between(0, 16), "levels of spheres below the root");
   s.boolean("remove_hidden", &SphereTreeSettings::remove_hidden,
-            "remove nodes hidden on all six sides, as 004 does (docs/spheretree.md: what it costs)");
+            "cover only the surface voxels: remove nodes hidden on all six sides, as 004 does (docs/spheretree.md: what "
+            "it costs)");
+  s.choice("fit", &SphereTreeSettings::fit, {{"cell", TreeFitKind::cell}, {"voxels", TreeFitKind::voxels}},
+           "octree spheres: cell (004's, around the occupied box of the node's cell) or voxels (the smallest around "
+           "the voxels the node must cover)");
+  s.number("branching", &SphereTreeSettings::branching, between(2, 8), "most children per node of a medial tree");
   s.path("file", &SphereTreeSettings::file,
-         "a Sphere-Tree Construction Toolkit .sph file to use instead of fovea's octree tree");
+         "a Sphere-Tree Construction Toolkit .sph file to use instead of building a tree");
+  s.boolean("inflate", &SphereTreeSettings::inflate,
+            "with file: grow the file's spheres until they cover the model's voxels, instead of refusing a tree "
+            "that misses some");
   s.boolean("on_demand", &SphereTreeSettings::on_demand,
             "build the octree tree's branches only when a collision first needs them (001), not all at the start");
   s.number("evict_after_frames", &SphereTreeSettings::evict_after_frames, between(1, 1000000000),

@@ -98,11 +98,15 @@ class Animation {
   const View& view() const { return view_; }
   /// Every model slot by ModelId; a released slot holds an empty model (has_model()).
   std::span<const VoxelModel> models() const { return library_.models(); }
-  /// The sphere tree of each model, by ModelId: built by octree subdivision, or read from the
+  /// The sphere tree of each model, by ModelId: built by the group's builder, or read from the
   /// group's .sph file; empty for on-demand trees, whose nodes built so far are the narrow
   /// phase's CollisionModel.
   std::span<const SphereTree> sphere_trees() const { return library_.trees(); }
   const SphereTree& sphere_tree(ModelId model) const { return library_.trees()[model]; }
+  /// What made each model's tree: the builder used, or the group's file.
+  std::span<const TreeSource> sphere_tree_sources() const { return library_.tree_sources(); }
+  /// The groups' tree files grown to cover their models (sphere_tree.inflate).
+  std::span<const TreeInflation> sphere_tree_inflations() const { return library_.inflations(); }
   /// Wall-clock time spent building or reading sphere trees when the world was made.
   double sphere_tree_build_ms() const { return library_.build_ms(); }
   /// Whether some group's models grow their sphere trees on demand, or some model added or

@@ -6,7 +6,6 @@
 #include "core/format.hpp"
 #include "core/rng.hpp"
 #include "core/stopwatch.hpp"
-#include "spheretree/octree_builder.hpp"
 #include "spheretree/sph_file.hpp"
 #include "spheretree/vox_file.hpp"
 #include "world/entity_bounds.hpp"
@@ -23,11 +22,30 @@ std::uint64_t model_seed(std::uint64_t seed, std::uint32_t group, int variant) {
   return rng.next_u64();
 }
 
-OctreeBuildOptions octree_options(const EntityGroupSettings& group) {
-  return {group.sphere_tree.levels, group.sphere_tree.remove_hidden};
+}  // namespace
+
+SphereTreeBuildOptions tree_build_options(const SphereTreeSettings& trees) {
+  SphereTreeBuildOptions options;
+  switch (trees.builder) {
+    case TreeBuilderKind::octree: options.builder = SphereTreeBuilder::octree; break;
+    case TreeBuilderKind::medial: options.builder = SphereTreeBuilder::medial; break;
+    case TreeBuilderKind::tightest: options.builder = SphereTreeBuilder::tightest; break;
+  }
+  options.levels = trees.levels;
+  options.remove_hidden = trees.remove_hidden;
+  options.fit = trees.fit == TreeFitKind::voxels ? SphereFit::voxels : SphereFit::cell;
+  options.branching = trees.branching;
+  return options;
 }
 
-}  // namespace
+std::string_view tree_source_name(TreeSource source) {
+  switch (source) {
+    case TreeSource::octree: return "octree";
+    case TreeSource::medial: return "medial";
+    case TreeSource::file: return "file";
+  }
+  return "?";
+}
 
 bool grows_tree_on_demand(const EntityGroupSettings& group, ModelLifetime lifetime, bool reads_tree_file) {
   const bool from_file = reads_tree_file && !group.sphere_tree.file.empty();
@@ -105,6 +123,7 @@ InstalledModel ModelLibrary::install(VoxelModel model, std::uint32_t g, ModelLif
     id = static_cast<ModelId>(models_.size());
     models_.emplace_back();
     trees_.emplace_back();
+    tree_sources_.push_back(TreeSource::octree);
     hull_points_.emplace_back();
     prototypes_.emplace_back();
     users_.push_back(0);
@@ -134,17 +153,21 @@ InstalledModel ModelLibrary::install(VoxelModel model, std::uint32_t g, ModelLif
     e.inverse_inertia_body = inverse;
   }
 
-  // The tree: the group's file, built whole, or grown on demand.
+  // The tree: the group's file, built whole, or grown on demand. Growth makes octree trees
+  // only: a group of another builder gets octree trees for its fragments (the config refuses
+  // on_demand with another builder).
   Stopwatch tree_clock;
   if (grows_tree_on_demand(group, lifetime, read_tree_file)) {
-    installed.grower = std::make_unique<TreeGrower>(model, octree_options(group), props.centre_of_mass_m,
-                                                    props.bounding_radius_m, installed.collision_model);
+    installed.grower = std::make_unique<TreeGrower>(model, octree_build_options(tree_build_options(group.sphere_tree)),
+                                                    props.centre_of_mass_m, props.bounding_radius_m,
+                                                    installed.collision_model);
     installed.grower->set_frame(frame);
     installed.grower->set_evict_after_frames(group.sphere_tree.evict_after_frames);
     trees_[id] = SphereTree{};
+    tree_sources_[id] = TreeSource::octree;
     grows_trees_on_demand_ = true;
   } else {
-    trees_[id] = read_tree_file ? read_or_build_tree(g, model) : build_octree_sphere_tree(model, octree_options(group));
+    trees_[id] = read_tree_file ? read_or_build_tree(g, id, model) : build_tree(g, id, model);
     installed.collision_model =
         make_collision_model(trees_[id], model, props.centre_of_mass_m, props.bounding_radius_m);
   }
@@ -167,6 +190,7 @@ std::span<const ModelId> ModelLibrary::release_unused() {
     if (!in_use_[m] || users_[m] != 0) continue;  // listed twice, or spawned from again
     models_[m] = VoxelModel{};
     trees_[m] = SphereTree{};
+    tree_sources_[m] = TreeSource::octree;
     hull_points_[m] = {};
     in_use_[m] = 0;
     free_.push_back(m);
@@ -195,9 +219,15 @@ VoxelModel ModelLibrary::read_file_model(std::uint32_t g) const {
   return model;
 }
 
-SphereTree ModelLibrary::read_or_build_tree(std::uint32_t g, const VoxelModel& model) const {
+SphereTree ModelLibrary::build_tree(std::uint32_t g, ModelId id, const VoxelModel& model) {
+  BuiltSphereTree built = build_sphere_tree(model, tree_build_options(groups_[g].sphere_tree));
+  tree_sources_[id] = built.used == SphereTreeBuilder::medial ? TreeSource::medial : TreeSource::octree;
+  return std::move(built.tree);
+}
+
+SphereTree ModelLibrary::read_or_build_tree(std::uint32_t g, ModelId id, const VoxelModel& model) {
   const EntityGroupSettings& group = groups_[g];
-  if (group.sphere_tree.file.empty()) return build_octree_sphere_tree(model, octree_options(group));
+  if (group.sphere_tree.file.empty()) return build_tree(g, id, model);
   SphereTree tree;
   try {
     tree = read_sph_file(group.sphere_tree.file, model_bounds_centre_m(model));
@@ -206,6 +236,12 @@ SphereTree ModelLibrary::read_or_build_tree(std::uint32_t g, const VoxelModel& m
   }
   const std::string problem = tree.check_layout();
   if (!problem.empty()) throw ModelError(g, "sphere_tree.file", group.sphere_tree.file + ": " + problem);
+  tree_sources_[id] = TreeSource::file;
+  if (group.sphere_tree.inflate) {
+    InflatedSphereTree inflated = inflate_sphere_tree(tree, model, group.sphere_tree.remove_hidden);
+    inflations_.push_back({g, id, inflated.report});
+    return std::move(inflated.tree);
+  }
   // A tree made for another model, or at another size, would silently miss collisions: its
   // root must at least hold every occupied voxel (a relative 1e-6 for the file's rounding).
   const double farthest_m = model.farthest_voxel_corner_m(tree.centre_m[0]);
@@ -213,7 +249,8 @@ SphereTree ModelLibrary::read_or_build_tree(std::uint32_t g, const VoxelModel& m
     throw ModelError(g, "sphere_tree.file",
                      group.sphere_tree.file + ": its root sphere (radius " + format_significant(tree.radius_m[0]) +
                          " m) does not hold the model, which reaches " + format_significant(farthest_m) +
-                         " m from its centre; was the tree made for this model at this model.size_m?");
+                         " m from its centre; was the tree made for this model at this model.size_m? If it misses by "
+                         "a little, sphere_tree.inflate: true grows it to cover the model");
   return tree;
 }
 

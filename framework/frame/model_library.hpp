@@ -5,11 +5,14 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "narrowphase/collision_model.hpp"
 #include "narrowphase/on_demand_tree.hpp"
+#include "spheretree/inflate.hpp"
 #include "spheretree/sphere_tree.hpp"
+#include "spheretree/tree_builder.hpp"
 #include "world/entity.hpp"
 #include "world/voxel_model.hpp"
 #include "world/world_settings.hpp"
@@ -46,6 +49,23 @@ inline constexpr std::int64_t kMaxModelVoxelCells = std::int64_t{1} << 27;
 /// always for a model released when unused (a fragment), which needs a tree the frame it
 /// appears.
 bool grows_tree_on_demand(const EntityGroupSettings& group, ModelLifetime lifetime, bool reads_tree_file);
+
+/// The options a group's trees are built with: sphere_tree's builder, levels, remove_hidden,
+/// fit and branching (the world's settings named as spheretree/tree_builder.hpp names them).
+SphereTreeBuildOptions tree_build_options(const SphereTreeSettings& trees);
+
+/// Where a model's tree came from: the builder that made it (for `tightest`, the one that won;
+/// trees grown on demand are octree trees), or the group's sphere_tree.file.
+enum class TreeSource { octree, medial, file };
+/// "octree", "medial", "file": summary.json's sphere_trees.builders.
+std::string_view tree_source_name(TreeSource source);
+
+/// A group's tree file grown to cover its model (sphere_tree.inflate, spheretree/inflate.hpp).
+struct TreeInflation {
+  std::uint32_t group = 0;
+  ModelId model = 0;
+  InflationReport report;
+};
 
 /// A model just put in its slot, and what the narrow phase is to hold for it.
 struct InstalledModel {
@@ -101,6 +121,11 @@ class ModelLibrary {
   bool has_model(ModelId model) const { return model < in_use_.size() && in_use_[model]; }
   /// The model's hull points about its centre of mass (models with dynamic bounds only).
   std::span<const Vec3> hull_points(ModelId model) const { return hull_points_[model]; }
+  /// What made each slot's tree (octree for released slots).
+  std::span<const TreeSource> tree_sources() const { return tree_sources_; }
+  /// The tree files grown to cover their models when the world was made, one per group
+  /// with sphere_tree.inflate.
+  std::span<const TreeInflation> inflations() const { return inflations_; }
   /// Wall-clock time building or reading whole trees and starting on-demand ones for models
   /// installed before the first frame.
   double build_ms() const { return build_ms_; }
@@ -110,11 +135,15 @@ class ModelLibrary {
 
  private:
   VoxelModel read_file_model(std::uint32_t group) const;
-  SphereTree read_or_build_tree(std::uint32_t group, const VoxelModel& model) const;
+  /// The group's tree file for `model` (inflated when the group says so), or its built tree.
+  SphereTree read_or_build_tree(std::uint32_t group, ModelId id, const VoxelModel& model);
+  SphereTree build_tree(std::uint32_t group, ModelId id, const VoxelModel& model);
 
   std::vector<EntityGroupSettings> groups_;
   std::vector<VoxelModel> models_;
   std::vector<SphereTree> trees_;
+  std::vector<TreeSource> tree_sources_;
+  std::vector<TreeInflation> inflations_;
   std::vector<std::vector<Vec3>> hull_points_;  // filled for models with dynamic bounds
   std::vector<Entity> prototypes_;              // the entity a spawn copies
   std::vector<std::int64_t> users_;             // live entities using the model

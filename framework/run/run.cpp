@@ -1,7 +1,10 @@
 #include "run/run.hpp"
 
+#include <algorithm>
+#include <array>
 #include <iostream>
 #include <optional>
+#include <string>
 
 #include "core/stopwatch.hpp"
 #include "record/csv_writer.hpp"
@@ -110,12 +113,35 @@ nlohmann::ordered_json summary_json(const Stepper& stepper, const RunPlan& plan,
                        {"frames_budget_exhausted", totals.frames_budget_exhausted}};
   // Models alive at the end; a whole tree counts its spheres, an on-demand one those built now.
   std::size_t models = 0, spheres = 0;
+  // Models per builder used (or file), in a fixed order; builders no model used are left out.
+  std::array<std::size_t, 3> per_source{};
   for (ModelId m = 0; m < world.models().size(); ++m) {
     if (!world.has_model(m)) continue;
     ++models;
     spheres += world.narrowphase().model(m).spheres.size();
+    ++per_source[static_cast<std::size_t>(world.sphere_tree_sources()[m])];
   }
-  summary["sphere_trees"] = {{"models", models}, {"spheres", spheres}, {"build_ms", world.sphere_tree_build_ms()}};
+  nlohmann::ordered_json builders = nlohmann::ordered_json::object();
+  for (const TreeSource source : {TreeSource::octree, TreeSource::medial, TreeSource::file})
+    if (per_source[static_cast<std::size_t>(source)] > 0)
+      builders[std::string(tree_source_name(source))] = per_source[static_cast<std::size_t>(source)];
+  summary["sphere_trees"] = {{"models", models},
+                             {"spheres", spheres},
+                             {"build_ms", world.sphere_tree_build_ms()},
+                             {"builders", builders}};
+  // Tree files grown to cover their models (sphere_tree.inflate): present only then.
+  if (!world.sphere_tree_inflations().empty()) {
+    std::size_t grown = 0;
+    double max_m = 0, max_fraction = 0;
+    for (const TreeInflation& inflation : world.sphere_tree_inflations()) {
+      grown += inflation.report.grown;
+      max_m = std::max(max_m, inflation.report.max_growth_m);
+      max_fraction = std::max(max_fraction, inflation.report.max_growth_fraction);
+    }
+    summary["sphere_trees"]["inflated_spheres"] = grown;
+    summary["sphere_trees"]["inflated_max_m"] = max_m;
+    summary["sphere_trees"]["inflated_max_fraction"] = max_fraction;
+  }
   // The column statistics leave the warm-up out; the totals above are the whole run's.
   summary["warmup_frames"] = world.settings().metrics.warmup_frames;
   summary["columns"] = frames.column_summaries();

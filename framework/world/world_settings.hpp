@@ -52,11 +52,31 @@ struct ModelSettings {
   int file_model = 0;           ///< which model of a .vox file that holds several
 };
 
-/// How a group's sphere trees are made (spheretree/octree_builder.hpp).
+/// Which builder makes a group's trees: the world's own names for spheretree/tree_builder.hpp's
+/// SphereTreeBuilder (the world sits below spheretree/; frame/model_library.cpp maps them).
+enum class TreeBuilderKind {
+  octree,    ///< 004 section 3.3.1's octree tree
+  medial,    ///< spheres on the model's medial axis; cannot grow on demand
+  tightest,  ///< both built, the tighter kept, per model
+};
+
+/// Where an octree node's sphere comes from (spheretree/octree_builder.hpp's SphereFit).
+enum class TreeFitKind {
+  cell,    ///< 004's: around the box of the occupied voxels in the node's cell
+  voxels,  ///< the smallest around the voxels the node must cover
+};
+
+/// How a group's sphere trees are made (spheretree/tree_builder.hpp), or read from a file.
 struct SphereTreeSettings {
+  TreeBuilderKind builder = TreeBuilderKind::octree;
   int levels = 4;               ///< levels of spheres below the root (004 section 3.3)
   bool remove_hidden = true;    ///< drop nodes hidden on all six sides (004 section 3.3.1)
+  TreeFitKind fit = TreeFitKind::cell;  ///< octree trees' spheres, the on-demand ones included
+  int branching = 8;            ///< most children per node of a medial tree, 2 to 8
   std::string file;             ///< a Toolkit .sph file to use instead of building one
+  /// Grow the file's spheres until they cover the model's voxels as the descent needs
+  /// (spheretree/inflate.hpp), instead of refusing a tree whose root misses a voxel.
+  bool inflate = false;
   /// Build branches only when a collision first needs them, and drop those unused for
   /// evict_after_frames frames (001's on-collide trees; narrowphase/on_demand_tree.hpp).
   bool on_demand = false;

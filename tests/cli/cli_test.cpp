@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -530,7 +531,13 @@ TEST_CASE("fovea tree: per-depth table, exports, and the exports driving a run",
   REQUIRE(csv.status == 0);
   const auto rows = lines_of(csv.out);
   REQUIRE(rows.size() == 6);  // header + depths 0 to 4 (16 voxels: single voxels at depth 4)
-  CHECK(rows[0] == "depth,spheres,max_distance_voxels,mean_distance_voxels,max_fraction_of_root,mean_fraction_of_root");
+  // The first six columns are as they always were (scripts read them by position); newer ones
+  // come after them.
+  CHECK(rows[0].rfind("depth,spheres,max_distance_voxels,mean_distance_voxels,max_fraction_of_root,mean_fraction_of_root,", 0) ==
+        0);
+  CHECK(rows[0] ==
+        "depth,spheres,max_distance_voxels,mean_distance_voxels,max_fraction_of_root,mean_fraction_of_root,"
+        "max_fraction_of_side,max_upper_bound_voxels,max_upper_fraction_of_side");
   CHECK(rows[1].rfind("0,1,", 0) == 0);
 
   const auto table = run_process({kFovea, "tree", "humanoid", "--resolution", "20", "--export-vox", "man.vox",
@@ -559,6 +566,25 @@ TEST_CASE("fovea tree: per-depth table, exports, and the exports driving a run",
   const auto summary = read_json(dir / "o" / "summary.json");
   CHECK(summary["sphere_trees"]["models"] == 1);
   CHECK(summary["sphere_trees"]["spheres"].get<int>() > 10);
+  CHECK(summary["sphere_trees"]["builders"] == nlohmann::json{{"file", 1}});
+  CHECK_FALSE(summary["sphere_trees"].contains("inflated_max_m"));
+  // Inflated, fovea's own tree needs nothing: said once on stderr, and in the summary.
+  std::ofstream(dir / "study" / "inflated.yaml") << "world:\n  box_size_m: [12, 12, 12]\n  entities:\n    - count: 5\n"
+                                                    "      name: men\n"
+                                                    "      model: {shape: file, file: ../man.vox, size_m: 1}\n"
+                                                    "      sphere_tree: {file: ../man.sph, inflate: true}\n";
+  const auto inflated = run_process({kFovea, "run", "study/inflated.yaml", "--frames", "5", "--headless", "--out", "i"},
+                                    dir.path());
+  REQUIRE(inflated.status == 0);
+  CHECK(inflated.err.find("fovea: group 'men': sphere_tree.inflate grew 0 of " +
+                          std::to_string(summary["sphere_trees"]["spheres"].get<int>()) +
+                          " spheres of man.sph to cover the model\n") == 0);
+  const auto inflated_summary = read_json(dir / "i" / "summary.json");
+  CHECK(inflated_summary["sphere_trees"]["inflated_spheres"] == 0);
+  CHECK(inflated_summary["sphere_trees"]["inflated_max_m"] == 0.0);
+  const auto quiet = run_process({kFovea, "run", "study/inflated.yaml", "--frames", "5", "--headless", "-q", "--out", "q"},
+                                 dir.path());
+  CHECK(quiet.err.empty());
 
   // A broken tree file is an error at its key.
   std::ofstream(dir / "broken.sph") << "2 8\n0 0 0 1\n";
@@ -607,6 +633,49 @@ TEST_CASE("fovea tree: per-depth table, exports, and the exports driving a run",
   const auto shrunk = run_process({kFovea, "validate", "study/shrunk.yaml"}, dir.path());
   CHECK(shrunk.status == 2);
   CHECK(shrunk.err.find("does not hold the model") != std::string::npos);
+}
+
+TEST_CASE("fovea tree: --builder, --fit and --branching, said in the header, or taken from a config", "[cli][spheretree]") {
+  TempDir dir;
+  const auto octree = run_process({kFovea, "tree", "rock", "--resolution", "12"}, dir.path());
+  REQUIRE(octree.status == 0);
+  CHECK(octree.out.find("\ntree: octree (fit cell), 4 levels below the root (4 asked), ") != std::string::npos);
+  CHECK(octree.out.find("max/root  mean/root   max/side upper/side\n") != std::string::npos);
+  const auto voxels = run_process({kFovea, "tree", "rock", "--resolution", "12", "--fit", "voxels"}, dir.path());
+  CHECK(voxels.out.find("\ntree: octree (fit voxels), ") != std::string::npos);
+  const auto medial =
+      run_process({kFovea, "tree", "rock", "--resolution", "12", "--builder", "medial", "--branching", "4"}, dir.path());
+  REQUIRE(medial.status == 0);
+  CHECK(medial.out.find("\ntree: medial (branching 4), ") != std::string::npos);
+  const auto tightest = run_process({kFovea, "tree", "rock", "--resolution", "12", "--builder", "tightest"}, dir.path());
+  REQUIRE(tightest.status == 0);
+  CHECK(tightest.out.find("\ntree: tightest kept the ") != std::string::npos);
+  // The CSV's rows have as many fields as its header.
+  const auto csv = run_process({kFovea, "tree", "rock", "--resolution", "12", "--builder", "medial", "--csv"}, dir.path());
+  REQUIRE(csv.status == 0);
+  for (const std::string& row : lines_of(csv.out)) CHECK(std::count(row.begin(), row.end(), ',') == 8);
+
+  const auto bad = run_process({kFovea, "tree", "rock", "--builder", "hubbard"}, dir.path());
+  CHECK(bad.status != 0);
+  CHECK(bad.err.find("--builder") != std::string::npos);
+  const auto wide = run_process({kFovea, "tree", "rock", "--branching", "9"}, dir.path());
+  CHECK(wide.status != 0);
+  CHECK(wide.err.find("--branching") != std::string::npos);
+
+  // A config's group says the builder, as for a run; on the command line it is an error.
+  std::ofstream(dir / "medial.yaml") << "world:\n  entities:\n    - name: rocks\n      count: 3\n"
+                                        "      model: {shape: rock, resolution_voxels: 10}\n"
+                                        "      sphere_tree: {builder: medial, branching: 3}\n";
+  const auto from_config = run_process({kFovea, "tree", "medial.yaml"}, dir.path());
+  REQUIRE(from_config.status == 0);
+  CHECK(from_config.out.find("\ntree: medial (branching 3), ") != std::string::npos);
+  for (const auto& [option, value] : {std::pair{"--builder", "octree"}, std::pair{"--fit", "voxels"},
+                                      std::pair{"--branching", "4"}}) {
+    const auto refused = run_process({kFovea, "tree", "medial.yaml", option, value}, dir.path());
+    CHECK(refused.status == 2);
+    CHECK(refused.err == "fovea tree: medial.yaml: the config describes the model and its tree; leave out --builder, "
+                         "--levels, --fit, --branching, --resolution, --size, --seed, --model-index and --keep-hidden\n");
+  }
 }
 
 TEST_CASE("fovea: validate is silent on success, --help explains, keys lists every key", "[cli]") {

@@ -474,3 +474,65 @@ evaluate:
         "wall or unlimited");
   CHECK(error_of("metrics: {min_f: 2}\n") == "test.yaml:1:18: metrics.min_f: expected a number in [0, 1], found 2");
 }
+
+TEST_CASE("config: the sphere_tree keys are read, and what cannot work together is refused", "[config][spheretree]") {
+  const auto loaded = load_config_text(R"(
+world:
+  entities:
+    - name: a
+      sphere_tree: {builder: medial, levels: 3, branching: 4, remove_hidden: false}
+    - name: b
+      sphere_tree: {builder: tightest, fit: voxels}
+    - name: c
+      sphere_tree: {file: c.sph, inflate: true}
+    - name: d
+      sphere_tree: {fit: voxels, on_demand: true}
+)",
+                                       "test.yaml");
+  const auto& groups = loaded.settings.world.entities;
+  REQUIRE(groups.size() == 4);
+  CHECK(groups[0].sphere_tree.builder == TreeBuilderKind::medial);
+  CHECK(groups[0].sphere_tree.branching == 4);
+  CHECK(groups[0].sphere_tree.fit == TreeFitKind::cell);
+  CHECK(groups[1].sphere_tree.builder == TreeBuilderKind::tightest);
+  CHECK(groups[1].sphere_tree.fit == TreeFitKind::voxels);
+  CHECK(groups[2].sphere_tree.inflate);
+  CHECK(groups[3].sphere_tree.on_demand);
+  CHECK(groups[3].sphere_tree.builder == TreeBuilderKind::octree);
+  // The resolved config writes every key, defaults with a file included, and loads back.
+  const std::string resolved = config::resolved_yaml(loaded.settings);
+  CHECK(resolved.find("builder: tightest") != std::string::npos);
+  CHECK(config::resolved_yaml(load_config_text(resolved, "resolved.yaml").settings) == resolved);
+
+  CHECK(error_of("world:\n  entities:\n    - sphere_tree: {builder: fastest}\n") ==
+        "test.yaml:3:30: world.entities[0].sphere_tree.builder: expected one of octree, medial, tightest, found "
+        "\"fastest\"");
+  CHECK(error_of("world:\n  entities:\n    - sphere_tree: {fit: box}\n") ==
+        "test.yaml:3:26: world.entities[0].sphere_tree.fit: expected one of cell, voxels, found \"box\"");
+  CHECK(error_of("world:\n  entities:\n    - sphere_tree: {branching: 9}\n") ==
+        "test.yaml:3:32: world.entities[0].sphere_tree.branching: expected an integer in [2, 8], found 9");
+  // On-demand growth makes octree trees only.
+  CHECK(error_of("world:\n  entities:\n    - sphere_tree: {builder: medial, on_demand: true}\n") ==
+        "test.yaml:3:38: world.entities[0].sphere_tree.on_demand: on-demand growth builds octree trees only, and "
+        "builder is medial; set builder: octree or on_demand: false");
+  CHECK(error_of("world:\n  entities:\n    - sphere_tree: {on_demand: true}\n",
+                 {"world.entities[0].sphere_tree.builder=tightest"}) ==
+        "test.yaml:3:21: world.entities[0].sphere_tree.on_demand: on-demand growth builds octree trees only, and "
+        "builder is tightest; set builder: octree or on_demand: false");
+  // A tree read from a file is not built: the builder's keys are refused beside it.
+  CHECK(error_of("world:\n  entities:\n    - sphere_tree: {file: t.sph, builder: medial}\n") ==
+        "test.yaml:3:34: world.entities[0].sphere_tree.builder: the tree is read from sphere_tree.file, not built; "
+        "leave out builder or file");
+  CHECK(error_of("world:\n  entities:\n    - sphere_tree: {file: t.sph, fit: voxels}\n") ==
+        "test.yaml:3:34: world.entities[0].sphere_tree.fit: the tree is read from sphere_tree.file, not built; leave "
+        "out fit or file");
+  CHECK(error_of("world:\n  entities:\n    - sphere_tree: {file: t.sph, branching: 2}\n") ==
+        "test.yaml:3:34: world.entities[0].sphere_tree.branching: the tree is read from sphere_tree.file, not built; "
+        "leave out branching or file");
+  // Their defaults, as a resolved config writes them, are not refused.
+  CHECK(error_of("world:\n  entities:\n    - sphere_tree: {file: t.sph, builder: octree, fit: cell, branching: 8}\n") == "");
+  // Inflating needs a file to inflate.
+  CHECK(error_of("world:\n  entities:\n    - sphere_tree: {inflate: true}\n") ==
+        "test.yaml:3:21: world.entities[0].sphere_tree.inflate: inflate grows the spheres of a tree read from "
+        "sphere_tree.file; built trees cover the voxels already: set file or leave out inflate");
+}

@@ -157,6 +157,60 @@ TEST_CASE("Rockfall: 20,000 frames headless stay bounded and finite, breaking, r
   CHECK(evicted > 0);
 }
 
+TEST_CASE("Rockfall: a rock group of medial trees keeps them for its rocks, its fragments grow octree trees",
+          "[demos][rockfall][spheretree]") {
+  // On-demand growth makes octree trees only, so a medial rock group builds its rock shapes'
+  // trees whole; the fragments, which appear mid-frame, still grow theirs on demand.
+  Settings settings = demo_config("rockfall.yaml", {"world.entities[1].sphere_tree.on_demand=false",
+                                                    "world.entities[1].sphere_tree.builder=medial"});
+  Animation world(settings, 7);
+  std::unique_ptr<Demo> demo = Demo::make(world, settings.demo, 7);
+  Rockfall& rockfall = *demo->rockfall();
+  const auto rock_group = static_cast<std::uint32_t>(1);
+  int medial_models = 0;
+  for (ModelId m = 0; m < world.models().size(); ++m) {
+    if (!world.has_model(m) || world.model_prototype(m).group != rock_group) continue;
+    CHECK(world.sphere_tree_sources()[m] == TreeSource::medial);
+    CHECK(world.sphere_tree(m).cell_min.empty());  // no octree cells: not grown on demand
+    ++medial_models;
+  }
+  CHECK(medial_models == settings.world.entities[1].model.variants);
+  std::int64_t built = 0;
+  for (int f = 0; f < 300; ++f) {
+    demo->before_step(world, false);
+    built += world.step().tree_nodes_built;
+    demo->after_step(world);
+  }
+  // Break the live rocks: their fragments' trees are octree trees, grown on demand.
+  Rng rng(7, 99);
+  std::vector<EntityId> rocks, fragments;
+  for (EntityId id = 0; id < world.entities().size(); ++id)
+    if (world.is_live(id) && id != rockfall.ravine()) rocks.push_back(id);
+  for (const EntityId id : rocks) {
+    const EntityState state = world.states()[id];
+    const Vec3 normal = rng.unit_vector();
+    const RockBreak result =
+        rockfall.break_rock(world, id, state.position_m - 0.5 * world.entities()[id].bounding_radius_m * normal, normal);
+    fragments.insert(fragments.end(), result.fragments.begin(), result.fragments.end());
+  }
+  REQUIRE_FALSE(fragments.empty());
+  for (const EntityId f : fragments) {
+    const ModelId m = world.entities()[f].model;
+    CHECK(world.sphere_tree_sources()[m] == TreeSource::octree);
+    CHECK(world.sphere_tree(m).size() == 0);  // grown on demand, not whole
+  }
+  bool all_finite = true;
+  for (int f = 0; f < 300; ++f) {
+    demo->before_step(world, false);
+    built += world.step().tree_nodes_built;
+    demo->after_step(world);
+    for (EntityId id = 0; id < world.entities().size(); ++id)
+      if (world.is_live(id) && !finite(world.states()[id])) all_finite = false;
+  }
+  CHECK(all_finite);
+  CHECK(built > 0);
+}
+
 TEST_CASE("Crowd: most walkers reach their goals within twice the unobstructed crossing time, bumping on the way",
           "[demos][crowd]") {
   Settings settings = demo_config("crowd.yaml", {"world.entities[0].count=200", "world.box_size_m=[40,3,40]"});

@@ -2,10 +2,15 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include <vector>
 
 #include "frame/animation.hpp"
+#include "spheretree/octree_builder.hpp"
+#include "spheretree/sph_file.hpp"
+#include "support/temp_dir.hpp"
+#include "world/model_generators.hpp"
 #include "world/motion.hpp"
 
 using namespace fovea;
@@ -213,6 +218,78 @@ TEST_CASE("Animation: sphere_tree.remove_hidden keeps or removes hidden nodes", 
   CHECK(Animation(w, 1).sphere_tree(0).size() == 361);
   w.entities[0].sphere_tree.remove_hidden = false;
   CHECK(Animation(w, 1).sphere_tree(0).size() == 585);
+}
+
+TEST_CASE("Animation: sphere_tree.builder and fit choose how each model's tree is built", "[world][animation][spheretree]") {
+  WorldSettings w = two_groups();
+  w.entities[0].sphere_tree.fit = TreeFitKind::voxels;
+  w.entities[1].sphere_tree.builder = TreeBuilderKind::medial;
+  w.entities[1].sphere_tree.branching = 4;
+  const Animation medial(w, 1);
+  for (ModelId m = 0; m < medial.models().size(); ++m) {
+    const SphereTreeSettings& trees = w.entities[medial.model_prototype(m).group].sphere_tree;
+    const BuiltSphereTree expected = build_sphere_tree(medial.models()[m], tree_build_options(trees));
+    CHECK(medial.sphere_tree(m).radius_m == expected.tree.radius_m);
+    CHECK(medial.sphere_tree_sources()[m] == (medial.model_prototype(m).group == 0 ? TreeSource::octree : TreeSource::medial));
+  }
+  // The ball's tree is the octree tree fit to its voxels.
+  const VoxelModel& ball = medial.models()[medial.entities()[0].model];
+  CHECK(medial.sphere_tree(medial.entities()[0].model).radius_m ==
+        build_octree_sphere_tree(ball, {4, true, SphereFit::voxels}).radius_m);
+  // tightest: each model gets whichever tree won, and says which.
+  w.entities[1].sphere_tree.builder = TreeBuilderKind::tightest;
+  const Animation tightest(w, 1);
+  for (const Entity& e : tightest.entities()) {
+    if (e.group != 1) continue;
+    const BuiltSphereTree expected = build_sphere_tree(tightest.models()[e.model], tree_build_options(w.entities[1].sphere_tree));
+    CHECK(tightest.sphere_tree_sources()[e.model] ==
+          (expected.used == SphereTreeBuilder::medial ? TreeSource::medial : TreeSource::octree));
+  }
+}
+
+TEST_CASE("Animation: a tree file that misses the voxels is refused, or inflated with sphere_tree.inflate",
+          "[world][animation][spheretree][inflate]") {
+  test::TempDir dir;
+  WorldSettings w;
+  EntityGroupSettings boxes;
+  boxes.name = "boxes";
+  boxes.count = 2;
+  boxes.model.shape = Shape::box;
+  boxes.model.resolution_voxels = 8;
+  w.entities = {boxes};
+  const VoxelModel model = make_model(boxes.model, 0);
+  const SphereTree built = build_octree_sphere_tree(model);
+  // Radii shrunk by 1e-3: the root misses the box's corners.
+  SphereTree shrunk = built;
+  for (double& r : shrunk.radius_m) r *= 1 - 1e-3;
+  for (const auto& [name, tree] : {std::pair{"built.sph", &built}, std::pair{"shrunk.sph", static_cast<const SphereTree*>(&shrunk)}}) {
+    std::ofstream out(dir / name);
+    write_sph(out, *tree, model_bounds_centre_m(model));
+  }
+  w.entities[0].sphere_tree.file = (dir / "shrunk.sph").string();
+  try {
+    Animation world(w, 1);
+    FAIL("expected a ModelError");
+  } catch (const ModelError& e) {
+    CHECK(e.setting() == "sphere_tree.file");
+    CHECK_THAT(e.what(), Catch::Contains("does not hold the model") && Catch::Contains("sphere_tree.inflate: true"));
+  }
+  w.entities[0].sphere_tree.inflate = true;
+  const Animation inflated(w, 1);
+  REQUIRE(inflated.sphere_tree_inflations().size() == 1);
+  const TreeInflation& report = inflated.sphere_tree_inflations()[0];
+  CHECK(report.group == 0);
+  CHECK(report.report.grown > 0);
+  CHECK(report.report.max_growth_m <= 1e-3 * built.radius_m[0] * (1 + 1e-9));
+  CHECK(inflated.sphere_tree_sources()[report.model] == TreeSource::file);
+  // The world's tree covers: inflating it again grows nothing.
+  CHECK(inflate_sphere_tree(inflated.sphere_tree(report.model), model, true).report.grown == 0);
+  // A file that covers already is used as it is.
+  w.entities[0].sphere_tree.file = (dir / "built.sph").string();
+  const Animation same(w, 1);
+  REQUIRE(same.sphere_tree_inflations().size() == 1);
+  CHECK(same.sphere_tree_inflations()[0].report.grown == 0);
+  CHECK(same.sphere_tree(0).size() == built.size());
 }
 
 // A scripted viewer watching the scene (gaze.scripted.targets): the Animation hands it the
