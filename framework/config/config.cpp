@@ -292,9 +292,9 @@ void check_sphere_tree(const LoadedConfig& loaded, const SphereTreeSettings& tre
     throw ConfigError(loaded.error_at(at + "inflate", "inflate grows the spheres of a tree read from sphere_tree.file; "
                                                       "built trees cover the voxels already: set file or leave out inflate"));
   }
-  if (trees.on_demand && trees.file.empty() && trees.builder != TreeBuilderKind::octree)
+  if (trees.on_demand && trees.file.empty() && trees.builder != SphereTreeBuilder::octree)
     throw ConfigError(loaded.error_at(at + "on_demand", std::string("on-demand growth builds octree trees only, and builder is ") +
-                                                            (trees.builder == TreeBuilderKind::medial ? "medial" : "tightest") +
+                                                            (trees.builder == SphereTreeBuilder::medial ? "medial" : "tightest") +
                                                             "; set builder: octree or on_demand: false"));
 }
 
@@ -307,6 +307,9 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   if (settings.budget.mode == BudgetMode::fraction)
     throw ConfigError(loaded.error_at("budget.mode", "fraction budgets are for evaluate.budgets only: a run's own "
                                                      "budget is work, wall or unlimited"));
+  if (!settings.evaluate.trees.empty() && !settings.evaluate.enabled())
+    throw ConfigError(loaded.error_at("evaluate.trees", "the tree sets are run by the evaluated schedulers, and there are "
+                                                        "none: set evaluate.schedulers"));
   if (settings.evaluate.enabled() && settings.evaluate.budgets.empty() && settings.budget.mode == BudgetMode::unlimited)
     throw ConfigError(loaded.error_at("evaluate.schedulers", "the run's budget is unlimited, so the evaluated schedulers "
                                                              "need budgets of their own: set evaluate.budgets"));

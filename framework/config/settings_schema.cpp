@@ -27,14 +27,14 @@ Section<ModelSettings> model_schema() {
 Section<SphereTreeSettings> sphere_tree_schema() {
   Section<SphereTreeSettings> s;
   s.choice("builder", &SphereTreeSettings::builder,
-           {{"octree", TreeBuilderKind::octree}, {"medial", TreeBuilderKind::medial}, {"tightest", TreeBuilderKind::tightest}},
+           {{"octree", SphereTreeBuilder::octree}, {"medial", SphereTreeBuilder::medial}, {"tightest", SphereTreeBuilder::tightest}},
            "octree (004's octree tree), medial (spheres on the medial axis) or tightest (both built, the tighter "
            "kept per model); docs/spheretree.md");
   s.number("levels", &SphereTreeSettings::levels, between(0, 16), "levels of spheres below the root");
   s.boolean("remove_hidden", &SphereTreeSettings::remove_hidden,
             "cover only the surface voxels: remove nodes hidden on all six sides, as 004 does (docs/spheretree.md: what "
             "it costs)");
-  s.choice("fit", &SphereTreeSettings::fit, {{"cell", TreeFitKind::cell}, {"voxels", TreeFitKind::voxels}},
+  s.choice("fit", &SphereTreeSettings::fit, {{"cell", SphereFit::cell}, {"voxels", SphereFit::voxels}},
            "octree spheres: cell (004's, around the occupied box of the node's cell) or voxels (the smallest around "
            "the voxels the node must cover)");
   s.number("branching", &SphereTreeSettings::branching, between(2, 8), "most children per node of a medial tree");
@@ -138,6 +138,16 @@ Section<MetricsSettings> metrics_schema() {
   return s;
 }
 
+Section<EvaluatedTreeSettings> evaluated_trees_schema() {
+  Section<EvaluatedTreeSettings> s;
+  s.choice("builder", &EvaluatedTreeSettings::builder,
+           {{"octree", SphereTreeBuilder::octree}, {"medial", SphereTreeBuilder::medial}, {"tightest", SphereTreeBuilder::tightest}},
+           "the builder of every model's tree in this set (sphere_tree.builder)");
+  s.choice("fit", &EvaluatedTreeSettings::fit, {{"cell", SphereFit::cell}, {"voxels", SphereFit::voxels}},
+           "octree spheres in this set (sphere_tree.fit)");
+  return s;
+}
+
 Section<EvaluationSettings> evaluation_schema() {
   Section<EvaluationSettings> s;
   s.choices("schedulers", &EvaluationSettings::schedulers, scheduler_kinds(), 4,
@@ -145,6 +155,9 @@ Section<EvaluationSettings> evaluation_schema() {
             "(docs/evaluation.md)");
   s.list("budgets", &EvaluationSettings::budgets, budget_schema(), "budgets",
          "budgets each evaluated scheduler runs under, crossed with them; none: the run's budget");
+  s.list("trees", &EvaluationSettings::trees, evaluated_trees_schema(), "tree sets",
+         "other sphere trees every evaluated scheduler and budget also runs on, on the same poses and collisions; "
+         "none: the run's own trees only");
   return s;
 }
 

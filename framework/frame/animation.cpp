@@ -8,6 +8,7 @@
 
 #include "core/rng.hpp"
 #include "core/stopwatch.hpp"
+#include "spheretree/tree_builder.hpp"
 #include "world/entity_bounds.hpp"
 #include "world/motion.hpp"
 
@@ -28,6 +29,11 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
   last_gaze_.x_px = 0.5 * animation_settings.perception.view.screen.width_px;
   last_gaze_.y_px = 0.5 * animation_settings.perception.view.screen.height_px;
   last_gaze_.source = "centre";
+  for (const EvaluatedTreeSettings& trees : animation_settings.evaluate.trees) {
+    auto t = std::make_unique<TreeEvaluation>(
+        TreeEvaluation{trees, evaluated_tree_name(trees), NarrowPhase{}, CounterfactualEvaluation(animation_settings.evaluate, animation_settings.schedule)});
+    tree_evaluations_.push_back(std::move(t));
+  }
   std::vector<InstalledModel> installed;
   const std::vector<std::vector<ModelId>> group_models = library_.install_groups(seed, installed);
   for (InstalledModel& model : installed) take(std::move(model));
@@ -86,7 +92,25 @@ ModelId Animation::take(InstalledModel installed) {
   const ModelId id = installed.id;
   narrowphase_.set_model(id, std::move(installed.collision_model), std::move(installed.grower));
   meter_.set_model(id, library_.models()[id], library_.prototypes()[id].centre_of_mass_model_m);
+  // The evaluated tree sets get this model's tree too, built whole their way (a model added
+  // mid-run, a rockfall's fragment, included).
+  const Entity& prototype = library_.prototypes()[id];
+  for (const std::unique_ptr<TreeEvaluation>& t : tree_evaluations_) {
+    SphereTreeBuildOptions options = tree_build_options(settings_.world.entities[prototype.group].sphere_tree);
+    options.builder = t->trees.builder;
+    options.fit = t->trees.fit;
+    const SphereTree tree = build_sphere_tree(library_.models()[id], options).tree;
+    t->narrowphase.set_model(id, make_collision_model(tree, library_.models()[id], prototype.centre_of_mass_model_m,
+                                                      prototype.bounding_radius_m),
+                             nullptr);
+  }
   return id;
+}
+
+std::vector<Animation::TreeEvaluationView> Animation::evaluations() const {
+  std::vector<TreeEvaluationView> views{{"run", &evaluation_}};
+  for (const std::unique_ptr<TreeEvaluation>& t : tree_evaluations_) views.push_back({t->name, &t->evaluation});
+  return views;
 }
 
 void Animation::set_state(EntityId entity, const EntityState& state) {
@@ -245,11 +269,13 @@ void Animation::broad_phase(FrameStats& stats) {
 
 void Animation::prepare_collisions() {
   narrowphase_.sync(broadphase_.pairs(), entities_, frames_done_);
+  for (const std::unique_ptr<TreeEvaluation>& t : tree_evaluations_) t->narrowphase.sync(broadphase_.pairs(), entities_, frames_done_);
   // No collision refers to a retired entity now: its model may go, and idle branches of
   // on-demand trees with it (001), before this frame's hits refer to any node.
   for (const ModelId m : library_.release_unused()) {
     meter_.clear_model(m);
     narrowphase_.set_model(m, CollisionModel{}, nullptr);
+    for (const std::unique_ptr<TreeEvaluation>& t : tree_evaluations_) t->narrowphase.set_model(m, CollisionModel{}, nullptr);
   }
   narrowphase_.evict_idle(frames_done_);
 }
@@ -272,6 +298,11 @@ void Animation::evaluation_phase(const FrameGaze& gaze) {
   prepare_collisions();
   evaluation_.run(narrowphase_, states_, viewing(gaze), meter_, measure_options(), settings_.budget,
                   settings_.interrupt_policy, entities_.size());
+  // The same collisions and poses on the other trees. The meter's exact tests are shared:
+  // they depend on the pair and the poses only.
+  for (const std::unique_ptr<TreeEvaluation>& t : tree_evaluations_)
+    t->evaluation.run(t->narrowphase, states_, viewing(gaze), meter_, measure_options(), settings_.budget,
+                      settings_.interrupt_policy, entities_.size());
 }
 
 void Animation::narrow_phase(const FrameGaze& gaze, FrameStats& stats) {

@@ -133,6 +133,14 @@ class Animation {
   /// The schedulers evaluated on the side in the last step (docs/evaluation.md); empty
   /// frames() when the settings list none.
   const CounterfactualEvaluation& evaluation() const { return evaluation_; }
+  /// A counterfactual evaluation and the trees it ran on: "run" for the run's own, else the
+  /// evaluate.trees set's name (evaluated_tree_name).
+  struct TreeEvaluationView {
+    std::string_view tree;
+    const CounterfactualEvaluation* evaluation;
+  };
+  /// The evaluation on the run's own trees, then on each evaluate.trees set, in their order.
+  std::vector<TreeEvaluationView> evaluations() const;
   const PerceptionModel& perception_model() const { return perception_model_; }
   /// The response: the last frame's contact manifolds and the solver settings in force.
   const Response& response() const { return response_; }
@@ -198,6 +206,15 @@ class Animation {
   OcclusionQuery occlusion_;
   bool occlusion_ready_ = false;  ///< occlusion_ holds this frame's poses
   CounterfactualEvaluation evaluation_;
+  /// The evaluate.trees sets: each its own narrow phase over the same pairs, with every model's
+  /// tree built the set's way, and its own evaluation (its own episodes).
+  struct TreeEvaluation {
+    EvaluatedTreeSettings trees;
+    std::string name;
+    NarrowPhase narrowphase;
+    CounterfactualEvaluation evaluation;
+  };
+  std::vector<std::unique_ptr<TreeEvaluation>> tree_evaluations_;
   std::int64_t frames_done_ = 0;
 };
 

@@ -3,12 +3,31 @@
 // Definition structs of the counterfactual evaluation (docs/evaluation.md), with the
 // defaults a config falls back on (docs/config.md).
 
+#include <string>
 #include <vector>
 
 #include "core/budget_settings.hpp"
 #include "schedule/schedule_settings.hpp"
+#include "world/world_settings.hpp"
 
 namespace fovea {
+
+/// Another set of sphere trees the evaluated schedulers also run on (evaluate.trees): every
+/// model's tree built by `builder` with `fit`, the group's levels, remove_hidden and
+/// branching otherwise. Same poses and collisions as the run's own trees: a comparison of
+/// trees that the trees do not change (docs/evaluation.md).
+struct EvaluatedTreeSettings {
+  SphereTreeBuilder builder = SphereTreeBuilder::octree;
+  SphereFit fit = SphereFit::cell;
+};
+
+/// The tree set's name in evaluation.csv's `tree` column: octree, octree_fit (fit: voxels),
+/// medial, tightest (with _fit when its octree is fitted).
+inline std::string evaluated_tree_name(const EvaluatedTreeSettings& trees) {
+  std::string name = trees.builder == SphereTreeBuilder::octree ? "octree" : trees.builder == SphereTreeBuilder::medial ? "medial" : "tightest";
+  if (trees.fit == SphereFit::voxels && trees.builder != SphereTreeBuilder::medial) name += "_fit";
+  return name;
+}
 
 /// Schedulers evaluated on the driver's collisions, poses and budget every frame, on the
 /// side: each runs the narrow phase from the same start, its result is measured, and the
@@ -20,6 +39,9 @@ struct EvaluationSettings {
   /// Budgets each scheduler is evaluated under, crossed with the schedulers; none: the run's
   /// own budget. A fraction budget is a share of the frame's full-resolution tests.
   std::vector<BudgetSettings> budgets;
+  /// Tree sets every scheduler and budget also runs on, besides the run's own trees (the
+  /// `run` rows); none: the run's trees only.
+  std::vector<EvaluatedTreeSettings> trees;
 
   bool enabled() const { return !schedulers.empty(); }
 };

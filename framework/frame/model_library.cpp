@@ -26,14 +26,10 @@ std::uint64_t model_seed(std::uint64_t seed, std::uint32_t group, int variant) {
 
 SphereTreeBuildOptions tree_build_options(const SphereTreeSettings& trees) {
   SphereTreeBuildOptions options;
-  switch (trees.builder) {
-    case TreeBuilderKind::octree: options.builder = SphereTreeBuilder::octree; break;
-    case TreeBuilderKind::medial: options.builder = SphereTreeBuilder::medial; break;
-    case TreeBuilderKind::tightest: options.builder = SphereTreeBuilder::tightest; break;
-  }
+  options.builder = trees.builder;
   options.levels = trees.levels;
   options.remove_hidden = trees.remove_hidden;
-  options.fit = trees.fit == TreeFitKind::voxels ? SphereFit::voxels : SphereFit::cell;
+  options.fit = trees.fit;
   options.branching = trees.branching;
   return options;
 }

@@ -49,9 +49,14 @@ const InaccuracyMeter::ExactAtFrame& InaccuracyMeter::exact_at_frame(const Colli
                                                                      std::span<const EntityState> states,
                                                                      const Viewing& viewing) {
   ExactAtFrame& e = exact_[slot];
-  if (e.stamp == frame_stamp_) return e;
+  // Reused within the frame for the same pair: the other evaluations' narrow phases (other
+  // schedulers, other trees) hold the same pairs in the same slots, and the check keeps a
+  // slot that held another pair from answering for it.
+  if (e.stamp == frame_stamp_ && e.a == c.a && e.b == c.b) return e;
   e = ExactAtFrame{};
   e.stamp = frame_stamp_;
+  e.a = c.a;
+  e.b = c.b;
   const ExactPose pa{states[c.a].position_m, states[c.a].orientation};
   const ExactPose pb{states[c.b].position_m, states[c.b].orientation};
   e.contact = exact_contact(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);

@@ -103,6 +103,7 @@ class InaccuracyMeter {
   /// A collision's exact contact at this frame's poses, and how its true gap looks.
   struct ExactAtFrame {
     std::int64_t stamp = -1;          ///< frame_stamp_ when computed
+    EntityId a = 0, b = 0;            ///< the pair it was computed for
     ExactContact contact;
     double gap_deg = 0;
     double probability = 0;

@@ -53,7 +53,7 @@ class RunRecords {
 
   void write_frame(const RunFrame& frame, const Animation& world) {
     frames_.write(frame.stats, frame.measures, frame.demo_values);
-    if (evaluation_) evaluation_->write(frame.stats, world.evaluation());
+    if (evaluation_) evaluation_->write(frame.stats, world.evaluations());
     if (collisions_) collisions_->write(frame.stats.frame, world);
     if (gaze_) gaze_->write(frame.stats);
   }

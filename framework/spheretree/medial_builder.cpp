@@ -470,7 +470,8 @@ SphereTree MedialBuilder::build() {
       // the greedy choice, rarely by more than a third).
       float best = kFloatInfinity;
       for (const Split& sp : splits) best = std::min(best, sp.worst);
-      const float allowed = best + kBalanceExcess * std::max(best, 0.0f) + 1e-4f;
+      // Never looser than the node itself (by the bound): its own centre holds every group.
+      const float allowed = std::min(best + kBalanceExcess * std::max(best, 0.0f), cost(node_lattice[n], members)) + 1e-4f;
       std::size_t fewest = branching + 1;
       for (const Split& sp : splits)
         if (sp.worst <= allowed) fewest = std::min(fewest, sp.centres.size());

@@ -7,16 +7,9 @@
 #include "spheretree/model_depth.hpp"
 #include "spheretree/sphere_tree.hpp"
 #include "world/voxel_model.hpp"
+#include "world/world_settings.hpp"
 
 namespace fovea {
-
-/// Where an octree node's sphere comes from (config `sphere_tree.fit`).
-enum class SphereFit {
-  cell,    ///< 004's sphere: the smallest around the box of the occupied voxels in the node's cell
-  voxels,  ///< fitted to the voxels the node must cover (its cell's surface voxels, or all its
-           ///< occupied voxels when hidden nodes are kept): the smallest sphere around their
-           ///< corners, or 004's sphere where that protrudes less (octree_node_sphere)
-};
 
 struct OctreeBuildOptions {
   int levels = 4;             ///< levels of spheres below the root (004 section 3.3: four)

@@ -5,17 +5,9 @@
 #include "spheretree/octree_builder.hpp"
 #include "spheretree/sphere_tree.hpp"
 #include "world/voxel_model.hpp"
+#include "world/world_settings.hpp"
 
 namespace fovea {
-
-/// Which algorithm builds a model's sphere tree (config `sphere_tree.builder`,
-/// `fovea tree --builder`; docs/spheretree.md compares them).
-enum class SphereTreeBuilder {
-  octree,    ///< 004 section 3.3.1: octree cells (spheretree/octree_builder.hpp); the default
-  medial,    ///< spheres centred on the model's medial axis, chosen per node to minimise the
-             ///< worst protrusion (spheretree/medial_builder.hpp)
-  tightest,  ///< builds both and keeps the tighter (compare_tree_tightness below)
-};
 
 std::string_view sphere_tree_builder_name(SphereTreeBuilder builder);
 std::string_view sphere_fit_name(SphereFit fit);

@@ -52,26 +52,28 @@ struct ModelSettings {
   int file_model = 0;           ///< which model of a .vox file that holds several
 };
 
-/// Which builder makes a group's trees: the world's own names for spheretree/tree_builder.hpp's
-/// SphereTreeBuilder (the world sits below spheretree/; frame/model_library.cpp maps them).
-enum class TreeBuilderKind {
-  octree,    ///< 004 section 3.3.1's octree tree
-  medial,    ///< spheres on the model's medial axis; cannot grow on demand
-  tightest,  ///< both built, the tighter kept, per model
+/// Which algorithm builds a model's sphere tree (config `sphere_tree.builder`, `fovea tree
+/// --builder`; spheretree/tree_builder.hpp builds them, docs/spheretree.md compares them).
+enum class SphereTreeBuilder {
+  octree,    ///< 004 section 3.3.1: octree cells (spheretree/octree_builder.hpp); the default
+  medial,    ///< spheres on the model's medial axis (spheretree/medial_builder.hpp); cannot grow on demand
+  tightest,  ///< both built, the tighter at equal sphere counts kept, per model
 };
 
-/// Where an octree node's sphere comes from (spheretree/octree_builder.hpp's SphereFit).
-enum class TreeFitKind {
-  cell,    ///< 004's: around the box of the occupied voxels in the node's cell
-  voxels,  ///< the smallest around the voxels the node must cover
+/// Where an octree node's sphere comes from (config `sphere_tree.fit`).
+enum class SphereFit {
+  cell,    ///< 004's sphere: the smallest around the box of the occupied voxels in the node's cell
+  voxels,  ///< fitted to the voxels the node must cover (its cell's surface voxels, or all its
+           ///< occupied voxels when hidden nodes are kept): the smallest sphere around their
+           ///< corners, or 004's sphere where that protrudes less (spheretree/octree_builder.hpp)
 };
 
 /// How a group's sphere trees are made (spheretree/tree_builder.hpp), or read from a file.
 struct SphereTreeSettings {
-  TreeBuilderKind builder = TreeBuilderKind::octree;
+  SphereTreeBuilder builder = SphereTreeBuilder::octree;
   int levels = 4;               ///< levels of spheres below the root (004 section 3.3)
   bool remove_hidden = true;    ///< drop nodes hidden on all six sides (004 section 3.3.1)
-  TreeFitKind fit = TreeFitKind::cell;  ///< octree trees' spheres, the on-demand ones included
+  SphereFit fit = SphereFit::cell;  ///< octree trees' spheres, the on-demand ones included
   int branching = 8;            ///< most children per node of a medial tree, 2 to 8
   std::string file;             ///< a Toolkit .sph file to use instead of building one
   /// Grow the file's spheres until they cover the model's voxels as the descent needs

@@ -491,14 +491,14 @@ world:
                                        "test.yaml");
   const auto& groups = loaded.settings.world.entities;
   REQUIRE(groups.size() == 4);
-  CHECK(groups[0].sphere_tree.builder == TreeBuilderKind::medial);
+  CHECK(groups[0].sphere_tree.builder == SphereTreeBuilder::medial);
   CHECK(groups[0].sphere_tree.branching == 4);
-  CHECK(groups[0].sphere_tree.fit == TreeFitKind::cell);
-  CHECK(groups[1].sphere_tree.builder == TreeBuilderKind::tightest);
-  CHECK(groups[1].sphere_tree.fit == TreeFitKind::voxels);
+  CHECK(groups[0].sphere_tree.fit == SphereFit::cell);
+  CHECK(groups[1].sphere_tree.builder == SphereTreeBuilder::tightest);
+  CHECK(groups[1].sphere_tree.fit == SphereFit::voxels);
   CHECK(groups[2].sphere_tree.inflate);
   CHECK(groups[3].sphere_tree.on_demand);
-  CHECK(groups[3].sphere_tree.builder == TreeBuilderKind::octree);
+  CHECK(groups[3].sphere_tree.builder == SphereTreeBuilder::octree);
   // The resolved config writes every key, defaults with a file included, and loads back.
   const std::string resolved = config::resolved_yaml(loaded.settings);
   CHECK(resolved.find("builder: tightest") != std::string::npos);

@@ -222,8 +222,8 @@ TEST_CASE("Animation: sphere_tree.remove_hidden keeps or removes hidden nodes", 
 
 TEST_CASE("Animation: sphere_tree.builder and fit choose how each model's tree is built", "[world][animation][spheretree]") {
   WorldSettings w = two_groups();
-  w.entities[0].sphere_tree.fit = TreeFitKind::voxels;
-  w.entities[1].sphere_tree.builder = TreeBuilderKind::medial;
+  w.entities[0].sphere_tree.fit = SphereFit::voxels;
+  w.entities[1].sphere_tree.builder = SphereTreeBuilder::medial;
   w.entities[1].sphere_tree.branching = 4;
   const Animation medial(w, 1);
   for (ModelId m = 0; m < medial.models().size(); ++m) {
@@ -237,7 +237,7 @@ TEST_CASE("Animation: sphere_tree.builder and fit choose how each model's tree i
   CHECK(medial.sphere_tree(medial.entities()[0].model).radius_m ==
         build_octree_sphere_tree(ball, {4, true, SphereFit::voxels}).radius_m);
   // tightest: each model gets whichever tree won, and says which.
-  w.entities[1].sphere_tree.builder = TreeBuilderKind::tightest;
+  w.entities[1].sphere_tree.builder = SphereTreeBuilder::tightest;
   const Animation tightest(w, 1);
   for (const Entity& e : tightest.entities()) {
     if (e.group != 1) continue;

@@ -212,3 +212,59 @@ TEST_CASE("Frame metrics: without the visibility test or ground truth, their col
     CHECK_FALSE(std::isnan(stats.metrics.p_est_supra));
   }
 }
+
+TEST_CASE("Counterfactual evaluation: other trees run on the same collisions, and a set like the run's own gives its rows",
+          "[frame][evaluation][spheretree]") {
+  const AnimationSettings plain = packed_rocks();
+  AnimationSettings evaluated = plain;
+  evaluated.evaluate.schedulers = {SchedulerKind::round_robin, SchedulerKind::priority_queues};
+  BudgetSettings fraction;
+  fraction.mode = BudgetMode::fraction;
+  fraction.fraction = 0.2;
+  BudgetSettings unlimited;
+  unlimited.mode = BudgetMode::unlimited;
+  evaluated.evaluate.budgets = {fraction, unlimited};
+  EvaluatedTreeSettings own;  // the run's own: octree, cell spheres
+  EvaluatedTreeSettings medial;
+  medial.builder = SphereTreeBuilder::medial;
+  evaluated.evaluate.trees = {own, medial};
+
+  Animation a(plain, 4), b(evaluated, 4);
+  std::int64_t medial_full = 0, run_full = 0;
+  for (int frame = 0; frame < 60; ++frame) {
+    INFO("frame " << frame);
+    const FrameStats sa = a.step();
+    b.step();
+    // The world goes on with its own trees, untouched by the other sets.
+    REQUIRE(same_bytes(a.states(), b.states()));
+    const std::vector<Animation::TreeEvaluationView> views = b.evaluations();
+    REQUIRE(views.size() == 3);
+    CHECK(views[0].tree == "run");
+    CHECK(views[1].tree == "octree");
+    CHECK(views[2].tree == "medial");
+    const std::span<const EvaluatedFrame> run_rows = views[0].evaluation->frames();
+    const std::span<const EvaluatedFrame> octree_rows = views[1].evaluation->frames();
+    const std::span<const EvaluatedFrame> medial_rows = views[2].evaluation->frames();
+    REQUIRE(run_rows.size() == 4);
+    REQUIRE(octree_rows.size() == 4);
+    REQUIRE(medial_rows.size() == 4);
+    // The same trees, built again for the set: the same rows, to the bit.
+    CHECK(views[1].evaluation->full_resolution_tests() == views[0].evaluation->full_resolution_tests());
+    for (std::size_t r = 0; r < run_rows.size(); ++r) {
+      CHECK(octree_rows[r].sphere_tests == run_rows[r].sphere_tests);
+      CHECK(octree_rows[r].budget_tests == run_rows[r].budget_tests);
+      check_same_metrics(octree_rows[r].metrics, run_rows[r].metrics, false);
+    }
+    // Medial trees on the same collisions: every collision has an outcome at full
+    // resolution, and the truth (which does not depend on the trees) agrees.
+    const FrameMetrics& run_full_metrics = run_rows[1].metrics;
+    const FrameMetrics& medial_full_metrics = medial_rows[1].metrics;
+    CHECK(medial_full_metrics.interrupted == 0);
+    CHECK(medial_full_metrics.resolved_colliding + medial_full_metrics.resolved_not_colliding == sa.collisions);
+    CHECK(run_full_metrics.resolved_colliding + run_full_metrics.resolved_not_colliding == sa.collisions);
+    medial_full += views[2].evaluation->full_resolution_tests();
+    run_full += views[0].evaluation->full_resolution_tests();
+  }
+  CHECK(medial_full > 0);
+  CHECK(medial_full != run_full);  // other trees, other work
+}

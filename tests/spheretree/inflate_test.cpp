@@ -127,9 +127,8 @@ TEST_CASE("inflate: a tree that already covers comes back unchanged", "[spheretr
 }
 
 TEST_CASE("inflate: the medial builder's trees miss by rounding at most", "[spheretree][inflate][medial]") {
-  // The medial builder holds the guarantee by construction, up to rounding: its spheres have
-  // been seen to miss voxel corners by up to 5.5e-8 of a radius, more than the 1e-9 the
-  // octree builder's oracle allows, so inflating grows them by that much and no more.
+  // The medial builder holds the guarantee by construction: each radius is its farthest
+  // covered voxel corner, in double precision, so inflating grows a sphere by rounding at most.
   for (Shape shape : {Shape::ball, Shape::box, Shape::rock, Shape::l_shape, Shape::humanoid})
     for (const bool remove_hidden : {true, false}) {
       const VoxelModel m = model_of(shape, 13, 3);

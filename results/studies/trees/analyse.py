@@ -3,7 +3,9 @@
 
 Reads the runs of ./fovea sweep configs/studies/trees.yaml and trees_default.yaml
 (results/studies/trees-packed/ and trees-default/), and writes results/studies/trees/table.csv:
-per scene, tree builder and seed, over the frames after metrics.warmup_frames, the mean of
+per scene, world tree (the trees the world ran on), evaluated tree set (evaluation.csv's `tree`:
+every set on the same poses and collisions) and seed, over the frames after
+metrics.warmup_frames, the mean of
 
   full_tests         sphere tests full resolution needs in a frame (evaluation.csv)
   collisions         broad-phase pairs refined in a frame (frames.csv)
@@ -12,9 +14,9 @@ per scene, tree builder and seed, over the frames after metrics.warmup_frames, t
   p_true_2, nabla_true_2_mm, p_true_20, nabla_true_20_mm
                      P and nabla, true, left by priority queues at 2 % and 20 % of full_tests
 
-then prints, per scene and builder, the mean over seeds with a 95 % t interval, and each
-builder against the octree as the mean over seeds of the ratio (paired by seed: the same
-start, diverging as the trees differ), with its t interval.
+then prints, per scene, world tree and evaluated tree, the mean over seeds with a 95 % t
+interval, and each evaluated tree against the octree on the same frames as the mean over seeds
+of the per-seed ratio, with its t interval.
 
   python3 results/studies/trees/analyse.py
 """
@@ -53,25 +55,27 @@ def summarise():
             run_folder = os.path.join(folder, "runs", f"{int(run['run']):04d}")
             warmup = json.load(open(os.path.join(run_folder, "summary.json")))["warmup_frames"]
             frames = {int(r["frame"]): r for r in csv.DictReader(open(os.path.join(run_folder, "frames.csv"), newline=""))}
-            by_budget = {}
+            by_tree = {}
             for r in csv.DictReader(open(os.path.join(run_folder, "evaluation.csv"), newline="")):
-                if int(r["frame"]) >= warmup:
-                    by_budget.setdefault(r["budget"], []).append(r)
-            zero, two, twenty = (by_budget[b] for b in ("0", "0.02", "0.2"))
-            rows.append({
-                "scene": scene,
-                "tree": run["tree"],
-                "seed": run["seed"],
-                "frames": len(zero),
-                "full_tests": mean(number(r["full_tests"]) for r in zero),
-                "collisions": mean(number(frames[int(r["frame"])]["collisions"]) for r in zero),
-                "root_gap_mm": 1000 * math.fsum(number(r["nabla_est"]) for r in zero) /
-                               max(1.0, math.fsum(number(r["collisions"]) for r in zero)),
-                "p_true_2": mean(number(r["p_true"]) for r in two),
-                "nabla_true_2_mm": 1000 * mean(number(r["nabla_true"]) for r in two),
-                "p_true_20": mean(number(r["p_true"]) for r in twenty),
-                "nabla_true_20_mm": 1000 * mean(number(r["nabla_true"]) for r in twenty),
-            })
+                if int(r["frame"]) >= warmup and r["tree"] != "run":
+                    by_tree.setdefault(r["tree"], {}).setdefault(r["budget"], []).append(r)
+            for tree, by_budget in by_tree.items():
+                zero, two, twenty = (by_budget[b] for b in ("0", "0.02", "0.2"))
+                rows.append({
+                    "scene": scene,
+                    "world_tree": run["world_tree"],
+                    "tree": tree,
+                    "seed": run["seed"],
+                    "frames": len(zero),
+                    "full_tests": mean(number(r["full_tests"]) for r in zero),
+                    "collisions": mean(number(frames[int(r["frame"])]["collisions"]) for r in zero),
+                    "root_gap_mm": 1000 * math.fsum(number(r["nabla_est"]) for r in zero) /
+                                   max(1.0, math.fsum(number(r["collisions"]) for r in zero)),
+                    "p_true_2": mean(number(r["p_true"]) for r in two),
+                    "nabla_true_2_mm": 1000 * mean(number(r["nabla_true"]) for r in two),
+                    "p_true_20": mean(number(r["p_true"]) for r in twenty),
+                    "nabla_true_20_mm": 1000 * mean(number(r["nabla_true"]) for r in twenty),
+                })
     with open(TABLE, "w", newline="") as f:
         writer = csv.DictWriter(f, list(rows[0].keys()))
         writer.writeheader()
@@ -92,32 +96,35 @@ def main():
     rows = summarise()
     print(f"{TABLE}: {len(rows)} runs\n")
     for scene, _, _ in STUDIES:
-        mine = [r for r in rows if r["scene"] == scene]
-        trees = sorted({r["tree"] for r in mine}, key=lambda t: (t != "octree", t))
-        print(f"## {scene}: mean over seeds, 95 % t interval\n")
-        print("| tree | " + " | ".join(METRICS) + " |")
-        print("|---|" + "---|" * len(METRICS))
-        for tree in trees:
-            cells = []
-            for m in METRICS:
-                mu, half = interval([r[m] for r in mine if r["tree"] == tree])
-                cells.append(f"{mu:.4g} ± {half:.2g}")
-            print(f"| {tree} | " + " | ".join(cells) + " |")
-        print(f"\n## {scene}: each tree over the octree, mean of per-seed ratios, 95 % t interval\n")
-        print("| tree | " + " | ".join(METRICS) + " |")
-        print("|---|" + "---|" * len(METRICS))
-        octree = {r["seed"]: r for r in mine if r["tree"] == "octree"}
-        for tree in trees:
-            if tree == "octree":
+        for world_tree in ("octree", "medial"):
+            mine = [r for r in rows if r["scene"] == scene and r["world_tree"] == world_tree]
+            if not mine:
                 continue
-            cells = []
-            for m in METRICS:
-                ratios = [r[m] / octree[r["seed"]][m] for r in mine if r["tree"] == tree and octree[r["seed"]][m] > 0]
-                mu, half = interval(ratios)
-                cells.append(f"{mu:.3f} ± {half:.2g}")
-            print(f"| {tree} | " + " | ".join(cells) + " |")
-        print()
-
+            trees = sorted({r["tree"] for r in mine}, key=lambda t: (t != "octree", t))
+            print(f"## {scene}, the world on {world_tree} trees: mean over seeds, 95 % t interval\n")
+            print("| tree | " + " | ".join(METRICS) + " |")
+            print("|---|" + "---|" * len(METRICS))
+            for tree in trees:
+                cells = []
+                for m in METRICS:
+                    mu, half = interval([r[m] for r in mine if r["tree"] == tree])
+                    cells.append(f"{mu:.4g} ± {half:.2g}")
+                print(f"| {tree} | " + " | ".join(cells) + " |")
+            print(f"\n## {scene}, the world on {world_tree} trees: each tree over the octree on the same frames, "
+                  "mean of per-seed ratios, 95 % t interval\n")
+            print("| tree | " + " | ".join(METRICS) + " |")
+            print("|---|" + "---|" * len(METRICS))
+            octree = {r["seed"]: r for r in mine if r["tree"] == "octree"}
+            for tree in trees:
+                if tree == "octree":
+                    continue
+                cells = []
+                for m in METRICS:
+                    ratios = [r[m] / octree[r["seed"]][m] for r in mine if r["tree"] == tree and octree[r["seed"]][m] > 0]
+                    mu, half = interval(ratios)
+                    cells.append(f"{mu:.3f} ± {half:.2g}")
+                print(f"| {tree} | " + " | ".join(cells) + " |")
+            print()
 
 if __name__ == "__main__":
     main()
