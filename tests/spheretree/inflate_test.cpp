@@ -13,58 +13,16 @@
 #include "spheretree/medial_builder.hpp"
 #include "spheretree/octree_builder.hpp"
 #include "spheretree/sph_file.hpp"
+#include "support/tree_coverage.hpp"
 #include "world/model_generators.hpp"
 
 using namespace fovea;
 
 namespace {
 
-/// All eight corners of voxel v lie in the sphere (a relative 1e-9 for rounding).
-bool sphere_holds_voxel(const SphereTree& tree, std::uint32_t n, const IVec3& v, double s) {
-  for (int corner = 0; corner < 8; ++corner) {
-    const Vec3 p = Vec3(v + IVec3(corner & 1, (corner >> 1) & 1, (corner >> 2) & 1)) * s;
-    if (glm::length(p - tree.centre_m[n]) > tree.radius_m[n] * (1 + 1e-9)) return false;
-  }
-  return true;
-}
-
-/// The voxels a tree must cover: those with a free face (by the oracle's own scan of the six
-/// neighbours), or every occupied one.
-std::vector<IVec3> covered_voxels(const VoxelModel& m, bool remove_hidden) {
-  std::vector<IVec3> result;
-  m.for_each_occupied([&](int x, int y, int z) {
-    if (!remove_hidden || !m.occupied(x - 1, y, z) || !m.occupied(x + 1, y, z) || !m.occupied(x, y - 1, z) ||
-        !m.occupied(x, y + 1, z) || !m.occupied(x, y, z - 1) || !m.occupied(x, y, z + 1))
-      result.emplace_back(x, y, z);
-  });
-  return result;
-}
-
-bool chain_to_a_leaf(const SphereTree& tree, std::uint32_t n, const IVec3& v, double s) {
-  if (!sphere_holds_voxel(tree, n, v, s)) return false;
-  if (tree.is_leaf(n)) return true;
-  for (std::uint32_t c = tree.first_child[n]; c < tree.first_child[n] + tree.child_count[n]; ++c)
-    if (chain_to_a_leaf(tree, c, v, s)) return true;
-  return false;
-}
-
-/// Whether the descent's guarantee holds, checked twice over: a chain from the root to a leaf
-/// for every voxel, and every cut holding every voxel, sphere by sphere.
+/// Whether the descent's guarantee holds (support/tree_coverage.hpp).
 bool covers(const VoxelModel& m, const SphereTree& tree, bool remove_hidden) {
-  const double s = m.voxel_size_m();
-  const std::vector<IVec3> voxels = covered_voxels(m, remove_hidden);
-  for (const IVec3& v : voxels)
-    if (!chain_to_a_leaf(tree, 0, v, s)) return false;
-  for (int depth = 0; depth <= tree.height(); ++depth) {
-    const std::vector<std::uint32_t> cut = tree.cut(depth);
-    for (const IVec3& v : voxels) {
-      bool held = false;
-      for (const std::uint32_t n : cut)
-        if ((held = sphere_holds_voxel(tree, n, v, s))) break;
-      if (!held) return false;
-    }
-  }
-  return true;
+  return test::descent_guarantee_problem(m, tree, remove_hidden).empty();
 }
 
 /// Inflation changes radii only, and never shrinks one; the report adds up.

@@ -1,7 +1,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <functional>
 
 #include "core/rng.hpp"
 #include "spheretree/enclosing_sphere.hpp"
@@ -10,61 +9,16 @@
 #include "spheretree/tightness.hpp"
 #include "spheretree/tree_builder.hpp"
 #include "spheretree/vox_file.hpp"
+#include "support/tree_coverage.hpp"
 #include "world/model_generators.hpp"
 
 using namespace fovea;
 
 namespace {
 
-/// All eight corners of voxel v lie in sphere n (a relative 1e-9 for rounding).
-bool holds_voxel(const SphereTree& tree, std::uint32_t n, const IVec3& v, double s) {
-  for (int corner = 0; corner < 8; ++corner) {
-    const Vec3 p = Vec3(v + IVec3(corner & 1, (corner >> 1) & 1, (corner >> 2) & 1)) * s;
-    if (glm::length(p - tree.centre_m[n]) > tree.radius_m[n] * (1 + 1e-9)) return false;
-  }
-  return true;
-}
-
-/// The voxels a tree must cover: those with a free face, or every occupied one.
-std::vector<IVec3> voxels_to_cover(const VoxelModel& m, bool surface_only) {
-  std::vector<IVec3> result;
-  m.for_each_occupied([&](int x, int y, int z) {
-    if (!surface_only || !m.occupied(x - 1, y, z) || !m.occupied(x + 1, y, z) || !m.occupied(x, y - 1, z) ||
-        !m.occupied(x, y + 1, z) || !m.occupied(x, y, z - 1) || !m.occupied(x, y, z + 1))
-      result.emplace_back(x, y, z);
-  });
-  return result;
-}
-
-/// What the descent needs, by exhaustive search with no knowledge of how the tree was built:
-/// every voxel to cover lies wholly in some sphere of every cut, and along some path of
-/// spheres from the root to a leaf each of which holds it (so a descent that follows the
-/// spheres holding a contact never loses it).
+/// What the descent needs (support/tree_coverage.hpp), required.
 void require_descent_guarantee(const VoxelModel& m, const SphereTree& tree, bool surface_only = true) {
-  REQUIRE(tree.check_layout() == "");
-  const double s = m.voxel_size_m();
-  const std::vector<IVec3> voxels = voxels_to_cover(m, surface_only);
-  for (int depth = 0; depth <= tree.height(); ++depth) {
-    const std::vector<std::uint32_t> cut = tree.cut(depth);
-    for (const IVec3& v : voxels) {
-      bool covered = false;
-      for (const std::uint32_t n : cut)
-        if ((covered = holds_voxel(tree, n, v, s))) break;
-      INFO("depth " << depth << " voxel " << v.x << "," << v.y << "," << v.z);
-      REQUIRE(covered);
-    }
-  }
-  const std::function<bool(std::uint32_t, const IVec3&)> path_to_leaf = [&](std::uint32_t n, const IVec3& v) {
-    if (!holds_voxel(tree, n, v, s)) return false;
-    if (tree.is_leaf(n)) return true;
-    for (std::uint32_t c = tree.first_child[n]; c < tree.first_child[n] + tree.child_count[n]; ++c)
-      if (path_to_leaf(c, v)) return true;
-    return false;
-  };
-  for (const IVec3& v : voxels) {
-    INFO("voxel " << v.x << "," << v.y << "," << v.z);
-    REQUIRE(path_to_leaf(0, v));
-  }
+  REQUIRE(test::descent_guarantee_problem(m, tree, surface_only) == "");
 }
 
 VoxelModel shape(Shape kind, int resolution, std::uint64_t seed = 7) {

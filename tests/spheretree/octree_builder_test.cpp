@@ -2,48 +2,20 @@
 
 #include "core/rng.hpp"
 #include "spheretree/octree_builder.hpp"
+#include "support/tree_coverage.hpp"
 #include "world/model_generators.hpp"
 
 using namespace fovea;
 
 namespace {
 
-/// All eight corners of voxel v lie in the sphere (a relative 1e-9 for rounding).
-bool sphere_holds_voxel(const SphereTree& tree, std::uint32_t n, const IVec3& v, double s) {
-  for (int corner = 0; corner < 8; ++corner) {
-    const Vec3 p = Vec3(v + IVec3(corner & 1, (corner >> 1) & 1, (corner >> 2) & 1)) * s;
-    if (glm::length(p - tree.centre_m[n]) > tree.radius_m[n] * (1 + 1e-9)) return false;
-  }
-  return true;
-}
-
-std::vector<IVec3> surface_voxels(const VoxelModel& m) {
-  std::vector<IVec3> result;
-  m.for_each_occupied([&](int x, int y, int z) {
-    if (!m.occupied(x - 1, y, z) || !m.occupied(x + 1, y, z) || !m.occupied(x, y - 1, z) || !m.occupied(x, y + 1, z) ||
-        !m.occupied(x, y, z - 1) || !m.occupied(x, y, z + 1))
-      result.emplace_back(x, y, z);
-  });
-  return result;
-}
-
 /// The coverage guarantees, by exhaustive search (the oracle knows nothing of cells):
 /// every surface voxel inside some sphere of every cut, and inside some child of every
 /// node whose cell holds it; radii within the cell's circumsphere; a valid layout.
 void require_guarantees(const VoxelModel& m, const SphereTree& tree) {
-  REQUIRE(tree.check_layout() == "");
+  REQUIRE(test::descent_guarantee_problem(m, tree, true) == "");
   const double s = m.voxel_size_m();
-  const std::vector<IVec3> surface = surface_voxels(m);
-  for (int depth = 0; depth <= tree.height(); ++depth) {
-    const std::vector<std::uint32_t> cut = tree.cut(depth);
-    for (const IVec3& v : surface) {
-      bool covered = false;
-      for (const std::uint32_t n : cut)
-        if ((covered = sphere_holds_voxel(tree, n, v, s))) break;
-      INFO("depth " << depth << " voxel " << v.x << "," << v.y << "," << v.z);
-      REQUIRE(covered);
-    }
-  }
+  const std::vector<IVec3> surface = test::voxels_to_cover(m, true);
   for (std::uint32_t n = 0; n < tree.size(); ++n) {
     const Vec3 cell = Vec3(tree.cell_max[n] - tree.cell_min[n]) * s;
     REQUIRE(tree.radius_m[n] <= 0.5 * glm::length(cell) * (1 + 1e-12));
@@ -52,7 +24,7 @@ void require_guarantees(const VoxelModel& m, const SphereTree& tree) {
       if (glm::any(glm::lessThan(v, tree.cell_min[n])) || glm::any(glm::greaterThanEqual(v, tree.cell_max[n]))) continue;
       bool covered = false;
       for (std::uint32_t c = tree.first_child[n]; c < tree.first_child[n] + tree.child_count[n] && !covered; ++c)
-        covered = sphere_holds_voxel(tree, c, v, s);
+        covered = test::sphere_holds_voxel(tree, c, v, s);
       REQUIRE(covered);
     }
   }
