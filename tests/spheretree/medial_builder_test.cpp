@@ -29,19 +29,6 @@ VoxelModel shape(Shape kind, int resolution, std::uint64_t seed = 7) {
   return make_model(settings, seed);
 }
 
-VoxelModel random_blob(Rng& rng, int max_side) {
-  const IVec3 dims(1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(max_side))),
-                   1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(max_side))),
-                   1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(max_side))));
-  VoxelModel m(dims, 0.05);
-  const double density = rng.uniform(0.2, 0.9);
-  for (int z = 0; z < dims.z; ++z)
-    for (int y = 0; y < dims.y; ++y)
-      for (int x = 0; x < dims.x; ++x)
-        if (rng.uniform() < density) m.set(x, y, z, true);
-  if (m.occupied_count() == 0) m.set(0, 0, 0, true);
-  return m;
-}
 
 }  // namespace
 
@@ -50,7 +37,7 @@ TEST_CASE("model depth: exact distance to the outside at every half-voxel lattic
   Rng rng(5);
   std::vector<VoxelModel> models = {shape(Shape::rock, 9), shape(Shape::l_shape, 8), shape(Shape::humanoid, 10),
                                     shape(Shape::ball, 1)};
-  for (int trial = 0; trial < 4; ++trial) models.push_back(random_blob(rng, 7));
+  for (int trial = 0; trial < 4; ++trial) models.push_back(test::random_voxel_blob(rng, 7));
   for (const VoxelModel& m : models) {
     const ModelDepth depth(m);
     const IVec3 count = depth.lattice_count();
@@ -116,7 +103,7 @@ TEST_CASE("medial sphere tree: the descent's guarantee on random blobs, several 
           "[spheretree][medial]") {
   Rng rng(77);
   for (int trial = 0; trial < 12; ++trial) {
-    const VoxelModel m = random_blob(rng, 13);
+    const VoxelModel m = test::random_voxel_blob(rng, 13);
     for (const int levels : {1, 2, 4}) {
       INFO("trial " << trial << " levels " << levels);
       require_descent_guarantee(m, build_medial_sphere_tree(m, {levels, true, trial % 2 == 0 ? 8 : 3}));
@@ -127,7 +114,7 @@ TEST_CASE("medial sphere tree: the descent's guarantee on random blobs, several 
 TEST_CASE("medial sphere tree: hidden voxels kept means every occupied voxel is covered", "[spheretree][medial]") {
   Rng rng(3);
   for (int trial = 0; trial < 4; ++trial) {
-    const VoxelModel m = random_blob(rng, 9);
+    const VoxelModel m = test::random_voxel_blob(rng, 9);
     require_descent_guarantee(m, build_medial_sphere_tree(m, {3, false, 8}), false);
   }
   const VoxelModel ball = shape(Shape::ball, 12);
@@ -190,7 +177,7 @@ TEST_CASE("octree spheres fitted to the voxels: the guarantee, and never larger 
   Rng rng(21);
   std::vector<VoxelModel> models;
   for (Shape kind : {Shape::ball, Shape::box, Shape::rock, Shape::l_shape, Shape::humanoid}) models.push_back(shape(kind, 13));
-  for (int trial = 0; trial < 6; ++trial) models.push_back(random_blob(rng, 11));
+  for (int trial = 0; trial < 6; ++trial) models.push_back(test::random_voxel_blob(rng, 11));
   for (const VoxelModel& m : models)
     for (const bool remove_hidden : {true, false}) {
       const SphereTree cell = build_octree_sphere_tree(m, {4, remove_hidden, SphereFit::cell});

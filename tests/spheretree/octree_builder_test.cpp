@@ -47,15 +47,7 @@ TEST_CASE("octree sphere tree: coverage on every built-in model at several resol
 TEST_CASE("octree sphere tree: coverage on random voxel blobs and odd grid sizes", "[spheretree][builder]") {
   Rng rng(77);
   for (int trial = 0; trial < 12; ++trial) {
-    const IVec3 dims(1 + static_cast<int>(rng.below(13)), 1 + static_cast<int>(rng.below(13)),
-                     1 + static_cast<int>(rng.below(13)));
-    VoxelModel m(dims, 0.05);
-    const double density = rng.uniform(0.2, 0.9);
-    for (int z = 0; z < dims.z; ++z)
-      for (int y = 0; y < dims.y; ++y)
-        for (int x = 0; x < dims.x; ++x)
-          if (rng.uniform() < density) m.set(x, y, z, true);
-    if (m.occupied_count() == 0) m.set(0, 0, 0, true);
+    const VoxelModel m = test::random_voxel_blob(rng, 13);
     for (int levels : {1, 2, 4, 6}) {
       INFO("trial " << trial << " levels " << levels);
       require_guarantees(m, build_octree_sphere_tree(m, {levels, true}));

@@ -2,6 +2,20 @@
 
 namespace fovea::test {
 
+VoxelModel random_voxel_blob(Rng& rng, int max_side) {
+  const auto side = [&] { return 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(max_side))); };
+  const int x_side = side(), y_side = side(), z_side = side();
+  const IVec3 dims(x_side, y_side, z_side);
+  VoxelModel m(dims, 0.05);
+  const double density = rng.uniform(0.2, 0.9);
+  for (int z = 0; z < dims.z; ++z)
+    for (int y = 0; y < dims.y; ++y)
+      for (int x = 0; x < dims.x; ++x)
+        if (rng.uniform() < density) m.set(x, y, z, true);
+  if (m.occupied_count() == 0) m.set(0, 0, 0, true);
+  return m;
+}
+
 bool sphere_holds_voxel(const SphereTree& tree, std::uint32_t n, const IVec3& v, double voxel_size_m) {
   for (int corner = 0; corner < 8; ++corner) {
     const Vec3 p = Vec3(v + IVec3(corner & 1, (corner >> 1) & 1, (corner >> 2) & 1)) * voxel_size_m;

@@ -7,10 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.hpp"
 #include "spheretree/sphere_tree.hpp"
 #include "world/voxel_model.hpp"
 
 namespace fovea::test {
+
+/// A random voxel blob: sides of 1 to `max_side` voxels of 0.05 m (odd sizes included), each
+/// voxel occupied with a density drawn from [0.2, 0.9], at least one occupied.
+VoxelModel random_voxel_blob(Rng& rng, int max_side);
 
 /// All eight corners of voxel v lie in sphere n of the tree (a relative 1e-9 for rounding);
 /// `voxel_size_m` the model's.
