@@ -339,6 +339,7 @@ TEST_CASE("run_frames: evaluate writes evaluation.csv and leaves frames.csv as i
   CHECK(row[column("scheduler")] == "priority_queues");
   CHECK(row[column("budget_mode")] == "fraction");
   CHECK(row[column("budget")] == "0.5");
+  CHECK(row[column("tree")] == "run");  // no evaluate.trees: the run's own trees only
   CHECK_FALSE(row[column("p_true_visible")].empty());  // ground truth and visibility are on in this config
   CHECK(test::split(lines[1])[column("budget_tests")] == "300");
 }
