@@ -307,6 +307,18 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   if (settings.budget.mode == BudgetMode::fraction)
     throw ConfigError(loaded.error_at("budget.mode", "fraction budgets are for evaluate.budgets only: a run's own "
                                                      "budget is work, wall or unlimited"));
+  for (std::size_t i = 0; i < settings.evaluate.trees.size(); ++i) {
+    const EvaluatedTreeSettings& trees = settings.evaluate.trees[i];
+    const std::string at = "evaluate.trees[" + std::to_string(i) + "].";
+    if (trees.builder == SphereTreeBuilder::medial && trees.fit == SphereFit::voxels)
+      throw ConfigError(loaded.error_at(at + "fit", "medial trees fit their own spheres; fit applies to octree (and "
+                                                    "tightest) trees: leave it out"));
+    for (std::size_t j = 0; j < i; ++j)
+      if (evaluated_tree_name(settings.evaluate.trees[j]) == evaluated_tree_name(trees))
+        throw ConfigError(loaded.error_at(at + "builder", "the same tree set as evaluate.trees[" + std::to_string(j) +
+                                                              "] (" + evaluated_tree_name(trees) +
+                                                              "): its rows could not be told apart"));
+  }
   if (!settings.evaluate.trees.empty() && !settings.evaluate.enabled())
     throw ConfigError(loaded.error_at("evaluate.trees", "the tree sets are run by the evaluated schedulers, and there are "
                                                         "none: set evaluate.schedulers"));

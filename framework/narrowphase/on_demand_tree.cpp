@@ -61,17 +61,24 @@ void TreeGrower::write_node(CollisionModel& m, std::uint32_t index, std::uint32_
   const bool leaf = is_octree_leaf(cell, depth, options_.levels);
   m.child_count[index] = leaf ? 0 : kChildrenNotBuilt;
   m.first_child[index] = leaf ? 0 : index;
-  // Leaf reach without the subtree: every leaf below has a sphere around an occupied box
-  // inside this node's occupied box, its extents at most a leaf cell's (e, per axis, the
-  // smaller of the two); such a box's centre is at most |h - e/2| from this centre (h: the
-  // occupied box's half extents) and its sphere reaches |e/2| further, so |h| + |e/2|
-  // bounds it, and |h| is this node's radius.
+  // Leaf reach without the subtree: every leaf below has a sphere centred inside an occupied
+  // box that lies inside this node's occupied box, its extents at most a leaf cell's (e, per
+  // axis, the smaller of the two), its radius at most |e/2| (004's sphere around that box, or a
+  // fitted one no larger, SphereFit::voxels). So the farthest corner of this node's occupied box
+  // from this centre, plus |e/2|, bounds it. For 004's spheres that corner is |h| away (h: the
+  // box's half extents), this node's radius; a fitted sphere's centre and radius are elsewhere.
   if (leaf) {
     m.leaf_reach_m[index] = radius_m;
   } else {
+    const double s = model_.voxel_size_m();
+    double corner_m = radius_m;
+    if (options_.fit != SphereFit::cell) {
+      const Vec3 box_lo = Vec3(scan.box_min) * s, box_hi = Vec3(scan.box_max + 1) * s;
+      corner_m = glm::length(glm::max(glm::abs(box_lo - centre_m), glm::abs(box_hi - centre_m)));
+    }
     const Vec3 occupied_extent(scan.box_max - scan.box_min + 1);
     const Vec3 leaf_extent = glm::min(occupied_extent, Vec3(static_cast<double>(leaf_cell_side_voxels_)));
-    m.leaf_reach_m[index] = radius_m + 0.5 * glm::length(leaf_extent) * model_.voxel_size_m();
+    m.leaf_reach_m[index] = corner_m + 0.5 * glm::length(leaf_extent) * s;
   }
   cell_[index] = cell;
   depth_[index] = static_cast<std::uint8_t>(depth);

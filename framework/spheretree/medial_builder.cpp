@@ -24,6 +24,15 @@ constexpr std::size_t kMaxChoiceVoxels = 256;
 constexpr float kBalanceExcess = 0.05f;
 /// Rounds of exchange() at most: each moves the centres and reassigns the voxels.
 constexpr int kExchangeRounds = 4;
+/// Costs are compared in float: within this many voxels they are equal.
+constexpr float kCostRounding = 1e-4f;
+/// The share by which exchanges can lower a greedy choice's worst cost, at most, as seen on
+/// the built-in shapes: a greedy choice of fewer centres worse than that is not tried.
+constexpr float kExchangeGain = 0.5f;
+/// Radii are raised by this share over the farthest corner, in metres: more than the rounding
+/// of centres and corners scaled by the voxel size (a few 1e-14 of a radius), so every covered
+/// corner is inside in floating point too.
+constexpr double kRadiusRoundUp = 1e-12;
 /// A lattice point is on the medial axis where the depth rises towards no neighbour faster
 /// than this (away from the axis it rises at slope 1, towards the axis).
 constexpr double kMedialSlope = 0.4;
@@ -414,12 +423,13 @@ SphereTree MedialBuilder::build() {
   std::vector<std::vector<std::uint32_t>> node_voxels;
   std::vector<IVec3> node_lattice;  // each node's centre on the lattice
   const auto add_node = [&](IVec3 centre, std::vector<std::uint32_t> members, int level) {
-    // The radius in double, exactly the farthest corner (the coverage guarantee rests on it).
+    // The radius in double: the farthest corner, raised past rounding (the coverage guarantee
+    // rests on it).
     const Vec3 c = depth_.point_voxels(centre);
     double r = 0;
     for (const std::uint32_t m : members) r = std::max(r, glm::length(glm::abs(c - voxels_[m]) + 0.5));
     tree.centre_m.push_back(c * s);
-    tree.radius_m.push_back(r * s);
+    tree.radius_m.push_back(r * s * (1 + kRadiusRoundUp));
     node_lattice.push_back(centre);
     tree.first_child.push_back(0);
     tree.child_count.push_back(0);
@@ -445,7 +455,7 @@ SphereTree MedialBuilder::build() {
     const std::uint32_t begin = tree.level_begin[static_cast<std::size_t>(level)];
     const std::uint32_t end = tree.level_begin[static_cast<std::size_t>(level) + 1];
     for (std::uint32_t n = begin; n < end; ++n) {
-      const std::vector<std::uint32_t>& members = node_voxels[n];
+      const std::vector<std::uint32_t> members = node_voxels[n];  // a copy: add_node grows node_voxels
       if (members.size() < 2) continue;  // a single voxel: a leaf
       // Splits to choose from: box splits of 2, 4, 8 (an octree's, on the voxels' box) and
       // greedy k-centre choices, each improved by exchanges. The node's own centre is a
@@ -465,18 +475,20 @@ SphereTree MedialBuilder::build() {
       if (order.size() >= 2) splits.push_back(greedy_split(order.size()));
       std::erase_if(splits, [](const Split& sp) { return sp.centres.size() < 2; });
       if (splits.empty()) continue;
-      // The fewest children within kBalanceExcess of the best split's worst protrusion. Fewer
-      // greedy centres are tried where their greedy worst promises it (exchanges improve on
-      // the greedy choice, rarely by more than a third).
+      // The fewest children within kBalanceExcess of the best split's worst protrusion, and
+      // no looser than the node itself where the best split is not (a group's centre is
+      // chosen on its extremes and moved downhill, so a split can end looser than the node's
+      // own centre would be; the best split is always allowed). Fewer greedy centres are tried
+      // where their greedy worst promises it.
       float best = kFloatInfinity;
       for (const Split& sp : splits) best = std::min(best, sp.worst);
-      // Never looser than the node itself (by the bound): its own centre holds every group.
-      const float allowed = std::min(best + kBalanceExcess * std::max(best, 0.0f), cost(node_lattice[n], members)) + 1e-4f;
+      const float balanced = std::min(best + kBalanceExcess * std::max(best, 0.0f), cost(node_lattice[n], members));
+      const float allowed = std::max(balanced, best) + kCostRounding;
       std::size_t fewest = branching + 1;
       for (const Split& sp : splits)
         if (sp.worst <= allowed) fewest = std::min(fewest, sp.centres.size());
       for (std::size_t k = 2; k + 1 < order.size() && k < fewest; ++k) {
-        if (greedy_worst[k - 1] > allowed + 0.5f * std::max(allowed, 0.0f)) continue;
+        if (greedy_worst[k - 1] > allowed + kExchangeGain * std::max(allowed, 0.0f)) continue;
         Split fewer = greedy_split(k);
         if (fewer.centres.size() >= 2 && fewer.worst <= allowed) {
           splits.push_back(std::move(fewer));

@@ -25,11 +25,12 @@ struct MedialBuildOptions {
 /// centres on the medial axis of an exact distance transform, to minimise the worst of
 /// r - D(c) over them: a greedy k-centre choice, then exchanges (assign each voxel to the
 /// child that needs the least protrusion to hold it, move each centre downhill) in the
-/// spirit of Bradshaw and O'Sullivan's medial-axis merge and expand algorithms. A level uses
-/// no more children per node than keep the level's worst protrusion.
+/// spirit of Bradshaw and O'Sullivan's medial-axis merge and expand algorithms. Each node takes
+/// the fewest children within 5 % of its best split's worst bound (the Toolkit's balance rule).
 ///
 /// The guarantee the descent needs holds by construction, as in the octree tree: every voxel
-/// a node covers is wholly (all eight corners) inside its sphere and inside one child's. A
+/// a node covers is wholly (all eight corners) inside its sphere and inside one child's (radii
+/// are raised past floating-point rounding). A
 /// branch ends at `levels` or where its node covers a single voxel. Deterministic. Has no
 /// octree cells (cell_min and cell_max stay empty), so it cannot grow on demand.
 SphereTree build_medial_sphere_tree(const VoxelModel& model, const MedialBuildOptions& options = {});

@@ -156,15 +156,19 @@ double ModelDepth::depth_voxels(IVec3 lattice) const { return depth_[index(latti
 double ModelDepth::depth_lower_bound_voxels(const Vec3& x) const {
   // From each of the 8 lattice points around: a point q of depth D(q) > 0 has the ball of
   // radius D(q) about it inside the model, so the depth at x is at least D(q) - |x - q|.
-  // float rounding is a few 1e-7 voxel: take 1e-5 off.
+  // Depths are stored in float, exact to about 6e-8 of themselves: take 1e-6 of the depth and
+  // 1e-5 voxel off. A point far off the lattice (or not a number) is clamped to its edge,
+  // where the bound still holds (depth changes no faster than position).
   const Vec3 g = (x + 1.0) * 2.0;
-  const IVec3 base = glm::clamp(IVec3(glm::floor(g)), IVec3(0), count_ - 2);
+  const Vec3 limit = Vec3(count_ - 2);
+  const Vec3 clamped = glm::clamp(g, Vec3(0.0), limit);  // NaN would survive a clamp: test it
+  const IVec3 base = glm::any(glm::isnan(g)) ? IVec3(0) : IVec3(glm::floor(clamped));
   double best = -std::numeric_limits<double>::infinity();
   for (int c = 0; c < 8; ++c) {
     const IVec3 q = base + IVec3(c & 1, (c >> 1) & 1, (c >> 2) & 1);
     const double dq = depth_[index(q)];
     if (dq <= 0) continue;
-    best = std::max(best, dq - glm::length(x - point_voxels(q)) - 1e-5);
+    best = std::max(best, dq * (1 - 1e-6) - glm::length(x - point_voxels(q)) - 1e-5);
   }
   return best;
 }

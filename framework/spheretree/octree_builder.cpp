@@ -103,7 +103,9 @@ void octree_node_sphere(const VoxelModel& model, const std::vector<std::uint8_t>
   const double cell_protrusion = depth->protrusion_bound_voxels(centre_m / s, radius_m / s);
   if (fitted_protrusion < cell_protrusion || (fitted_protrusion == cell_protrusion && fitted.radius * s < radius_m)) {
     centre_m = fitted_centre_voxels * s;
-    radius_m = fitted.radius * s;
+    // Raised by 1e-12 of itself: more than the rounding of the move to metres, so every
+    // covered corner is inside in floating point too.
+    radius_m = fitted.radius * s * (1 + 1e-12);
   }
 }
 

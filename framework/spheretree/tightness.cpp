@@ -62,16 +62,8 @@ TightnessReport measure_tightness(const VoxelModel& model, const SphereTree& tre
   TightnessReport report;
   report.lattice_spacing_voxels = 1.0 / k;
   {
-    IVec3 occupied_lo(std::numeric_limits<int>::max()), occupied_hi(std::numeric_limits<int>::min());
-    const IVec3 dims = model.dims();
-    for (int z = 0; z < dims.z; ++z)
-      for (int y = 0; y < dims.y; ++y)
-        for (int x = 0; x < dims.x; ++x)
-          if (model.occupied(x, y, z)) {
-            occupied_lo = glm::min(occupied_lo, IVec3(x, y, z));
-            occupied_hi = glm::max(occupied_hi, IVec3(x, y, z) + 1);
-          }
-    const IVec3 side = occupied_hi - occupied_lo;
+    const VoxelModel::CellRange occupied = model.occupied_cells();
+    const IVec3 side = model.occupied_count() == 0 ? IVec3(0) : occupied.hi - occupied.lo;  // empty: lo > hi
     report.longest_side_voxels = std::max({side.x, side.y, side.z});
   }
   // Half a lattice diagonal, in lattice steps: the lattice's covering radius.
@@ -116,8 +108,9 @@ TightnessReport measure_tightness(const VoxelModel& model, const SphereTree& tre
     t.max_fraction_of_root = t.max_distance_voxels / root_radius_voxels;
     t.mean_fraction_of_root = t.mean_distance_voxels / root_radius_voxels;
     t.max_upper_bound_voxels = (std::sqrt(upper2) + half_diagonal) / k;
-    t.max_fraction_of_side = t.max_distance_voxels / report.longest_side_voxels;
-    t.max_upper_fraction_of_side = t.max_upper_bound_voxels / report.longest_side_voxels;
+    const double side = std::max(report.longest_side_voxels, 1.0);  // an empty model has none
+    t.max_fraction_of_side = t.max_distance_voxels / side;
+    t.max_upper_fraction_of_side = t.max_upper_bound_voxels / side;
     report.levels.push_back(t);
   }
   return report;

@@ -535,4 +535,21 @@ world:
   CHECK(error_of("world:\n  entities:\n    - sphere_tree: {inflate: true}\n") ==
         "test.yaml:3:21: world.entities[0].sphere_tree.inflate: inflate grows the spheres of a tree read from "
         "sphere_tree.file; built trees cover the voxels already: set file or leave out inflate");
+  // evaluate.trees: sets whose rows could not be told apart, a fit medial trees ignore, and
+  // sets with no scheduler to run them.
+  CHECK(error_of("evaluate:\n  schedulers: [round_robin]\n  trees:\n    - {builder: medial}\n    - {builder: medial}\n") ==
+        "test.yaml:5:8: evaluate.trees[1].builder: the same tree set as evaluate.trees[0] (medial): its rows could not "
+        "be told apart");
+  CHECK(error_of("evaluate:\n  schedulers: [round_robin]\n  trees:\n    - {builder: medial, fit: voxels}\n") ==
+        "test.yaml:4:25: evaluate.trees[0].fit: medial trees fit their own spheres; fit applies to octree (and "
+        "tightest) trees: leave it out");
+  CHECK(error_of("evaluate:\n  trees:\n    - {builder: medial}\n") ==
+        "test.yaml:2:3: evaluate.trees: the tree sets are run by the evaluated schedulers, and there are none: set "
+        "evaluate.schedulers");
+  const config::LoadedConfig trees = load_config_text(
+      "evaluate:\n  schedulers: [round_robin]\n  trees:\n    - {builder: octree, fit: voxels}\n    - {builder: medial}\n",
+      "test.yaml");
+  REQUIRE(trees.settings.evaluate.trees.size() == 2);
+  CHECK(evaluated_tree_name(trees.settings.evaluate.trees[0]) == "octree_fit");
+  CHECK(evaluated_tree_name(trees.settings.evaluate.trees[1]) == "medial");
 }

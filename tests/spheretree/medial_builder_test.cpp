@@ -16,9 +16,10 @@ using namespace fovea;
 
 namespace {
 
-/// What the descent needs (support/tree_coverage.hpp), required.
+/// What the descent needs (support/tree_coverage.hpp), required to the last bit: the builders
+/// raise their radii past rounding, so no tolerance is needed.
 void require_descent_guarantee(const VoxelModel& m, const SphereTree& tree, bool surface_only = true) {
-  REQUIRE(test::descent_guarantee_problem(m, tree, surface_only) == "");
+  REQUIRE(test::descent_guarantee_problem(m, tree, surface_only, 0.0) == "");
 }
 
 VoxelModel shape(Shape kind, int resolution, std::uint64_t seed = 7) {
@@ -106,7 +107,7 @@ TEST_CASE("medial sphere tree: the descent's guarantee on random blobs, several 
     const VoxelModel m = test::random_voxel_blob(rng, 13);
     for (const int levels : {1, 2, 4}) {
       INFO("trial " << trial << " levels " << levels);
-      require_descent_guarantee(m, build_medial_sphere_tree(m, {levels, true, trial % 2 == 0 ? 8 : 3}));
+      require_descent_guarantee(m, build_medial_sphere_tree(m, {levels, true, 2 + trial % 7}));
     }
   }
 }
@@ -159,7 +160,9 @@ TEST_CASE("medial sphere tree: tighter than the octree where the issue's goals a
   };
   for (const Goal& goal : {Goal{Shape::rock, 2, 46, 0.060}, Goal{Shape::humanoid, 2, 62, 0.059}, Goal{Shape::ball, 3, 113, 0.040}}) {
     const VoxelModel m = shape(goal.kind, 32, 1);
-    const TightnessReport medial = measure_tightness(m, build_medial_sphere_tree(m));
+    const SphereTree medial_tree = build_medial_sphere_tree(m);
+    require_descent_guarantee(m, medial_tree);
+    const TightnessReport medial = measure_tightness(m, medial_tree);
     REQUIRE(static_cast<int>(medial.levels.size()) > goal.depth);
     const LevelTightness& level = medial.levels[static_cast<std::size_t>(goal.depth)];
     INFO("shape " << static_cast<int>(goal.kind) << " depth " << goal.depth << ": " << level.spheres << " spheres, "
@@ -183,8 +186,10 @@ TEST_CASE("octree spheres fitted to the voxels: the guarantee, and never larger 
       const SphereTree cell = build_octree_sphere_tree(m, {4, remove_hidden, SphereFit::cell});
       const SphereTree fitted = build_octree_sphere_tree(m, {4, remove_hidden, SphereFit::voxels});
       REQUIRE(fitted.size() == cell.size());  // the same nodes, other spheres
-      require_descent_guarantee(m, fitted, remove_hidden);
-      for (std::uint32_t n = 0; n < fitted.size(); ++n) CHECK(fitted.radius_m[n] <= cell.radius_m[n] * (1 + 1e-12));
+      // 004's spheres, kept where they protrude less, are not raised past rounding: the
+      // oracle's tolerance (1e-9 of a radius), as for the octree tree.
+      REQUIRE(test::descent_guarantee_problem(m, fitted, remove_hidden) == "");
+      for (std::uint32_t n = 0; n < fitted.size(); ++n) CHECK(fitted.radius_m[n] <= cell.radius_m[n] * (1 + 1e-9));  // fitted radii are raised by 1e-12
     }
 }
 

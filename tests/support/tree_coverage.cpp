@@ -16,10 +16,11 @@ VoxelModel random_voxel_blob(Rng& rng, int max_side) {
   return m;
 }
 
-bool sphere_holds_voxel(const SphereTree& tree, std::uint32_t n, const IVec3& v, double voxel_size_m) {
+bool sphere_holds_voxel(const SphereTree& tree, std::uint32_t n, const IVec3& v, double voxel_size_m,
+                        double relative_tolerance) {
   for (int corner = 0; corner < 8; ++corner) {
     const Vec3 p = Vec3(v + IVec3(corner & 1, (corner >> 1) & 1, (corner >> 2) & 1)) * voxel_size_m;
-    if (glm::length(p - tree.centre_m[n]) > tree.radius_m[n] * (1 + 1e-9)) return false;
+    if (glm::length(p - tree.centre_m[n]) > tree.radius_m[n] * (1 + relative_tolerance)) return false;
   }
   return true;
 }
@@ -34,15 +35,17 @@ std::vector<IVec3> voxels_to_cover(const VoxelModel& model, bool surface_only) {
   return result;
 }
 
-bool path_to_a_leaf(const SphereTree& tree, std::uint32_t n, const IVec3& v, double voxel_size_m) {
-  if (!sphere_holds_voxel(tree, n, v, voxel_size_m)) return false;
+bool path_to_a_leaf(const SphereTree& tree, std::uint32_t n, const IVec3& v, double voxel_size_m,
+                    double relative_tolerance) {
+  if (!sphere_holds_voxel(tree, n, v, voxel_size_m, relative_tolerance)) return false;
   if (tree.is_leaf(n)) return true;
   for (std::uint32_t c = tree.first_child[n]; c < tree.first_child[n] + tree.child_count[n]; ++c)
-    if (path_to_a_leaf(tree, c, v, voxel_size_m)) return true;
+    if (path_to_a_leaf(tree, c, v, voxel_size_m, relative_tolerance)) return true;
   return false;
 }
 
-std::string descent_guarantee_problem(const VoxelModel& model, const SphereTree& tree, bool surface_only) {
+std::string descent_guarantee_problem(const VoxelModel& model, const SphereTree& tree, bool surface_only,
+                                      double relative_tolerance) {
   if (const std::string layout = tree.check_layout(); !layout.empty()) return "layout: " + layout;
   const double s = model.voxel_size_m();
   const std::vector<IVec3> voxels = voxels_to_cover(model, surface_only);
@@ -52,12 +55,12 @@ std::string descent_guarantee_problem(const VoxelModel& model, const SphereTree&
     for (const IVec3& v : voxels) {
       bool covered = false;
       for (const std::uint32_t n : cut)
-        if ((covered = sphere_holds_voxel(tree, n, v, s))) break;
+        if ((covered = sphere_holds_voxel(tree, n, v, s, relative_tolerance))) break;
       if (!covered) return "voxel " + name(v) + " in no sphere of the cut at depth " + std::to_string(depth);
     }
   }
   for (const IVec3& v : voxels)
-    if (!path_to_a_leaf(tree, 0, v, s)) return "voxel " + name(v) + " has no path of spheres from the root to a leaf";
+    if (!path_to_a_leaf(tree, 0, v, s, relative_tolerance)) return "voxel " + name(v) + " has no path of spheres from the root to a leaf";
   return "";
 }
 
