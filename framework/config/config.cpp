@@ -294,7 +294,7 @@ void check_sphere_tree(const LoadedConfig& loaded, const SphereTreeSettings& tre
   }
   if (trees.on_demand && trees.file.empty() && trees.builder != SphereTreeBuilder::octree)
     throw ConfigError(loaded.error_at(at + "on_demand", std::string("on-demand growth builds octree trees only, and builder is ") +
-                                                            (trees.builder == SphereTreeBuilder::medial ? "medial" : "tightest") +
+                                                            std::string(sphere_tree_builder_name(trees.builder)) +
                                                             "; set builder: octree or on_demand: false"));
 }
 

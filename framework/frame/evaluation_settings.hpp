@@ -24,7 +24,7 @@ struct EvaluatedTreeSettings {
 /// The tree set's name in evaluation.csv's `tree` column: octree, octree_fit (fit: voxels),
 /// medial, tightest (with _fit when its octree is fitted).
 inline std::string evaluated_tree_name(const EvaluatedTreeSettings& trees) {
-  std::string name = trees.builder == SphereTreeBuilder::octree ? "octree" : trees.builder == SphereTreeBuilder::medial ? "medial" : "tightest";
+  std::string name(sphere_tree_builder_name(trees.builder));
   if (trees.fit == SphereFit::voxels && trees.builder != SphereTreeBuilder::medial) name += "_fit";
   return name;
 }

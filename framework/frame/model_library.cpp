@@ -36,8 +36,8 @@ SphereTreeBuildOptions tree_build_options(const SphereTreeSettings& trees) {
 
 std::string_view tree_source_name(TreeSource source) {
   switch (source) {
-    case TreeSource::octree: return "octree";
-    case TreeSource::medial: return "medial";
+    case TreeSource::octree: return sphere_tree_builder_name(SphereTreeBuilder::octree);
+    case TreeSource::medial: return sphere_tree_builder_name(SphereTreeBuilder::medial);
     case TreeSource::file: return "file";
   }
   return "?";

@@ -43,17 +43,6 @@ double protrusion_at(const std::vector<LevelProtrusion>& levels, double spheres)
 
 }  // namespace
 
-std::string_view sphere_tree_builder_name(SphereTreeBuilder builder) {
-  switch (builder) {
-    case SphereTreeBuilder::octree: return "octree";
-    case SphereTreeBuilder::medial: return "medial";
-    case SphereTreeBuilder::tightest: return "tightest";
-  }
-  return "?";
-}
-
-std::string_view sphere_fit_name(SphereFit fit) { return fit == SphereFit::cell ? "cell" : "voxels"; }
-
 double compare_tree_tightness(const VoxelModel& model, const SphereTree& a, const SphereTree& b) {
   const ModelDepth depth(model);
   const double s = model.voxel_size_m();

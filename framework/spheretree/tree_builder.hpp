@@ -9,8 +9,6 @@
 
 namespace fovea {
 
-std::string_view sphere_tree_builder_name(SphereTreeBuilder builder);
-std::string_view sphere_fit_name(SphereFit fit);
 
 /// Everything that decides a built tree. Same options and model, same tree, to the bit.
 struct SphereTreeBuildOptions {

@@ -68,6 +68,17 @@ enum class SphereFit {
            ///< corners, or 004's sphere where that protrudes less (spheretree/octree_builder.hpp)
 };
 
+/// The builders' and fits' names, as configs, `fovea tree` and the records spell them.
+constexpr std::string_view sphere_tree_builder_name(SphereTreeBuilder builder) {
+  switch (builder) {
+    case SphereTreeBuilder::octree: return "octree";
+    case SphereTreeBuilder::medial: return "medial";
+    case SphereTreeBuilder::tightest: return "tightest";
+  }
+  return "?";
+}
+constexpr std::string_view sphere_fit_name(SphereFit fit) { return fit == SphereFit::cell ? "cell" : "voxels"; }
+
 /// How a group's sphere trees are made (spheretree/tree_builder.hpp), or read from a file.
 struct SphereTreeSettings {
   SphereTreeBuilder builder = SphereTreeBuilder::octree;
