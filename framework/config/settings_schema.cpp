@@ -96,7 +96,12 @@ std::vector<std::pair<std::string, SchedulerKind>> scheduler_kinds() {
   return {{"round_robin", SchedulerKind::round_robin},
           {"sequential", SchedulerKind::sequential},
           {"sorted_sequential", SchedulerKind::sorted_sequential},
-          {"priority_queues", SchedulerKind::priority_queues}};
+          {"priority_queues", SchedulerKind::priority_queues},
+          {"adaptive_queues", SchedulerKind::adaptive_queues},
+          {"hybrid", SchedulerKind::hybrid},
+          {"oracle", SchedulerKind::oracle},
+          {"eccentricity", SchedulerKind::eccentricity},
+          {"random", SchedulerKind::random}};
 }
 
 Section<ScheduleSettings> schedule_schema() {
@@ -106,6 +111,22 @@ Section<ScheduleSettings> schedule_schema() {
   s.number("queues", &ScheduleSettings::queues, between(1, 64), "K, the number of priority queues (priority_queues)");
   s.numbers("band_edges", &ScheduleSettings::band_edges, between(0, 1), 63,
             "K - 1 priorities f(e, g), strictly decreasing: queue 0 takes collisions at or above the first");
+  s.number("hybrid_levels", &ScheduleSettings::hybrid_levels, between(0, 64),
+           "levels of the descent every collision gets in round robin before hybrid turns to priorities");
+  s.choice("priorities", &ScheduleSettings::priorities, {{"roots", PriorityGap::roots}, {"refined", PriorityGap::refined}},
+           "the gap a start-of-frame priority is taken from: roots (004: the entities' centres) or refined "
+           "(also last frame's deepest sphere pair of a persistent pair)");
+  return s;
+}
+
+Section<NarrowPhaseSettings> narrowphase_schema() {
+  Section<NarrowPhaseSettings> s;
+  s.boolean("coherence", &NarrowPhaseSettings::coherence,
+            "a pair colliding last frame re-tests the sphere pairs down to last frame's leaf pair first "
+            "(coherence across frames; same outcomes, fewer tests)");
+  s.boolean("prune_to_overlap", &NarrowPhaseSettings::prune_to_overlap,
+            "skip spheres whose leaves cannot reach the overlap of the two entities' boxes (Smith and Kitamura; "
+            "same outcomes, fewer tests)");
   return s;
 }
 
@@ -150,7 +171,7 @@ Section<EvaluatedTreeSettings> evaluated_trees_schema() {
 
 Section<EvaluationSettings> evaluation_schema() {
   Section<EvaluationSettings> s;
-  s.choices("schedulers", &EvaluationSettings::schedulers, scheduler_kinds(), 4,
+  s.choices("schedulers", &EvaluationSettings::schedulers, scheduler_kinds(), 9,
             "schedulers run on the side every frame on the same collisions, poses and budget: evaluation.csv "
             "(docs/evaluation.md)");
   s.list("budgets", &EvaluationSettings::budgets, budget_schema(), "budgets",
@@ -545,6 +566,8 @@ const Section<Settings>& settings_schema() {
     s.choice<InterruptPolicy>("interrupt_policy", &Settings::interrupt_policy,
                               {{"repulse", InterruptPolicy::repulse}, {"interpenetrate", InterruptPolicy::interpenetrate}},
                               "collisions unresolved at the budget: repulse (treat as real) or interpenetrate (drop)");
+    s.section<NarrowPhaseSettings>("narrowphase", &Settings::narrowphase, narrowphase_schema(),
+                                   "descents that save tests and find what 004's finds (docs/narrowphase.md)");
     s.boolean("ground_truth", &Settings::ground_truth,
               "run the exact voxel test on every collision for the true metrics (slow; docs/metrics.md)");
     s.section<MetricsSettings>("metrics", &Settings::metrics, metrics_schema(),

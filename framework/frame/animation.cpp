@@ -26,12 +26,14 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
       response_(animation_settings.response, box_, animation_settings.world.time_step_s),
       meter_(animation_settings.ground_truth),
       evaluation_(animation_settings.evaluate, animation_settings.schedule) {
+  narrowphase_.set_settings(animation_settings.narrowphase);
   last_gaze_.x_px = 0.5 * animation_settings.perception.view.screen.width_px;
   last_gaze_.y_px = 0.5 * animation_settings.perception.view.screen.height_px;
   last_gaze_.source = "centre";
   for (const EvaluatedTreeSettings& trees : animation_settings.evaluate.trees) {
     auto t = std::make_unique<TreeEvaluation>(
         TreeEvaluation{trees, evaluated_tree_name(trees), NarrowPhase{}, CounterfactualEvaluation(animation_settings.evaluate, animation_settings.schedule)});
+    t->narrowphase.set_settings(animation_settings.narrowphase);
     tree_evaluations_.push_back(std::move(t));
   }
   std::vector<InstalledModel> installed;

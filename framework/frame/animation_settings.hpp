@@ -19,6 +19,8 @@ struct AnimationSettings {
   ScheduleSettings schedule;
   BudgetSettings budget;
   InterruptPolicy interrupt_policy = InterruptPolicy::repulse;
+  /// Coherence and pruning in the descent (docs/narrowphase.md).
+  NarrowPhaseSettings narrowphase;
   /// Run the exact voxel test on every collision each frame for the true metrics (slow).
   bool ground_truth = false;
   /// Visibility, suprathreshold P, warm-up (docs/metrics.md).

@@ -53,6 +53,10 @@ class NarrowPhase {
   /// `models` by ModelId, all whole trees.
   explicit NarrowPhase(std::vector<CollisionModel> models);
 
+  /// Coherence and pruning (narrowphase_settings.hpp); from the next begin_frame() on.
+  void set_settings(const NarrowPhaseSettings& settings) { settings_ = settings; }
+  const NarrowPhaseSettings& settings() const { return settings_; }
+
   /// Puts a model in slot `id` (growing the table as needed), replacing what was there: a
   /// whole tree with a null `grower`, an on-demand tree with its grower (001). Between
   /// frames only: no collision of the frame may refer to the old model.
@@ -145,6 +149,7 @@ class NarrowPhase {
     std::uint32_t slot = 0;
   };
 
+  NarrowPhaseSettings settings_;
   std::vector<CollisionModel> models_;
   std::vector<std::unique_ptr<TreeGrower>> growers_;  // by ModelId; null for whole trees
   std::vector<Collision> collisions_;     // by slot

@@ -12,4 +12,18 @@ enum class InterruptPolicy {
   interpenetrate,  ///< drop it: the entities may pass into each other
 };
 
+/// How the descent saves tests without changing what it finds (docs/narrowphase.md). Both
+/// give, run to the end, exactly the outcome of 004's descent from the roots; both are off by
+/// default, so a config written before them runs as it did.
+struct NarrowPhaseSettings {
+  /// Coherence across frames: a pair resolved colliding last frame first re-tests the chain
+  /// of sphere pairs down to last frame's leaf pair; where the chain still holds it is
+  /// colliding again at the cost of that chain, and where not, it descends from the roots.
+  bool coherence = false;
+  /// Prune to the overlap region (Smith and Kitamura, 003): a sphere whose leaves cannot
+  /// reach the intersection of the two entities' bounding boxes cannot take part in their
+  /// contact, and is skipped.
+  bool prune_to_overlap = false;
+};
+
 }  // namespace fovea

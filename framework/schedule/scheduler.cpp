@@ -135,6 +135,11 @@ const char* scheduler_name(SchedulerKind kind) {
     case SchedulerKind::sequential: return "sequential";
     case SchedulerKind::sorted_sequential: return "sorted_sequential";
     case SchedulerKind::priority_queues: return "priority_queues";
+    case SchedulerKind::adaptive_queues: return "adaptive_queues";
+    case SchedulerKind::hybrid: return "hybrid";
+    case SchedulerKind::oracle: return "oracle";
+    case SchedulerKind::eccentricity: return "eccentricity";
+    case SchedulerKind::random: return "random";
   }
   return "unknown";
 }
@@ -165,6 +170,7 @@ std::unique_ptr<Scheduler> make_scheduler(const ScheduleSettings& settings) {
       if (!problem.empty()) throw std::invalid_argument("schedule: " + problem);
       return std::make_unique<PriorityQueueScheduler>(settings);
     }
+    default: break;
   }
   throw std::invalid_argument("schedule: unknown scheduler");
 }
