@@ -319,6 +319,16 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
                                                               "] (" + evaluated_tree_name(trees) +
                                                               "): its rows could not be told apart"));
   }
+  // The oracle orders by the exact voxel test's verdict, which only ground truth computes.
+  if (!settings.ground_truth) {
+    if (settings.schedule.kind == SchedulerKind::oracle)
+      throw ConfigError(loaded.error_at("schedule.kind", "oracle orders collisions by the true p from the exact voxel "
+                                                         "test, which needs ground_truth: true"));
+    for (const SchedulerKind kind : settings.evaluate.schedulers)
+      if (kind == SchedulerKind::oracle)
+        throw ConfigError(loaded.error_at("evaluate.schedulers", "oracle orders collisions by the true p from the exact "
+                                                                 "voxel test, which needs ground_truth: true"));
+  }
   if (!settings.evaluate.trees.empty() && !settings.evaluate.enabled())
     throw ConfigError(loaded.error_at("evaluate.trees", "the tree sets are run by the evaluated schedulers, and there are "
                                                         "none: set evaluate.schedulers"));

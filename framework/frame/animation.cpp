@@ -19,20 +19,22 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
     : settings_(animation_settings),
       box_{Vec3(0.0), animation_settings.world.box_size_m},
       library_(animation_settings.world.entities),
-      scheduler_(make_scheduler(animation_settings.schedule)),
+      scheduler_(make_scheduler(animation_settings.schedule, seed)),
+      seed_(seed),
       view_(animation_settings.perception.view, box_),
       perception_model_(animation_settings.perception.model),
       gaze_(animation_settings.gaze, animation_settings.perception.view.screen, seed, environment),
       response_(animation_settings.response, box_, animation_settings.world.time_step_s),
       meter_(animation_settings.ground_truth),
-      evaluation_(animation_settings.evaluate, animation_settings.schedule) {
+      evaluation_(animation_settings.evaluate, animation_settings.schedule, seed) {
   narrowphase_.set_settings(animation_settings.narrowphase);
   last_gaze_.x_px = 0.5 * animation_settings.perception.view.screen.width_px;
   last_gaze_.y_px = 0.5 * animation_settings.perception.view.screen.height_px;
   last_gaze_.source = "centre";
   for (const EvaluatedTreeSettings& trees : animation_settings.evaluate.trees) {
     auto t = std::make_unique<TreeEvaluation>(
-        TreeEvaluation{trees, evaluated_tree_name(trees), NarrowPhase{}, CounterfactualEvaluation(animation_settings.evaluate, animation_settings.schedule)});
+        TreeEvaluation{trees, evaluated_tree_name(trees), NarrowPhase{},
+                       CounterfactualEvaluation(animation_settings.evaluate, animation_settings.schedule, seed)});
     t->narrowphase.set_settings(animation_settings.narrowphase);
     tree_evaluations_.push_back(std::move(t));
   }
@@ -299,23 +301,34 @@ MeasureOptions Animation::measure_options() {
 void Animation::evaluation_phase(const FrameGaze& gaze) {
   prepare_collisions();
   evaluation_.run(narrowphase_, states_, viewing(gaze), meter_, measure_options(), settings_.budget,
-                  settings_.interrupt_policy, entities_.size());
+                  settings_.interrupt_policy, entities_.size(), frames_done_);
   // The same collisions and poses on the other trees. The meter's exact tests are shared:
   // they depend on the pair and the poses only.
   for (const std::unique_ptr<TreeEvaluation>& t : tree_evaluations_)
     t->evaluation.run(t->narrowphase, states_, viewing(gaze), meter_, measure_options(), settings_.budget,
-                      settings_.interrupt_policy, entities_.size());
+                      settings_.interrupt_policy, entities_.size(), frames_done_);
 }
 
 void Animation::narrow_phase(const FrameGaze& gaze, FrameStats& stats) {
+  // The oracle's truth first, outside the budget: it is a bound on scheduling, not a
+  // scheduler a frame could afford (it runs the exact voxel test on every collision).
+  if (scheduler_->uses_true_priority()) {
+    if (!evaluation_.enabled()) prepare_collisions();
+    narrowphase_.begin_frame(states_, &memory_);
+    meter_.set_true_priorities(narrowphase_, states_, viewing(gaze));
+  }
   // Under the budget (004 section 3.4). Its clock starts before the collisions are synced
   // and prioritised: a scheduler pays for its own bookkeeping (004 section 3.4.3 on sorting).
   Budget budget = Budget::from_settings(settings_.budget);
-  // With an evaluation the collisions were prepared before it, this frame: once is enough.
-  if (!evaluation_.enabled()) prepare_collisions();
-  narrowphase_.begin_frame(states_);
-  if (scheduler_->uses_priority()) perceive_at_frame_start(narrowphase_, states_, viewing(gaze));
-  scheduler_->run(narrowphase_, budget);
+  if (!scheduler_->uses_true_priority()) {
+    // With an evaluation the collisions were prepared before it, this frame: once is enough.
+    if (!evaluation_.enabled()) prepare_collisions();
+    narrowphase_.begin_frame(states_, &memory_);
+  }
+  const DescentMemory* refined_from = settings_.schedule.priorities == PriorityGap::refined ? &memory_ : nullptr;
+  if (scheduler_->uses_priority()) perceive_at_frame_start(narrowphase_, states_, viewing(gaze), refined_from);
+  FramePerception perception(states_, viewing(gaze), refined_from);
+  scheduler_->run(narrowphase_, budget, ScheduleContext{frames_done_, &perception});
   stats.budget_exhausted = budget.was_exhausted();
   stats.budget_overshoot_us = std::numeric_limits<double>::quiet_NaN();
   if (budget.was_exhausted() && budget.is_wall())
@@ -334,12 +347,17 @@ void Animation::response_phase(FrameStats& stats) {
 void Animation::metrics_phase(const FrameGaze& gaze, FrameStats& stats) {
   // The same start-of-frame priorities for the schedulers that do not use them, outside the
   // budget's clock, for the records.
-  if (!scheduler_->uses_priority()) perceive_at_frame_start(narrowphase_, states_, viewing(gaze));
+  if (!scheduler_->uses_priority())
+    perceive_at_frame_start(narrowphase_, states_, viewing(gaze),
+                            settings_.schedule.priorities == PriorityGap::refined ? &memory_ : nullptr);
   stats.collisions = static_cast<std::int64_t>(narrowphase_.size());
   stats.sphere_tests = narrowphase_.sphere_tests();
   perceive_at_frame_end(narrowphase_, states_, viewing(gaze));
   stats.metrics = meter_.measure(narrowphase_, states_, viewing(gaze), measure_options(), meter_.episodes(),
                                  entities_.size(), true);
+  // Last: the records above placed the collisions from last frame's memory, as the
+  // scheduler saw them.
+  memory_.remember(narrowphase_);
 }
 
 }  // namespace fovea
@@ -347,7 +365,9 @@ void Animation::metrics_phase(const FrameGaze& gaze, FrameStats& stats) {
 namespace fovea {
 
 void Animation::set_schedule(const ScheduleSettings& schedule) {
-  scheduler_ = make_scheduler(schedule);  // throws before anything changes
+  if (schedule.kind == SchedulerKind::oracle && !settings_.ground_truth)
+    throw std::invalid_argument("schedule.kind: oracle orders by the exact voxel test, which needs ground_truth: true");
+  scheduler_ = make_scheduler(schedule, seed_);  // throws before anything changes
   settings_.schedule = schedule;
 }
 

@@ -195,6 +195,9 @@ class Animation {
   SweepAndPrune broadphase_;
   NarrowPhase narrowphase_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::uint64_t seed_ = 0;
+  /// What the driver's descents ended with last frame (coherence, refined priorities).
+  DescentMemory memory_;
   View view_;
   PerceptionModel perception_model_;
   Gaze gaze_;

@@ -39,23 +39,26 @@ struct EvaluatedFrame {
 /// The copies are the narrow phase's per-frame state: begin_frame() restarts every descent,
 /// and nothing a descent does outlives the frame except on-demand tree nodes, which grow the
 /// same whoever asks for them (the tree columns count the evaluation's growth too). Each
-/// evaluated scheduler keeps its own episodes (metrics/episodes.hpp) across frames.
+/// evaluated scheduler keeps its own episodes (metrics/episodes.hpp) and its own memory of
+/// its last frame (narrowphase/descent_memory.hpp: coherence, refined priorities) across frames.
 ///
 /// Cost per frame: one full-resolution descent (full_resolution_tests(), every budget's
 /// reference) plus one narrow phase and one metrics pass per scheduler and budget; the exact
 /// test of a collision is shared between them (InaccuracyMeter caches it per frame).
 class CounterfactualEvaluation {
  public:
-  CounterfactualEvaluation(const EvaluationSettings& settings, const ScheduleSettings& run_schedule);
+  /// `seed` seeds the random scheduler's orders, as the driver's.
+  CounterfactualEvaluation(const EvaluationSettings& settings, const ScheduleSettings& run_schedule, std::uint64_t seed = 0);
 
   bool enabled() const { return !arms_.empty(); }
 
   /// Evaluates every scheduler and budget on `narrowphase`, whose collisions are synced for
   /// this frame; leaves them in no particular state (the driver's begin_frame restarts them).
   /// `run_budget` stands in for the budgets not listed.
+  /// `frame` is the frame being run (the random scheduler's order).
   void run(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
            InaccuracyMeter& meter, const MeasureOptions& options, const BudgetSettings& run_budget,
-           InterruptPolicy policy, std::size_t entity_count);
+           InterruptPolicy policy, std::size_t entity_count, std::int64_t frame = 0);
 
   /// The last frame's rows: schedulers in the listed order, each under every budget in turn.
   std::span<const EvaluatedFrame> frames() const { return frames_; }
@@ -69,7 +72,11 @@ class CounterfactualEvaluation {
     bool run_budget = false;  ///< follows the run's budget, live changes included
     BudgetSettings budget;
     EpisodeMeter episodes;
+    /// What its own descents ended with last frame: coherence and refined priorities
+    /// continue its frames, not the driver's.
+    DescentMemory memory;
   };
+  PriorityGap priorities_ = PriorityGap::roots;
   std::vector<Arm> arms_;
   std::unique_ptr<Scheduler> full_resolution_;
   std::vector<EvaluatedFrame> frames_;

@@ -70,6 +70,21 @@ const InaccuracyMeter::ExactAtFrame& InaccuracyMeter::exact_at_frame(const Colli
   return e;
 }
 
+void InaccuracyMeter::set_true_priorities(NarrowPhase& narrowphase, std::span<const EntityState> states,
+                                         const Viewing& viewing) {
+  if (!ground_truth_) return;
+  reserve_geometric(exact_, narrowphase.slot_count());
+  exact_.resize(narrowphase.slot_count());
+  for (const std::uint32_t slot : narrowphase.order()) {
+    Collision& c = narrowphase.collision(slot);
+    ExactAtFrame& e = exact_[slot];
+    exact_at_frame(c, slot, states, viewing);
+    // What leaving it unresolved and repulsed would add to p_true: nothing where the voxels
+    // touch.
+    c.true_priority = e.contact.touching ? 0.0 : e.probability;
+  }
+}
+
 FrameMetrics InaccuracyMeter::measure(const NarrowPhase& narrowphase, std::span<const EntityState> states,
                                       const Viewing& viewing, const MeasureOptions& options, EpisodeMeter& episodes,
                                       std::size_t entity_count, bool record_truth) {

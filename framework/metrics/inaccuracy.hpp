@@ -93,6 +93,11 @@ class InaccuracyMeter {
                        const MeasureOptions& options, EpisodeMeter& episodes, std::size_t entity_count,
                        bool record_truth);
 
+  /// Sets every collision's `true_priority`, the oracle scheduler's key, from the exact voxel
+  /// test at this frame's poses (computed once a frame per collision and shared with
+  /// measure()). Ground truth only.
+  void set_true_priorities(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing);
+
   /// The driver's episodes: what measure() feeds for the run's own schedule.
   EpisodeMeter& episodes() { return episodes_; }
 

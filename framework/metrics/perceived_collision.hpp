@@ -4,6 +4,7 @@
 #include <span>
 
 #include "narrowphase/narrow_phase.hpp"
+#include "schedule/scheduler.hpp"
 #include "perception/perception_model.hpp"
 #include "perception/view.hpp"
 #include "world/entity.hpp"
@@ -34,7 +35,31 @@ void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<
                         const Viewing& viewing, GapAt at);
 
 /// Every collision, in list order, at GapAt::frame_start: the priorities a scheduler reads.
-void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing);
+/// With `refined_from` (schedule.priorities: refined), a collision that overlapped last frame
+/// is placed from the deepest sphere pair that memory holds for it, at this frame's poses,
+/// where that bounds the gap more tightly than the entities' centres do.
+void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
+                             const DescentMemory* refined_from = nullptr);
+
+/// f(e, g) of collision `slot` now, as a priority (-1 off screen), from the tighter of its
+/// deepest intersecting spheres so far and, with `refined_from`, last frame's deepest pair;
+/// writes nothing. What the hybrid scheduler orders its second part by.
+double priority_now(const NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
+                    const Viewing& viewing, const DescentMemory* refined_from);
+
+/// The Reprioritiser a frame hands its scheduler (schedule/scheduler.hpp): priority_now() for
+/// the collisions it asks about.
+class FramePerception final : public Reprioritiser {
+ public:
+  FramePerception(std::span<const EntityState> states, const Viewing& viewing, const DescentMemory* refined_from)
+      : states_(states), viewing_(viewing), refined_from_(refined_from) {}
+  void reprioritise(NarrowPhase& narrowphase, std::span<const std::uint32_t> slots) override;
+
+ private:
+  std::span<const EntityState> states_;
+  Viewing viewing_;
+  const DescentMemory* refined_from_;
+};
 
 /// Every collision treated as colliding that found an intersecting sphere pair, placed again
 /// from its deepest spheres (GapAt::deepest_spheres): where the response will push and, when

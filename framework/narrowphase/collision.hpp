@@ -24,6 +24,15 @@ enum class CollisionStatus : std::uint8_t {
   not_colliding,    ///< resolved apart, or interrupted and dropped
 };
 
+/// Where coherence across frames stands for one collision this frame
+/// (NarrowPhase::step_witness).
+enum class WitnessState : std::uint8_t {
+  none,     ///< nothing from last frame: the descent starts at the roots
+  pending,  ///< the chain of pairs down to last frame's deepest pair is being tested
+  below,    ///< the chain held: the descent goes on below that pair (or found a leaf pair there)
+  failed,   ///< the chain broke, or nothing below the pair intersects: the descent starts at the roots
+};
+
 /// Two spheres found intersecting, one on each tree: the deepest such pair bounds the gap
 /// and places the centre of collision (004 section 3.4.2, figure 4).
 struct SpherePair {
@@ -33,7 +42,9 @@ struct SpherePair {
 
 /// One potential collision: a pair of entities whose broad-phase boxes overlap (004 section
 /// 3.1, "Collision"). It lives while the pair overlaps; its descent starts again from the
-/// roots every frame, because the poses have moved and last frame's hits prove nothing.
+/// roots every frame, because the poses have moved and last frame's hits prove nothing,
+/// unless coherence across frames hands it last frame's deepest pair to re-test first
+/// (`witness`, narrow_phase.cpp).
 ///
 /// Its sphere hits live in the NarrowPhase's shared pool (ranges below), so a Collision is
 /// plain data and the descent allocates nothing in the steady state.
@@ -60,6 +71,15 @@ struct Collision {
   bool tested_any = false;           ///< whether any sphere pair has been found intersecting
   SpherePair leaf_pair;              ///< the leaf-leaf intersection, when resolved colliding
 
+  // Coherence across frames (NarrowPhaseSettings::coherence): last frame's deepest sphere
+  // pair, whose chain of sphere pairs from the roots is re-tested before the descent goes on
+  // below it; from the roots where it does not hold.
+  WitnessState witness = WitnessState::none;
+  std::uint8_t witness_split = 0;    ///< the tree split last on the chain: 0 a's, 1 b's
+  SpherePair witness_target;         ///< last frame's deepest pair: its leaf pair, or its frontier's tightest
+  SpherePair witness_at;             ///< the chain's next pair to test
+  std::int64_t witness_tests = 0;    ///< sphere tests the chain took this frame
+
   // b's model space to a's: a tree-b centre c sits at b_to_a_rotation * c + b_to_a_offset_m
   // in a's model space, where a's centres need no transform (narrow_phase.cpp).
   Mat3 b_to_a_rotation{1.0};
@@ -76,7 +96,11 @@ struct Collision {
   bool visible = false;           ///< the centre of collision is on screen
   double probability = 0;         ///< f(e, g) for the placement above; 0 when not visible
   double priority = 0;            ///< f(e, g) at the start of the frame when visible, -1 otherwise
-  std::int32_t queue = 0;         ///< priority queue, for the priority-queue scheduler
+  std::int32_t queue = 0;         ///< priority queue, for the priority-queue schedulers
+  /// The oracle's key: f at the true gap from the exact voxel test, 0 where the voxels touch
+  /// (repulsing them leaves no gap): what leaving it unresolved adds to p_true. Set only for
+  /// the oracle.
+  double true_priority = 0;
 };
 
 }  // namespace fovea

@@ -118,7 +118,7 @@ void NarrowPhase::sync(const PairSet& pairs, std::span<const Entity> entities, s
   for (const PairSlot& ps : by_pair_) order_.push_back(ps.slot);
 }
 
-void NarrowPhase::begin_frame(std::span<const EntityState> states) {
+void NarrowPhase::begin_frame(std::span<const EntityState> states, const DescentMemory* memory) {
   sphere_tests_ = 0;
   hit_pool_.clear();
   reserve_geometric(hit_pool_, 32 * order_.size());  // 12 bytes a hit: a few levels' worth
@@ -131,6 +131,18 @@ void NarrowPhase::begin_frame(std::span<const EntityState> states) {
     c.tested_any = false;
     c.leaf_pair = SpherePair{};
     c.queue = 0;
+    c.witness = WitnessState::none;
+    c.witness_tests = 0;
+    if (settings_.coherence && memory != nullptr) {
+      // Coherence across frames: last frame's deepest pair, re-tested first (step_witness).
+      const RememberedDescent* last = memory->recall(slot, c);
+      if (last != nullptr && last->has_witness) {
+        c.witness = WitnessState::pending;
+        c.witness_target = last->witness;
+        c.witness_at = SpherePair{0, 0};
+        c.witness_split = 1;  // the roots' pair is tested as if b's tree had just split: a's splits next
+      }
+    }
     // The start of 004 section 3.3.2: the root of tree a is the target, the root of tree b
     // the test list.
     c.hits_begin = c.cursor = static_cast<std::uint32_t>(hit_pool_.size());
@@ -279,9 +291,95 @@ ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, SphereHit
   return result;
 }
 
+void NarrowPhase::restart_at_roots(Collision& c) {
+  c.hits_begin = c.cursor = static_cast<std::uint32_t>(hit_pool_.size());
+  hit_pool_.push_back({0, 0, 1, 0});
+  c.hits_end = c.next_begin = c.next_end = static_cast<std::uint32_t>(hit_pool_.size());
+  c.levels_done = 0;
+  c.tested_any = false;
+  c.witness = WitnessState::failed;
+}
+
+void NarrowPhase::step_witness(Collision& c, Budget& budget) {
+  // Coherence across frames (docs/narrowphase.md), Hubbard's argument that a pair's contact
+  // moves little between frames, kept exact. The pairs tested here are those the descent
+  // from the roots (004 section 3.3.2) tests on its way to last frame's deepest pair, in its
+  // order: it splits the tree that did not split last, unless that one is at a leaf, so the
+  // trees alternate as in scan_test_list. If every pair of the chain intersects, the descent
+  // from the roots reaches that pair, and every hit below it is one the descent from the
+  // roots makes too: a leaf pair found below it is one the descent from the roots would
+  // reach, so its outcome is colliding as well. Nothing below it can prove the collision
+  // apart, though (other branches may still meet), so where nothing below it intersects the
+  // descent starts again at the roots (step()). The test is the descent's, to the bit.
+  const CollisionModel& ma = models_[c.model_a];
+  const CollisionModel& mb = models_[c.model_b];
+  // The child of `node` on the way down to `target`; `node` itself when `target` is not below it.
+  const auto toward = [](const CollisionModel& m, std::uint32_t node, std::uint32_t target) {
+    std::uint32_t n = target;
+    while (m.parent[n] != node && m.parent[n] != n) n = m.parent[n];
+    return m.parent[n] == node && n != node ? n : node;
+  };
+  while (!budget.exhausted()) {
+    const SpherePair p = c.witness_at;
+    const DescentSphere& sa = ma.spheres[p.node_a];
+    const DescentSphere& sb = mb.spheres[p.node_b];
+    const Vec3 centre_b = c.b_to_a_rotation * sb.centre_m + c.b_to_a_offset_m;
+    const Vec3 d = sa.centre_m - centre_b;
+    const double reach = sa.radius_m + sb.radius_m;
+    const bool intersects = glm::dot(d, d) <= reach * reach;
+    ++c.sphere_tests;
+    ++c.witness_tests;
+    ++sphere_tests_;
+    budget.spend(1);
+    if (!intersects) {
+      c.witness = WitnessState::failed;  // the root hit waits in the current level
+      return;
+    }
+    const bool leaf_a = ma.is_leaf(p.node_a);
+    const bool leaf_b = mb.is_leaf(p.node_b);
+    if (leaf_a && leaf_b) {
+      c.tested_any = true;
+      c.witness = WitnessState::below;
+      c.status = CollisionStatus::colliding;  // outcome 1, as the descent from the roots finds it
+      c.leaf_pair = p;
+      return;
+    }
+    std::uint8_t split = 1 - c.witness_split;
+    if (split == 0 ? leaf_a : leaf_b) split = c.witness_split;
+    const bool at_target = p.node_a == c.witness_target.node_a && p.node_b == c.witness_target.node_b;
+    const std::uint32_t from = split == 0 ? p.node_a : p.node_b;
+    if (at_target) {
+      // The chain holds: the descent goes on below the pair, as the descent from the roots
+      // would after finding it intersecting. The target is the other tree's node, the test
+      // list the splitting node's children.
+      const CollisionModel& split_model = split == 0 ? ma : mb;
+      const SphereHit below{split == 0 ? p.node_b : p.node_a, split_model.first_child[from],
+                            static_cast<std::uint16_t>(split_model.child_count[from]), static_cast<std::uint8_t>(1 - split)};
+      c.hits_begin = c.cursor = static_cast<std::uint32_t>(hit_pool_.size());
+      hit_pool_.push_back(below);
+      c.hits_end = c.next_begin = c.next_end = static_cast<std::uint32_t>(hit_pool_.size());
+      c.witness = WitnessState::below;
+      c.tested_any = true;  // the pair is on the frontier now (gap_estimate, contact_pairs)
+      return;
+    }
+    const std::uint32_t next =
+        split == 0 ? toward(ma, p.node_a, c.witness_target.node_a) : toward(mb, p.node_b, c.witness_target.node_b);
+    if (next == from) {
+      c.witness = WitnessState::failed;  // not on a chain of this descent (the trees changed): from the roots
+      return;
+    }
+    (split == 0 ? c.witness_at.node_a : c.witness_at.node_b) = next;
+    c.witness_split = split;
+  }
+}
+
 CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
   Collision& c = collisions_[slot];
   if (c.status != CollisionStatus::needs_more_work) return c.status;
+  if (c.witness == WitnessState::pending) {
+    step_witness(c, budget);
+    return c.status;
+  }
 
   while (c.cursor < c.hits_end) {
     if (budget.exhausted()) return CollisionStatus::needs_more_work;
@@ -308,6 +406,12 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
 
   // The level is done.
   if (c.next_begin == c.next_end) {
+    if (c.witness == WitnessState::below) {
+      // Nothing below last frame's pair intersects now: that proves nothing about the other
+      // branches, so from the roots (coherence, step_witness).
+      restart_at_roots(c);
+      return c.status;
+    }
     c.status = CollisionStatus::not_colliding;  // outcome 2
     return c.status;
   }
@@ -330,6 +434,25 @@ void NarrowPhase::interrupt(InterruptPolicy policy) {
 std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pairs, std::vector<SphereHit>& stack,
                                         std::vector<SpherePair>& out) {
   out.clear();
+  std::int64_t tests = 0;
+  if (collisions_[slot].witness == WitnessState::below && !collisions_[slot].interrupted) {
+    // Resolved colliding below last frame's pair (coherence), whose hits hold one branch
+    // only. The descent from the roots again, outside the budget, to the same leaf pair and
+    // frontier 004's descent stops at: the response then gets the same pairs in the same
+    // order, so coherence changes no world at full resolution (docs/narrowphase.md).
+    Collision& c = collisions_[slot];
+    const std::int64_t frame_tests = sphere_tests_;
+    const std::int64_t collision_tests = c.sphere_tests;
+    restart_at_roots(c);
+    c.status = CollisionStatus::needs_more_work;
+    Budget unlimited = Budget::unlimited();
+    while (step(slot, unlimited) == CollisionStatus::needs_more_work) {
+    }
+    tests += sphere_tests_ - frame_tests;
+    sphere_tests_ = frame_tests;
+    c.sphere_tests = collision_tests;
+    c.witness = WitnessState::below;
+  }
   const Collision& c = collisions_[slot];
   const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
   // Every hit past the first level came from an intersecting pair: its target and its test
@@ -344,22 +467,23 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
     return 0;
   }
   assert(c.status == CollisionStatus::colliding);
-  out.push_back(c.leaf_pair);
-  // Finish the descent below the frontier: the rest of the test list whose scan found the
-  // leaf pair, the level's hits not yet processed, and the next level's made so far.
   stack.clear();
-  const SphereHit& found = hit_pool_[c.cursor - 1];
-  const std::uint32_t member = found.target_tree == 0 ? c.leaf_pair.node_b : c.leaf_pair.node_a;
-  const std::uint32_t found_end = found.test_begin + found.test_count;
-  if (member + 1 < found_end)
-    stack.push_back({found.target, member + 1, static_cast<std::uint16_t>(found_end - member - 1), found.target_tree});
-  for (std::uint32_t i = c.next_end; i-- > c.next_begin;) stack.push_back(hit_pool_[i]);
-  for (std::uint32_t i = c.hits_end; i-- > c.cursor;) stack.push_back(hit_pool_[i]);
+  {
+    out.push_back(c.leaf_pair);
+    // Finish the descent below the frontier: the rest of the test list whose scan found the
+    // leaf pair, the level's hits not yet processed, and the next level's made so far.
+    const SphereHit& found = hit_pool_[c.cursor - 1];
+    const std::uint32_t member = found.target_tree == 0 ? c.leaf_pair.node_b : c.leaf_pair.node_a;
+    const std::uint32_t found_end = found.test_begin + found.test_count;
+    if (member + 1 < found_end)
+      stack.push_back({found.target, member + 1, static_cast<std::uint16_t>(found_end - member - 1), found.target_tree});
+    for (std::uint32_t i = c.next_end; i-- > c.next_begin;) stack.push_back(hit_pool_[i]);
+    for (std::uint32_t i = c.hits_end; i-- > c.cursor;) stack.push_back(hit_pool_[i]);
+  }
 
   // The descent's own scan, run to the end: hits go on the stack; a leaf-leaf pair is
   // recorded and the rest of its test list goes on the stack to be scanned next, so every
   // intersecting leaf pair is found, in the order a scan past the pair would find them.
-  std::int64_t tests = 0;
   while (!stack.empty() && out.size() < max_pairs) {
     const SphereHit hit = stack.back();
     stack.pop_back();
@@ -395,48 +519,61 @@ GapEstimate NarrowPhase::initial_gap_estimate(std::uint32_t slot, std::span<cons
   return g;
 }
 
-GapEstimate NarrowPhase::gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const {
+bool NarrowPhase::deepest_pair(std::uint32_t slot, SpherePair& out) const {
   const Collision& c = collisions_[slot];
-  if (!c.tested_any) return initial_gap_estimate(slot, states);
+  if (!c.tested_any) return false;
   const CollisionModel& ma = models_[c.model_a];
   const CollisionModel& mb = models_[c.model_b];
-  const EntityState& sa = states[c.a];
-  const EntityState& sb = states[c.b];
   // Every hit past the first level came from an intersecting pair: its target and its test
   // list's parent. The pairs of the frontier (the current level's hits not yet processed and
   // the next level's made so far) are the deepest found; once a collision is resolved not
   // colliding its frontier is empty, and the last level's hits stand in. A collision
   // resolved colliding has its leaf pair, the deepest of all.
-  SpherePair best = c.leaf_pair;
-  if (c.status != CollisionStatus::colliding || c.interrupted) {
-    double best_bound = std::numeric_limits<double>::infinity();
-    const auto consider = [&](const SphereHit& h) {
-      const CollisionModel& test_model = h.target_tree == 0 ? mb : ma;
-      const std::uint32_t other = test_model.parent[h.test_begin];
-      const SpherePair p = h.target_tree == 0 ? SpherePair{h.target, other} : SpherePair{other, h.target};
-      const Vec3 d = ma.spheres[p.node_a].centre_m - (c.b_to_a_rotation * mb.spheres[p.node_b].centre_m + c.b_to_a_offset_m);
-      const double bound = glm::length(d) + ma.gap_slack_m[p.node_a] + mb.gap_slack_m[p.node_b];
-      if (bound < best_bound) {
-        best_bound = bound;
-        best = p;
-      }
-    };
-    const bool frontier_empty = c.cursor == c.hits_end && c.next_begin == c.next_end;
-    const std::uint32_t first = frontier_empty ? c.hits_begin : c.cursor;
-    for (std::uint32_t i = first; i < c.hits_end; ++i) consider(hit_pool_[i]);
-    for (std::uint32_t i = c.next_begin; i < c.next_end; ++i) consider(hit_pool_[i]);
-  }
+  out = c.leaf_pair;
+  if (c.status == CollisionStatus::colliding && !c.interrupted) return true;
+  double best_bound = std::numeric_limits<double>::infinity();
+  const auto consider = [&](const SphereHit& h) {
+    const CollisionModel& test_model = h.target_tree == 0 ? mb : ma;
+    const std::uint32_t other = test_model.parent[h.test_begin];
+    const SpherePair p = h.target_tree == 0 ? SpherePair{h.target, other} : SpherePair{other, h.target};
+    const Vec3 d = ma.spheres[p.node_a].centre_m - (c.b_to_a_rotation * mb.spheres[p.node_b].centre_m + c.b_to_a_offset_m);
+    const double bound = glm::length(d) + ma.gap_slack_m[p.node_a] + mb.gap_slack_m[p.node_b];
+    if (bound < best_bound) {
+      best_bound = bound;
+      out = p;
+    }
+  };
+  const bool frontier_empty = c.cursor == c.hits_end && c.next_begin == c.next_end;
+  const std::uint32_t first = frontier_empty ? c.hits_begin : c.cursor;
+  for (std::uint32_t i = first; i < c.hits_end; ++i) consider(hit_pool_[i]);
+  for (std::uint32_t i = c.next_begin; i < c.next_end; ++i) consider(hit_pool_[i]);
+  return true;
+}
+
+GapEstimate NarrowPhase::pair_gap_estimate(std::uint32_t slot, std::span<const EntityState> states,
+                                           const SpherePair& pair) const {
+  const Collision& c = collisions_[slot];
+  const CollisionModel& ma = models_[c.model_a];
+  const CollisionModel& mb = models_[c.model_b];
+  const EntityState& sa = states[c.a];
+  const EntityState& sb = states[c.b];
   const Mat3 ra = rotation_of(sa);
   const Mat3 rb = rotation_of(sb);
   GapEstimate g;
-  g.sphere_a_m = sa.position_m + ra * ma.spheres[best.node_a].centre_m;
-  g.sphere_b_m = sb.position_m + rb * mb.spheres[best.node_b].centre_m;
-  g.slack_m = ma.gap_slack_m[best.node_a] + mb.gap_slack_m[best.node_b];
+  g.sphere_a_m = sa.position_m + ra * ma.spheres[pair.node_a].centre_m;
+  g.sphere_b_m = sb.position_m + rb * mb.spheres[pair.node_b].centre_m;
+  g.slack_m = ma.gap_slack_m[pair.node_a] + mb.gap_slack_m[pair.node_b];
   g.bound_m = glm::length(g.sphere_b_m - g.sphere_a_m) + g.slack_m;
-  g.radius_a_m = ma.spheres[best.node_a].radius_m;
-  g.radius_b_m = mb.spheres[best.node_b].radius_m;
+  g.radius_a_m = ma.spheres[pair.node_a].radius_m;
+  g.radius_b_m = mb.spheres[pair.node_b].radius_m;
   g.centre_m = centre_of_collision(g.sphere_a_m, g.radius_a_m, g.sphere_b_m, g.radius_b_m);
   return g;
+}
+
+GapEstimate NarrowPhase::gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const {
+  SpherePair best;
+  if (!deepest_pair(slot, best)) return initial_gap_estimate(slot, states);
+  return pair_gap_estimate(slot, states, best);
 }
 
 }  // namespace fovea

@@ -8,6 +8,7 @@
 #include "broadphase/pair_set.hpp"
 #include "narrowphase/collision.hpp"
 #include "narrowphase/collision_model.hpp"
+#include "narrowphase/descent_memory.hpp"
 #include "narrowphase/narrowphase_settings.hpp"
 #include "narrowphase/on_demand_tree.hpp"
 #include "core/budget.hpp"
@@ -73,6 +74,8 @@ class NarrowPhase {
   /// tree released with its model counts its grown nodes as evicted (roots are neither built
   /// nor evicted: they come and go with their models).
   TreeGrowthStats take_growth_stats();
+  /// Whether model `id`'s tree is grown on demand (its nodes may be evicted between frames).
+  bool is_grown_on_demand(ModelId id) const { return id < growers_.size() && growers_[id] != nullptr; }
   /// Nodes of the on-demand trees now, the roots included.
   std::int64_t grown_nodes() const;
 
@@ -82,8 +85,10 @@ class NarrowPhase {
   void sync(const PairSet& pairs, std::span<const Entity> entities, std::int64_t frame);
 
   /// Starts every collision's descent from the two roots at the entities' current poses:
-  /// all are active again, with no test done.
-  void begin_frame(std::span<const EntityState> states);
+  /// all are active again, with no test done. With coherence on (set_settings) and a
+  /// `memory` of the last frame, a collision that was resolved colliding then first re-tests
+  /// the chain of sphere pairs down to last frame's leaf pair (step()).
+  void begin_frame(std::span<const EntityState> states, const DescentMemory* memory = nullptr);
 
   /// One step of a collision (004 section 3.3.2): tests the sphere hits of its current level
   /// that are left, each target against its test list. Every intersection makes a sphere
@@ -96,6 +101,13 @@ class NarrowPhase {
   /// Outcomes (004 section 3.4.1): a leaf-leaf intersection resolves the collision as
   /// colliding (1); a level with no intersection at all resolves it as not colliding (2);
   /// otherwise it stays active with the next level's hits (3). Returns the status.
+  ///
+  /// Coherence across frames: a collision handed last frame's deepest pair (begin_frame)
+  /// spends its first step on that pair's chain, the sphere pairs a descent from the roots
+  /// would test on its way to it, one test each. If all intersect, the descent goes on below
+  /// that pair (a leaf pair there is colliding: the descent from the roots would reach it);
+  /// at the first that does not, or when nothing below the pair intersects, the descent
+  /// starts at the roots. Run to the end it gives the outcome of the descent from the roots.
   CollisionStatus step(std::uint32_t slot, Budget& budget);
 
   /// Outcome 4: every collision still active is interrupted, and becomes colliding
@@ -111,6 +123,12 @@ class NarrowPhase {
   /// remaining hits, or the last level's once resolved apart) with the smallest bound; for
   /// a collision resolved colliding, from its leaf pair.
   GapEstimate gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const;
+  /// The sphere pair gap_estimate() places a collision from, once some pair has been found
+  /// intersecting (false before: the roots were never found intersecting).
+  bool deepest_pair(std::uint32_t slot, SpherePair& out) const;
+  /// The gap bound of a collision from sphere pair `pair` at the current poses: a bound
+  /// whatever the poses, since both centres' slacks are added (collision_model.hpp).
+  GapEstimate pair_gap_estimate(std::uint32_t slot, std::span<const EntityState> states, const SpherePair& pair) const;
 
   /// The deepest intersecting sphere pairs of a collision treated as colliding, for the
   /// response (004 section 3.5, figures 4 and 5), written to `out`:
@@ -159,6 +177,10 @@ class NarrowPhase {
   std::vector<std::uint32_t> order_;      // slots, in by_pair_ order
   std::vector<SphereHit> hit_pool_;       // every collision's hits this frame
 
+  /// The chain down to last frame's deepest pair, then the first level below it (step()).
+  void step_witness(Collision& c, Budget& budget);
+  /// The collision's descent again from its roots' hit, after coherence found nothing.
+  void restart_at_roots(Collision& c);
   /// Makes the collision's next level end at the end of the pool, so a scan can append to
   /// it: the next level stays one run of the pool.
   void open_next_run(Collision& c);

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "narrowphase/narrow_phase.hpp"
@@ -8,6 +10,22 @@
 #include "schedule/schedule_settings.hpp"
 
 namespace fovea {
+
+/// Places collisions on screen again, from what their descent has found so far, and sets
+/// their priority: what the hybrid scheduler asks half-way through its frame. Perception sits
+/// above the schedulers (docs/architecture.md), so the frame hands one in
+/// (metrics/perceived_collision.hpp, FramePerception).
+class Reprioritiser {
+ public:
+  virtual ~Reprioritiser() = default;
+  virtual void reprioritise(NarrowPhase& narrowphase, std::span<const std::uint32_t> slots) = 0;
+};
+
+/// What a frame tells its scheduler besides the collisions and the budget.
+struct ScheduleContext {
+  std::int64_t frame = 0;                   ///< the frame being run: random's order is drawn per frame
+  Reprioritiser* reprioritiser = nullptr;   ///< null: hybrid keeps the start-of-frame priorities
+};
 
 /// Decides the order in which the active collisions are refined (004 section 3.4.3), step
 /// by step through NarrowPhase::step, until every collision is resolved or the budget is
@@ -17,15 +35,20 @@ class Scheduler {
  public:
   virtual ~Scheduler() = default;
   /// Refines the collisions still needing work, in this scheduler's order.
-  virtual void run(NarrowPhase& narrowphase, Budget& budget) = 0;
+  virtual void run(NarrowPhase& narrowphase, Budget& budget, const ScheduleContext& context) = 0;
+  void run(NarrowPhase& narrowphase, Budget& budget) { run(narrowphase, budget, ScheduleContext{}); }
   /// Whether run() reads the collisions' `priority`: the frame perceives every collision
   /// before the descent only for the schedulers that use it (the others' records get it after).
   virtual bool uses_priority() const = 0;
+  /// Whether run() reads the collisions' `true_priority`, which only the exact voxel test
+  /// gives (the oracle): the frame sets it before the descent, outside the budget.
+  virtual bool uses_true_priority() const { return false; }
 };
 
-/// The scheduler `settings` name. Throws std::invalid_argument when the queues and band
-/// edges do not fit together (the config checks first and names the line).
-std::unique_ptr<Scheduler> make_scheduler(const ScheduleSettings& settings);
+/// The scheduler `settings` name; `seed` seeds the random scheduler's orders. Throws
+/// std::invalid_argument when the queues and band edges do not fit together (the config
+/// checks first and names the line).
+std::unique_ptr<Scheduler> make_scheduler(const ScheduleSettings& settings, std::uint64_t seed = 0);
 
 /// What is wrong with the queues and band edges, or "" (for the config's check).
 std::string check_schedule_settings(const ScheduleSettings& settings);

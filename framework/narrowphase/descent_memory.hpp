@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "narrowphase/collision.hpp"
+
+namespace fovea {
+
+class NarrowPhase;
+
+/// What one collision's descent ended with in the last frame (DescentMemory).
+struct RememberedDescent {
+  EntityId a = 0;  ///< the pair, and the first frame of its overlap: which collision this was
+  EntityId b = 0;
+  std::int64_t first_frame = -1;
+  /// Where coherence starts next frame: the leaf pair of a collision resolved colliding, the
+  /// tightest pair of an interrupted one's frontier (or, interrupted on its chain, the pair
+  /// that chain was going to). Nothing for one resolved not colliding: below its deepest
+  /// pair nothing intersected.
+  bool has_witness = false;
+  SpherePair witness;
+  bool has_deepest = false;  ///< some sphere pair was found intersecting: `deepest` is the one with the smallest gap bound
+  SpherePair deepest;
+};
+
+/// One scheduler's memory of its last frame, per collision: where coherence across frames
+/// starts (NarrowPhaseSettings::coherence; docs/narrowphase.md, "Coherence across frames")
+/// and where a refined priority takes its gap from (PriorityGap::refined). Each scheduler
+/// keeps its own: the driver's, and each one the counterfactual evaluation runs on the side,
+/// since what a descent reached depends on the budget and the order it was given.
+///
+/// Plain data by collision slot, checked against the pair and the first frame of its overlap
+/// when read, so a slot that now holds another pair, or the same pair overlapping again,
+/// answers nothing. Collisions on trees grown on demand are not remembered: their nodes may
+/// be evicted and reused between frames (001).
+class DescentMemory {
+ public:
+  /// Keeps what every collision of `narrowphase` ended with this frame (after interrupt()).
+  void remember(const NarrowPhase& narrowphase);
+  /// What the collision in `slot` ended with last frame, or null when it is new (or was on an
+  /// on-demand tree).
+  const RememberedDescent* recall(std::uint32_t slot, const Collision& c) const {
+    if (slot >= by_slot_.size()) return nullptr;
+    const RememberedDescent& r = by_slot_[slot];
+    return r.first_frame == c.first_frame && r.a == c.a && r.b == c.b ? &r : nullptr;
+  }
+  void clear() { by_slot_.clear(); }
+
+ private:
+  std::vector<RememberedDescent> by_slot_;
+};
+
+}  // namespace fovea
