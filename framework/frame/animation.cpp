@@ -357,7 +357,7 @@ void Animation::metrics_phase(const FrameGaze& gaze, FrameStats& stats) {
                                  entities_.size(), true);
   // Last: the records above placed the collisions from last frame's memory, as the
   // scheduler saw them.
-  memory_.remember(narrowphase_);
+  memory_.remember(narrowphase_, states_);
 }
 
 }  // namespace fovea

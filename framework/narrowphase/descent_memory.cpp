@@ -5,24 +5,35 @@
 
 namespace fovea {
 
-void DescentMemory::remember(const NarrowPhase& narrowphase) {
+void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const EntityState> states) {
   reserve_geometric(by_slot_, narrowphase.slot_count());
   by_slot_.resize(narrowphase.slot_count());
   for (const std::uint32_t slot : narrowphase.order()) {
     const Collision& c = narrowphase.collision(slot);
     RememberedDescent& r = by_slot_[slot];
+    // The tightest pair of earlier frames of the same overlap: any sphere pair bounds the gap
+    // at any poses (collision_model.hpp), so the tighter of it and this frame's is kept, and
+    // a persistent pair's bound tightens as the budget comes round to it.
+    const bool had_deepest = r.has_deepest && r.first_frame == c.first_frame && r.a == c.a && r.b == c.b;
+    const SpherePair earlier = r.deepest;
     r = RememberedDescent{};
     if (narrowphase.is_grown_on_demand(c.model_a) || narrowphase.is_grown_on_demand(c.model_b)) continue;
     r.a = c.a;
     r.b = c.b;
     r.first_frame = c.first_frame;
     r.has_deepest = narrowphase.deepest_pair(slot, r.deepest);
+    if (had_deepest) {
+      const SpherePair now = r.deepest;
+      if (!r.has_deepest ||
+          narrowphase.pair_gap_estimate(slot, states, earlier).bound_m < narrowphase.pair_gap_estimate(slot, states, now).bound_m)
+        r.deepest = earlier;
+      r.has_deepest = true;
+    }
     if (c.interrupted && c.witness == WitnessState::pending) {
       r.has_witness = true;  // the budget ran out on the chain: the same target next frame
       r.witness = c.witness_target;
-    } else if (c.interrupted || c.status == CollisionStatus::colliding) {
-      r.has_witness = r.has_deepest;
-      r.witness = r.deepest;
+    } else if ((c.interrupted || c.status == CollisionStatus::colliding) && c.tested_any) {
+      r.has_witness = narrowphase.deepest_pair(slot, r.witness);
     }
   }
 }

@@ -1,9 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "narrowphase/collision.hpp"
+#include "world/entity.hpp"
 
 namespace fovea {
 
@@ -20,7 +22,9 @@ struct RememberedDescent {
   /// pair nothing intersected.
   bool has_witness = false;
   SpherePair witness;
-  bool has_deepest = false;  ///< some sphere pair was found intersecting: `deepest` is the one with the smallest gap bound
+  /// Some sphere pair was found intersecting in this overlap: `deepest` is the one with the
+  /// smallest gap bound at the poses it was last remembered at, this frame's or an earlier one's.
+  bool has_deepest = false;
   SpherePair deepest;
 };
 
@@ -36,8 +40,9 @@ struct RememberedDescent {
 /// be evicted and reused between frames (001).
 class DescentMemory {
  public:
-  /// Keeps what every collision of `narrowphase` ended with this frame (after interrupt()).
-  void remember(const NarrowPhase& narrowphase);
+  /// Keeps what every collision of `narrowphase` ended with this frame (after interrupt()),
+  /// at the frame's poses `states`.
+  void remember(const NarrowPhase& narrowphase, std::span<const EntityState> states);
   /// What the collision in `slot` ended with last frame, or null when it is new (or was on an
   /// on-demand tree).
   const RememberedDescent* recall(std::uint32_t slot, const Collision& c) const {
