@@ -85,6 +85,33 @@ void InaccuracyMeter::set_true_priorities(NarrowPhase& narrowphase, std::span<co
   }
 }
 
+bool InaccuracyMeter::estimate_seen(const NarrowPhase& narrowphase, std::uint32_t slot,
+                                    std::span<const EntityState> states, const MeasureOptions& options) {
+  const Collision& c = narrowphase.collision(slot);
+  // The estimate's ends follow from the pair it is placed from (or the entities' centres) and
+  // the frame's poses alone, so a pair already asked about this frame answers again.
+  constexpr std::uint32_t kNoPair = 0xffffffffu;
+  SpherePair pair{kNoPair, kNoPair};
+  narrowphase.deepest_pair(slot, pair);
+  const std::size_t first = static_cast<std::size_t>(slot) * kSeenWays;
+  if (estimate_seen_.size() < first + kSeenWays) {
+    reserve_geometric(estimate_seen_, first + kSeenWays);
+    estimate_seen_.resize(first + kSeenWays);
+  }
+  std::size_t oldest = first;
+  for (std::size_t i = first; i < first + kSeenWays; ++i) {
+    const EstimateSeen& e = estimate_seen_[i];
+    if (e.stamp == frame_stamp_ && e.a == c.a && e.b == c.b && e.pair.node_a == pair.node_a && e.pair.node_b == pair.node_b)
+      return e.seen;
+    if (e.stamp < estimate_seen_[oldest].stamp) oldest = i;
+  }
+  Vec3 end_a, end_b;
+  estimated_gap_ends(narrowphase.gap_estimate(slot, states), end_a, end_b);
+  const bool seen = sees_either_end(*options.occlusion, options.eye_m, end_a, end_b, c);
+  estimate_seen_[oldest] = EstimateSeen{frame_stamp_, c.a, c.b, pair, seen};
+  return seen;
+}
+
 FrameMetrics InaccuracyMeter::measure(const NarrowPhase& narrowphase, std::span<const EntityState> states,
                                       const Viewing& viewing, const MeasureOptions& options, EpisodeMeter& episodes,
                                       std::size_t entity_count, bool record_truth) {
@@ -124,11 +151,8 @@ FrameMetrics InaccuracyMeter::measure(const NarrowPhase& narrowphase, std::span<
       m.p_est += c.probability;
       episode.f_est = c.probability;
       if (c.probability >= options.min_f) m.p_est_supra += c.probability;
-      if (visibility && c.probability > 0) {
-        Vec3 end_a, end_b;
-        estimated_gap_ends(narrowphase.gap_estimate(slot, states), end_a, end_b);
-        if (sees_either_end(*options.occlusion, options.eye_m, end_a, end_b, c)) m.p_est_visible += c.probability;
-      }
+      if (visibility && c.probability > 0 && estimate_seen(narrowphase, slot, states, options))
+        m.p_est_visible += c.probability;
     }
 
     if (!ground_truth_) {

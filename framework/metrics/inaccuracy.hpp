@@ -121,6 +121,19 @@ class InaccuracyMeter {
   std::vector<std::optional<ExactVoxelShape>> exact_shapes_;  // by ModelId; ground truth only
   std::vector<CollisionTruth> truth_;                         // by collision slot
   std::vector<ExactAtFrame> exact_;                           // by collision slot; ground truth only
+  /// Whether an estimated gap is seen, per collision slot, for the sphere pairs asked this
+  /// frame: the rows of the counterfactual evaluation often place a collision from the same
+  /// pair (its roots, or the same frontier), and the occlusion test dominates their cost.
+  struct EstimateSeen {
+    std::int64_t stamp = -1;
+    EntityId a = 0, b = 0;
+    SpherePair pair;  ///< kNoPair's nodes: placed from the entities' centres
+    bool seen = false;
+  };
+  static constexpr std::size_t kSeenWays = 4;
+  std::vector<EstimateSeen> estimate_seen_;  // kSeenWays by collision slot, replaced round robin
+  bool estimate_seen(const NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
+                     const MeasureOptions& options);
   std::int64_t frame_stamp_ = 0;
   EpisodeMeter episodes_;
   std::vector<EpisodeInput> episode_inputs_;  // scratch
