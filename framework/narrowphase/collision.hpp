@@ -33,11 +33,12 @@ struct SpherePair {
 
 /// An axis-aligned box in entity a's centre-of-mass frame: the region every contact of a
 /// collision's two trees lies in, when the descent prunes to the overlap region (003;
-/// narrow_phase.cpp, set_overlap_region). Empty (lo_m > hi_m, as +inf and -inf) when the two
-/// trees' leaves cannot touch.
+/// narrow_phase.cpp, set_overlap_regions). Empty (lo_m +inf, hi_m and half_m -inf) when the
+/// two trees' leaves cannot touch.
 struct OverlapRegion {
   Vec3 lo_m{0.0};
   Vec3 hi_m{0.0};
+  Vec3 half_m{0.0};  ///< (hi_m - lo_m) / 2
 };
 
 /// One potential collision: a pair of entities whose broad-phase boxes overlap (004 section
