@@ -1,4 +1,4 @@
-// Narrow-phase benchmark, in two parts (docs/narrowphase.md reads it).
+// Narrow-phase benchmark, in three parts (docs/narrowphase.md reads it).
 //
 // descent: how many sphere-sphere tests per second one core gets through when the staircase
 // descent (NarrowPhase::step, driven by a scheduler with Budget::unlimited()) takes every
@@ -13,14 +13,22 @@
 // whose budget ran out reports FrameStats::budget_overshoot_us; the distribution is printed
 // per budget. Target: p99.9 below 20 us.
 //
-//   ./fovea bench narrowphase [--parts descent,overshoot] [--scenes packed_rocks,uniform_balls]
-//                             [--budgets-ms 0.1,0.5,1,2] [--overshoot-frames 3000] [--out FILE]
+// prune: prune to the overlap region (003; NarrowPhaseSettings::prune_to_overlap) off and on,
+// on the same frames of the packed scene (configs/studies/packed500.yaml) and the pile
+// (configs/examples/pile.yaml): full-resolution sphere tests a frame, the sphere-box checks
+// pruning costs instead, and the narrow phase's time a frame (begin_frame and a round-robin
+// scheduler with no limit), with their ratios; and whether both found the same outcomes.
+//
+//   ./fovea bench narrowphase [--parts descent,overshoot,prune] [--scenes packed_rocks,uniform_balls]
+//                             [--budgets-ms 0.1,0.5,1,2] [--overshoot-frames 3000]
+//                             [--prune-scenes packed_rocks,pile] [--prune-snapshots 10] [--out FILE]
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -82,8 +90,16 @@ class OtherLoad {
   std::chrono::steady_clock::time_point start_;
 };
 
+/// This thread's CPU time, seconds: what a measurement cost the code, less the time other
+/// processes held the core.
+double thread_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 // ---------------------------------------------------------------------------------------
-// Scenes, defined once here for both parts.
+// Scenes, defined once here for every part.
 
 /// Read from the working folder: run from the repository root, as `./fovea bench` does.
 constexpr const char* kPackedConfig = "configs/studies/packed500.yaml";
@@ -555,11 +571,151 @@ ClockStalls measure_clock_stalls(double seconds) {
 }
 
 
+// ---------------------------------------------------------------------------------------
+// Part 3: prune to the overlap region, off and on.
+
+constexpr const char* kPileConfig = "configs/examples/pile.yaml";
+
+/// The prune part's scenes run as `fovea run` runs their configs (the ground truth off: it
+/// measures, and changes nothing the narrow phase sees): `packed_rocks` is
+/// configs/studies/packed500.yaml, `pile` configs/examples/pile.yaml (50 rocks falling into a
+/// narrow box and settling, every collision refined to its leaves).
+AnimationSettings prune_scene_settings(const std::string& name) {
+  AnimationSettings s = config::load_config_file(name == "pile" ? kPileConfig : kPackedConfig).settings;
+  s.ground_truth = false;
+  return s;
+}
+
+/// Frames before the first snapshot and between two: the packed rocks collide from the start;
+/// the pile's rocks fall for a while first, then settle.
+std::pair<int, int> prune_scene_frames(const std::string& name) { return name == "pile" ? std::pair{200, 50} : std::pair{60, 20}; }
+
+struct PruneResult {
+  std::int64_t frames = 0;
+  double collisions_per_frame = 0;
+  double tests_off = 0;        ///< sphere tests a frame, full resolution, pruning off
+  double tests_on = 0;         ///< the same, pruning on
+  double checks_on = 0;        ///< sphere-box checks a frame, pruning on
+  std::vector<double> ms_off;  ///< narrow-phase ms a frame, one value a repetition
+  std::vector<double> ms_on;
+  std::vector<double> ratio;   ///< ms on / ms off, paired within each repetition
+  std::vector<double> cpu_ms_off;  ///< the same on the thread's CPU clock
+  std::vector<double> cpu_ms_on;
+  std::vector<double> cpu_ratio;
+  bool same_outcomes = true;   ///< every collision: the same status, leaf pair and contact pairs
+  double other_load_cores = 0;
+};
+
+PruneResult run_prune(const std::string& scene, std::uint64_t seed, int snapshot_count, double min_time_s, int min_reps) {
+  PruneResult result;
+  const auto [warmup, gap] = prune_scene_frames(scene);
+  Stepper stepper(std::make_unique<Animation>(prune_scene_settings(scene), seed), nullptr);
+  const Animation& world = stepper.world();
+  for (int f = 0; f < warmup; ++f) stepper.step();
+  std::vector<Snapshot> snapshots;
+  for (int s = 0; s < snapshot_count; ++s) {
+    if (s > 0)
+      for (int f = 0; f < gap; ++f) stepper.step();
+    const std::span<const CollisionModel> models = world.narrowphase().models();
+    Snapshot snap{NarrowPhase(std::vector<CollisionModel>(models.begin(), models.end())),
+                  std::vector<EntityState>(world.states().begin(), world.states().end())};
+    snap.narrowphase.sync(world.broadphase().pairs(), world.entities(), world.frames_done());
+    snapshots.push_back(std::move(snap));
+  }
+  result.frames = snapshot_count;
+
+  ScheduleSettings schedule;
+  schedule.kind = SchedulerKind::round_robin;
+  const std::unique_ptr<Scheduler> scheduler = make_scheduler(schedule);
+  // One frame of one snapshot to the end, pruning off or on: adds its wall and thread CPU
+  // seconds.
+  const auto run_frame = [&](Snapshot& snap, bool prune, double& wall_s, double& cpu_s) {
+    NarrowPhaseSettings settings;
+    settings.prune_to_overlap = prune;
+    snap.narrowphase.set_settings(settings);
+    const double cpu0 = thread_cpu_s();
+    const auto t0 = std::chrono::steady_clock::now();
+    snap.narrowphase.begin_frame(snap.states);
+    Budget budget = Budget::unlimited();
+    scheduler->run(snap.narrowphase, budget);
+    wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    cpu_s += thread_cpu_s() - cpu0;
+  };
+
+  // The outcomes, once, outside the clock: off, then on, collision by collision.
+  std::int64_t collisions = 0, tests_off = 0, tests_on = 0, checks_on = 0;
+  std::vector<SphereHit> stack;
+  std::vector<SpherePair> pairs_off, pairs_on;
+  for (Snapshot& snap : snapshots) {
+    NarrowPhase& np = snap.narrowphase;
+    collisions += static_cast<std::int64_t>(np.size());
+    struct Outcome {
+      CollisionStatus status;
+      SpherePair leaf;
+      std::vector<SpherePair> contacts;
+    };
+    std::vector<Outcome> off;
+    for (const bool prune : {false, true}) {
+      NarrowPhaseSettings settings;
+      settings.prune_to_overlap = prune;
+      np.set_settings(settings);
+      np.begin_frame(snap.states);
+      Budget budget = Budget::unlimited();
+      scheduler->run(np, budget);
+      (prune ? tests_on : tests_off) += np.sphere_tests();
+      if (prune) checks_on += np.overlap_checks();
+      for (std::size_t i = 0; i < np.size(); ++i) {
+        const std::uint32_t slot = np.order()[i];
+        const Collision& c = np.collision(slot);
+        std::vector<SpherePair> contacts;
+        if (c.status == CollisionStatus::colliding) np.contact_pairs(slot, 1 << 20, stack, contacts);
+        if (!prune) {
+          off.push_back({c.status, c.leaf_pair, std::move(contacts)});
+          continue;
+        }
+        const Outcome& o = off[i];
+        bool same = o.status == c.status && o.leaf.node_a == c.leaf_pair.node_a && o.leaf.node_b == c.leaf_pair.node_b &&
+                    o.contacts.size() == contacts.size();
+        for (std::size_t k = 0; same && k < contacts.size(); ++k)
+          same = o.contacts[k].node_a == contacts[k].node_a && o.contacts[k].node_b == contacts[k].node_b;
+        result.same_outcomes = result.same_outcomes && same;
+      }
+    }
+  }
+  const auto frames = static_cast<double>(snapshot_count);
+  result.collisions_per_frame = static_cast<double>(collisions) / frames;
+  result.tests_off = static_cast<double>(tests_off) / frames;
+  result.tests_on = static_cast<double>(tests_on) / frames;
+  result.checks_on = static_cast<double>(checks_on) / frames;
+
+  // The clock: off and on alternate frame by frame (which goes first alternates between
+  // repetitions), so a slow spell of a shared machine weighs on both; the ratios are paired
+  // within each repetition. The thread's CPU time beside the wall clock leaves out the time
+  // other processes took the core.
+  const OtherLoad other_load;
+  double total_s = 0;
+  for (int rep = 0; total_s < min_time_s || rep < min_reps; ++rep) {
+    double wall_off = 0, wall_on = 0, cpu_off = 0, cpu_on = 0;
+    const bool on_first = rep % 2 == 1;
+    for (Snapshot& snap : snapshots)
+      for (const bool prune : {on_first, !on_first}) run_frame(snap, prune, prune ? wall_on : wall_off, prune ? cpu_on : cpu_off);
+    result.ms_off.push_back(wall_off * 1e3 / frames);
+    result.ms_on.push_back(wall_on * 1e3 / frames);
+    result.ratio.push_back(wall_on / wall_off);
+    result.cpu_ms_off.push_back(cpu_off * 1e3 / frames);
+    result.cpu_ms_on.push_back(cpu_on * 1e3 / frames);
+    result.cpu_ratio.push_back(cpu_on / cpu_off);
+    total_s += wall_off + wall_on;
+  }
+  result.other_load_cores = other_load.cores();
+  return result;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "Narrow-phase benchmark (docs/narrowphase.md), two parts:\n"
+      "Narrow-phase benchmark (docs/narrowphase.md), three parts:\n"
       "  descent:   sphere tests per second per core of the staircase descent (NarrowPhase::step\n"
       "             under a scheduler with an unlimited budget, every collision of a frame to the\n"
       "             end), beside bare sphere-sphere tests on the same recorded pairs: pre-\n"
@@ -568,9 +724,13 @@ int main(int argc, char** argv) {
       "  overshoot: how far past a wall budget's deadline the descent stops, over thousands of\n"
       "             starved frames per budget: median, p99, p99.9 and max microseconds\n"
       "             (target: p99.9 below 20 us).\n"
+      "  prune:     prune to the overlap region off and on, on the same frames: sphere tests and\n"
+      "             narrow-phase ms a frame, their ratios, and whether the outcomes agree.\n"
       "Scenes: packed_rocks (configs/studies/packed500.yaml's world) and uniform_balls (2,000\n"
       "balls at random in a 12 m box). Writes one CSV row per measurement (--out)."};
-  std::vector<std::string> parts = {"descent", "overshoot"};
+  std::vector<std::string> parts = {"descent", "overshoot", "prune"};
+  std::vector<std::string> prune_scenes = {"packed_rocks", "pile"};
+  int prune_snapshots = 10;
   std::vector<std::string> scenes = {"packed_rocks", "uniform_balls"};
   std::uint64_t seed = 1;
   int warmup_frames = 60;
@@ -584,7 +744,12 @@ int main(int argc, char** argv) {
   std::string overshoot_scene = "packed_rocks";
   std::vector<std::string> overshoot_schedulers = {"priority_queues", "round_robin"};
   std::string out = "results/bench/narrowphase.csv";
-  app.add_option("--parts", parts, "which parts to run")->delimiter(',')->check(CLI::IsMember({"descent", "overshoot"}));
+  app.add_option("--parts", parts, "which parts to run")
+      ->delimiter(',')->check(CLI::IsMember({"descent", "overshoot", "prune"}));
+  app.add_option("--prune-scenes", prune_scenes, "scenes for the prune part")
+      ->delimiter(',')->check(CLI::IsMember({"packed_rocks", "pile"}));
+  app.add_option("--prune-snapshots", prune_snapshots, "frames of each scene the prune part runs (20 apart for the packed\n"
+                 "rocks from frame 60, 50 apart for the pile from frame 200)")->check(CLI::Range(1, 100));
   app.add_option("--scenes", scenes, "scenes for the descent part")
       ->delimiter(',')->check(CLI::IsMember({"packed_rocks", "uniform_balls"}));
   app.add_option("--seed", seed, "seed of the scenes (shapes, placement, motion, gaze)");
@@ -609,10 +774,12 @@ int main(int argc, char** argv) {
   app.add_option("--out", out, "CSV file to write (long form: part, scene, variant, budget_ms, quantity, value, unit)");
   CLI11_PARSE(app, argc, argv);
 
-  // The packed scene is a config file: say so at once when it cannot be read.
+  // The packed scene and the pile are config files: say so at once when one cannot be read.
   try {
     if (std::find(scenes.begin(), scenes.end(), "packed_rocks") != scenes.end() || overshoot_scene == "packed_rocks")
       (void)scene_settings("packed_rocks");
+    if (std::find(parts.begin(), parts.end(), "prune") != parts.end())
+      for (const std::string& scene : prune_scenes) (void)prune_scene_settings(scene);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fovea bench narrowphase: %s (run it from the repository root)\n", e.what());
     return 2;
@@ -738,6 +905,54 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
     }
+  }
+  if (has(parts, "prune")) {
+    std::printf("Prune to the overlap region (003): every collision of %d frames to the end, pruning off and on\n"
+                "(round robin, Budget::unlimited(); a frame's time is begin_frame and the scheduler's run, on the\n"
+                "steady clock (ms) and the thread's CPU clock (cpu); medians of repetitions, off and on alternating\n"
+                "frame by frame; \"on/off\" of a time is the median of the paired ratios; \"checks\": sphere-box\n"
+                "checks against the region, which pruning does beside the tests it keeps; \"others\": cores other\n"
+                "processes kept busy meanwhile)\n\n",
+                prune_snapshots);
+    std::printf("%-13s %10s %10s %10s %7s %10s %9s %9s %7s %9s %9s %7s %5s %6s\n", "scene", "collisions", "tests off",
+                "tests on", "on/off", "checks on", "ms off", "ms on", "on/off", "cpu off", "cpu on", "on/off", "same",
+                "others");
+    for (const std::string& scene : prune_scenes) {
+      std::fprintf(stderr, "fovea bench narrowphase: prune, %s...\n", scene.c_str());
+      const PruneResult r = run_prune(scene, seed, prune_snapshots, min_time_s, min_reps);
+      ok = ok && r.same_outcomes;
+      const double ms_off = bench::quantile(r.ms_off, 0.5);
+      const double ms_on = bench::quantile(r.ms_on, 0.5);
+      const double ratio = bench::quantile(r.ratio, 0.5);
+      const double cpu_off = bench::quantile(r.cpu_ms_off, 0.5);
+      const double cpu_on = bench::quantile(r.cpu_ms_on, 0.5);
+      const double cpu_ratio = bench::quantile(r.cpu_ratio, 0.5);
+      std::printf("%-13s %10.1f %10.0f %10.0f %7.3f %10.0f %9.4f %9.4f %7.3f %9.4f %9.4f %7.3f %5s %6.2f\n", scene.c_str(),
+                  r.collisions_per_frame, r.tests_off, r.tests_on, r.tests_on / r.tests_off, r.checks_on, ms_off, ms_on,
+                  ratio, cpu_off, cpu_on, cpu_ratio, r.same_outcomes ? "yes" : "NO", r.other_load_cores);
+      const auto scene_row = [&](const std::string& variant, const std::string& quantity, double value, const std::string& unit) {
+        row("prune", scene, variant, "NA", quantity, value, unit);
+      };
+      scene_row("all", "frames", static_cast<double>(r.frames), "frames");
+      scene_row("all", "collisions_per_frame", r.collisions_per_frame, "collisions");
+      scene_row("off", "tests_per_frame", r.tests_off, "tests");
+      scene_row("on", "tests_per_frame", r.tests_on, "tests");
+      scene_row("on", "overlap_checks_per_frame", r.checks_on, "checks");
+      scene_row("on_over_off", "tests_per_frame", r.tests_on / r.tests_off, "ratio");
+      scene_row("off", "ms_per_frame_median", ms_off, "ms");
+      scene_row("on", "ms_per_frame_median", ms_on, "ms");
+      scene_row("on_over_off", "ms_per_frame_median", ratio, "ratio");
+      scene_row("off", "cpu_ms_per_frame_median", cpu_off, "ms");
+      scene_row("on", "cpu_ms_per_frame_median", cpu_on, "ms");
+      scene_row("on_over_off", "cpu_ms_per_frame_median", cpu_ratio, "ratio");
+      scene_row("all", "repetitions", static_cast<double>(r.ratio.size()), "count");
+      scene_row("all", "same_outcomes", r.same_outcomes ? 1 : 0, "bool");
+      scene_row("all", "other_processes_load", r.other_load_cores, "cores");
+      csv.flush();
+      std::fflush(stdout);
+    }
+    std::printf("%s\n", ok ? "pruning found the same status, leaf pair and contact pairs for every collision"
+                           : "MISMATCH: pruning changed an outcome (see above)");
   }
   std::printf("\nwrote %s\n", out.c_str());
   return ok ? 0 : 1;

@@ -40,6 +40,16 @@ struct SpherePair {
   std::uint32_t node_b = 0;  ///< on entity b's tree
 };
 
+/// An axis-aligned box in entity a's centre-of-mass frame: the region every contact of a
+/// collision's two trees lies in, when the descent prunes to the overlap region (003;
+/// narrow_phase.cpp, set_overlap_regions). Empty (lo_m +inf, hi_m and half_m -inf) when the
+/// two trees' leaves cannot touch.
+struct OverlapRegion {
+  Vec3 lo_m{0.0};
+  Vec3 hi_m{0.0};
+  Vec3 half_m{0.0};  ///< (hi_m - lo_m) / 2
+};
+
 /// One potential collision: a pair of entities whose broad-phase boxes overlap (004 section
 /// 3.1, "Collision"). It lives while the pair overlaps; its descent starts again from the
 /// roots every frame, because the poses have moved and last frame's hits prove nothing,
@@ -84,6 +94,9 @@ struct Collision {
   // in a's model space, where a's centres need no transform (narrow_phase.cpp).
   Mat3 b_to_a_rotation{1.0};
   Vec3 b_to_a_offset_m{0.0};
+  /// The overlap region (003), in a's model space: set by begin_frame only while
+  /// NarrowPhaseSettings::prune_to_overlap is on, and read only then.
+  OverlapRegion overlap;
 
   // Perception (004 section 3.4.2). The priority is f(e, g) at the start of the frame, from
   // the entities' centres; the placement below is that too, except for collisions treated

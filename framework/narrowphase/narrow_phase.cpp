@@ -155,6 +155,57 @@ void NarrowPhase::begin_frame(std::span<const EntityState> states, const Descent
     c.b_to_a_rotation = ra_t * rotation_of(sb);
     c.b_to_a_offset_m = ra_t * (sb.position_m - sa.position_m);
   }
+  set_overlap_regions();  // prune to the overlap region (003), from the transforms above
+}
+
+// Prune to the overlap region (Smith and Kitamura, 003 sections 1.3.2 and 3.3.3 to 3.3.4: only
+// the parts of an object inside the overlap of two objects' bounding boxes can interfere, so
+// only those are refined). Here, per collision, in a's centre-of-mass frame (where the descent
+// tests): I = box(reach ball of a's root) intersected with box(reach ball of b's root), a root's
+// reach ball being its centre with radius leaf_reach_m[root] (collision_model.hpp), which holds
+// every leaf sphere of its tree. Both balls are in a's frame, so I is an axis-aligned box there.
+// A scan skips every sphere whose reach ball misses I (scan_test_list, scan_hit): as a member it
+// is not tested and makes no hit; as a target its whole test list is skipped.
+//
+// Why it is exact. Two intersecting leaf spheres, one of each tree, share a point p (touching
+// counts, as in the descent's test). a's leaf lies in a's root reach ball and b's in b's, so p
+// lies in both balls, so in both boxes: p is in I. Every node's reach ball holds every leaf
+// sphere below it, so p lies in the reach ball of each ancestor of either leaf, and none of them
+// misses I: no node of a hit on the way to an intersecting leaf pair is ever pruned, and what is
+// pruned leads to no intersecting leaf pair. So each level of the pruned descent holds the
+// unpruned level's hits less some that lead to no leaf pair, in the same order (a scan appends
+// in member order either way), and run to the end the pruned descent finds the same status and
+// the same first leaf pair; contact_pairs() finds the same leaf pairs in the same order. When I
+// is empty nothing can touch: the root target misses it, and the first step resolves the
+// collision not colliding (outcome 2) after no test, as the unpruned descent would after some.
+// Only the tests done change, and so, under a budget, what is resolved when it runs out.
+//
+// Rounding. The descent's test rounds (b's centre rotated, |d|^2 against (r_a + r_b)^2), as do
+// the reaches (sums of lengths), by a few units in the last place of the coordinates' size. I is
+// widened on every side by 1e-9 of that size, far more than the rounding and far less than any
+// sphere, so no pair the descent's rounding counts as touching is pruned.
+void NarrowPhase::set_overlap_regions() {
+  overlap_checks_ = 0;
+  prune_ = settings_.prune_to_overlap;
+  if (!prune_) return;
+  for (const std::uint32_t slot : order_) {
+    Collision& c = collisions_[slot];
+    const CollisionModel& ma = models_[c.model_a];
+    const CollisionModel& mb = models_[c.model_b];
+    assert(!ma.leaf_reach_m.empty() && !mb.leaf_reach_m.empty());
+    const Vec3 centre_a = ma.spheres[0].centre_m;
+    const Vec3 centre_b = c.b_to_a_rotation * mb.spheres[0].centre_m + c.b_to_a_offset_m;
+    const double reach_a = ma.leaf_reach_m[0];
+    const double reach_b = mb.leaf_reach_m[0];
+    const double pad_m = 1e-9 * (glm::length(centre_a) + glm::length(centre_b) + reach_a + reach_b);
+    c.overlap.lo_m = glm::max(centre_a - reach_a, centre_b - reach_b) - pad_m;
+    c.overlap.hi_m = glm::min(centre_a + reach_a, centre_b + reach_b) + pad_m;
+    if (glm::any(glm::greaterThan(c.overlap.lo_m, c.overlap.hi_m))) {
+      c.overlap.lo_m = Vec3(std::numeric_limits<double>::infinity());  // empty: nothing meets it
+      c.overlap.hi_m = -c.overlap.lo_m;
+    }
+    c.overlap.half_m = 0.5 * (c.overlap.hi_m - c.overlap.lo_m);
+  }
 }
 
 std::span<const SphereHit> NarrowPhase::hits(std::uint32_t slot) const {
@@ -184,6 +235,33 @@ void NarrowPhase::open_next_run(Collision& c) {
 
 namespace {
 
+/// The distance from `c` to the interval [lo, hi] of half length `half`: (|c - lo| + |c - hi|)
+/// / 2 - half, which is lo - c below, c - hi above and 0 inside (to rounding, far below the
+/// region's widening). Written so that it compiles without a branch: GCC turns the clamp
+/// max(lo - c, c - hi, 0), squared, into one taken at random, and glm::abs (x >= 0 ? x : -x)
+/// into two; std::fabs is a mask. +inf for an empty interval (lo +inf, hi and half -inf).
+inline double distance_outside(double c, double lo, double hi, double half) {
+  return 0.5 * (std::fabs(c - lo) + std::fabs(c - hi)) - half;
+}
+
+/// Whether the ball of `radius` about `centre` (a's frame) meets `region`: the squared
+/// distance from the centre to the box against the radius squared, touching included,
+/// without a branch (scan_test_list). An empty region is met by nothing.
+inline bool meets(const OverlapRegion& region, const Vec3& centre, double radius) {
+  const double x = distance_outside(centre.x, region.lo_m.x, region.hi_m.x, region.half_m.x);
+  const double y = distance_outside(centre.y, region.lo_m.y, region.hi_m.y, region.half_m.y);
+  const double z = distance_outside(centre.z, region.lo_m.z, region.hi_m.z, region.half_m.z);
+  return x * x + y * y + z * z <= radius * radius;
+}
+
+/// Whether the target of `hit` reaches the collision's overlap region (003): its centre in
+/// a's frame and its leaf reach.
+bool target_meets_region(const Collision& c, const CollisionModel& target_model, const SphereHit& hit) {
+  const Vec3& local = target_model.spheres[hit.target].centre_m;
+  const Vec3 centre = hit.target_tree == 0 ? local : c.b_to_a_rotation * local + c.b_to_a_offset_m;
+  return meets(c.overlap, centre, target_model.leaf_reach_m[hit.target]);
+}
+
 /// Tests one target sphere against its test list and appends a SphereHit for each member it
 /// intersects to `out`, stopping at a leaf-leaf intersection (004 section 3.4.1, outcome 1).
 ///
@@ -195,10 +273,13 @@ namespace {
 /// kLeafTarget: the target is a leaf, so it stays the target and the members' children
 /// become its test lists (unequal heights); otherwise each hit member becomes a target
 /// with the old target's children as its tests (the cross-over).
-template <bool kTestOnB, bool kLeafTarget>
+/// kPrune: a member whose reach ball misses `region` (prune to the overlap region, 003; see
+/// NarrowPhase::set_overlap_regions) is not tested: it is checked against the box, and its
+/// sphere test, done anyway so that the loop stays free of branches, neither counts nor hits.
+template <bool kTestOnB, bool kLeafTarget, bool kPrune>
 ScanResult scan_test_list(const SphereHit& hit, const CollisionModel& target_model, const CollisionModel& test_model,
                             const Vec3& target_centre, double target_radius, const Mat3& rotation, const Vec3& offset,
-                            SphereHit* out) {
+                            const OverlapRegion& region, SphereHit* out) {
   const std::uint8_t test_tree = kTestOnB ? 1 : 0;
   SphereHit candidate;
   if constexpr (!kLeafTarget) {
@@ -210,16 +291,25 @@ ScanResult scan_test_list(const SphereHit& hit, const CollisionModel& target_mod
     candidate.target_tree = hit.target_tree;
   }
   std::uint32_t appended = 0;
+  std::uint32_t tests = 0;  // kPrune only: the members not pruned
   const std::uint32_t end = hit.test_begin + hit.test_count;
   for (std::uint32_t member = hit.test_begin; member < end; ++member) {
     const DescentSphere& sphere = test_model.spheres[member];
     const Vec3 centre = kTestOnB ? rotation * sphere.centre_m + offset : sphere.centre_m;
     const Vec3 d = target_centre - centre;
     const double reach = target_radius + sphere.radius_m;
-    const bool intersects = glm::dot(d, d) <= reach * reach;
+    bool intersects = glm::dot(d, d) <= reach * reach;
+    if constexpr (kPrune) {
+      const bool in_region = meets(region, centre, test_model.leaf_reach_m[member]);
+      intersects = intersects & in_region;  // not &&: no branch
+      tests += in_region ? 1 : 0;
+    }
     if constexpr (kLeafTarget) {
       const std::uint8_t children = test_model.child_count[member];
-      if (intersects && children == 0) return {appended, member - hit.test_begin + 1, true};
+      if (intersects && children == 0) {
+        const std::uint32_t scanned = member - hit.test_begin + 1;
+        return {appended, kPrune ? tests : scanned, scanned, true};
+      }
       candidate.test_begin = test_model.first_child[member];
       candidate.test_count = children;
     } else {
@@ -228,13 +318,15 @@ ScanResult scan_test_list(const SphereHit& hit, const CollisionModel& target_mod
     out[appended] = candidate;
     appended += intersects ? 1 : 0;
   }
-  return {appended, hit.test_count, false};
+  return {appended, kPrune ? tests : hit.test_count, hit.test_count, false};
 }
 
 /// Scans one hit of collision `c` whose trees are `tree`: the target's centre in a's frame,
 /// then the scan_test_list for its side and kind. What the descent and the contact pairs'
-/// completion both run. `out` must have room for the whole test list.
-ScanResult scan_hit(const Collision& c, const CollisionModel* const tree[2], const SphereHit& hit, SphereHit* out) {
+/// completion both run. `out` must have room for the whole test list. kPrune: pruning to the
+/// overlap region (003), a target whose reach ball misses it makes nothing, with no test.
+template <bool kPrune>
+ScanResult scan_hit_as(const Collision& c, const CollisionModel* const tree[2], const SphereHit& hit, SphereHit* out) {
   const int target_tree = hit.target_tree;
   const CollisionModel& target_model = *tree[target_tree];
   const CollisionModel& test_model = *tree[1 - target_tree];
@@ -245,16 +337,26 @@ ScanResult scan_hit(const Collision& c, const CollisionModel* const tree[2], con
   const Vec3& target_local = target_model.spheres[hit.target].centre_m;
   const Vec3 target_centre = target_tree == 0 ? target_local : rotation * target_local + offset;
   const double target_radius = target_model.spheres[hit.target].radius_m;
+  if constexpr (kPrune) {
+    if (!meets(c.overlap, target_centre, target_model.leaf_reach_m[hit.target])) return {};
+  }
   const bool target_is_leaf = target_model.is_leaf(hit.target);
+  const OverlapRegion& region = c.overlap;
   if (target_tree == 0)
-    return target_is_leaf ? scan_test_list<true, true>(hit, target_model, test_model, target_centre, target_radius,
-                                                       rotation, offset, out)
-                          : scan_test_list<true, false>(hit, target_model, test_model, target_centre, target_radius,
-                                                        rotation, offset, out);
-  return target_is_leaf ? scan_test_list<false, true>(hit, target_model, test_model, target_centre, target_radius,
-                                                      rotation, offset, out)
-                        : scan_test_list<false, false>(hit, target_model, test_model, target_centre, target_radius,
-                                                       rotation, offset, out);
+    return target_is_leaf ? scan_test_list<true, true, kPrune>(hit, target_model, test_model, target_centre,
+                                                               target_radius, rotation, offset, region, out)
+                          : scan_test_list<true, false, kPrune>(hit, target_model, test_model, target_centre,
+                                                                target_radius, rotation, offset, region, out);
+  return target_is_leaf ? scan_test_list<false, true, kPrune>(hit, target_model, test_model, target_centre,
+                                                              target_radius, rotation, offset, region, out)
+                        : scan_test_list<false, false, kPrune>(hit, target_model, test_model, target_centre,
+                                                               target_radius, rotation, offset, region, out);
+}
+
+/// scan_hit_as, pruning or not: one well-predicted branch a hit.
+ScanResult scan_hit(const Collision& c, const CollisionModel* const tree[2], const SphereHit& hit, bool prune,
+                    SphereHit* out) {
+  return prune ? scan_hit_as<true>(c, tree, hit, out) : scan_hit_as<false>(c, tree, hit, out);
 }
 
 }  // namespace
@@ -265,13 +367,17 @@ ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, SphereHit
   const ModelId test_id = hit.target_tree == 0 ? c.model_b : c.model_a;
   TreeGrower* const target_grower = growers_[target_id].get();
   TreeGrower* const test_grower = growers_[test_id].get();
-  if (target_grower == nullptr && test_grower == nullptr) return scan_hit(c, tree, hit, out);
+  if (target_grower == nullptr && test_grower == nullptr) return scan_hit(c, tree, hit, prune_, out);
 
   // On-demand trees (001). A target that is not a leaf hands its children to the new hits
-  // as their test list: they must exist before the scan copies them.
+  // as their test list: they must exist before the scan copies them. A target pruned to the
+  // overlap region (003) makes no hit: nothing to grow. Pruned members make no hit either, so
+  // their children are not grown below. A node not grown has a leaf reach that needs no
+  // subtree (TreeGrower::write_node), so pruning on it is as exact as on a whole tree.
+  if (prune_ && !target_meets_region(c, models_[target_id], hit)) return {};
   const bool target_is_leaf = models_[target_id].is_leaf(hit.target);
   if (!target_is_leaf) growable(target_id).use_children(hit.target);
-  const ScanResult result = scan_hit(c, tree, hit, out);
+  const ScanResult result = scan_hit(c, tree, hit, prune_, out);
   if (target_is_leaf) {
     // Each hit member hands its children to its new hit: grow those not built (their hit
     // still holds the member, first_child of a node not grown being itself), only for the
@@ -394,10 +500,11 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
     c.tested_any = c.tested_any || result.appended > 0 || result.leaf_pair;
     c.sphere_tests += result.tests;
     sphere_tests_ += result.tests;
+    overlap_checks_ += prune_ ? std::int64_t{result.scanned} + 1 : 0;
     budget.spend(result.tests);
     if (result.leaf_pair) {
       // Outcome 1: two leaves intersect; the collision is real. The scan stopped at them.
-      const std::uint32_t member = hit.test_begin + result.tests - 1;
+      const std::uint32_t member = hit.test_begin + result.scanned - 1;
       c.leaf_pair = hit.target_tree == 0 ? SpherePair{hit.target, member} : SpherePair{member, hit.target};
       c.status = CollisionStatus::colliding;
       return c.status;
@@ -493,7 +600,7 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
     stack.resize(base + result.appended);
     tests += result.tests;
     if (!result.leaf_pair) continue;
-    const std::uint32_t leaf = hit.test_begin + result.tests - 1;
+    const std::uint32_t leaf = hit.test_begin + result.scanned - 1;
     out.push_back(hit.target_tree == 0 ? SpherePair{hit.target, leaf} : SpherePair{leaf, hit.target});
     if (leaf + 1 < hit.test_begin + hit.test_count)
       stack.push_back({hit.target, leaf + 1, static_cast<std::uint16_t>(hit.test_begin + hit.test_count - leaf - 1),

@@ -31,8 +31,9 @@ struct GapEstimate {
 /// What scanning one test list found (NarrowPhase::scan).
 struct ScanResult {
   std::uint32_t appended = 0;  ///< hits written to the next level
-  std::uint32_t tests = 0;     ///< members tested: all of them, or up to a leaf-leaf hit
-  bool leaf_pair = false;      ///< the last member tested and the target are intersecting leaves
+  std::uint32_t tests = 0;     ///< sphere tests: members scanned, less those pruned to the overlap region
+  std::uint32_t scanned = 0;   ///< members gone through: all of them, or up to and including a leaf-leaf hit's
+  bool leaf_pair = false;      ///< the last member scanned and the target are intersecting leaves
 };
 
 /// The narrow phase (004 sections 3.3.2 and 3.4): one Collision per overlapping broad-phase
@@ -55,6 +56,9 @@ class NarrowPhase {
   explicit NarrowPhase(std::vector<CollisionModel> models);
 
   /// Coherence and pruning (narrowphase_settings.hpp); from the next begin_frame() on.
+  /// With prune_to_overlap, every scan of the frame (step() and contact_pairs()) skips the
+  /// spheres whose leaves cannot reach the collision's overlap region (003; "Prune to the
+  /// overlap region" in docs/narrowphase.md): run to the end, the same status and leaf pair.
   void set_settings(const NarrowPhaseSettings& settings) { settings_ = settings; }
   const NarrowPhaseSettings& settings() const { return settings_; }
 
@@ -159,6 +163,10 @@ class NarrowPhase {
   std::span<const CollisionModel> models() const { return models_; }
   /// Sphere-sphere tests since begin_frame.
   std::int64_t sphere_tests() const { return sphere_tests_; }
+  /// Sphere-box checks against the overlap region since begin_frame, by step() (0 unless
+  /// pruning, 003): one for each member scanned, tested or pruned, and one for each target.
+  /// Not sphere tests: the budget does not count them.
+  std::int64_t overlap_checks() const { return overlap_checks_; }
 
  private:
   static constexpr std::uint32_t kNewSlot = 0xffffffffu;
@@ -191,6 +199,12 @@ class NarrowPhase {
   /// nodes count as evicted.
   TreeGrowthStats released_growth_;
   std::int64_t sphere_tests_ = 0;
+
+  /// Prune to the overlap region (003): whether this frame's scans prune (the setting as
+  /// begin_frame found it), and each collision's region, set by begin_frame.
+  void set_overlap_regions();
+  bool prune_ = false;
+  std::int64_t overlap_checks_ = 0;
 };
 
 }  // namespace fovea
