@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <utility>
 
 #include "core/rng.hpp"
 #include "core/stopwatch.hpp"
@@ -27,6 +29,13 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
       response_(animation_settings.response, box_, animation_settings.world.time_step_s),
       meter_(animation_settings.ground_truth),
       evaluation_(animation_settings.evaluate, animation_settings.schedule, seed) {
+  // The oracle orders by the exact voxel test, which only ground truth computes (the config
+  // says so at the key's line; this is for worlds made in code).
+  const auto is_oracle = [](SchedulerKind k) { return k == SchedulerKind::oracle; };
+  if (!animation_settings.ground_truth &&
+      (is_oracle(animation_settings.schedule.kind) ||
+       std::any_of(animation_settings.evaluate.schedulers.begin(), animation_settings.evaluate.schedulers.end(), is_oracle)))
+    throw std::invalid_argument("schedule: oracle orders by the exact voxel test, which needs ground_truth: true");
   narrowphase_.set_settings(animation_settings.narrowphase);
   last_gaze_.x_px = 0.5 * animation_settings.perception.view.screen.width_px;
   last_gaze_.y_px = 0.5 * animation_settings.perception.view.screen.height_px;
@@ -335,6 +344,7 @@ void Animation::narrow_phase(const FrameGaze& gaze, FrameStats& stats) {
     stats.budget_overshoot_us =
         std::chrono::duration<double, std::micro>(Budget::Clock::now() - budget.deadline()).count();
   narrowphase_.interrupt(settings_.interrupt_policy);
+  next_memory_.remember(narrowphase_, states_, &memory_);
 }
 
 void Animation::response_phase(FrameStats& stats) {
@@ -357,7 +367,7 @@ void Animation::metrics_phase(const FrameGaze& gaze, FrameStats& stats) {
                                  entities_.size(), true);
   // Last: the records above placed the collisions from last frame's memory, as the
   // scheduler saw them.
-  memory_.remember(narrowphase_, states_);
+  std::swap(memory_, next_memory_);
 }
 
 }  // namespace fovea

@@ -196,8 +196,11 @@ class Animation {
   NarrowPhase narrowphase_;
   std::unique_ptr<Scheduler> scheduler_;
   std::uint64_t seed_ = 0;
-  /// What the driver's descents ended with last frame (coherence, refined priorities).
+  /// What the driver's descents ended with last frame (coherence, refined priorities), and
+  /// this frame's, taken as the narrow phase ends (before the response finishes descents
+  /// for its contacts) and swapped in once the frame's records have read last frame's.
   DescentMemory memory_;
+  DescentMemory next_memory_;
   View view_;
   PerceptionModel perception_model_;
   Gaze gaze_;

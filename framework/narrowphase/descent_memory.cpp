@@ -5,7 +5,9 @@
 
 namespace fovea {
 
-void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const EntityState> states) {
+void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const EntityState> states,
+                             const DescentMemory* earlier) {
+  if (earlier == nullptr) earlier = this;
   reserve_geometric(by_slot_, narrowphase.slot_count());
   by_slot_.resize(narrowphase.slot_count());
   for (const std::uint32_t slot : narrowphase.order()) {
@@ -14,8 +16,9 @@ void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const Ent
     // The tightest pair of earlier frames of the same overlap: any sphere pair bounds the gap
     // at any poses (collision_model.hpp), so the tighter of it and this frame's is kept, and
     // a persistent pair's bound tightens as the budget comes round to it.
-    const bool had_deepest = r.has_deepest && r.first_frame == c.first_frame && r.a == c.a && r.b == c.b;
-    const SpherePair earlier = r.deepest;
+    const RememberedDescent* before = earlier->recall(slot, c);
+    const bool had_deepest = before != nullptr && before->has_deepest;
+    const SpherePair earlier_pair = had_deepest ? before->deepest : SpherePair{};
     r = RememberedDescent{};
     if (narrowphase.is_grown_on_demand(c.model_a) || narrowphase.is_grown_on_demand(c.model_b)) continue;
     r.a = c.a;
@@ -25,8 +28,9 @@ void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const Ent
     if (had_deepest) {
       const SpherePair now = r.deepest;
       if (!r.has_deepest ||
-          narrowphase.pair_gap_estimate(slot, states, earlier).bound_m < narrowphase.pair_gap_estimate(slot, states, now).bound_m)
-        r.deepest = earlier;
+          narrowphase.pair_gap_estimate(slot, states, earlier_pair).bound_m <
+              narrowphase.pair_gap_estimate(slot, states, now).bound_m)
+        r.deepest = earlier_pair;
       r.has_deepest = true;
     }
     if (c.interrupted && c.witness == WitnessState::pending) {

@@ -41,8 +41,10 @@ struct RememberedDescent {
 class DescentMemory {
  public:
   /// Keeps what every collision of `narrowphase` ended with this frame (after interrupt()),
-  /// at the frame's poses `states`.
-  void remember(const NarrowPhase& narrowphase, std::span<const EntityState> states);
+  /// at the frame's poses `states`; the tightest pair so far comes from `earlier`, the memory
+  /// of the frame before (null: this one, overwritten as it goes).
+  void remember(const NarrowPhase& narrowphase, std::span<const EntityState> states,
+                const DescentMemory* earlier = nullptr);
   /// What the collision in `slot` ended with last frame, or null when it is new (or was on an
   /// on-demand tree).
   const RememberedDescent* recall(std::uint32_t slot, const Collision& c) const {

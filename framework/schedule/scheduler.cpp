@@ -151,14 +151,17 @@ class AdaptiveQueueScheduler final : public Scheduler {
       ++position;
     }
     sort_keyed(keyed_);
+    // Every collision's queue first (the records' `queue`), as priority queues do, then the
+    // queues in turn.
     const std::size_t band = std::max<std::size_t>(1, resolved_last_frame_);
-    for (std::size_t q = 0, begin = 0; q < queues_ && begin < keyed_.size(); ++q) {
-      const std::size_t end = q + 1 == queues_ ? keyed_.size() : std::min(keyed_.size(), begin + band);
+    const auto queue_of = [&](std::size_t rank) { return std::min(rank / band, queues_ - 1); };
+    for (std::size_t i = 0; i < keyed_.size(); ++i)
+      narrowphase.collision(keyed_[i].slot).queue = static_cast<std::int32_t>(queue_of(i));
+    for (std::size_t begin = 0; begin < keyed_.size();) {
+      const std::size_t q = queue_of(begin);
       active_.clear();
-      for (std::size_t i = begin; i < end; ++i) {
-        narrowphase.collision(keyed_[i].slot).queue = static_cast<std::int32_t>(q);
-        active_.push_back(keyed_[i].slot);
-      }
+      std::size_t end = begin;
+      while (end < keyed_.size() && queue_of(end) == q) active_.push_back(keyed_[end++].slot);
       round_robin(narrowphase, budget, active_);
       begin = end;
       if (budget.was_exhausted()) break;
@@ -198,8 +201,9 @@ class HybridScheduler final : public Scheduler {
       }
       active_.resize(kept);
     }
-    if (active_.empty()) return;
-    // The second part, by priority now.
+    // The second part, by priority now; not if the passes spent the budget exactly (the
+    // budget learns it is spent only when asked).
+    if (active_.empty() || budget.exhausted()) return;
     if (context.reprioritiser != nullptr) context.reprioritiser->reprioritise(narrowphase, active_);
     keyed_.clear();
     reserve_geometric(keyed_, narrowphase.size());
