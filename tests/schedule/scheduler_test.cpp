@@ -1,5 +1,5 @@
-// The four schedulers (schedule/scheduler.hpp): what each may and may not have touched when
-// the budget runs out, checked on a packed world's collisions.
+// The schedulers (schedule/scheduler.hpp): what each may and may not have touched when the
+// budget runs out, checked on a packed world's collisions.
 
 #include <catch2/catch.hpp>
 
@@ -44,11 +44,22 @@ struct Scene {
     total_tests = run(SchedulerKind::sequential, Budget::unlimited());
   }
   std::int64_t total_tests = 0;  ///< sphere tests to resolve every collision
-  /// Starts a frame: every collision active, priorities in [0, 1) from `seed`.
+  /// Starts a frame: every collision active, priorities in [0, 1) from `seed`. The other
+  /// keys a scheduler may order by come from streams of their own, independent of the
+  /// priorities: the oracle's true priority in [0, 1), and a placement on screen (four in
+  /// five visible, eccentricities in [0, 40) degrees, off-screen ones too).
   void begin(std::uint64_t seed) {
     narrowphase.begin_frame(world->states());
     Rng rng(seed);
-    for (const std::uint32_t slot : narrowphase.order()) narrowphase.collision(slot).priority = rng.uniform();
+    Rng truth(seed, 1);
+    Rng place(seed, 2);
+    for (const std::uint32_t slot : narrowphase.order()) {
+      Collision& c = narrowphase.collision(slot);
+      c.priority = rng.uniform();
+      c.true_priority = truth.uniform();
+      c.visible = place.uniform() < 0.8;
+      c.eccentricity_deg = place.uniform(0, 40);
+    }
   }
   /// Runs `kind` with `budget`; returns the total sphere tests.
   std::int64_t run(SchedulerKind kind, Budget budget, const std::vector<double>& edges = {0.5, 0.1}) {
@@ -59,6 +70,29 @@ struct Scene {
     make_scheduler(s)->run(narrowphase, budget);
     return narrowphase.sphere_tests();
   }
+  /// Runs `scheduler` with `budget` and `context`; returns the total sphere tests.
+  std::int64_t run(Scheduler& scheduler, Budget budget, const ScheduleContext& context = {}) {
+    scheduler.run(narrowphase, budget, context);
+    return narrowphase.sphere_tests();
+  }
+  /// Each collision's sphere tests after each of its steps, run alone to the end with no
+  /// limit, by slot: [0] is 0, [k] the tests after k steps, the last its whole descent. A
+  /// collision's own descent does not depend on the order, so its tests say how many of its
+  /// steps a scheduler gave it. Leaves the collisions resolved: begin() again after.
+  std::vector<std::vector<std::int64_t>> step_costs() {
+    std::vector<std::vector<std::int64_t>> costs(narrowphase.slot_count());
+    Budget unlimited = Budget::unlimited();
+    for (const std::uint32_t slot : narrowphase.order()) {
+      std::vector<std::int64_t>& c = costs[slot];
+      c.push_back(0);
+      for (;;) {
+        const CollisionStatus status = narrowphase.step(slot, unlimited);
+        c.push_back(narrowphase.collision(slot).sphere_tests);
+        if (status != CollisionStatus::needs_more_work) break;
+      }
+    }
+    return costs;
+  }
   std::vector<const Collision*> collisions() const {
     std::vector<const Collision*> out;
     for (const std::uint32_t slot : narrowphase.order()) out.push_back(&narrowphase.collision(slot));
@@ -66,8 +100,11 @@ struct Scene {
   }
 };
 
-constexpr SchedulerKind kAll[] = {SchedulerKind::round_robin, SchedulerKind::sequential,
-                                  SchedulerKind::sorted_sequential, SchedulerKind::priority_queues};
+constexpr SchedulerKind kAll[] = {SchedulerKind::round_robin,     SchedulerKind::sequential,
+                                  SchedulerKind::sorted_sequential, SchedulerKind::priority_queues,
+                                  SchedulerKind::adaptive_queues,   SchedulerKind::hybrid,
+                                  SchedulerKind::oracle,            SchedulerKind::eccentricity,
+                                  SchedulerKind::random};
 
 bool resolved(const Collision* c) { return c->status != CollisionStatus::needs_more_work; }
 
