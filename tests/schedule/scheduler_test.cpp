@@ -1,5 +1,6 @@
 // The schedulers (schedule/scheduler.hpp): what each may and may not have touched when the
-// budget runs out, checked on a packed world's collisions.
+// budget runs out, checked on a packed world's collisions; and, through whole worlds, that
+// the new kinds allocate nothing once warm.
 
 #include <catch2/catch.hpp>
 
@@ -11,6 +12,9 @@
 #include "core/rng.hpp"
 #include "schedule/scheduler.hpp"
 #include "frame/animation.hpp"
+#include "metrics/perceived_collision.hpp"
+#include "narrowphase/descent_memory.hpp"
+#include "support/allocation_counter.hpp"
 
 using namespace fovea;
 
@@ -107,6 +111,8 @@ constexpr SchedulerKind kAll[] = {SchedulerKind::round_robin,     SchedulerKind:
                                   SchedulerKind::adaptive_queues,   SchedulerKind::hybrid,
                                   SchedulerKind::oracle,            SchedulerKind::eccentricity,
                                   SchedulerKind::random};
+constexpr SchedulerKind kNew[] = {SchedulerKind::adaptive_queues, SchedulerKind::hybrid, SchedulerKind::oracle,
+                                  SchedulerKind::eccentricity, SchedulerKind::random};
 
 bool resolved(const Collision* c) { return c->status != CollisionStatus::needs_more_work; }
 
@@ -574,4 +580,84 @@ TEST_CASE("Schedulers: random is sequential in an order fixed by the seed and th
     REQUIRE(touched_now == 1);
   }
   CHECK(firsts.size() == n);
+}
+
+TEST_CASE("Schedulers: the new kinds' frames allocate nothing once warm, coherence on and priorities refined",
+          "[schedule][allocation]") {
+  // Whole frames of a still world, as tests/narrowphase/descent_test.cpp counts them for the
+  // first four kinds: the memory, the refined placements and the hybrid's FramePerception
+  // included. Not the oracle: it needs ground truth, whose exact voxel test allocates as it
+  // goes (metrics/exact_voxel_contact.cpp) whatever the scheduler; its scheduler alone is
+  // counted below.
+  WorldSettings w;
+  w.box_size_m = {4, 4, 4};
+  EntityGroupSettings rocks;
+  rocks.count = 120;
+  rocks.model.shape = Shape::rock;
+  rocks.model.variants = 3;
+  rocks.placement = Placement::packed;
+  rocks.speed_mps = 0;
+  rocks.spin_radps = 0;
+  w.entities = {rocks};
+  for (const SchedulerKind kind : kNew) {
+    if (kind == SchedulerKind::oracle) continue;
+    AnimationSettings settings;
+    settings.world = w;
+    settings.schedule.kind = kind;
+    settings.schedule.priorities = PriorityGap::refined;
+    settings.narrowphase.coherence = true;
+    settings.budget.tests = 800;  // frames interrupted, coherence or not
+    settings.interrupt_policy = InterruptPolicy::interpenetrate;  // no repulsion moves the still world
+    Animation world(settings, 3);
+    for (int i = 0; i < 3; ++i) world.step();
+    const long before = test::allocations();
+    FrameStats stats;
+    std::int64_t interrupted = 0;
+    for (int i = 0; i < 20; ++i) {
+      stats = world.step();
+      interrupted += stats.metrics.interrupted;
+    }
+    const long allocations = test::allocations() - before;  // read before INFO allocates
+    INFO("scheduler " << scheduler_name(kind));
+    CHECK(allocations == 0);
+    CHECK(stats.collisions > 100);
+    CHECK(interrupted > 0);
+  }
+
+  // Each new kind's scheduler on its own, the oracle included, as a frame runs it: coherence
+  // from its own memory, priorities placed from it (perceive_at_frame_start, FramePerception
+  // for the hybrid), random budgets that leave interrupted frontiers in the memory.
+  Scene scene(12);
+  NarrowPhaseSettings coherent;
+  coherent.coherence = true;
+  scene.narrowphase.set_settings(coherent);
+  const std::span<const EntityState> states = scene.world->states();
+  const Viewing viewing{scene.world->view(), scene.world->perception_model(), 900, 500};
+  for (const SchedulerKind kind : kNew) {
+    ScheduleSettings s;
+    s.kind = kind;
+    const std::unique_ptr<Scheduler> scheduler = make_scheduler(s, 4);
+    DescentMemory memory;
+    Rng rng(static_cast<std::uint64_t>(kind));
+    long allocations = 0;
+    std::int64_t interrupted = 0;
+    for (std::int64_t frame = 0; frame < 25; ++frame) {
+      const long before = test::allocations();
+      scene.narrowphase.begin_frame(states, &memory);
+      perceive_at_frame_start(scene.narrowphase, states, viewing, &memory);
+      for (const std::uint32_t slot : scene.narrowphase.order()) scene.narrowphase.collision(slot).true_priority = rng.uniform();
+      FramePerception perception(states, viewing, &memory);
+      // The warm-up frames run to the end: the pool grows to a whole frame's hits.
+      Budget budget = frame < 3 ? Budget::unlimited()
+                                : Budget::work(static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(scene.total_tests))));
+      scheduler->run(scene.narrowphase, budget, ScheduleContext{frame, &perception});
+      scene.narrowphase.interrupt(InterruptPolicy::repulse);
+      memory.remember(scene.narrowphase);
+      if (frame >= 5) allocations += test::allocations() - before;
+      for (const std::uint32_t slot : scene.narrowphase.order()) interrupted += scene.narrowphase.collision(slot).interrupted ? 1 : 0;
+    }
+    INFO("scheduler " << scheduler_name(kind));
+    CHECK(allocations == 0);
+    CHECK(interrupted > 0);
+  }
 }
