@@ -346,6 +346,39 @@ record: {collisions: true}
             .find("perception.view.camera") != std::string::npos);
 }
 
+TEST_CASE("config: the oracle is refused without ground truth, and narrowphase.coherence is a boolean",
+          "[config][narrowphase]") {
+  const std::string needs = "oracle orders collisions by the true p from the exact voxel test, which needs ground_truth: true";
+  // The run's own schedule, and an evaluated one, each named with its line.
+  const std::string own = "seed: 3\nschedule:\n  kind: oracle\n";
+  const std::string evaluated = "seed: 3\nevaluate:\n  schedulers: [round_robin, oracle]\n";
+  CHECK(error_of(own) == "test.yaml:3:3: schedule.kind: " + needs);
+  CHECK(error_of(evaluated) == "test.yaml:3:3: evaluate.schedulers: " + needs);
+  CHECK(error_of("", {"schedule.kind=oracle"}) == "--set schedule.kind=oracle: schedule.kind: " + needs);
+  CHECK(error_of(own + "ground_truth: false\n") == "test.yaml:3:3: schedule.kind: " + needs);
+  // With ground truth, both are taken.
+  CHECK(error_of(own, {"ground_truth=true"}).empty());
+  const auto loaded = load_config_text(own + "ground_truth: true\nevaluate:\n  schedulers: [oracle, hybrid, random]\n",
+                                       "test.yaml");
+  CHECK(loaded.settings.ground_truth);
+  CHECK(loaded.settings.schedule.kind == SchedulerKind::oracle);
+  CHECK(loaded.settings.evaluate.schedulers ==
+        std::vector<SchedulerKind>{SchedulerKind::oracle, SchedulerKind::hybrid, SchedulerKind::random});
+  CHECK(error_of(evaluated + "ground_truth: true\n").empty());
+
+  // Coherence and the new schedule keys.
+  const auto coherent = load_config_text(
+      "narrowphase: {coherence: true}\nschedule: {kind: hybrid, hybrid_levels: 3, priorities: refined}\n", "test.yaml");
+  CHECK(coherent.settings.narrowphase.coherence);
+  CHECK(coherent.settings.schedule.kind == SchedulerKind::hybrid);
+  CHECK(coherent.settings.schedule.hybrid_levels == 3);
+  CHECK(coherent.settings.schedule.priorities == PriorityGap::refined);
+  CHECK_FALSE(load_config_text("", "test.yaml").settings.narrowphase.coherence);  // off by default
+  CHECK(error_of("narrowphase: {coherence: 3}\n") == "test.yaml:1:26: narrowphase.coherence: expected true or false, found 3");
+  CHECK(error_of("narrowphase:\n  coherence: yes please\n") ==
+        "test.yaml:2:14: narrowphase.coherence: expected true or false, found \"yes please\"");
+}
+
 TEST_CASE("config: a perception model file replaces the inline model, and a conflicting key is refused",
           "[config][narrowphase]") {
   test::TempDir dir;

@@ -39,6 +39,28 @@ AnimationSettings packed_rocks() {
   return s;
 }
 
+/// Rocks falling into a pile (configs/examples/pile.yaml, shorter): contacts that last from
+/// frame to frame, where coherence across frames engages. The response on, gravity on.
+AnimationSettings pile() {
+  AnimationSettings s;
+  s.world.box_size_m = {1.5, 4, 1.5};
+  EntityGroupSettings rocks;
+  rocks.name = "rocks";
+  rocks.count = 50;
+  rocks.model.shape = Shape::rock;
+  rocks.model.size_m = 0.35;
+  rocks.model.resolution_voxels = 10;
+  rocks.model.variants = 5;
+  rocks.material.restitution = 0.3;
+  rocks.material.friction = 0.6;
+  rocks.speed_mps = 0;
+  rocks.spin_radps = 0;
+  s.world.entities = {rocks};
+  s.response.gravity_mps2 = {0, -9.81, 0};
+  s.budget.mode = BudgetMode::unlimited;
+  return s;
+}
+
 bool same_bytes(std::span<const EntityState> a, std::span<const EntityState> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size_bytes()) == 0;
 }
@@ -105,14 +127,50 @@ TEST_CASE("Counterfactual evaluation: evaluating schedulers on the side changes 
 
 TEST_CASE("Counterfactual evaluation: the driver's own scheduler and budget, evaluated, measure what the driver did",
           "[frame][evaluation]") {
-  for (const SchedulerKind kind : {SchedulerKind::round_robin, SchedulerKind::priority_queues}) {
-    INFO(scheduler_name(kind));
+  // With coherence and refined priorities each arm keeps its own memory of its last frame
+  // and the driver its own: an arm that is the driver's scheduler and budget starts each
+  // frame from what the driver's did, so it still measures what the driver did. The pile has
+  // contacts that last, where coherence engages, and a budget some frames stay within.
+  //
+  // FAILS for the pile cases with coherence (framework bug, reported; not fixed here): from
+  // frame 52 on the arm's sphere tests and metrics differ from the driver's. For a collision
+  // resolved below last frame's pair, the response's NarrowPhase::contact_pairs
+  // (framework/narrowphase/narrow_phase.cpp) runs the descent again from the roots and leaves
+  // the collision with that descent's hits and leaf pair; the driver remembers after the
+  // response (Animation::metrics_phase, framework/frame/animation.cpp), so its memory holds
+  // the plain descent's leaf pair, while the arm remembers right after interrupt()
+  // (CounterfactualEvaluation::run, framework/frame/counterfactual.cpp), before any contact
+  // pairs, and holds the leaf pair coherence found. Next frame their chains differ. With
+  // response.entity_contacts false (no contact_pairs) they agree every frame.
+  struct Case {
+    SchedulerKind kind;
+    bool coherence_and_refined;
+    bool in_pile;  ///< else packed rocks
+  };
+  for (const Case& each : {Case{SchedulerKind::round_robin, false, false}, Case{SchedulerKind::priority_queues, false, false},
+                           Case{SchedulerKind::round_robin, true, false}, Case{SchedulerKind::priority_queues, true, false},
+                           Case{SchedulerKind::hybrid, true, false}, Case{SchedulerKind::sequential, true, true},
+                           Case{SchedulerKind::priority_queues, true, true}, Case{SchedulerKind::hybrid, true, true}}) {
+    const SchedulerKind kind = each.kind;
+    INFO(scheduler_name(kind) << (each.coherence_and_refined ? ", coherence and refined priorities" : "")
+                              << (each.in_pile ? ", pile" : ", packed rocks"));
     AnimationSettings settings = packed_rocks();
+    if (each.in_pile) {
+      settings = pile();
+      settings.budget.mode = BudgetMode::work;
+      settings.budget.tests = 9000;
+      settings.ground_truth = true;
+    }
     settings.schedule.kind = kind;
+    settings.narrowphase.coherence = each.coherence_and_refined;
+    if (each.coherence_and_refined) settings.schedule.priorities = PriorityGap::refined;
     settings.evaluate.schedulers = {SchedulerKind::sorted_sequential, kind};  // the run's budget
     Animation world(settings, 5);
     double p_true = 0;
-    for (int frame = 0; frame < 60; ++frame) {
+    int exhausted = 0;
+    bool diverged = false;
+    const int frames = each.in_pile ? 200 : 60;
+    for (int frame = 0; frame < frames; ++frame) {
       INFO("frame " << frame);
       const FrameStats stats = world.step();
       const std::span<const EvaluatedFrame> rows = world.evaluation().frames();
@@ -124,8 +182,15 @@ TEST_CASE("Counterfactual evaluation: the driver's own scheduler and budget, eva
       CHECK(own.budget_exhausted == stats.budget_exhausted);
       check_same_metrics(own.metrics, stats.metrics, false);
       p_true += stats.metrics.p_true;
+      exhausted += stats.budget_exhausted ? 1 : 0;
+      // Once apart they stay apart: the first frame says it.
+      diverged = own.sphere_tests != stats.sphere_tests || own.metrics.interrupted != stats.metrics.interrupted;
+      if (diverged) break;
     }
+    if (diverged) continue;
     CHECK(p_true > 0);
+    CHECK(exhausted > 0);
+    if (each.in_pile) CHECK(exhausted < frames);
   }
 }
 
@@ -267,4 +332,38 @@ TEST_CASE("Counterfactual evaluation: other trees run on the same collisions, an
   }
   CHECK(medial_full > 0);
   CHECK(medial_full != run_full);  // other trees, other work
+}
+
+TEST_CASE("Counterfactual evaluation: at full resolution coherence leaves the world exactly as without it",
+          "[frame][coherence][determinism]") {
+  // The response gets the plain descent's contact pairs for a collision coherence resolved,
+  // so the same poses give the same contacts and the same next poses; only the tests differ.
+  // Packed rocks bounce apart; the pile's contacts last, where coherence engages most.
+  for (const bool in_pile : {false, true}) {
+    INFO((in_pile ? "pile" : "packed rocks"));
+    AnimationSettings plain = in_pile ? pile() : packed_rocks();
+    plain.budget.mode = BudgetMode::unlimited;
+    plain.ground_truth = false;
+    plain.metrics.visibility = VisibilityKind::none;
+    AnimationSettings coherent = plain;
+    coherent.narrowphase.coherence = true;
+    Animation a(plain, 6), b(coherent, 6);
+    int cheaper = 0;
+    std::int64_t contacts = 0;
+    for (int frame = 0; frame < (in_pile ? 200 : 80); ++frame) {
+      INFO("frame " << frame);
+      const FrameStats sa = a.step();
+      const FrameStats sb = b.step();
+      REQUIRE(same_bytes(a.states(), b.states()));
+      CHECK(sa.collisions == sb.collisions);
+      CHECK(sa.response.contacts == sb.response.contacts);
+      CHECK(sa.metrics.resolved_colliding == sb.metrics.resolved_colliding);
+      CHECK(sa.metrics.resolved_not_colliding == sb.metrics.resolved_not_colliding);
+      CHECK(sb.metrics.interrupted == 0);
+      cheaper += sb.sphere_tests < sa.sphere_tests ? 1 : 0;
+      contacts += sa.response.contacts - sa.response.wall_contacts;
+    }
+    CHECK(contacts > 0);  // the response had contacts between entities to get right
+    CHECK(cheaper > 0);   // coherence engaged
+  }
 }
