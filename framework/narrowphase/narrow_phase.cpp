@@ -542,7 +542,12 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
                                         std::vector<SpherePair>& out) {
   out.clear();
   std::int64_t tests = 0;
-  if (collisions_[slot].witness == WitnessState::below && !collisions_[slot].interrupted) {
+  // Restored at the end: what the frame's records read of the collision (its leaf pair, where
+  // the metrics place it) stays what the scheduler's descent found.
+  const bool redescend = collisions_[slot].witness == WitnessState::below && !collisions_[slot].interrupted;
+  Collision as_scheduled;
+  if (redescend) {
+    as_scheduled = collisions_[slot];
     // Resolved colliding below last frame's pair (coherence), whose hits hold one branch
     // only. The descent from the roots again, outside the budget, to the same leaf pair and
     // frontier 004's descent stops at: the response then gets the same pairs in the same
@@ -558,7 +563,6 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
     tests += sphere_tests_ - frame_tests;
     sphere_tests_ = frame_tests;
     c.sphere_tests = collision_tests;
-    c.witness = WitnessState::below;
   }
   const Collision& c = collisions_[slot];
   const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
@@ -606,6 +610,7 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
       stack.push_back({hit.target, leaf + 1, static_cast<std::uint16_t>(hit.test_begin + hit.test_count - leaf - 1),
                        hit.target_tree});
   }
+  if (redescend) collisions_[slot] = as_scheduled;
   return tests;
 }
 

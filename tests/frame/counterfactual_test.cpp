@@ -131,17 +131,6 @@ TEST_CASE("Counterfactual evaluation: the driver's own scheduler and budget, eva
   // and the driver its own: an arm that is the driver's scheduler and budget starts each
   // frame from what the driver's did, so it still measures what the driver did. The pile has
   // contacts that last, where coherence engages, and a budget some frames stay within.
-  //
-  // FAILS for the pile cases with coherence (framework bug, reported; not fixed here): from
-  // frame 52 on the arm's sphere tests and metrics differ from the driver's. For a collision
-  // resolved below last frame's pair, the response's NarrowPhase::contact_pairs
-  // (framework/narrowphase/narrow_phase.cpp) runs the descent again from the roots and leaves
-  // the collision with that descent's hits and leaf pair; the driver remembers after the
-  // response (Animation::metrics_phase, framework/frame/animation.cpp), so its memory holds
-  // the plain descent's leaf pair, while the arm remembers right after interrupt()
-  // (CounterfactualEvaluation::run, framework/frame/counterfactual.cpp), before any contact
-  // pairs, and holds the leaf pair coherence found. Next frame their chains differ. With
-  // response.entity_contacts false (no contact_pairs) they agree every frame.
   struct Case {
     SchedulerKind kind;
     bool coherence_and_refined;

@@ -170,7 +170,7 @@ TEST_CASE("Coherence: random motion resolves every collision as the descent from
         CHECK(counts_changed == 0);
         CHECK(coherent.sphere_tests() == frame_tests);
       }
-      memory.remember(coherent);
+      memory.remember(coherent, states);
     }
   }
   CHECK(most_collisions > 100);

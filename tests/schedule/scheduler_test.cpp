@@ -367,13 +367,6 @@ TEST_CASE("Schedulers: adaptive queues band by priority rank, each band as large
   REQUIRE(resolved_first < n);
 
   // The same collisions and priorities again: queue 0 is the first frame's resolved count.
-  //
-  // FAILS (framework bug, reported; not fixed here): AdaptiveQueueScheduler::run
-  // (framework/schedule/scheduler.cpp) writes each collision's `queue` only as it reaches
-  // that queue, and stops at the queue where the budget runs out; the collisions of the
-  // queues below keep begin_frame()'s 0, so queue 0 here holds every collision (829) instead
-  // of the 242 the first frame resolved, and collisions.csv's queue column says 0 for them.
-  // priority_queues assigns every queue before it serves any.
   scene.begin(17);
   scene.run(*scheduler, Budget::work(limit));
   {
@@ -419,14 +412,6 @@ TEST_CASE("Schedulers: hybrid takes every collision its first levels in round ro
     REQUIRE(passes < scene.total_tests / 2);
 
     // Budgets that end inside the passes: no collision goes past them, no priority is asked.
-    //
-    // FAILS at passes - 1 with hybrid_levels 2 (framework bug, reported; not fixed here):
-    // HybridScheduler::run (framework/schedule/scheduler.cpp) checks budget.was_exhausted()
-    // after each step, which turns true only once exhausted() has been asked; when the passes'
-    // last sphere hit spends the budget, nothing has asked, so it goes on to reprioritise
-    // every collision still active (in a frame, priority_now for each) after the budget is
-    // spent, outside it: an overshoot of a wall budget. Asking budget.exhausted() before
-    // reprioritising would keep it inside.
     for (const std::int64_t limit : {passes / 2, passes - 1}) {
       scene.begin(19);
       FakeReprioritiser fake;
@@ -652,7 +637,7 @@ TEST_CASE("Schedulers: the new kinds' frames allocate nothing once warm, coheren
                                 : Budget::work(static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(scene.total_tests))));
       scheduler->run(scene.narrowphase, budget, ScheduleContext{frame, &perception});
       scene.narrowphase.interrupt(InterruptPolicy::repulse);
-      memory.remember(scene.narrowphase);
+      memory.remember(scene.narrowphase, states);
       if (frame >= 5) allocations += test::allocations() - before;
       for (const std::uint32_t slot : scene.narrowphase.order()) interrupted += scene.narrowphase.collision(slot).interrupted ? 1 : 0;
     }
