@@ -124,14 +124,18 @@ void GapPerceiver::perceive(GapBatch& batch) const {
     }
   }
 
-  // 5. The angles and f(e, g); nothing for a centre behind the camera.
+  // 5. The angles; f(e, g) of the visible gaps, gathered for the model's batch.
   const double w = width_px_, h = height_px_;
+  double visible_e[K] = {}, visible_g[K] = {}, visible_f[K];  // zeroed for GCC's -Wmaybe-uninitialized
+  std::size_t visible_index[K];
+  std::size_t visible_count = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const bool in_front = depth_c[i] > near;
     batch.in_front[i] = in_front;
-    if (!in_front) {
+    batch.probability[i] = 0;
+    if (!in_front) {  // nothing for a centre behind the camera
       batch.centre_x_px[i] = batch.centre_y_px[i] = 0;
-      batch.eccentricity_deg[i] = batch.gap_px[i] = batch.gap_deg[i] = batch.probability[i] = 0;
+      batch.eccentricity_deg[i] = batch.gap_px[i] = batch.gap_deg[i] = 0;
       batch.visible[i] = false;
       continue;
     }
@@ -145,8 +149,13 @@ void GapPerceiver::perceive(GapBatch& batch) const {
     batch.eccentricity_deg[i] = e;
     batch.gap_px[i] = gap_px[i];
     batch.gap_deg[i] = g;
-    batch.probability[i] = visible ? model_.probability(e, g) : 0.0;
+    visible_e[visible_count] = e;
+    visible_g[visible_count] = g;
+    visible_index[visible_count] = i;
+    visible_count += visible;
   }
+  model_.probabilities(visible_e, visible_g, visible_f, visible_count);
+  for (std::size_t k = 0; k < visible_count; ++k) batch.probability[visible_index[k]] = visible_f[k];
 }
 
 PerceivedGap perceive_gap(const View& view, const PerceptionModel& model, double fixation_x_px, double fixation_y_px,
