@@ -50,10 +50,19 @@ class CollisionPlacer {
 
 void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
                         const Viewing& viewing, GapAt at) {
-  CollisionPlacer placer(narrowphase, viewing, at);
-  placer.add(slot, at == GapAt::frame_start ? narrowphase.initial_gap_estimate(slot, states)
-                                            : narrowphase.gap_estimate(slot, states));
-  placer.flush();
+  Collision& c = narrowphase.collision(slot);
+  const bool at_start = at == GapAt::frame_start;
+  const GapEstimate g = at_start ? narrowphase.initial_gap_estimate(slot, states) : narrowphase.gap_estimate(slot, states);
+  const PerceivedGap p = GapPerceiver(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px)
+                             .perceive_one(g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
+  c.centre_x_px = p.centre_x_px;
+  c.centre_y_px = p.centre_y_px;
+  c.gap_bound_m = g.bound_m;
+  c.eccentricity_deg = p.eccentricity_deg;
+  c.gap_deg = p.gap_deg;
+  c.visible = p.visible;
+  c.probability = p.probability;
+  if (at_start) c.priority = p.visible && p.probability >= 0 ? p.probability : -1.0;
 }
 
 void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing) {

@@ -118,7 +118,13 @@ void check_batch_matches_reference(const View& view, const PerceptionModel& mode
                           one.visible == r.visible && same(one.eccentricity_px, r.eccentricity_px) &&
                           same(one.eccentricity_deg, r.eccentricity_deg) && same(one.gap_px, r.gap_px) &&
                           same(one.gap_deg, r.gap_deg) && same(one.probability, r.probability);
-      if (!ok || !one_ok) {
+      // And through the perceiver's own one-gap path, which leaves eccentricity_px out.
+      const PerceivedGap own = perceiver.perceive_one(g.centre, g.a, g.b, g.slack);
+      const bool own_ok = same(own.centre_x_px, r.centre_x_px) && same(own.centre_y_px, r.centre_y_px) &&
+                          own.visible == r.visible && own.eccentricity_px == 0 &&
+                          same(own.eccentricity_deg, r.eccentricity_deg) && same(own.gap_px, r.gap_px) &&
+                          same(own.gap_deg, r.gap_deg) && same(own.probability, r.probability);
+      if (!ok || !one_ok || !own_ok) {
         ++mismatches;
         INFO("gap " << k << " of a batch of " << batch_size);
         CHECK(same(batch.gap_deg[i], r.gap_deg));
@@ -126,6 +132,7 @@ void check_batch_matches_reference(const View& view, const PerceptionModel& mode
         CHECK(same(batch.probability[i], r.probability));
         CHECK(ok);
         CHECK(one_ok);
+        CHECK(own_ok);
       }
       visible += r.visible;
       in_front += batch.in_front[i];
