@@ -15,18 +15,29 @@
 // each scheduler resolved, and where P comes from.
 //
 //   ./fovea bench schedulers [--config FILE] [--tests 2000,10000] [--seeds 1,2,3,4,5] [--out FILE]
+//
+// --perceive measures instead what perceiving costs the schedulers that use priorities
+// (docs/perception.md, "What perceiving costs"): on real frames of the config's world (as
+// it is, and with --perceive-counts rocks in a box scaled to the same density),
+// perceive_at_frame_start per collision beside one sphere test of the full-resolution
+// narrow phase, then priority queues against round robin under a wall budget.
+//
+//   ./fovea bench schedulers --perceive [--perceive-counts 500,2000] [--wall-ms 0.25] [--seeds 1,2,3,4,5]
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -34,7 +45,10 @@
 #include "benchmarks/bench_stats.hpp"
 #include "config/config.hpp"
 #include "core/format.hpp"
+#include "core/budget.hpp"
 #include "core/stopwatch.hpp"
+#include "metrics/perceived_collision.hpp"
+#include "narrowphase/narrow_phase.hpp"
 #include "schedule/scheduler.hpp"
 #include "frame/animation.hpp"
 #include "run/stepper.hpp"
@@ -259,6 +273,278 @@ void run_parallel(std::size_t tasks, int jobs, const std::function<void(std::siz
   for (std::thread& t : threads) t.join();
 }
 
+
+// ---------------------------------------------------------------------------------------
+// --perceive: what placing every collision on screen costs, in sphere tests.
+
+/// The config's world with `rocks` entities in its first group, in a cubic box scaled so
+/// that the density stays the config's (500 rocks in 6 m: 2,000 in 9.5 m). The overrides
+/// go after the user's own --set.
+std::vector<std::string> scene_sets(const Settings& base, std::vector<std::string> sets, std::int64_t rocks) {
+  const std::int64_t base_count = base.world.entities.empty() ? 0 : base.world.entities[0].count;
+  if (rocks == base_count || base_count == 0) return sets;
+  // Side scaled by the cube root of the count ratio, to one decimal: 6 m x (2000 / 500)^(1/3) = 9.5 m.
+  const double side = std::round(10 * base.world.box_size_m.x * std::cbrt(static_cast<double>(rocks) / static_cast<double>(base_count))) / 10;
+  const std::string s = format_significant(side, 6);
+  sets.push_back("world.entities[0].count=" + std::to_string(rocks));
+  sets.push_back("world.box_size_m=[" + s + "," + s + "," + s + "]");
+  return sets;
+}
+
+/// One frame of the world, frozen: a narrow phase synced to that frame's pairs, the poses,
+/// and where the viewer looked.
+struct PerceiveSnapshot {
+  NarrowPhase narrowphase;
+  std::vector<EntityState> states;
+  FrameGaze gaze;
+};
+
+/// As the world places its collisions (Animation::viewing).
+Viewing viewing_of(const Animation& world, const FrameGaze& gaze) {
+  return {world.view(), world.perception_model(), gaze.x_px, gaze.y_px};
+}
+
+/// Median of per-repetition values, with at least `min_reps` repetitions and `min_time_s`
+/// seconds of timed work. `pass` returns its seconds and adds to `count` what it did.
+template <class Pass>
+double median_per_item_ns(double min_time_s, int min_reps, Pass pass) {
+  std::vector<double> ns;
+  double total_s = 0;
+  while (total_s < min_time_s || static_cast<int>(ns.size()) < min_reps) {
+    double items = 0;
+    const double seconds = pass(items);
+    total_s += seconds;
+    ns.push_back(seconds * 1e9 / std::max(items, 1.0));
+  }
+  return bench::quantile(ns, 0.5);
+}
+
+struct PerceiveCost {
+  std::int64_t rocks = 0;
+  double collisions_per_frame = 0;
+  double visible_fraction = 0;          ///< of the collisions, those whose centre is on screen
+  double perceive_ns_per_collision = 0; ///< perceive_at_frame_start, per collision
+  double begin_frame_ns_per_collision = 0;
+  double test_ns = 0;                   ///< full-resolution descent time over its sphere tests
+  double tests_per_frame = 0;           ///< full resolution
+};
+
+PerceiveCost measure_perceive_cost(const Settings& settings, std::int64_t rocks, int warmup_frames, int snapshot_count,
+                                   int snapshot_gap, double min_time_s, int min_reps) {
+  PerceiveCost r;
+  r.rocks = rocks;
+  Stepper stepper(std::make_unique<Animation>(static_cast<const AnimationSettings&>(settings),
+                                              static_cast<std::uint64_t>(settings.seed)),
+                  nullptr);
+  const Animation& world = stepper.world();
+  for (int f = 0; f < warmup_frames; ++f) stepper.step();
+  std::vector<PerceiveSnapshot> snapshots;
+  for (int s = 0; s < snapshot_count; ++s) {
+    FrameGaze gaze = world.last_gaze();
+    for (int f = 0; f < (s == 0 ? 1 : snapshot_gap); ++f) gaze = stepper.step().stats.gaze;
+    const std::span<const CollisionModel> models = world.narrowphase().models();
+    PerceiveSnapshot snap{NarrowPhase(std::vector<CollisionModel>(models.begin(), models.end())),
+                          std::vector<EntityState>(world.states().begin(), world.states().end()), gaze};
+    snap.narrowphase.set_settings(world.settings().narrowphase);
+    snap.narrowphase.sync(world.broadphase().pairs(), world.entities(), world.frames_done());
+    snapshots.push_back(std::move(snap));
+  }
+  double collisions = 0, visible = 0;
+  for (PerceiveSnapshot& snap : snapshots) {
+    snap.narrowphase.begin_frame(snap.states);
+    perceive_at_frame_start(snap.narrowphase, snap.states, viewing_of(world, snap.gaze));
+    collisions += static_cast<double>(snap.narrowphase.size());
+    for (const std::uint32_t slot : snap.narrowphase.order()) visible += snap.narrowphase.collision(slot).visible;
+  }
+  r.collisions_per_frame = collisions / snapshot_count;
+  r.visible_fraction = visible / std::max(collisions, 1.0);
+
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  // Perceiving, as the frame does it: after begin_frame, every collision in list order.
+  r.perceive_ns_per_collision = median_per_item_ns(min_time_s, min_reps, [&](double& items) {
+    double seconds = 0;
+    for (PerceiveSnapshot& snap : snapshots) {
+      snap.narrowphase.begin_frame(snap.states);
+      const Viewing viewing = viewing_of(world, snap.gaze);
+      const auto t0 = Clock::now();
+      perceive_at_frame_start(snap.narrowphase, snap.states, viewing);
+      seconds += seconds_since(t0);
+      items += static_cast<double>(snap.narrowphase.size());
+    }
+    return seconds;
+  });
+  // One sphere test: the full-resolution narrow phase (round robin, no limit) over its tests;
+  // begin_frame apart, per collision.
+  ScheduleSettings schedule;
+  schedule.kind = SchedulerKind::round_robin;
+  const std::unique_ptr<Scheduler> scheduler = make_scheduler(schedule);
+  double begin_s = 0, begin_collisions = 0, tests = 0, passes = 0;
+  r.test_ns = median_per_item_ns(min_time_s, min_reps, [&](double& items) {
+    double seconds = 0;
+    for (PerceiveSnapshot& snap : snapshots) {
+      const auto t0 = Clock::now();
+      snap.narrowphase.begin_frame(snap.states);
+      begin_s += seconds_since(t0);
+      begin_collisions += static_cast<double>(snap.narrowphase.size());
+      Budget budget = Budget::unlimited();
+      const auto t1 = Clock::now();
+      scheduler->run(snap.narrowphase, budget);
+      seconds += seconds_since(t1);
+      items += static_cast<double>(snap.narrowphase.sphere_tests());
+      tests += static_cast<double>(snap.narrowphase.sphere_tests());
+      ++passes;
+    }
+    return seconds;
+  });
+  r.begin_frame_ns_per_collision = begin_s * 1e9 / std::max(begin_collisions, 1.0);
+  r.tests_per_frame = tests / std::max(passes, 1.0);
+  return r;
+}
+
+/// One wall-budget run: the per-frame means.
+struct WallRun {
+  std::int64_t rocks = 0;
+  SchedulerKind kind = SchedulerKind::round_robin;
+  std::int64_t seed = 0;
+  double sphere_tests = 0;
+  double collisions = 0;
+  double narrowphase_ms = 0;
+  double p_est = 0;
+};
+
+WallRun run_wall(const Settings& settings, std::int64_t rocks, std::int64_t frames) {
+  WallRun w{rocks, settings.schedule.kind, settings.seed, 0, 0, 0, 0};
+  Stepper stepper(std::make_unique<Animation>(static_cast<const AnimationSettings&>(settings),
+                                              static_cast<std::uint64_t>(settings.seed)),
+                  nullptr);
+  for (std::int64_t f = 0; f < frames; ++f) {
+    const FrameStats& st = stepper.step().stats;
+    w.sphere_tests += static_cast<double>(st.sphere_tests);
+    w.collisions += static_cast<double>(st.collisions);
+    w.narrowphase_ms += st.phase_ms[static_cast<int>(Phase::narrowphase)];
+    w.p_est += st.metrics.p_est;
+  }
+  const double n = static_cast<double>(std::max<std::int64_t>(frames, 1));
+  w.sphere_tests /= n;
+  w.collisions /= n;
+  w.narrowphase_ms /= n;
+  w.p_est /= n;
+  return w;
+}
+
+int perceive_mode(const std::string& config_path, const std::vector<std::string>& sets, const Settings& base,
+                  const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& seeds, double wall_ms,
+                  std::int64_t wall_frames, double min_time_s, int min_reps, const std::string& out) {
+  std::filesystem::path out_path(out);
+  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
+  std::ofstream csv(out_path);
+  if (!csv) {
+    std::fprintf(stderr, "fovea bench schedulers: cannot write %s\n", out.c_str());
+    return 1;
+  }
+  csv << "part,rocks,scheduler,seed,quantity,value,unit\n";
+  const auto row = [&](const char* part, std::int64_t rocks, const std::string& scheduler, const std::string& seed,
+                       const char* quantity, double value, const char* unit) {
+    csv << part << ',' << rocks << ',' << scheduler << ',' << seed << ',' << quantity << ','
+        << bench::significant_or_na(value, 6) << ',' << unit << '\n';
+  };
+  const auto load = [&](std::vector<std::string> s) { return config::load_config_file(config_path, s).settings; };
+
+  std::printf("What perceiving costs: perceive_at_frame_start (each collision placed on screen: the gap\n"
+              "estimate, three projections, eccentricity, gap angle, f(e, g)), which a scheduler that uses\n"
+              "priorities pays from a wall budget, against one sphere test of the full-resolution narrow\n"
+              "phase (round robin, no limit: its time over its tests; begin_frame apart). %s, seed %lld,\n"
+              "frames 61, 81, 101, 121; medians of repetitions.\n\n",
+              config_path.c_str(), static_cast<long long>(seeds.front()));
+  std::printf("%6s %11s %8s %15s %12s %12s %14s   %s\n", "rocks", "collisions", "visible", "perceive ns/col",
+              "ns/test", "tests/frame", "begin ns/col", "perceiving one collision costs");
+  std::vector<Settings> scene_settings;
+  try {
+    for (const std::int64_t rocks : counts) {
+      std::vector<std::string> s = scene_sets(base, sets, rocks);
+      s.push_back("seed=" + std::to_string(seeds.front()));
+      s.push_back("ground_truth=false");
+      scene_settings.push_back(load(s));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
+    return 2;
+  }
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    std::fprintf(stderr, "fovea bench schedulers: perceiving, %lld rocks...\n", static_cast<long long>(counts[i]));
+    const PerceiveCost c = measure_perceive_cost(scene_settings[i], counts[i], 60, 4, 20, min_time_s, min_reps);
+    const double ratio = c.perceive_ns_per_collision / c.test_ns;
+    std::printf("%6lld %11.0f %7.0f%% %15.1f %12.2f %12.0f %14.1f   %s sphere tests\n", static_cast<long long>(c.rocks),
+                c.collisions_per_frame, 100 * c.visible_fraction, c.perceive_ns_per_collision, c.test_ns, c.tests_per_frame,
+                c.begin_frame_ns_per_collision, format_significant(ratio, 3).c_str());
+    row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "collisions_per_frame", c.collisions_per_frame, "collisions");
+    row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "visible_fraction", c.visible_fraction, "fraction");
+    row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "perceive_ns_per_collision", c.perceive_ns_per_collision, "ns");
+    row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "sphere_test_ns", c.test_ns, "ns");
+    row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "full_resolution_tests_per_frame", c.tests_per_frame, "tests");
+    row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "begin_frame_ns_per_collision", c.begin_frame_ns_per_collision, "ns");
+    row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "perceive_over_test", ratio, "tests");
+    csv.flush();
+    std::fflush(stdout);
+  }
+
+  if (wall_ms <= 0 || wall_frames <= 0) return 0;
+  std::printf("\nUnder a wall budget of %s ms: priority queues against round robin, one run each per seed (%zu seeds,\n"
+              "%lld frames, one run at a time); sphere tests a frame, mean over frames, then the median over seeds\n"
+              "and the median of the per-seed ratios (this machine is shared: read the ratio)\n\n",
+              format_significant(wall_ms, 4).c_str(), seeds.size(), static_cast<long long>(wall_frames));
+  std::printf("%6s %11s %14s %14s %10s %16s %16s\n", "rocks", "collisions", "tests RR", "tests PQ", "PQ / RR",
+              "narrow ms RR", "narrow ms PQ");
+  for (const std::int64_t rocks : counts) {
+    std::vector<WallRun> rr, pq;
+    for (const std::int64_t seed : seeds) {
+      for (const char* kind : {"round_robin", "priority_queues"}) {
+        std::vector<std::string> s = scene_sets(base, sets, rocks);
+        s.push_back(std::string("schedule.kind=") + kind);
+        s.push_back("seed=" + std::to_string(seed));
+        s.push_back("budget.mode=wall");
+        s.push_back("budget.ms=" + format_significant(wall_ms, 9));
+        s.push_back("ground_truth=false");
+        Settings settings;
+        try {
+          settings = load(s);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
+          return 2;
+        }
+        std::fprintf(stderr, "\rfovea bench schedulers: wall budget, %lld rocks, seed %lld, %s...        ",
+                     static_cast<long long>(rocks), static_cast<long long>(seed), kind);
+        const WallRun w = run_wall(settings, rocks, wall_frames);
+        (w.kind == SchedulerKind::round_robin ? rr : pq).push_back(w);
+        for (const auto& [quantity, value, unit] :
+             {std::tuple{"sphere_tests_per_frame", w.sphere_tests, "tests"}, std::tuple{"collisions_per_frame", w.collisions, "collisions"},
+              std::tuple{"narrowphase_ms", w.narrowphase_ms, "ms"}, std::tuple{"p_est", w.p_est, "expected noticed gaps"}})
+          row("wall", rocks, kind, std::to_string(seed), quantity, value, unit);
+      }
+    }
+    std::fprintf(stderr, "\n");
+    std::vector<double> t_rr, t_pq, ratio, n_rr, n_pq, coll;
+    for (std::size_t i = 0; i < rr.size(); ++i) {
+      t_rr.push_back(rr[i].sphere_tests);
+      t_pq.push_back(pq[i].sphere_tests);
+      ratio.push_back(pq[i].sphere_tests / rr[i].sphere_tests);
+      n_rr.push_back(rr[i].narrowphase_ms);
+      n_pq.push_back(pq[i].narrowphase_ms);
+      coll.push_back(0.5 * (rr[i].collisions + pq[i].collisions));
+    }
+    const double median_ratio = bench::quantile(ratio, 0.5);
+    std::printf("%6lld %11.0f %14.0f %14.0f %10.3f %16.3f %16.3f\n", static_cast<long long>(rocks), bench::quantile(coll, 0.5),
+                bench::quantile(t_rr, 0.5), bench::quantile(t_pq, 0.5), median_ratio, bench::quantile(n_rr, 0.5),
+                bench::quantile(n_pq, 0.5));
+    row("wall", rocks, "priority_queues", "median", "tests_ratio_to_round_robin", median_ratio, "ratio");
+    csv.flush();
+    std::fflush(stdout);
+  }
+  std::printf("\nwrote %s\n", out.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -281,6 +567,12 @@ int main(int argc, char** argv) {
   int jobs = static_cast<int>(std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
   bool skip_full = false;
   std::string out = "results/bench/schedulers.csv";
+  bool perceive = false;
+  std::vector<std::int64_t> perceive_counts = {500, 2000};
+  double wall_ms = 0.25;
+  std::int64_t wall_frames = -1;
+  double min_time_s = 1.0;
+  int min_reps = 7;
   app.add_option("--config", config_path, "scene config (its budget.tests, frames and schedule.band_edges are the defaults)");
   app.add_option("--tests", budgets, "work budgets, sphere tests a frame (default: the config's budget.tests)")
       ->delimiter(',')->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 50));
@@ -293,7 +585,23 @@ int main(int argc, char** argv) {
   app.add_option("--jobs", jobs, "runs at a time (threads; the results do not depend on it)")->check(CLI::Range(1, 256));
   app.add_flag("--skip-full", skip_full, "do not measure the work that resolving every collision takes");
   app.add_option("--out", out, "CSV file to write; the band table goes beside it with _bands before .csv");
+  app.add_flag("--perceive", perceive,
+               "instead of the study: what perceive_at_frame_start costs per collision, in sphere tests, on the\n"
+               "config's world with --perceive-counts rocks, then priority queues against round robin under a\n"
+               "--wall-ms budget, one run each per seed (--out default results/bench/perceive.csv)");
+  app.add_option("--perceive-counts", perceive_counts,
+                 "--perceive: rock counts; the config's first group gets the count and the box is scaled to keep its\n"
+                 "density (500 in 6 m: 2,000 in 9.5 m)")
+      ->delimiter(',')->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
+  app.add_option("--wall-ms", wall_ms, "--perceive: the wall budget of the scheduler comparison, ms (0: none)")
+      ->check(CLI::Range(0.0, 1000.0));
+  app.add_option("--wall-frames", wall_frames, "--perceive: frames per wall-budget run (default: the config's)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}));
+  app.add_option("--min-time", min_time_s, "--perceive: seconds each timing is repeated for, at least")->check(CLI::Range(0.0, 600.0));
+  app.add_option("--min-reps", min_reps, "--perceive: repetitions of each timing, at least (the median is reported)")
+      ->check(CLI::Range(1, 10000));
   CLI11_PARSE(app, argc, argv);
+  if (perceive && app.count("--out") == 0) out = "results/bench/perceive.csv";
 
   if (!std::filesystem::exists(config_path)) {
     std::fprintf(stderr,
@@ -317,6 +625,9 @@ int main(int argc, char** argv) {
   }
   const Settings& settings = loaded.settings;
   if (frames < 0) frames = settings.frames;
+  if (perceive)
+    return perceive_mode(config_path, sets, settings, perceive_counts, seeds, wall_ms, wall_frames < 0 ? frames : wall_frames,
+                         min_time_s, min_reps, out);
   if (budgets.empty()) budgets.push_back(settings.budget.tests);
   if (settings.budget.mode != BudgetMode::work)
     std::fprintf(stderr, "fovea bench schedulers: %s has a wall budget; the study uses work budgets of %lld tests instead\n",

@@ -3,6 +3,57 @@
 #include "perception/perceived_gap.hpp"
 
 namespace fovea {
+namespace {
+
+/// Collisions placed a batch at a time (GapBatch): their gap estimates gathered into the
+/// batch, placed together, and written back into each Collision.
+class CollisionPlacer {
+ public:
+  /// `priority_only`: write the priority from the placement, nothing else (a reprioritiser's).
+  CollisionPlacer(NarrowPhase& narrowphase, const Viewing& viewing, GapAt at, bool priority_only = false)
+      : narrowphase_(narrowphase),
+        perceiver_(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px),
+        at_start_(at == GapAt::frame_start),
+        priority_only_(priority_only) {}
+
+  void add(std::uint32_t slot, const GapEstimate& g) {
+    const std::size_t i = batch_.push(g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
+    slots_[i] = slot;
+    bounds_m_[i] = g.bound_m;
+    if (batch_.full()) flush();
+  }
+
+  void flush() {
+    perceiver_.perceive(batch_);
+    for (std::size_t i = 0; i < batch_.size; ++i) {
+      Collision& c = narrowphase_.collision(slots_[i]);
+      if (priority_only_) {
+        c.priority = batch_.visible[i] && batch_.probability[i] >= 0 ? batch_.probability[i] : -1.0;
+        continue;
+      }
+      c.centre_x_px = batch_.centre_x_px[i];
+      c.centre_y_px = batch_.centre_y_px[i];
+      c.gap_bound_m = bounds_m_[i];
+      c.eccentricity_deg = batch_.eccentricity_deg[i];
+      c.gap_deg = batch_.gap_deg[i];
+      c.visible = batch_.visible[i];
+      c.probability = batch_.probability[i];
+      if (at_start_) c.priority = c.visible && c.probability >= 0 ? c.probability : -1.0;
+    }
+    batch_.clear();
+  }
+
+ private:
+  NarrowPhase& narrowphase_;
+  GapPerceiver perceiver_;
+  bool at_start_;
+  bool priority_only_;
+  GapBatch batch_;
+  std::uint32_t slots_[GapBatch::kCapacity];
+  double bounds_m_[GapBatch::kCapacity];
+};
+
+}  // namespace
 
 namespace {
 
@@ -16,15 +67,15 @@ GapEstimate tighter_with_memory(const NarrowPhase& narrowphase, std::uint32_t sl
   return refined.bound_m < g.bound_m ? refined : g;
 }
 
+}  // namespace
+
 void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
-                        const Viewing& viewing, GapAt at, const DescentMemory* refined_from) {
+                        const Viewing& viewing, GapAt at) {
   Collision& c = narrowphase.collision(slot);
   const bool at_start = at == GapAt::frame_start;
-  const GapEstimate g =
-      at_start ? tighter_with_memory(narrowphase, slot, states, refined_from, narrowphase.initial_gap_estimate(slot, states))
-               : narrowphase.gap_estimate(slot, states);
-  const PerceivedGap p = perceive_gap(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px,
-                                      g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
+  const GapEstimate g = at_start ? narrowphase.initial_gap_estimate(slot, states) : narrowphase.gap_estimate(slot, states);
+  const PerceivedGap p = GapPerceiver(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px)
+                             .perceive_one(g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
   c.centre_x_px = p.centre_x_px;
   c.centre_y_px = p.centre_y_px;
   c.gap_bound_m = g.bound_m;
@@ -35,39 +86,39 @@ void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<
   if (at_start) c.priority = p.visible && p.probability >= 0 ? p.probability : -1.0;
 }
 
-}  // namespace
-
-void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
-                        const Viewing& viewing, GapAt at) {
-  perceive_collision(narrowphase, slot, states, viewing, at, nullptr);
-}
-
 void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
                              const DescentMemory* refined_from) {
+  CollisionPlacer placer(narrowphase, viewing, GapAt::frame_start);
   for (const std::uint32_t slot : narrowphase.order())
-    perceive_collision(narrowphase, slot, states, viewing, GapAt::frame_start, refined_from);
+    placer.add(slot, tighter_with_memory(narrowphase, slot, states, refined_from, narrowphase.initial_gap_estimate(slot, states)));
+  placer.flush();
 }
 
 double priority_now(const NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
                     const Viewing& viewing, const DescentMemory* refined_from) {
   const GapEstimate g =
       tighter_with_memory(narrowphase, slot, states, refined_from, narrowphase.gap_estimate(slot, states));
-  const PerceivedGap p = perceive_gap(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px,
-                                      g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
+  const PerceivedGap p = GapPerceiver(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px)
+                             .perceive_one(g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
   return p.visible && p.probability >= 0 ? p.probability : -1.0;
 }
 
 void FramePerception::reprioritise(NarrowPhase& narrowphase, std::span<const std::uint32_t> slots) {
+  // In batches, as at the start of the frame; only the priority is written, the placement the
+  // records read stays the start of the frame's.
+  CollisionPlacer placer(narrowphase, viewing_, GapAt::deepest_spheres, true);
   for (const std::uint32_t slot : slots)
-    narrowphase.collision(slot).priority = priority_now(narrowphase, slot, states_, viewing_, refined_from_);
+    placer.add(slot, tighter_with_memory(narrowphase, slot, states_, refined_from_, narrowphase.gap_estimate(slot, states_)));
+  placer.flush();
 }
 
 void perceive_at_frame_end(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing) {
+  CollisionPlacer placer(narrowphase, viewing, GapAt::deepest_spheres);
   for (const std::uint32_t slot : narrowphase.order()) {
     const Collision& c = narrowphase.collision(slot);
-    if (c.status == CollisionStatus::colliding && c.tested_any)
-      perceive_collision(narrowphase, slot, states, viewing, GapAt::deepest_spheres);
+    if (c.status == CollisionStatus::colliding && c.tested_any) placer.add(slot, narrowphase.gap_estimate(slot, states));
   }
+  placer.flush();
 }
 
 }  // namespace fovea

@@ -88,4 +88,33 @@ double PerceptionModel::probability(double eccentricity_deg, double gap_deg) con
   return settings_.guess_rate + range_ * rise;
 }
 
+void PerceptionModel::probabilities(const double* eccentricity_deg, const double* gap_deg, double* out,
+                                    std::size_t n) const {
+  if (settings_.function != PsychometricFunction::logistic) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = probability(eccentricity_deg[i], gap_deg[i]);
+    return;
+  }
+  // probability()'s expressions in three passes: the exponent, exp, the rise. No gap (or
+  // NaN) is gamma, as there; its exp is skipped.
+  constexpr std::size_t kChunk = 64;
+  const double t0 = settings_.threshold_deg, slope = threshold_slope_, scale = logistic_scale_;
+  const double guess = settings_.guess_rate, range = range_;
+  double x[kChunk];
+  for (std::size_t begin = 0; begin < n; begin += kChunk) {
+    const std::size_t m = std::min(kChunk, n - begin);
+    const double* __restrict e = eccentricity_deg + begin;
+    const double* __restrict g = gap_deg + begin;
+    double* __restrict f = out + begin;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double threshold = t0 + slope * (e[i] < 0.0 ? 0.0 : e[i]);  // std::max(e, 0.0)
+      x[i] = -(g[i] / threshold - 1) * scale;
+    }
+    for (std::size_t i = 0; i < m; ++i) x[i] = g[i] > 0 ? std::exp(x[i]) : 0.0;
+    for (std::size_t i = 0; i < m; ++i) {
+      const double p = guess + range * (1 / (1 + x[i]));
+      f[i] = g[i] > 0 ? p : guess;
+    }
+  }
+}
+
 }  // namespace fovea

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+
 #include "perception/perception_settings.hpp"
 
 namespace fovea {
@@ -24,6 +26,10 @@ class PerceptionModel {
   /// 0 (or less) gives gamma. One exp (logistic) or one pow and one exp (Weibull), no
   /// allocation: called for every collision every frame.
   double probability(double eccentricity_deg, double gap_deg) const;
+  /// f(e, g) of `n` gaps: out[i] = probability(eccentricity_deg[i], gap_deg[i]), the same
+  /// doubles, with the logistic's arithmetic around each exp done over the whole arrays
+  /// (vectorised) and only exp called one at a time. The Weibull calls probability().
+  void probabilities(const double* eccentricity_deg, const double* gap_deg, double* out, std::size_t n) const;
 
   const PerceptionModelSettings& settings() const { return settings_; }
 

@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "perception/perception_model.hpp"
 
@@ -140,4 +143,31 @@ TEST_CASE("parameters out of range are refused by name", "[perception_model]") {
   CHECK_NOTHROW(PerceptionModel(PerceptionModelSettings{}));
   CHECK_NOTHROW(PerceptionModel(model_settings(PsychometricFunction::weibull, 1e-9, 0.0, 0.0)));
   CHECK_NOTHROW(PerceptionModel(model_settings(PsychometricFunction::weibull, 1e9, 0.0, 0.0)));
+}
+
+TEST_CASE("probabilities gives probability's doubles, bit for bit", "[perception_model]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> e, g;
+  for (int i = 0; i < 150; ++i) {  // more than one chunk of 64, and a partial one
+    e.push_back(i % 9 == 0 ? -0.5 * i : 0.37 * i);
+    g.push_back(i % 7 == 0 ? 0.0 : 0.004 * i * (1 + (i % 5)));
+  }
+  for (const auto& [ee, gg] : {std::pair{0.0, -1.0}, std::pair{nan, 0.1}, std::pair{0.5, nan}, std::pair{inf, 0.1},
+                               std::pair{0.5, inf}, std::pair{0.0, 1e-300}, std::pair{-0.0, 0.08}, std::pair{1e300, 1e300}}) {
+    e.push_back(ee);
+    g.push_back(gg);
+  }
+  for (const PsychometricFunction function : {PsychometricFunction::logistic, PsychometricFunction::weibull})
+    for (const double width : {0.3, 1.0, 2.5}) {
+      const PerceptionModel model(model_settings(function, width));
+      std::vector<double> out(e.size(), -7.0);
+      model.probabilities(e.data(), g.data(), out.data(), e.size());
+      for (std::size_t i = 0; i < e.size(); ++i) {
+        const double one = model.probability(e[i], g[i]);
+        INFO("e " << e[i] << ", g " << g[i]);
+        if (std::isnan(one)) CHECK(std::isnan(out[i]));
+        else CHECK(std::bit_cast<std::uint64_t>(out[i]) == std::bit_cast<std::uint64_t>(one));
+      }
+    }
 }
