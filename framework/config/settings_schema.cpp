@@ -125,7 +125,7 @@ Section<NarrowPhaseSettings> narrowphase_schema() {
             "a pair colliding last frame re-tests the sphere pairs down to last frame's leaf pair first "
             "(coherence across frames; same outcomes, fewer tests)");
   s.boolean("prune_to_overlap", &NarrowPhaseSettings::prune_to_overlap,
-            "skip spheres whose leaves cannot reach the overlap of the two entities' boxes (Smith and Kitamura; "
+            "skip spheres whose leaves cannot reach the overlap of the boxes around the two trees' leaf spheres (Smith and Kitamura; "
             "same outcomes, fewer tests)");
   return s;
 }

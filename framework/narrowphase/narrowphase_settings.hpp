@@ -21,8 +21,8 @@ struct NarrowPhaseSettings {
   /// colliding again at the cost of that chain, and where not, it descends from the roots.
   bool coherence = false;
   /// Prune to the overlap region (Smith and Kitamura, 003): a sphere whose leaves cannot
-  /// reach the intersection of the two entities' bounding boxes cannot take part in their
-  /// contact, and is skipped.
+  /// reach the intersection of the boxes around the two trees' leaf spheres (in a's frame)
+  /// cannot take part in their contact, and is skipped.
   bool prune_to_overlap = false;
 };
 
