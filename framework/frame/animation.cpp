@@ -344,7 +344,7 @@ void Animation::narrow_phase(const FrameGaze& gaze, FrameStats& stats) {
     stats.budget_overshoot_us =
         std::chrono::duration<double, std::micro>(Budget::Clock::now() - budget.deadline()).count();
   narrowphase_.interrupt(settings_.interrupt_policy);
-  next_memory_.remember(narrowphase_, states_, &memory_);
+  if (remembers()) next_memory_.remember(narrowphase_, states_, &memory_);
 }
 
 void Animation::response_phase(FrameStats& stats) {
@@ -367,7 +367,7 @@ void Animation::metrics_phase(const FrameGaze& gaze, FrameStats& stats) {
                                  entities_.size(), true);
   // Last: the records above placed the collisions from last frame's memory, as the
   // scheduler saw them.
-  std::swap(memory_, next_memory_);
+  if (remembers()) std::swap(memory_, next_memory_);
 }
 
 }  // namespace fovea

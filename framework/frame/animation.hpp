@@ -201,6 +201,11 @@ class Animation {
   /// for its contacts) and swapped in once the frame's records have read last frame's.
   DescentMemory memory_;
   DescentMemory next_memory_;
+  /// Whether anything reads the memory: coherence or refined priorities. Without, remembering
+  /// would cost a gap bound or two per collision every frame for nothing.
+  bool remembers() const {
+    return settings_.narrowphase.coherence || settings_.schedule.priorities == PriorityGap::refined;
+  }
   View view_;
   PerceptionModel perception_model_;
   Gaze gaze_;

@@ -58,7 +58,7 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
     arm.scheduler->run(narrowphase, budget, ScheduleContext{frame, &perception});
     const bool exhausted = budget.was_exhausted();
     narrowphase.interrupt(policy);
-    arm.memory.remember(narrowphase, states);
+    if (refined_from != nullptr || narrowphase.settings().coherence) arm.memory.remember(narrowphase, states);
     perceive_at_frame_end(narrowphase, states, viewing);
 
     EvaluatedFrame& row = frames_[i];

@@ -94,15 +94,6 @@ void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntitySta
   placer.flush();
 }
 
-double priority_now(const NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
-                    const Viewing& viewing, const DescentMemory* refined_from) {
-  const GapEstimate g =
-      tighter_with_memory(narrowphase, slot, states, refined_from, narrowphase.gap_estimate(slot, states));
-  const PerceivedGap p = GapPerceiver(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px)
-                             .perceive_one(g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
-  return p.visible && p.probability >= 0 ? p.probability : -1.0;
-}
-
 void FramePerception::reprioritise(NarrowPhase& narrowphase, std::span<const std::uint32_t> slots) {
   // In batches, as at the start of the frame; only the priority is written, the placement the
   // records read stays the start of the frame's.

@@ -41,14 +41,10 @@ void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<
 void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
                              const DescentMemory* refined_from = nullptr);
 
-/// f(e, g) of collision `slot` now, as a priority (-1 off screen), from the tighter of its
-/// deepest intersecting spheres so far and, with `refined_from`, last frame's deepest pair;
-/// writes nothing. What the hybrid scheduler orders its second part by.
-double priority_now(const NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
-                    const Viewing& viewing, const DescentMemory* refined_from);
-
-/// The Reprioritiser a frame hands its scheduler (schedule/scheduler.hpp): priority_now() for
-/// the collisions it asks about.
+/// The Reprioritiser a frame hands its scheduler (schedule/scheduler.hpp): sets the priority
+/// of the collisions it asks about to f(e, g) now (-1 off screen), from the tighter of their
+/// deepest intersecting spheres so far and, with `refined_from`, the remembered pair; writes
+/// no placement. What the hybrid scheduler orders its second part by.
 class FramePerception final : public Reprioritiser {
  public:
   FramePerception(std::span<const EntityState> states, const Viewing& viewing, const DescentMemory* refined_from)
