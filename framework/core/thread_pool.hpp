@@ -1,0 +1,87 @@
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+// The frame's phases split their work over a few threads (docs/scale.md, "Threads"). The
+// pool is fovea's own and small on purpose: it runs one batch of independent tasks at a
+// time, the calling thread working alongside, and allocates nothing per batch, so a frame
+// stays allocation-free in the steady state (tests/run/frame_log_test.cpp counts). Results
+// never depend on which thread ran a task: a task writes only its own outputs, and whatever
+// is summed over tasks is summed afterwards, in task order.
+
+namespace fovea {
+
+class ThreadPool {
+ public:
+  /// `threads` in all, the calling thread included: 1 runs everything on the caller, 0 means
+  /// the machine's cores (std::thread::hardware_concurrency, at least 1).
+  explicit ThreadPool(int threads = 1);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  /// Threads that run tasks, the caller included.
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  /// Runs task(i) for every i in [0, task_count), spread over the threads, and returns when
+  /// all have finished. Tasks must not depend on each other's order. The first exception a
+  /// task throws is rethrown here, after the batch (the remaining tasks still run). Not
+  /// re-entrant: a task must not call run() on the same pool.
+  template <typename Task>
+  void run(std::size_t task_count, const Task& task) {
+    run_erased(task_count, [](const void* context, std::size_t i) { (*static_cast<const Task*>(context))(i); }, &task);
+  }
+
+  /// Runs body(begin, end) over [0, count) cut into contiguous chunks of at least
+  /// `min_chunk` items, about four per thread (so a slow chunk is evened out): for loops
+  /// over entities whose items are independent.
+  template <typename Body>
+  void for_ranges(std::size_t count, std::size_t min_chunk, const Body& body) {
+    const std::size_t chunks = chunk_count(count, min_chunk);
+    if (chunks <= 1) {
+      if (count > 0) body(std::size_t{0}, count);
+      return;
+    }
+    run(chunks, [&](std::size_t c) { body(count * c / chunks, count * (c + 1) / chunks); });
+  }
+
+  /// How many chunks for_ranges() cuts `count` items into.
+  std::size_t chunk_count(std::size_t count, std::size_t min_chunk) const {
+    if (size() == 1 || count == 0) return count > 0 ? 1 : 0;
+    const std::size_t by_size = count / std::max<std::size_t>(min_chunk, 1);
+    return std::clamp<std::size_t>(by_size, 1, static_cast<std::size_t>(size()) * 4);
+  }
+
+ private:
+  using Erased = void (*)(const void* context, std::size_t i);
+  void run_erased(std::size_t task_count, Erased call, const void* context);
+  void work(std::uint64_t& seen_generation);
+  void drain();
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;      ///< workers wait here for a new batch
+  std::condition_variable finished_;  ///< the caller waits here for the batch's end
+  std::uint64_t generation_ = 0;      ///< batches started; guarded by mutex_
+  bool stopping_ = false;             ///< guarded by mutex_
+  int busy_workers_ = 0;              ///< workers inside the current batch; guarded by mutex_
+  // The batch in progress.
+  Erased call_ = nullptr;
+  const void* context_ = nullptr;
+  std::size_t task_count_ = 0;
+  std::atomic<std::size_t> next_task_{0};
+  std::exception_ptr error_;  ///< the first task exception; guarded by mutex_
+};
+
+/// The machine's cores as the pool counts them: hardware_concurrency, at least 1.
+int machine_threads();
+
+}  // namespace fovea
