@@ -27,7 +27,7 @@ TEST_CASE("ThreadPool: every task runs once, over many batches, at 1 to 4 thread
   }
 }
 
-TEST_CASE("ThreadPool: for_ranges cuts [0, n) into contiguous chunks that cover it once", "[thread_pool]") {
+TEST_CASE("ThreadPool: for_ranges cuts 0 to n into contiguous chunks that cover it once", "[thread_pool]") {
   ThreadPool pool(3);
   for (const std::size_t n : {0, 1, 5, 63, 64, 1000, 100003}) {
     std::vector<int> seen(n, 0);
