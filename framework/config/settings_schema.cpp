@@ -568,6 +568,8 @@ const Section<Settings>& settings_schema() {
                               "collisions unresolved at the budget: repulse (treat as real) or interpenetrate (drop)");
     s.section<NarrowPhaseSettings>("narrowphase", &Settings::narrowphase, narrowphase_schema(),
                                    "descents that save tests and find what 004's finds (docs/narrowphase.md)");
+    s.number<int>("threads", &Settings::threads, between(0, 256),
+             "threads for the frame's phases, 0: the machine's cores; results do not depend on it (docs/scale.md)");
     s.boolean("ground_truth", &Settings::ground_truth,
               "run the exact voxel test on every collision for the true metrics (slow; docs/metrics.md)");
     s.section<MetricsSettings>("metrics", &Settings::metrics, metrics_schema(),

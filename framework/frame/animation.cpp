@@ -28,7 +28,9 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
       gaze_(animation_settings.gaze, animation_settings.perception.view.screen, seed, environment),
       response_(animation_settings.response, box_, animation_settings.world.time_step_s),
       meter_(animation_settings.ground_truth),
-      evaluation_(animation_settings.evaluate, animation_settings.schedule, seed) {
+      evaluation_(animation_settings.evaluate, animation_settings.schedule, seed),
+      pool_(std::make_unique<ThreadPool>(animation_settings.threads)) {
+  if (animation_settings.threads < 0) throw std::invalid_argument("threads must be >= 0 (0: the machine's cores)");
   // The oracle orders by the exact voxel test, which only ground truth computes (the config
   // says so at the key's line; this is for worlds made in code).
   const auto is_oracle = [](SchedulerKind k) { return k == SchedulerKind::oracle; };
@@ -260,20 +262,34 @@ void Animation::hand_scene_targets() {
   gaze_.set_scene_targets(scene_targets_);
 }
 
+// Entities per task where a phase splits its loop over entities: enough that waking a
+// thread costs little against the work.
+constexpr std::size_t kEntitiesPerTask = 1024;
+
 void Animation::integrate_phase() {
-  // Last frame's positional correction first: the response moved nothing while the frame's
-  // detection and metrics were looking at the poses (docs/response.md, "Overlap").
-  for (std::size_t i = 0; i < states_.size(); ++i) {
-    states_[i].position_m += correction_m_[i];
-    correction_m_[i] = Vec3(0.0);
-  }
-  integrate_motion(states_, entities_, settings_.response.gravity_mps2, settings_.world.time_step_s);
+  // Each entity on its own: any split over threads gives the same bits.
+  pool_->for_ranges(states_.size(), kEntitiesPerTask, [&](std::size_t begin, std::size_t end) {
+    // Last frame's positional correction first: the response moved nothing while the frame's
+    // detection and metrics were looking at the poses (docs/response.md, "Overlap").
+    for (std::size_t i = begin; i < end; ++i) {
+      states_[i].position_m += correction_m_[i];
+      correction_m_[i] = Vec3(0.0);
+    }
+    integrate_motion(std::span(states_).subspan(begin, end - begin), std::span(entities_).subspan(begin, end - begin),
+                     settings_.response.gravity_mps2, settings_.world.time_step_s);
+  });
 }
 
 void Animation::broad_phase(FrameStats& stats) {
-  // 004 section 3.2: every moving entity's box, then one sweep and prune.
+  // 004 section 3.2: every moving entity's box (computed on the threads), then one sweep
+  // and prune.
+  boxes_.resize(entities_.size());
+  pool_->for_ranges(entities_.size(), kEntitiesPerTask, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t id = begin; id < end; ++id)
+      if (!entities_[id].is_static) boxes_[id] = bounds_of(static_cast<EntityId>(id));
+  });
   for (EntityId id = 0; id < entities_.size(); ++id)
-    if (!entities_[id].is_static) broadphase_.set_box(id, bounds_of(id));
+    if (!entities_[id].is_static) broadphase_.set_box(id, boxes_[id]);
   broadphase_.update();
   stats.pairs = static_cast<std::int64_t>(broadphase_.pairs().size());
   stats.pairs_started = static_cast<std::int64_t>(broadphase_.pairs().started().size());
@@ -351,7 +367,7 @@ void Animation::response_phase(FrameStats& stats) {
   // The response to the real list and the walls (004 section 3.5): new velocities now; the
   // overlap's positional correction waits for the next step, so the metrics and the picture
   // drawn after this frame show the poses the detection saw.
-  stats.response = response_.apply(narrowphase_, entities_, states_, correction_m_);
+  stats.response = response_.apply(narrowphase_, entities_, states_, correction_m_, pool_.get());
 }
 
 void Animation::metrics_phase(const FrameGaze& gaze, FrameStats& stats) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "broadphase/sweep_and_prune.hpp"
+#include "core/thread_pool.hpp"
 #include "frame/counterfactual.hpp"
 #include "frame/animation_settings.hpp"
 #include "frame/frame_stats.hpp"
@@ -227,6 +228,10 @@ class Animation {
   };
   std::vector<std::unique_ptr<TreeEvaluation>> tree_evaluations_;
   std::int64_t frames_done_ = 0;
+  /// The threads of settings_.threads, for the phases that split their work
+  /// (docs/scale.md, "Threads").
+  std::unique_ptr<ThreadPool> pool_;
+  std::vector<Aabb> boxes_;  ///< broad_phase()'s scratch: the moving entities' boxes, by EntityId
 };
 
 }  // namespace fovea

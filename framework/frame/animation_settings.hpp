@@ -30,6 +30,9 @@ struct AnimationSettings {
   PerceptionSettings perception;
   GazeSettings gaze;
   ResponseSettings response;
+  /// Threads the frame's phases use, the frame's own included; 0: the machine's cores. The
+  /// results do not depend on it (docs/scale.md, "Threads").
+  int threads = 0;
 };
 
 }  // namespace fovea

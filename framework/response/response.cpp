@@ -1,8 +1,11 @@
 #include "response/response.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "core/containers.hpp"
+#include "core/thread_pool.hpp"
 
 namespace fovea {
 
@@ -74,40 +77,64 @@ void Response::add_manifold(std::uint32_t body_a, std::uint32_t body_b) {
   manifolds_.push_back(m);
 }
 
+void Response::touch(std::uint32_t id, const Entity& e, const EntityState& s) {
+  if (body_frame_[id] == frame_) return;
+  body_frame_[id] = frame_;
+  island_parent_[id] = id;
+  RigidBody& b = bodies_[id];
+  b.position_m = s.position_m;
+  b.linear_velocity_mps = s.linear_velocity_mps;
+  b.angular_velocity_radps = s.angular_velocity_radps;
+  b.inverse_mass_per_kg = e.inverse_mass_per_kg;
+  const Mat3& r = rotation_[id] = glm::mat3_cast(s.orientation);
+  const Mat3 r_t = glm::transpose(r);
+  b.inverse_inertia_world = r * e.inverse_inertia_body * r_t;  // zero for static entities
+  b.mass_kg = e.is_static ? 0.0 : e.mass_kg;
+  b.inertia_world = e.is_static ? Mat3(0.0) : r * e.inertia_body_kgm2 * r_t;
+  b.restitution = e.material.restitution;
+  b.friction = e.material.friction;
+}
+
+double Response::reach_of(const NarrowPhase& narrowphase, ModelId model) {
+  double& reach = reach_by_model_m_[model];
+  if (std::isnan(reach)) {
+    const CollisionModel& m = narrowphase.model(model);
+    reach = m.spheres.empty() ? -std::numeric_limits<double>::infinity()
+                              : glm::length(m.spheres[0].centre_m) + m.leaf_reach_m[0];
+  }
+  return reach;
+}
+
 ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> entities,
-                              std::span<EntityState> states, std::span<Vec3> correction_m) {
+                              std::span<EntityState> states, std::span<Vec3> correction_m, ThreadPool* pool) {
   ResponseStats stats;
   const auto entity_count = static_cast<std::uint32_t>(entities.size());
   entity_count_ = entity_count;
 
-  // The bodies as the solver sees them: entities, then the six walls.
-  bodies_.resize(entities.size() + walls_.size());
-  rotation_.resize(entities.size());
-  for (std::uint32_t i = 0; i < entity_count; ++i) {
-    const Entity& e = entities[i];
-    const EntityState& s = states[i];
-    RigidBody& b = bodies_[i];
-    b.position_m = s.position_m;
-    b.linear_velocity_mps = s.linear_velocity_mps;
-    b.angular_velocity_radps = s.angular_velocity_radps;
-    b.inverse_mass_per_kg = e.inverse_mass_per_kg;
-    const Mat3& r = rotation_[i] = glm::mat3_cast(s.orientation);
-    const Mat3 r_t = glm::transpose(r);
-    b.inverse_inertia_world = r * e.inverse_inertia_body * r_t;  // zero for static entities
-    b.mass_kg = e.is_static ? 0.0 : e.mass_kg;
-    b.inertia_world = e.is_static ? Mat3(0.0) : r * e.inertia_body_kgm2 * r_t;
-    b.restitution = e.material.restitution;
-    b.friction = e.material.friction;
+  // The bodies as the solver sees them: entities, then the six walls. An entity's body is
+  // built when a contact first needs it (touch), so an entity without contacts costs
+  // nothing here; the walls are built every frame.
+  ++frame_;
+  const std::size_t body_count = entities.size() + walls_.size();
+  if (bodies_.size() != body_count) {
+    bodies_.resize(body_count);
+    body_frame_.resize(body_count, 0);
+    island_parent_.resize(body_count);
   }
+  rotation_.resize(entities.size());
   for (std::size_t w = 0; w < walls_.size(); ++w) {
-    RigidBody& b = bodies_[entities.size() + w];
+    const std::size_t body = entities.size() + w;
+    RigidBody& b = bodies_[body];
     b = RigidBody{};
     b.restitution = settings_.walls.restitution;
     b.friction = settings_.walls.friction;
+    body_frame_[body] = frame_;
+    island_parent_[body] = static_cast<std::uint32_t>(body);
   }
+  reach_by_model_m_.assign(narrowphase.models().size(), std::numeric_limits<double>::quiet_NaN());
 
   manifolds_.clear();
-  reserve_geometric(manifolds_, narrowphase.size() + entities.size());
+  reserve_geometric(manifolds_, narrowphase.size() + entities.size() / 8);
   // Entity pairs: one manifold per collision treated as colliding (004 section 3.5).
   if (settings_.entity_contacts) {
     const auto max_pairs = static_cast<std::size_t>(settings_.max_pairs_per_collision);
@@ -116,6 +143,8 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
       if (c.status != CollisionStatus::colliding) continue;
       if (entities[c.a].is_static && entities[c.b].is_static) continue;
       stats.contact_tests += narrowphase.contact_pairs(slot, max_pairs, hit_stack_, pairs_);
+      touch(c.a, entities[c.a], states[c.a]);
+      touch(c.b, entities[c.b], states[c.b]);
       const CollisionModel& ma = narrowphase.model(c.model_a);
       const CollisionModel& mb = narrowphase.model(c.model_b);
       const EntityState& sa = states[c.a];
@@ -135,34 +164,33 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
       add_manifold(c.a, c.b);
     }
   }
-  // The walls, for every dynamic entity.
+  // The walls, for every dynamic entity. Most are far from all six: an entity whose centre
+  // is farther from a wall than any of its leaf spheres reaches is passed over without a
+  // look at its tree (the walk's own root test, below, would reject it; the margin keeps
+  // rounding from ever skipping an entity that test would take).
   for (std::uint32_t i = 0; i < entity_count; ++i) {
     if (entities[i].is_static) continue;
-    const GrowableModel model = narrowphase.growable(entities[i].model);
+    const double reach_m = reach_of(narrowphase, entities[i].model);
+    const double margin_m = 1e-9 * (1.0 + std::abs(reach_m));
     for (std::uint32_t w = 0; w < walls_.size(); ++w) {
+      const double height_m = glm::dot(walls_[w].normal, states[i].position_m) - walls_[w].offset_m;
+      if (height_m > reach_m + margin_m) continue;
       candidates_.clear();
-      plane_contacts(model, states[i], walls_[w], node_stack_, candidates_);
+      plane_contacts(narrowphase.growable(entities[i].model), states[i], walls_[w], node_stack_, candidates_);
       if (candidates_.empty()) continue;
+      touch(i, entities[i], states[i]);
       add_manifold(entity_count + w, i);
       ++stats.wall_contacts;
     }
   }
   stats.contacts = static_cast<std::int64_t>(manifolds_.size());
 
-  // One solve over all of them, from the same state (004 section 4).
-  std::vector<Vec3>& corrections = correction_scratch_;
-  corrections.assign(bodies_.size(), Vec3(0.0));
-  const ImpulseSolverStats solved = solver_.solve(bodies_, manifolds_, solver_settings_, corrections);
+  // One solve over all of them, from the same state (004 section 4), island by island.
+  const ImpulseSolverStats solved = solve_islands(entities, states, correction_m, pool);
   stats.contact_points = solved.contact_points;
   stats.energy_change_j = solved.energy_change_j;
   stats.bounces_limited = solved.bounces_limited;
   stats.compressions_limited = solved.compressions_limited;
-  for (std::uint32_t i = 0; i < entity_count; ++i) {
-    if (entities[i].is_static) continue;
-    states[i].linear_velocity_mps = bodies_[i].linear_velocity_mps;
-    states[i].angular_velocity_radps = bodies_[i].angular_velocity_radps;
-    correction_m[i] += corrections[i];
-  }
 
   // This frame's impulses, by body pair and feature, for the next frame's warm start.
   // Both buffers (they swap every frame) grow with the manifolds' own bound, together.
@@ -183,6 +211,118 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
             [](const CachedManifold& x, const CachedManifold& y) { return x.key < y.key; });
   cache_.swap(cache_next_);
   return stats;
+}
+
+ImpulseSolverStats Response::solve_islands(std::span<const Entity> entities, std::span<EntityState> states,
+                                           std::span<Vec3> correction_m, ThreadPool* pool) {
+  // Islands as the whole solve finds them (ImpulseSolver::find_islands): dynamic bodies
+  // joined by manifolds, each rooted at its smallest body index. A manifold belongs to the
+  // island of its dynamic body (it has at least one: static pairs and walls against static
+  // entities make none).
+  const auto find_root = [&](std::uint32_t i) {
+    while (island_parent_[i] != i) {
+      island_parent_[i] = island_parent_[island_parent_[i]];
+      i = island_parent_[i];
+    }
+    return i;
+  };
+  const auto is_dynamic = [&](std::uint32_t body) { return bodies_[body].inverse_mass_per_kg > 0; };
+  for (const ContactManifold& m : manifolds_) {
+    if (!is_dynamic(m.body_a) || !is_dynamic(m.body_b)) continue;
+    const std::uint32_t ra = find_root(m.body_a), rb = find_root(m.body_b);
+    if (ra != rb) island_parent_[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  island_keys_.clear();
+  reserve_geometric(island_keys_, manifolds_.size());
+  for (std::size_t mi = 0; mi < manifolds_.size(); ++mi) {
+    const ContactManifold& m = manifolds_[mi];
+    const std::uint32_t root = find_root(is_dynamic(m.body_a) ? m.body_a : m.body_b);
+    island_keys_.push_back(std::uint64_t{root} << 32 | mi);
+  }
+  // By island root, the manifolds of each island in their order: the order the whole solve
+  // visits them in.
+  std::sort(island_keys_.begin(), island_keys_.end());
+  island_start_.clear();
+  reserve_geometric(island_start_, island_keys_.size() + 1);
+  for (std::size_t k = 0; k < island_keys_.size(); ++k)
+    if (k == 0 || island_keys_[k] >> 32 != island_keys_[k - 1] >> 32) island_start_.push_back(static_cast<std::uint32_t>(k));
+  const std::size_t island_count = island_start_.size();
+  island_start_.push_back(static_cast<std::uint32_t>(island_keys_.size()));
+
+  island_stats_.assign(island_count, ImpulseSolverStats{});
+  const std::size_t tasks = pool != nullptr ? pool->chunk_count(island_count, 8) : (island_count > 0 ? 1 : 0);
+  if (scratch_.size() < tasks) scratch_.resize(tasks);
+  const auto solve_range = [&](std::size_t task, std::size_t begin, std::size_t end) {
+    for (std::size_t island = begin; island < end; ++island)
+      solve_island(island, entities, states, correction_m, scratch_[task]);
+  };
+  if (pool != nullptr && tasks > 1)
+    pool->run(tasks, [&](std::size_t t) { solve_range(t, island_count * t / tasks, island_count * (t + 1) / tasks); });
+  else if (tasks > 0)
+    solve_range(0, 0, island_count);
+
+  // The sums in the whole solve's order: islands by root, the bounces' energy of those
+  // whose compression held first, then the energy of those scaled back (each island adds to
+  // exactly one of the two).
+  ImpulseSolverStats total;
+  for (const ImpulseSolverStats& s : island_stats_) {
+    total.contact_points += s.contact_points;
+    total.approaching_points += s.approaching_points;
+    total.bouncing_points += s.bouncing_points;
+    total.warm_started_points += s.warm_started_points;
+    total.bounces_limited += s.bounces_limited;
+    total.compressions_limited += s.compressions_limited;
+    if (s.compressions_limited == 0) total.energy_change_j += s.energy_change_j;
+  }
+  for (const ImpulseSolverStats& s : island_stats_)
+    if (s.compressions_limited > 0) total.energy_change_j += s.energy_change_j;
+  return total;
+}
+
+void Response::solve_island(std::size_t island, std::span<const Entity> entities, std::span<EntityState> states,
+                            std::span<Vec3> correction_m, IslandScratch& scratch) {
+  const std::span<const std::uint64_t> keys(island_keys_.data() + island_start_[island],
+                                            island_start_[island + 1] - island_start_[island]);
+  // The island's bodies in ascending order, and its static ones (walls, static entities)
+  // as copies of their own: the same relative order as in the whole solve, so every sum
+  // over bodies runs in the same order.
+  scratch.body_ids.clear();
+  for (const std::uint64_t key : keys) {
+    const ContactManifold& m = manifolds_[static_cast<std::uint32_t>(key)];
+    scratch.body_ids.push_back(m.body_a);
+    scratch.body_ids.push_back(m.body_b);
+  }
+  std::sort(scratch.body_ids.begin(), scratch.body_ids.end());
+  scratch.body_ids.erase(std::unique(scratch.body_ids.begin(), scratch.body_ids.end()), scratch.body_ids.end());
+  const auto local = [&](std::uint32_t body) {
+    return static_cast<std::uint32_t>(std::lower_bound(scratch.body_ids.begin(), scratch.body_ids.end(), body) -
+                                      scratch.body_ids.begin());
+  };
+  scratch.bodies.clear();
+  for (const std::uint32_t body : scratch.body_ids) scratch.bodies.push_back(bodies_[body]);
+  scratch.manifolds.clear();
+  for (const std::uint64_t key : keys) {
+    ContactManifold m = manifolds_[static_cast<std::uint32_t>(key)];
+    m.body_a = local(m.body_a);
+    m.body_b = local(m.body_b);
+    scratch.manifolds.push_back(m);
+  }
+  scratch.corrections.assign(scratch.bodies.size(), Vec3(0.0));
+  island_stats_[island] = scratch.solver.solve(scratch.bodies, scratch.manifolds, solver_settings_, scratch.corrections);
+
+  // Back: the impulses to the frame's manifolds (the next warm start), the dynamic
+  // entities' velocities and corrections to the world.
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    ContactManifold& m = manifolds_[static_cast<std::uint32_t>(keys[k])];
+    m.points = scratch.manifolds[k].points;
+  }
+  for (std::size_t j = 0; j < scratch.body_ids.size(); ++j) {
+    const std::uint32_t id = scratch.body_ids[j];
+    if (id >= entities.size() || entities[id].is_static) continue;
+    states[id].linear_velocity_mps = scratch.bodies[j].linear_velocity_mps;
+    states[id].angular_velocity_radps = scratch.bodies[j].angular_velocity_radps;
+    correction_m[id] += scratch.corrections[j];
+  }
 }
 
 }  // namespace fovea

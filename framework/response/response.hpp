@@ -13,6 +13,10 @@
 #include "world/entity.hpp"
 
 namespace fovea {
+class ThreadPool;
+}
+
+namespace fovea {
 
 /// What one frame's response did.
 struct ResponseStats {
@@ -32,6 +36,14 @@ struct ResponseStats {
 /// back. Keeps last frame's impulses per contact feature for the warm start, and scratch.
 ///
 /// Bodies: entity i is body i; wall w (box_walls order) is body entity_count + w.
+///
+/// Its cost follows the contacts, not the entities (docs/scale.md, "The response"): a
+/// body is built only for an entity a manifold touches, an entity far from every wall is
+/// passed over by one comparison per wall, and the solve is split into contact islands
+/// (dynamic bodies joined by manifolds). Islands share no dynamic body, so solving each
+/// apart, its manifolds and bodies in the order the whole solve would take them, gives
+/// the whole solve's velocities, corrections and impulses to the last bit; on a pool the
+/// islands are solved in parallel, and their statistics summed in island order.
 class Response {
  public:
   Response() = default;
@@ -41,8 +53,9 @@ class Response {
   /// the entities' current poses: changes the dynamic entities' velocities, and adds to
   /// `correction_m` (by entity) the positional correction to apply before the next step.
   /// Not const on the narrow phase: contacts may grow its on-demand trees (001).
+  /// With a pool, the islands are solved on its threads; the result is the same.
   ResponseStats apply(NarrowPhase& narrowphase, std::span<const Entity> entities,
-                      std::span<EntityState> states, std::span<Vec3> correction_m);
+                      std::span<EntityState> states, std::span<Vec3> correction_m, ThreadPool* pool = nullptr);
 
   /// The manifolds of the last apply(), with their impulses: for tests and overlays.
   std::span<const ContactManifold> manifolds() const { return manifolds_; }
@@ -74,12 +87,41 @@ class Response {
   /// warm start.
   void add_manifold(std::uint32_t body_a, std::uint32_t body_b);
 
+  /// Builds entity `id`'s body (and its rotation) the first time this frame a contact needs it.
+  void touch(std::uint32_t id, const Entity& entity, const EntityState& state);
+  /// Solves manifolds_ island by island (on `pool` when given), writes the velocities and
+  /// corrections of the dynamic bodies back, and returns the solves' statistics summed as
+  /// one solve of everything would have summed them.
+  ImpulseSolverStats solve_islands(std::span<const Entity> entities, std::span<EntityState> states,
+                                   std::span<Vec3> correction_m, ThreadPool* pool);
+  /// How far any leaf sphere of `model` reaches from the entity's centre of mass: |root
+  /// centre| + root leaf reach. An entity farther than this from a wall cannot touch it.
+  double reach_of(const NarrowPhase& narrowphase, ModelId model);
+
+  /// One island's solve on its own copies, in model order: a task's scratch.
+  struct IslandScratch {
+    ImpulseSolver solver;
+    std::vector<std::uint32_t> body_ids;  ///< the island's bodies, ascending (solver index -> body)
+    std::vector<RigidBody> bodies;
+    std::vector<ContactManifold> manifolds;
+    std::vector<Vec3> corrections;
+  };
+  void solve_island(std::size_t island, std::span<const Entity> entities, std::span<EntityState> states,
+                    std::span<Vec3> correction_m, IslandScratch& scratch);
+
   ResponseSettings settings_;
   ImpulseSolverSettings solver_settings_;
   std::uint32_t entity_count_ = 0;  ///< entity bodies this frame; walls follow
-  std::vector<Mat3> rotation_;  ///< by entity, this frame: model axes to world axes
+  std::vector<Mat3> rotation_;  ///< by entity, this frame: model axes to world axes (touched ones)
+  std::vector<std::uint32_t> body_frame_;  ///< by body: the apply() that last built it (frame_ then)
+  std::uint32_t frame_ = 0;                ///< apply() calls so far
+  std::vector<std::uint32_t> island_parent_;  ///< by body: union-find over dynamic bodies
+  std::vector<std::uint64_t> island_keys_;    ///< by manifold: island root << 32 | manifold index, sorted
+  std::vector<std::uint32_t> island_start_;   ///< into island_keys_, by island, plus the end
+  std::vector<ImpulseSolverStats> island_stats_;
+  std::vector<IslandScratch> scratch_;        ///< one per task
+  std::vector<double> reach_by_model_m_;      ///< reach_of(), cached; NaN until computed
   std::array<Plane, 6> walls_{};
-  ImpulseSolver solver_;
   std::vector<RigidBody> bodies_;
   std::vector<ContactManifold> manifolds_;
   std::vector<CachedManifold> cache_;       ///< last frame's manifolds, sorted by key
@@ -88,7 +130,6 @@ class Response {
   std::vector<SpherePair> pairs_;
   std::vector<SphereHit> hit_stack_;
   std::vector<std::uint32_t> node_stack_;
-  std::vector<Vec3> correction_scratch_;  ///< by body
 };
 
 }  // namespace fovea
