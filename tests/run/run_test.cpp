@@ -178,6 +178,24 @@ record: {collisions: true}
   CHECK(outputs[2] == outputs[0]);
 }
 
+TEST_CASE("run_frames: configs/examples/scale100k.yaml records the same bytes at 1 and 2 threads", "[run][determinism][threads]") {
+  // The 100,000-ball scene of docs/scale.md, a few frames: the placement, the regions of the
+  // broad phase and the islands at full size.
+  std::vector<std::string> outputs;
+  for (const int threads : {1, 2}) {
+    test::TempDir dir;
+    const config::LoadedConfig loaded = config::load_config_file(
+        kSource + "/configs/examples/scale100k.yaml", {"frames=6", "threads=" + std::to_string(threads)});
+    Stepper stepper = stepper_for(loaded);
+    REQUIRE(stepper.world().entities().size() == 100000);
+    const RunOutcome outcome = run_frames(stepper, plan_for(loaded), dir.path(), RunManifest{}, nullptr, never_stop);
+    REQUIRE(outcome.exit_status() == 0);
+    outputs.push_back(test::without_wall_clock(test::read_file(dir / "frames.csv")));
+    CHECK(test::lines_of(outputs.back()).size() == 7);
+  }
+  CHECK(outputs[1] == outputs[0]);
+}
+
 TEST_CASE("run_frames: fovea run's options and hooks reach the run the library makes of the same config",
           "[run]") {
   // fovea run calls run_frames itself: what this catches is its own part, the plan it makes
