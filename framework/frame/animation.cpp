@@ -312,6 +312,7 @@ void Animation::prepare_collisions() {
 MeasureOptions Animation::measure_options() {
   MeasureOptions options;
   options.min_f = settings_.metrics.min_f;
+  options.pool = pool_.get();
   if (settings_.metrics.visibility == VisibilityKind::occlusion) {
     if (!occlusion_ready_) {
       occlusion_.begin_frame(narrowphase_.models(), entities_, states_);
@@ -340,7 +341,7 @@ void Animation::narrow_phase(const FrameGaze& gaze, FrameStats& stats) {
   if (scheduler_->uses_true_priority()) {
     if (!evaluation_.enabled()) prepare_collisions();
     narrowphase_.begin_frame(states_, &memory_);
-    meter_.set_true_priorities(narrowphase_, states_, viewing(gaze));
+    meter_.set_true_priorities(narrowphase_, states_, viewing(gaze), pool_.get());
   }
   // Under the budget (004 section 3.4). Its clock starts before the collisions are synced
   // and prioritised: a scheduler pays for its own bookkeeping (004 section 3.4.3 on sorting).

@@ -51,7 +51,7 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
     const DescentMemory* refined_from = priorities_ == PriorityGap::refined ? &arm.memory : nullptr;
     const bool uses_priority = arm.scheduler->uses_priority();
     if (!uses_priority) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
-    if (arm.scheduler->uses_true_priority()) meter.set_true_priorities(narrowphase, states, viewing);
+    if (arm.scheduler->uses_true_priority()) meter.set_true_priorities(narrowphase, states, viewing, options.pool);
     Budget budget = Budget::from_settings(budget_settings, full_resolution_tests_);
     if (uses_priority) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
     FramePerception perception(states, viewing, refined_from);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/containers.hpp"
+#include "core/thread_pool.hpp"
 #include "perception/perceived_gap.hpp"
 
 namespace fovea {
@@ -70,11 +71,44 @@ const InaccuracyMeter::ExactAtFrame& InaccuracyMeter::exact_at_frame(const Colli
   return e;
 }
 
+CollisionTruth InaccuracyMeter::touching_truth(const Collision& c, std::span<const EntityState> states) const {
+  // Only whether they touch matters here; the separation is not computed.
+  CollisionTruth t;
+  t.checked = true;
+  t.separation_m = kNaN;
+  const ExactPose pa{states[c.a].position_m, states[c.a].orientation};
+  const ExactPose pb{states[c.b].position_m, states[c.b].orientation};
+  t.touching = exact_touching(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);
+  return t;
+}
+
+void InaccuracyMeter::run_exact_tests(const NarrowPhase& narrowphase, std::span<const EntityState> states,
+                                      const Viewing& viewing, bool record_truth, ThreadPool& pool) {
+  const std::span<const std::uint32_t> order = narrowphase.order();
+  pool.for_ranges(order.size(), 16, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::uint32_t slot = order[k];
+      const Collision& c = narrowphase.collision(slot);
+      if (c.status == CollisionStatus::colliding) {
+        exact_at_frame(c, slot, states, viewing);
+      } else if (record_truth) {
+        truth_[slot] = touching_truth(c, states);
+      }
+    }
+  });
+}
+
 void InaccuracyMeter::set_true_priorities(NarrowPhase& narrowphase, std::span<const EntityState> states,
-                                         const Viewing& viewing) {
+                                         const Viewing& viewing, ThreadPool* pool) {
   if (!ground_truth_) return;
   reserve_geometric(exact_, narrowphase.slot_count());
   exact_.resize(narrowphase.slot_count());
+  if (pool != nullptr && pool->size() > 1) {
+    const std::span<const std::uint32_t> order = narrowphase.order();
+    pool->for_ranges(order.size(), 16, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t k = begin; k < end; ++k) exact_at_frame(narrowphase.collision(order[k]), order[k], states, viewing);
+    });
+  }
   for (const std::uint32_t slot : narrowphase.order()) {
     Collision& c = narrowphase.collision(slot);
     ExactAtFrame& e = exact_[slot];
@@ -134,6 +168,8 @@ FrameMetrics InaccuracyMeter::measure(const NarrowPhase& narrowphase, std::span<
   m.gaze_collision_deg = kNaN;
   episode_inputs_.clear();
   reserve_geometric(episode_inputs_, room);
+  const bool tested_ahead = ground_truth_ && options.pool != nullptr && options.pool->size() > 1;
+  if (tested_ahead) run_exact_tests(narrowphase, states, viewing, record_truth, *options.pool);
 
   for (const std::uint32_t slot : narrowphase.order()) {
     const Collision& c = narrowphase.collision(slot);
@@ -162,15 +198,8 @@ FrameMetrics InaccuracyMeter::measure(const NarrowPhase& narrowphase, std::span<
     }
     if (!accepted) {
       if (record_truth) {
-        // Only whether they touch matters here; the separation is not computed.
-        CollisionTruth& t = truth_[slot];
-        t = CollisionTruth{};
-        t.checked = true;
-        t.separation_m = kNaN;
-        const ExactPose pa{states[c.a].position_m, states[c.a].orientation};
-        const ExactPose pb{states[c.b].position_m, states[c.b].orientation};
-        t.touching = exact_touching(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);
-        if (t.touching) ++m.missed_collisions;
+        if (!tested_ahead) truth_[slot] = touching_truth(c, states);
+        if (truth_[slot].touching) ++m.missed_collisions;
       }
       episode_inputs_.push_back(episode);
       continue;

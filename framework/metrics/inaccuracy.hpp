@@ -11,6 +11,10 @@
 #include "metrics/visibility.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "world/entity.hpp"
+
+namespace fovea {
+class ThreadPool;
+}
 #include "world/voxel_model.hpp"
 
 namespace fovea {
@@ -49,6 +53,9 @@ struct MeasureOptions {
   double min_f = 0.05;                      ///< the suprathreshold columns' floor
   const OcclusionQuery* occlusion = nullptr;  ///< the frame's occluders; null: no visibility test
   Vec3 eye_m{0.0};                          ///< where segments to the gaps start
+  /// Ground truth's exact tests on its threads (each collision's on its own; the sums stay
+  /// in collision order, so the metrics are the same to the bit); null: on the caller's.
+  ThreadPool* pool = nullptr;
 };
 
 /// The exact test's verdict on one collision in the last frame (ground truth only).
@@ -96,7 +103,8 @@ class InaccuracyMeter {
   /// Sets every collision's `true_priority`, the oracle scheduler's key, from the exact voxel
   /// test at this frame's poses (computed once a frame per collision and shared with
   /// measure()). Ground truth only.
-  void set_true_priorities(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing);
+  void set_true_priorities(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
+                           ThreadPool* pool = nullptr);
 
   /// The driver's episodes: what measure() feeds for the run's own schedule.
   EpisodeMeter& episodes() { return episodes_; }
@@ -116,6 +124,13 @@ class InaccuracyMeter {
   };
   const ExactAtFrame& exact_at_frame(const Collision& c, std::uint32_t slot, std::span<const EntityState> states,
                                      const Viewing& viewing);
+  /// The truth of a collision not treated as colliding: whether its voxels touch.
+  CollisionTruth touching_truth(const Collision& c, std::span<const EntityState> states) const;
+  /// The exact tests measure() will ask for, on `pool`'s threads, ahead of its loop: the
+  /// contact of every collision treated as colliding (exact_), and with `record_truth`
+  /// whether the others touch (truth_). Each writes its own slot.
+  void run_exact_tests(const NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
+                       bool record_truth, ThreadPool& pool);
 
   bool ground_truth_;
   std::vector<std::optional<ExactVoxelShape>> exact_shapes_;  // by ModelId; ground truth only

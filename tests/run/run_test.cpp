@@ -178,6 +178,30 @@ record: {collisions: true}
   CHECK(outputs[2] == outputs[0]);
 }
 
+TEST_CASE("run_frames: ground truth and the oracle record the same bytes at 1, 2 and 4 threads",
+          "[run][determinism][threads]") {
+  // The exact voxel tests run on the threads ahead of the metrics' loop (the driver's, and
+  // the oracle's and the evaluated schedulers' true priorities).
+  std::vector<std::string> outputs;
+  for (const int threads : {1, 2, 4}) {
+    INFO("threads " << threads);
+    test::TempDir dir;
+    const config::LoadedConfig loaded = config::load_config_file(
+        kSource + "/configs/default.yaml",
+        {"frames=40", "ground_truth=true", "record.collisions=true", "schedule.kind=oracle", "budget.tests=2000",
+         "evaluate.schedulers=[oracle, round_robin]", "evaluate.budgets=[{mode: work, tests: 500}]",
+         "threads=" + std::to_string(threads)});
+    Stepper stepper = stepper_for(loaded);
+    const RunOutcome outcome = run_frames(stepper, plan_for(loaded), dir.path(), RunManifest{}, nullptr, never_stop);
+    REQUIRE(outcome.exit_status() == 0);
+    outputs.push_back(test::without_wall_clock(test::read_file(dir / "frames.csv")) + "\n--\n" +
+                      test::read_file(dir / "collisions.csv") + "\n--\n" +
+                      test::without_wall_clock(test::read_file(dir / "evaluation.csv")));
+  }
+  CHECK(outputs[1] == outputs[0]);
+  CHECK(outputs[2] == outputs[0]);
+}
+
 TEST_CASE("run_frames: configs/examples/scale100k.yaml records the same bytes at 1 and 2 threads", "[run][determinism][threads]") {
   // The 100,000-ball scene of docs/scale.md, a few frames: the placement, the regions of the
   // broad phase and the islands at full size.
