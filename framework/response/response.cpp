@@ -249,6 +249,7 @@ ImpulseSolverStats Response::solve_islands(std::span<const Entity> entities, std
   const std::size_t island_count = island_start_.size();
   island_start_.push_back(static_cast<std::uint32_t>(island_keys_.size()));
 
+  reserve_geometric(island_stats_, island_count);
   island_stats_.assign(island_count, ImpulseSolverStats{});
   const std::size_t tasks = pool != nullptr ? pool->chunk_count(island_count, 8) : (island_count > 0 ? 1 : 0);
   if (scratch_.size() < tasks) scratch_.resize(tasks);
@@ -307,6 +308,7 @@ void Response::solve_island(std::size_t island, std::span<const Entity> entities
     m.body_b = local(m.body_b);
     scratch.manifolds.push_back(m);
   }
+  reserve_geometric(scratch.corrections, scratch.bodies.size());
   scratch.corrections.assign(scratch.bodies.size(), Vec3(0.0));
   island_stats_[island] = scratch.solver.solve(scratch.bodies, scratch.manifolds, solver_settings_, scratch.corrections);
 
