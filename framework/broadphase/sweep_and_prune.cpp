@@ -40,7 +40,7 @@ void SweepAndPrune::check_box(ProxyId id, const Aabb& box) const {
                                   " m; a box needs min <= max and no NaN");
 }
 
-ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
+ProxyId SweepAndPrune::take_id(bool is_static) {
   ProxyId id;
   if (!free_ids_.empty()) {
     id = free_ids_.back();
@@ -53,6 +53,11 @@ ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
   }
   flags_[id] = static_cast<std::uint8_t>(kLive | kAdded | (is_static ? kStatic : 0));
   make_empty(bounds_[id]);
+  return id;
+}
+
+ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
+  const ProxyId id = take_id(is_static);
   try {
     set_box(id, box);
   } catch (...) {
@@ -60,6 +65,14 @@ ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
     free_ids_.push_back(id);
     throw;
   }
+  added_.push_back(id);
+  ++live_count_;
+  return id;
+}
+
+ProxyId SweepAndPrune::add_keys(const BoxKeys& keys, bool is_static) {
+  const ProxyId id = take_id(is_static);
+  set_keys(id, keys);
   added_.push_back(id);
   ++live_count_;
   return id;
