@@ -52,12 +52,14 @@ RegionSweepAndPrune::~RegionSweepAndPrune() = default;
 RegionSweepAndPrune::RegionSweepAndPrune(RegionSweepAndPrune&&) noexcept = default;
 RegionSweepAndPrune& RegionSweepAndPrune::operator=(RegionSweepAndPrune&&) noexcept = default;
 
-void RegionSweepAndPrune::check_box(ProxyId id, const Aabb& box) const {
-  for (int k = 0; k < 3; ++k)
-    if (!(box.min_m[k] <= box.max_m[k]))  // also false for NaN
-      throw std::invalid_argument("RegionSweepAndPrune: proxy " + std::to_string(id) + "'s box on axis " + "xyz"[k] +
-                                  " runs from " + format_number(box.min_m[k]) + " to " + format_number(box.max_m[k]) +
-                                  " m; a box needs min <= max and no NaN");
+void RegionSweepAndPrune::throw_bad_box(ProxyId id, const Aabb& box, int axis) {
+  throw std::invalid_argument("RegionSweepAndPrune: proxy " + std::to_string(id) + "'s box on axis " + "xyz"[axis] +
+                              " runs from " + format_number(box.min_m[axis]) + " to " + format_number(box.max_m[axis]) +
+                              " m; a box needs min <= max and no NaN");
+}
+
+void RegionSweepAndPrune::throw_unknown(ProxyId id) {
+  throw std::out_of_range("RegionSweepAndPrune: proxy " + std::to_string(id) + " does not exist");
 }
 
 ProxyId RegionSweepAndPrune::add(const Aabb& box, bool is_static) {
@@ -83,16 +85,10 @@ ProxyId RegionSweepAndPrune::add(const Aabb& box, bool is_static) {
 }
 
 void RegionSweepAndPrune::remove(ProxyId id) {
-  if (!is_live(id)) throw std::out_of_range("RegionSweepAndPrune: proxy " + std::to_string(id) + " does not exist");
+  if (!is_live(id)) throw_unknown(id);
   flags_[id] = static_cast<std::uint8_t>(flags_[id] & ~kLive);
   removed_.push_back(id);
   --live_count_;
-}
-
-void RegionSweepAndPrune::set_box(ProxyId id, const Aabb& box) {
-  if (!is_live(id)) throw std::out_of_range("RegionSweepAndPrune: proxy " + std::to_string(id) + " does not exist");
-  check_box(id, box);
-  next_[id] = bound_key::box_keys(box);
 }
 
 std::size_t RegionSweepAndPrune::region_count() const { return regions_.size(); }
@@ -161,11 +157,18 @@ void RegionSweepAndPrune::choose_grid() {
     }
     cell_m = std::max(cell_m, min_cell_m);
     if (cell_m > 0 && std::isfinite(cell_m)) {
-      grid_.cell_m = cell_m;
+      // Whole cells over the extent, at most 1024 per axis (so that no grid holds more
+      // regions than memory allows), each stretched to fit it: a last cell hanging mostly
+      // beyond the extent would leave its neighbours holding more than their share.
       grid_.origin_m = Vec3(lo[0], lo[1], lo[2]);
-      // At most 1024 per axis, so that no grid holds more regions than memory allows.
-      for (int k = 0; k < 3; ++k)
-        grid_.cells[k] = static_cast<std::uint16_t>(std::clamp(std::ceil(extent_m[k] / cell_m), 1.0, 1024.0));
+      for (int k = 0; k < 3; ++k) {
+        grid_.cells[k] = static_cast<std::uint16_t>(std::clamp(std::round(extent_m[k] / cell_m), 1.0, 1024.0));
+        cell_size_m_[k] = extent_m[k] / grid_.cells[k];
+      }
+      grid_.cell_m = std::max({cell_size_m_.x, cell_size_m_.y, cell_size_m_.z});
+      inverse_cell_m_ = 1.0 / cell_size_m_;
+      regions_.resize(static_cast<std::size_t>(grid_.cells[0]) * grid_.cells[1] * grid_.cells[2]);
+      return;
     }
   }
   build_regions();
@@ -173,7 +176,8 @@ void RegionSweepAndPrune::choose_grid() {
 
 void RegionSweepAndPrune::build_regions() {
   grid_chosen_ = true;
-  inverse_cell_m_ = 1.0 / grid_.cell_m;
+  cell_size_m_ = Vec3(grid_.cell_m);
+  inverse_cell_m_ = 1.0 / cell_size_m_;
   regions_.clear();
   regions_.resize(static_cast<std::size_t>(grid_.cells[0]) * grid_.cells[1] * grid_.cells[2]);
 }
@@ -184,7 +188,7 @@ std::uint16_t RegionSweepAndPrune::cell_of(int axis, std::uint32_t key) const {
   // Monotone in the key (subtraction and multiplication by a positive number keep float
   // order), so a box's cells are those of its min to those of its max, and the owner of a
   // pair, the cell of a point inside both boxes, is among the cells of each.
-  const double t = (static_cast<double>(bound_key::to_float(key)) - grid_.origin_m[axis]) * inverse_cell_m_;
+  const double t = (static_cast<double>(bound_key::to_float(key)) - grid_.origin_m[axis]) * inverse_cell_m_[axis];
   if (!(t > 0)) return 0;
   if (t >= last) return last;
   return static_cast<std::uint16_t>(t);
@@ -322,7 +326,11 @@ void RegionSweepAndPrune::move_proxies() {
     range_of(id);
     Membership& m = membership_[id];
     if (std::equal(range.lo, range.lo + 3, m.lo) && std::equal(range.hi, range.hi + 3, m.hi)) {
-      // The common case: the box moved within the same regions.
+      // The common case: the box moved within the same regions, most often one.
+      if (m.lo[0] == m.hi[0] && m.lo[1] == m.hi[1] && m.lo[2] == m.hi[2]) {
+        regions_[region_index(m.lo[0], m.lo[1], m.lo[2])].sweep.set_keys(locals_[m.first], next_[id]);
+        continue;
+      }
       std::uint32_t slot = m.first;
       for (std::uint32_t z = m.lo[2]; z <= m.hi[2]; ++z)
         for (std::uint32_t y = m.lo[1]; y <= m.hi[1]; ++y)

@@ -15,9 +15,10 @@ class ThreadPool;
 /// How RegionSweepAndPrune cuts space into regions: a grid of cubic cells, the outer cells
 /// reaching to infinity (a box beyond the grid belongs to the nearest border cells).
 struct RegionGrid {
-  /// Side of a cell, metres. 0: chosen at the first update() that has proxies, from the
-  /// extent of their finite boxes and their count (about `proxies_per_region` per region),
-  /// then kept.
+  /// Side of a (cubic) cell, metres. 0: chosen at the first update() that has proxies, from
+  /// the extent of their finite boxes and their count (about `proxies_per_region` per
+  /// region), then kept; the chosen cells fit the extent, so their sides may differ by axis
+  /// (RegionSweepAndPrune::cell_size_m).
   double cell_m = 0;
   /// The grid's lowest corner, metres (ignored when cell_m is 0).
   Vec3 origin_m{0.0};
@@ -66,7 +67,11 @@ class RegionSweepAndPrune {
   void remove(ProxyId id);
   /// The proxy's box for the next update. Same errors as add(), std::out_of_range for an
   /// unknown id.
-  void set_box(ProxyId id, const Aabb& box);
+  void set_box(ProxyId id, const Aabb& box) {
+    if (!is_live(id)) throw_unknown(id);
+    check_box(id, box);
+    next_[id] = bound_key::box_keys(box);
+  }
 
   /// Moves proxies between regions, re-sorts every region (as tasks on `pool` when given),
   /// and merges the regions' reports in a fixed order: the result is the same for any
@@ -86,6 +91,8 @@ class RegionSweepAndPrune {
   /// Proxy memberships over all regions: proxy_count() plus those of boxes on borders.
   std::int64_t membership_count() const { return memberships_; }
   const RegionGrid& grid() const { return grid_; }
+  /// A cell's sides, metres, per axis (once the grid is chosen).
+  Vec3 cell_size_m() const { return cell_size_m_; }
 
  private:
   struct Region;
@@ -104,7 +111,12 @@ class RegionSweepAndPrune {
   };
   static constexpr std::uint8_t kLive = 1, kStatic = 2, kAdded = 4, kInRegions = 8;
 
-  void check_box(ProxyId id, const Aabb& box) const;
+  void check_box(ProxyId id, const Aabb& box) const {
+    for (int k = 0; k < 3; ++k)
+      if (!(box.min_m[k] <= box.max_m[k])) throw_bad_box(id, box, k);  // also for NaN
+  }
+  [[noreturn]] static void throw_bad_box(ProxyId id, const Aabb& box, int axis);
+  [[noreturn]] static void throw_unknown(ProxyId id);
   void choose_grid();
   void build_regions();
   std::uint16_t cell_of(int axis, std::uint32_t key) const;
@@ -122,7 +134,8 @@ class RegionSweepAndPrune {
 
   RegionGrid grid_;
   bool grid_chosen_ = false;
-  double inverse_cell_m_ = 0;
+  Vec3 cell_size_m_{0.0};
+  Vec3 inverse_cell_m_{0.0};
   std::vector<Region> regions_;
   std::vector<BoxKeys> stored_;          // by id: the boxes as of the last update
   std::vector<BoxKeys> next_;            // by id: as set for the next update

@@ -145,6 +145,9 @@ class SweepAndPrune {
   /// Bounds of a slot with no proxy: never overlap anything.
   static void make_empty(ProxyBounds& b);
   void apply_removals();
+  /// With kDropRemoved, the pass also drops the endpoints of the proxies removed this
+  /// update (removed_mask_), so removals cost no pass of their own.
+  template <bool kDropRemoved>
   void sort_axis(int axis);
   void insert_added();
   void find_pairs_of_added_by_scan();
@@ -160,7 +163,7 @@ class SweepAndPrune {
   std::vector<ProxyId> added_;                           // since the last update
   std::vector<ProxyId> removed_;                         // since the last update
   std::vector<ProxyId> free_ids_;                        // reusable now
-  std::vector<std::uint8_t> removed_mask_;               // scratch: 1 for ids removed this update
+  std::vector<std::uint8_t> removed_mask_;               // by id: 1 while this update removes it
   std::vector<std::uint64_t> scratch_;                   // new endpoints of one axis
   std::vector<ProxyId> active_;                          // scratch for the sweep
   std::vector<std::uint32_t> active_slot_;               // scratch: id -> index in active_
