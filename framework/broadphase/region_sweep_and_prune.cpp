@@ -325,7 +325,12 @@ void RegionSweepAndPrune::move_proxies() {
     if ((flags_[id] & (kLive | kAdded | kInRegions)) != (kLive | kInRegions) || next_[id] == stored_[id]) continue;
     range_of(id);
     Membership& m = membership_[id];
-    if (std::equal(range.lo, range.lo + 3, m.lo) && std::equal(range.hi, range.hi + 3, m.hi)) {
+    // Compared element by element: std::equal merged the 16-bit cells into wider loads of
+    // `range`, just written 16 bits at a time, and the failed store forwarding cost more
+    // than the rest of this loop (perf annotate: 38% of it on that compare).
+    bool same_range = true;
+    for (int k = 0; k < 3; ++k) same_range &= (range.lo[k] == m.lo[k]) & (range.hi[k] == m.hi[k]);
+    if (same_range) {
       // The common case: the box moved within the same regions, most often one.
       if (m.lo[0] == m.hi[0] && m.lo[1] == m.hi[1] && m.lo[2] == m.hi[2]) {
         regions_[region_index(m.lo[0], m.lo[1], m.lo[2])].sweep.set_keys(locals_[m.first], next_[id]);

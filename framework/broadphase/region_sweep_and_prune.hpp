@@ -27,7 +27,7 @@ struct RegionGrid {
   /// The automatic choice's target. A sweep's endpoint swaps per entity grow as its
   /// proxies^(2/3) (docs/broadphase.md, "How cost grows with N"), so fewer per region sort
   /// faster, while more proxies sit on borders and are kept in two lists or more.
-  std::uint32_t proxies_per_region = 1000;
+  std::uint32_t proxies_per_region = 300;
   /// The automatic choice makes no cell smaller than this many times the mean box side, so
   /// that most boxes lie inside one cell.
   double min_cell_over_box_side = 4;
