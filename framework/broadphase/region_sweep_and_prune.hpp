@@ -12,7 +12,7 @@ namespace fovea {
 
 class ThreadPool;
 
-/// How RegionSweepAndPrune cuts space into regions: a grid of cubic cells, the outer cells
+/// How RegionSweepAndPrune cuts space into regions: a grid of cells, the outer cells
 /// reaching to infinity (a box beyond the grid belongs to the nearest border cells).
 struct RegionGrid {
   /// Side of a (cubic) cell, metres. 0: chosen at the first update() that has proxies, from
@@ -26,7 +26,9 @@ struct RegionGrid {
   std::array<std::uint16_t, 3> cells{1, 1, 1};
   /// The automatic choice's target. A sweep's endpoint swaps per entity grow as its
   /// proxies^(2/3) (docs/broadphase.md, "How cost grows with N"), so fewer per region sort
-  /// faster, while more proxies sit on borders and are kept in two lists or more.
+  /// faster, while more proxies sit on borders and are kept in two lists or more. 300: at
+  /// 10,000 uniform entities 27 regions beat the single sweep and 8 did not; at 1,000 the
+  /// grid stays one region, where 8 were slower (docs/broadphase.md, "Regions").
   std::uint32_t proxies_per_region = 300;
   /// The automatic choice makes no cell smaller than this many times the mean box side, so
   /// that most boxes lie inside one cell.
