@@ -37,7 +37,7 @@ struct RegionSweepAndPrune::Region {
   std::vector<ProxyPair> stopped;
 };
 
-RegionSweepAndPrune::RegionSweepAndPrune(const RegionGrid& grid) : grid_(grid) {
+RegionSweepAndPrune::RegionSweepAndPrune(const RegionGrid& grid) : grid_(grid), automatic_(grid.cell_m == 0) {
   if (!(grid.cell_m >= 0) || !std::isfinite(grid.cell_m))
     throw std::invalid_argument("RegionSweepAndPrune: cell side " + format_number(grid.cell_m) +
                                 " m; it must be finite and >= 0 (0 for an automatic grid)");
@@ -108,7 +108,8 @@ Aabb RegionSweepAndPrune::stored_box(ProxyId id) const {
 // smaller than min_cell_over_box_side mean box sides.
 void RegionSweepAndPrune::choose_grid() {
   grid_chosen_ = true;
-  if (grid_.cell_m > 0) return;
+  grid_chosen_for_ = live_count_;
+  if (!automatic_) return;
   double lo[3], hi[3];
   for (int k = 0; k < 3; ++k) {
     lo[k] = std::numeric_limits<double>::infinity();
@@ -167,6 +168,7 @@ void RegionSweepAndPrune::choose_grid() {
       }
       grid_.cell_m = std::max({cell_size_m_.x, cell_size_m_.y, cell_size_m_.z});
       inverse_cell_m_ = 1.0 / cell_size_m_;
+      regions_.clear();
       regions_.resize(static_cast<std::size_t>(grid_.cells[0]) * grid_.cells[1] * grid_.cells[2]);
       return;
     }
@@ -211,6 +213,11 @@ void RegionSweepAndPrune::update(ThreadPool* pool) {
   pairs_.begin_frame(live_count_);
 
   apply_removals();
+  // A world that grew far beyond the one the grid was chosen for (entities spawned after
+  // the start) would otherwise keep regions of ever more proxies. Rare: fourfold growth.
+  const bool regridding = automatic_ && grid_chosen_ &&
+                          live_count_ >= 4 * std::max(grid_chosen_for_, grid_.proxies_per_region);
+  if (regridding) regrid();
   move_proxies();
 
   // Each region's sort and its share of the report write only that region's data and read
@@ -234,6 +241,11 @@ void RegionSweepAndPrune::update(ThreadPool* pool) {
     swaps_ += region.sweep.last_swap_count();
     memberships_ += region.sweep.proxy_count();
   }
+  // The new regions hold every proxy as new, so they report no stops: the pairs that
+  // stopped are those of the list before that no longer overlap.
+  if (regridding)
+    for (const ProxyPair& p : pairs_.current())
+      if (removed_mask_[p.a] || removed_mask_[p.b] || !overlap(next_[p.a], next_[p.b])) pairs_.record_stopped(p);
   pairs_.finish_changes();
 
   // The new boxes become the stored ones: read as the old boxes until here.
@@ -249,6 +261,21 @@ void RegionSweepAndPrune::update(ThreadPool* pool) {
     free_ids_.push_back(id);
   }
   removed_.clear();
+}
+
+void RegionSweepAndPrune::regrid() {
+  for (ProxyId id = 0; id < flags_.size(); ++id) flags_[id] = static_cast<std::uint8_t>(flags_[id] & ~kInRegions);
+  grid_.cell_m = 0;
+  choose_grid();
+  Membership range{};
+  for (ProxyId id = 0; id < flags_.size(); ++id) {
+    if ((flags_[id] & (kLive | kAdded)) != kLive) continue;  // added ones enter in move_proxies
+    for (int k = 0; k < 3; ++k) {
+      range.lo[k] = cell_of(k, next_[id].key[k][0]);
+      range.hi[k] = cell_of(k, next_[id].key[k][1]);
+    }
+    enter_regions(id, range);
+  }
 }
 
 void RegionSweepAndPrune::apply_removals() {

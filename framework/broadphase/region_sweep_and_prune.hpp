@@ -17,8 +17,8 @@ class ThreadPool;
 struct RegionGrid {
   /// Side of a (cubic) cell, metres. 0: chosen at the first update() that has proxies, from
   /// the extent of their finite boxes and their count (about `proxies_per_region` per
-  /// region), then kept; the chosen cells fit the extent, so their sides may differ by axis
-  /// (RegionSweepAndPrune::cell_size_m).
+  /// region), and chosen again whenever the proxies have grown fourfold since; the chosen
+  /// cells fit the extent, so their sides may differ by axis (RegionSweepAndPrune::cell_size_m).
   double cell_m = 0;
   /// The grid's lowest corner, metres (ignored when cell_m is 0).
   Vec3 origin_m{0.0};
@@ -134,8 +134,13 @@ class RegionSweepAndPrune {
   void leave_regions(ProxyId id);
   void report(std::uint32_t region_index);
 
+  /// Drops every region and puts every proxy into the regions of a grid chosen anew.
+  void regrid();
+
   RegionGrid grid_;
+  bool automatic_ = false;             // the grid is chosen from the proxies
   bool grid_chosen_ = false;
+  std::uint32_t grid_chosen_for_ = 0;  // live proxies when the grid was chosen
   Vec3 cell_size_m_{0.0};
   Vec3 inverse_cell_m_{0.0};
   std::vector<Region> regions_;

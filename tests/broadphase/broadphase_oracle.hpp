@@ -131,6 +131,7 @@ struct SceneSpec {
   double grid_m = 0;           // > 0: positions snapped to this grid, so coordinates tie often
   double static_fraction = 0;
   int churn_per_frame = 0;     // bodies removed and added every frame
+  int growth_per_frame = 0;    // bodies added every frame, none removed
   int burst_every = 0;         // > 0: every so many frames, remove a third and add as many
   int frames = 1000;
   double ground_m = -1;        // >= 0: a static ground box, infinite below this height
@@ -198,6 +199,7 @@ void run_scene(const SceneSpec& spec, std::uint64_t seed) {
     }
     for (int c = 0; c < spec.churn_per_frame && !bodies.empty(); ++c) remove_body();
     for (int c = 0; c < spec.churn_per_frame; ++c) add_body();
+    for (int c = 0; c < spec.growth_per_frame; ++c) add_body();
     if (spec.burst_every > 0 && frame % spec.burst_every == 0) {
       const std::size_t third = bodies.size() / 3;
       for (std::size_t c = 0; c < third; ++c) remove_body();

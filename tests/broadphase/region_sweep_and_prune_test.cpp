@@ -100,6 +100,32 @@ TEST_CASE("RegionSweepAndPrune: the automatic grid cuts a large world into regio
   CHECK(regions.membership_count() > 4000 + static_cast<std::int64_t>(regions.region_count()));
 }
 
+TEST_CASE("RegionSweepAndPrune: a world that grows is cut again and matches brute force", "[broadphase]") {
+  // 20 bodies, then 3 more every frame, churn besides: the automatic grid (25 per region)
+  // is chosen for 20 and chosen again at 100 and 400.
+  SceneSpec spec;
+  spec.count = 20;
+  spec.growth_per_frame = 3;
+  spec.churn_per_frame = 1;
+  spec.max_speed_mpf = 0.2;
+  spec.frames = 200;
+  run_scene<AutoRegions>(spec, 27);
+
+  AutoRegions regions;
+  Rng rng(28);
+  std::vector<std::size_t> region_counts;
+  for (int frame = 0; frame < 200; ++frame) {
+    for (int c = 0; c < (frame == 0 ? 20 : 3); ++c) {
+      const Vec3 centre(rng.uniform(0, 20), rng.uniform(0, 20), rng.uniform(0, 20));
+      regions.add({centre - 0.5, centre + 0.5});
+    }
+    regions.update();
+    region_counts.push_back(regions.region_count());
+  }
+  CHECK(region_counts.front() == 1);
+  CHECK(region_counts.back() >= 8);
+}
+
 TEST_CASE("RegionSweepAndPrune: refuses a bad grid", "[broadphase]") {
   REQUIRE_THROWS_AS(RegionSweepAndPrune(RegionGrid{-1.0}), std::invalid_argument);
   REQUIRE_THROWS_AS(RegionSweepAndPrune(RegionGrid{std::numeric_limits<double>::infinity()}), std::invalid_argument);
