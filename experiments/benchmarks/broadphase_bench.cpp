@@ -1,19 +1,23 @@
-// Broad-phase benchmark: one motion trace through three broad phases in one process, side
-// by side: fovea's SweepAndPrune, Bullet's bt32BitAxisSweep3 (the same algorithm) and
-// Bullet's btDbvtBroadphase (its default). Each frame it checks that all three report the
-// same exactly overlapping pairs (by count, after dropping the padded or stale pairs Bullet
-// keeps), then prints median and p95 ms per frame, the ratios fovea / Bullet and ms per
-// frame per 1,000 entities, and writes the table as CSV. docs/broadphase.md reads it.
+// Broad-phase benchmark: one motion trace through four broad phases in one process, side
+// by side: fovea's single SweepAndPrune, fovea's RegionSweepAndPrune (a sweep per region of
+// a grid), Bullet's bt32BitAxisSweep3 (the single sweep's algorithm) and Bullet's
+// btDbvtBroadphase (its default). Each frame it checks that all report the same exactly
+// overlapping pairs (by count, after dropping the padded or stale pairs Bullet keeps), then
+// prints median and p95 ms per frame, the ratios between them and ms per frame per 1,000
+// entities, and writes the table as CSV. docs/broadphase.md reads it.
 //
 //   ./fovea bench broadphase [--entities 1000,10000,100000] [--frames 300] [--out FILE]
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -21,9 +25,11 @@
 
 #include "benchmarks/bench_stats.hpp"
 #include "benchmarks/broadphase_trace.hpp"
+#include "broadphase/region_sweep_and_prune.hpp"
 #include "broadphase/sweep_and_prune.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
+#include "core/thread_pool.hpp"
 
 using namespace fovea;
 using namespace fovea::bench;
@@ -38,36 +44,86 @@ struct RunResult {
   std::vector<std::int64_t> exact_pairs;  ///< reported pairs whose cubes really overlap
   std::vector<std::int64_t> swaps;        ///< fovea only: insertion-sort swaps per frame
   double setup_ms = 0;
+  std::size_t regions = 0;                ///< fovea's regions only: regions in the grid
+  double memberships_per_proxy = 0;       ///< fovea's regions only: regions a box is in, mean
 };
 
-RunResult run_fovea(const TraceSpec& spec) {
-  RunResult r{"fovea_sweep_and_prune", {}, {}, {}, 0};
+/// Times a frame by the wall clock, or by the calling thread's CPU time (--cpu-time): on a
+/// machine shared with other work, the wall clock also counts the time the thread waited
+/// for a core, which can be most of it.
+class FrameClock {
+ public:
+  static inline bool use_cpu_time = false;
+  FrameClock() : start_ms_(now_ms()) {}
+  double elapsed_ms() const { return now_ms() - start_ms_; }
+
+ private:
+  static double now_ms() {
+    if (!use_cpu_time) return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+  }
+  double start_ms_;
+};
+
+/// fovea's single sweep and its regions on one trace, in lockstep: each frame the single
+/// sweep's step and then the regions' are timed, so that a machine shared with other work
+/// slows both alike and their ratio stays readable. The regions' updates get `pool` (may be
+/// null).
+std::pair<RunResult, RunResult> run_fovea(const TraceSpec& spec, const RegionGrid& grid, ThreadPool* pool) {
+  RunResult single_run{"fovea_sweep_and_prune", {}, {}, {}, 0, 0, 0};
+  RunResult regions_run{"fovea_regions", {}, {}, {}, 0, 0, 0};
   Trace trace(spec);
-  SweepAndPrune sap;
-  Stopwatch setup;
-  for (const Aabb& box : trace.boxes()) sap.add(box);
-  sap.update();
-  r.setup_ms = setup.elapsed_ms();
+  SweepAndPrune single;
+  RegionSweepAndPrune regions(grid);
+  {
+    Stopwatch setup;
+    for (const Aabb& box : trace.boxes()) single.add(box);
+    single.update();
+    single_run.setup_ms = setup.elapsed_ms();
+  }
+  {
+    Stopwatch setup;
+    for (const Aabb& box : trace.boxes()) regions.add(box);
+    regions.update(pool);
+    regions_run.setup_ms = setup.elapsed_ms();
+  }
+  const auto exact_pairs = [&](const PairSet& pairs) {
+    std::int64_t exact = 0;
+    for (const ProxyPair& p : pairs.current()) exact += overlaps(trace.boxes()[p.a], trace.boxes()[p.b]);
+    return exact;
+  };
   for (int frame = 1; frame < spec.frames; ++frame) {
     trace.advance();
     const std::vector<Aabb>& boxes = trace.boxes();
-    Stopwatch clock;
-    for (std::size_t i = 0; i < boxes.size(); ++i) sap.set_box(static_cast<ProxyId>(i), boxes[i]);
-    sap.update();
-    r.frame_ms.push_back(clock.elapsed_ms());
-    std::int64_t exact = 0;
-    for (const ProxyPair& p : sap.pairs().current()) exact += overlaps(boxes[p.a], boxes[p.b]);
-    r.exact_pairs.push_back(exact);
-    r.swaps.push_back(sap.last_swap_count());
+    {
+      FrameClock clock;
+      for (std::size_t i = 0; i < boxes.size(); ++i) single.set_box(static_cast<ProxyId>(i), boxes[i]);
+      single.update();
+      single_run.frame_ms.push_back(clock.elapsed_ms());
+    }
+    {
+      FrameClock clock;
+      for (std::size_t i = 0; i < boxes.size(); ++i) regions.set_box(static_cast<ProxyId>(i), boxes[i]);
+      regions.update(pool);
+      regions_run.frame_ms.push_back(clock.elapsed_ms());
+    }
+    single_run.exact_pairs.push_back(exact_pairs(single.pairs()));
+    regions_run.exact_pairs.push_back(exact_pairs(regions.pairs()));
+    single_run.swaps.push_back(single.last_swap_count());
+    regions_run.swaps.push_back(regions.last_swap_count());
   }
-  return r;
+  regions_run.regions = regions.region_count();
+  regions_run.memberships_per_proxy = static_cast<double>(regions.membership_count()) / spec.entities;
+  return {std::move(single_run), std::move(regions_run)};
 }
 
 /// Bullet's broad phases through their common interface. Boxes go in as the same floats
 /// fovea stores; the conversion happens before the clock starts.
 RunResult run_bullet(const TraceSpec& spec, const std::string& name, btBroadphaseInterface& broadphase,
                      btDispatcher& dispatcher) {
-  RunResult r{name, {}, {}, {}, 0};
+  RunResult r{name, {}, {}, {}, 0, 0, 0};
   Trace trace(spec);
   const auto n = trace.boxes().size();
   std::vector<btBroadphaseProxy*> proxies(n);
@@ -89,7 +145,7 @@ RunResult run_bullet(const TraceSpec& spec, const std::string& name, btBroadphas
   for (int frame = 1; frame < spec.frames; ++frame) {
     trace.advance();
     convert();
-    Stopwatch clock;
+    FrameClock clock;
     for (std::size_t i = 0; i < n; ++i) broadphase.setAabb(proxies[i], mins[i], maxs[i], &dispatcher);
     broadphase.calculateOverlappingPairs(&dispatcher);
     r.frame_ms.push_back(clock.elapsed_ms());
@@ -158,8 +214,20 @@ int main(int argc, char** argv) {
   app.add_option("--seed", base.seed, "trace seed");
   app.add_option("--out", out, "CSV file to write");
   app.add_option("--brute-force-up-to", brute_force_up_to, "check the pair count by brute force up to this many entities");
-  app.add_flag("--fovea-only", fovea_only, "run fovea's broad phase alone (for profiling with perf or callgrind)");
+  app.add_flag("--fovea-only", fovea_only, "run fovea's broad phases alone (for profiling with perf or callgrind)");
+  RegionGrid grid;
+  int threads = 1;
+  app.add_option("--proxies-per-region", grid.proxies_per_region, "fovea's regions: the automatic grid's target per region")
+      ->check(CLI::Range(1, 100000000));
+  app.add_flag("--cpu-time", FrameClock::use_cpu_time,
+               "time frames by the thread's CPU time, not the wall clock (a shared machine; with --threads 1 only)");
+  app.add_option("--threads", threads, "fovea's regions: threads sorting the regions (1: none but the caller's)")
+      ->check(CLI::Range(1, 64));
   CLI11_PARSE(app, argc, argv);
+  if (FrameClock::use_cpu_time && threads > 1) {
+    std::fprintf(stderr, "fovea bench broadphase: --cpu-time counts one thread's time; it needs --threads 1\n");
+    return 1;
+  }
 
   std::filesystem::path out_path(out);
   if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
@@ -169,12 +237,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   csv << "layout,entities,frames,broadphase,median_ms,p95_ms,median_ms_per_1000_entities,"
-         "pairs_per_entity,fovea_over_this,swaps_per_entity_per_frame,setup_ms\n";
+         "pairs_per_entity,fovea_over_this,regions_over_this,swaps_per_entity_per_frame,setup_ms,regions,"
+         "regions_per_proxy,threads\n";
   csv.flush();
+  ThreadPool pool(threads);
+  ThreadPool* const region_pool = threads > 1 ? &pool : nullptr;
 
   bool all_agree = true;
-  std::printf("%-8s %8s  %10s %10s %10s  %9s %9s  %9s %9s  %s\n", "layout", "N", "fovea ms", "axis ms", "dbvt ms",
-              "f/axis", "f/dbvt", "f p95", "ms/1k", "pairs/N");
+  // "single" is fovea's one sweep, "regions" its RegionSweepAndPrune; ms/1k per 1,000 entities.
+  std::printf("%-8s %7s %9s %9s %9s %9s  %8s %8s %8s  %8s %8s %8s  %7s %6s %6s\n", "layout", "N", "single", "regions",
+              "axis ms", "dbvt ms", "reg/sgl", "reg/axis", "reg/dbvt", "sgl/1k", "reg/1k", "reg p95", "pairs/N",
+              "cells", "in/box");
   for (const std::string& layout_text : layouts) {
     for (int n : entity_counts) {
       TraceSpec spec = base;
@@ -182,7 +255,11 @@ int main(int argc, char** argv) {
       spec.entities = n;
       std::fprintf(stderr, "fovea bench broadphase: %s, %d entities, %d frames...\n", layout_text.c_str(), n, spec.frames);
       std::vector<RunResult> runs;
-      runs.push_back(run_fovea(spec));
+      {
+        auto [single, regions] = run_fovea(spec, grid, region_pool);
+        runs.push_back(std::move(single));
+        runs.push_back(std::move(regions));
+      }
       if (!fovea_only) {
         runs.push_back(run_axis_sweep(spec));
         runs.push_back(run_dbvt(spec));
@@ -210,35 +287,35 @@ int main(int argc, char** argv) {
       double pairs_mean = 0;
       for (std::int64_t p : runs[0].exact_pairs) pairs_mean += static_cast<double>(p);
       pairs_mean /= static_cast<double>(std::max<std::size_t>(1, runs[0].exact_pairs.size()));
-      double swaps_mean = 0;
-      for (std::int64_t s : runs[0].swaps) swaps_mean += static_cast<double>(s);
-      swaps_mean /= static_cast<double>(std::max<std::size_t>(1, runs[0].swaps.size()));
-
       const double fovea_median = bench::quantile(runs[0].frame_ms, 0.5);
+      const double regions_median = bench::quantile(runs[1].frame_ms, 0.5);
       for (const RunResult& r : runs) {
         const double median = bench::quantile(r.frame_ms, 0.5);
+        double swaps_mean = 0;
+        for (std::int64_t s : r.swaps) swaps_mean += static_cast<double>(s);
+        swaps_mean /= static_cast<double>(std::max<std::size_t>(1, r.swaps.size()));
         csv << layout_text << ',' << n << ',' << spec.frames << ',' << r.name << ',' << format_significant(median, 4) << ','
             << format_significant(bench::quantile(r.frame_ms, 0.95), 4) << ','
             << format_significant(median / n * 1000, 4) << ',' << format_significant(pairs_mean / n, 4) << ','
-            << format_significant(fovea_median / median, 4) << ','
+            << format_significant(fovea_median / median, 4) << ',' << format_significant(regions_median / median, 4) << ','
             << (r.swaps.empty() ? std::string("NA") : format_significant(swaps_mean / n, 4)) << ','
-            << format_significant(r.setup_ms, 4) << '\n';
+            << format_significant(r.setup_ms, 4) << ','
+            << (r.regions == 0 ? std::string("NA") : std::to_string(r.regions)) << ','
+            << (r.regions == 0 ? std::string("NA") : format_significant(r.memberships_per_proxy, 4)) << ','
+            << (r.regions == 0 ? 1 : threads) << '\n';
       }
       csv.flush();
-      if (fovea_only) {
-        std::printf("%-8s %8d  %10.3f  (fovea only)  %9.3f %9.4f  %.3f\n", layout_text.c_str(), n, fovea_median,
-                    bench::quantile(runs[0].frame_ms, 0.95), fovea_median / n * 1000, pairs_mean / n);
-        continue;
-      }
-      const double axis_median = bench::quantile(runs[1].frame_ms, 0.5);
-      const double dbvt_median = bench::quantile(runs[2].frame_ms, 0.5);
-      std::printf("%-8s %8d  %10.3f %10.3f %10.3f  %9.3f %9.3f  %9.3f %9.4f  %.3f\n", layout_text.c_str(), n, fovea_median,
-                  axis_median, dbvt_median, fovea_median / axis_median, fovea_median / dbvt_median,
-                  bench::quantile(runs[0].frame_ms, 0.95), fovea_median / n * 1000, pairs_mean / n);
+      const double axis_median = fovea_only ? 0 : bench::quantile(runs[2].frame_ms, 0.5);
+      const double dbvt_median = fovea_only ? 0 : bench::quantile(runs[3].frame_ms, 0.5);
+      std::printf("%-8s %7d %9.3f %9.3f %9.3f %9.3f  %8.3f %8.3f %8.3f  %8.4f %8.4f %8.3f  %7.3f %6zu %6.3f\n",
+                  layout_text.c_str(), n, fovea_median, regions_median, axis_median, dbvt_median,
+                  regions_median / fovea_median, fovea_only ? 0 : regions_median / axis_median,
+                  fovea_only ? 0 : regions_median / dbvt_median, fovea_median / n * 1000, regions_median / n * 1000,
+                  bench::quantile(runs[1].frame_ms, 0.95), pairs_mean / n, runs[1].regions, runs[1].memberships_per_proxy);
       std::fflush(stdout);
     }
   }
-  std::printf("%s\nwrote %s\n", all_agree ? "all three broad phases reported the same exact pairs every frame"
+  std::printf("%s\nwrote %s\n", all_agree ? "all the broad phases reported the same exact pairs every frame"
                                           : "MISMATCH: the broad phases disagree (see above)",
               out.c_str());
   return all_agree ? 0 : 1;

@@ -45,6 +45,16 @@ void PairSet::finish_frame() {
     if (net > 0) started_.push_back(pair);
     if (net < 0) stopped_.push_back(pair);
   }
+  merge_changes_into_current();
+}
+
+void PairSet::finish_changes() {
+  std::sort(started_.begin(), started_.end());
+  std::sort(stopped_.begin(), stopped_.end());
+  merge_changes_into_current();
+}
+
+void PairSet::merge_changes_into_current() {
   if (started_.empty() && stopped_.empty()) return;
 
   // current = (current - stopped) + started, all sorted: one linear merge.

@@ -59,6 +59,15 @@ class PairSet {
   /// Nets the events into started and stopped and updates the current list.
   void finish_frame();
 
+  // Or, for a broad phase that nets its events itself (RegionSweepAndPrune): the pairs that
+  // started and stopped, each recorded exactly once, then finish_changes() instead of
+  // finish_frame(). A pair recorded twice stays twice, in started and in current.
+
+  void record_started(ProxyPair pair) { started_.push_back(pair); }
+  void record_stopped(ProxyPair pair) { stopped_.push_back(pair); }
+  /// Sorts the recorded started and stopped pairs and updates the current list.
+  void finish_changes();
+
  private:
   std::vector<ProxyPair> current_;
   std::vector<ProxyPair> started_;
@@ -66,6 +75,7 @@ class PairSet {
   std::vector<ProxyPair> start_events_;
   std::vector<ProxyPair> stop_events_;
   std::vector<ProxyPair> merged_;  // scratch for finish_frame
+  void merge_changes_into_current();
 };
 
 }  // namespace fovea

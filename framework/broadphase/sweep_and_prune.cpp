@@ -40,7 +40,7 @@ void SweepAndPrune::check_box(ProxyId id, const Aabb& box) const {
                                   " m; a box needs min <= max and no NaN");
 }
 
-ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
+ProxyId SweepAndPrune::take_id(bool is_static) {
   ProxyId id;
   if (!free_ids_.empty()) {
     id = free_ids_.back();
@@ -53,6 +53,11 @@ ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
   }
   flags_[id] = static_cast<std::uint8_t>(kLive | kAdded | (is_static ? kStatic : 0));
   make_empty(bounds_[id]);
+  return id;
+}
+
+ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
+  const ProxyId id = take_id(is_static);
   try {
     set_box(id, box);
   } catch (...) {
@@ -60,6 +65,14 @@ ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
     free_ids_.push_back(id);
     throw;
   }
+  added_.push_back(id);
+  ++live_count_;
+  return id;
+}
+
+ProxyId SweepAndPrune::add_keys(const BoxKeys& keys, bool is_static) {
+  const ProxyId id = take_id(is_static);
+  set_keys(id, keys);
   added_.push_back(id);
   ++live_count_;
   return id;
@@ -85,7 +98,12 @@ void SweepAndPrune::update() {
   pairs_.begin_frame(live_count_);
   swaps_ = 0;
   apply_removals();
-  for (int k = 0; k < 3; ++k) sort_axis(k);
+  if (removed_.empty()) {
+    for (int k = 0; k < 3; ++k) sort_axis<false>(k);
+  } else {
+    for (int k = 0; k < 3; ++k) sort_axis<true>(k);
+    for (ProxyId id : removed_) removed_mask_[id] = 0;
+  }
   insert_added();
   pairs_.finish_frame();
   // Ids freed by this update become reusable only now, after their stops were reported.
@@ -95,11 +113,9 @@ void SweepAndPrune::update() {
 
 void SweepAndPrune::apply_removals() {
   if (removed_.empty()) return;
-  removed_mask_.assign(flags_.size(), 0);
+  removed_mask_.resize(flags_.size(), 0);  // all 0 between updates
   for (ProxyId id : removed_) removed_mask_[id] = 1;
   pairs_.record_stops_involving(removed_mask_);
-  for (auto& list : endpoints_)
-    std::erase_if(list, [&](std::uint64_t e) { return removed_mask_[static_cast<std::uint32_t>(e) & kIdMask] != 0; });
   // A proxy added and removed between two updates never reached the lists.
   std::erase_if(added_, [&](ProxyId id) { return removed_mask_[id] != 0; });
   for (ProxyId id : removed_) {
@@ -115,6 +131,7 @@ void SweepAndPrune::apply_removals() {
 // past another proxy's min ends it. The other two bits are read from the bounds those axes'
 // lists are sorted by right now (new for axes already sorted this update, old for the rest),
 // so the pair's 3D state changes exactly when the flipped bit completes or breaks all three.
+template <bool kDropRemoved>
 void SweepAndPrune::sort_axis(int axis) {
   // Raw pointers in locals: the event pushes below cannot then make the compiler reload them.
   std::uint64_t* const ep = endpoints_[axis].data();
@@ -122,17 +139,22 @@ void SweepAndPrune::sort_axis(int axis) {
   const std::uint8_t* const flags = flags_.data();
   const int axis1 = (axis + 1) % 3;
   const int axis2 = (axis + 2) % 3;
+  const std::uint8_t* const removed = removed_mask_.data();
   const std::size_t n = endpoints_[axis].size();
   std::int64_t swaps = 0;
+  // The sorted prefix is ep[0, kept): without removals, kept is i.
+  std::size_t kept = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const auto id_and_flag = static_cast<std::uint32_t>(ep[i]);
     const ProxyId a = id_and_flag & kIdMask;
+    if constexpr (kDropRemoved)
+      if (removed[a]) continue;
     const std::uint32_t is_max = id_and_flag >> 31;
     ProxyBounds& mine = bounds[a];
     const std::uint32_t key = mine.next[axis][is_max];
     mine.sorted[axis][is_max] = key;
     const std::uint64_t moving = endpoint(key, id_and_flag);
-    std::size_t j = i;
+    std::size_t j = kept;
     while (j > 0 && ep[j - 1] > moving) {
       const std::uint64_t passed = ep[j - 1];
       ep[j] = passed;
@@ -151,9 +173,11 @@ void SweepAndPrune::sort_axis(int axis) {
           pairs_.record_start(ordered(a, b));
       }
     }
-    swaps += static_cast<std::int64_t>(i - j);
+    swaps += static_cast<std::int64_t>(kept - j);
     ep[j] = moving;
+    ++kept;
   }
+  if constexpr (kDropRemoved) endpoints_[axis].resize(kept);
   swaps_ += swaps;
 }
 
@@ -185,7 +209,16 @@ void SweepAndPrune::insert_added() {
   }
 
   // The added proxies' pairs. Testing each against every id costs M * N box tests; one
-  // sweep along x costs the x-overlaps K_x. Count K_x (one pass) and take the cheaper.
+  // sweep along x costs the x-overlaps K_x. Count K_x (one pass) and take the cheaper,
+  // unless the scan costs no more than the count alone (a few proxies added: a box that
+  // moved into a region of RegionSweepAndPrune).
+  const auto scan_cost = static_cast<std::int64_t>(added_.size()) * static_cast<std::int64_t>(flags_.size());
+  if (scan_cost <= static_cast<std::int64_t>(endpoints_[0].size())) {
+    find_pairs_of_added_by_scan();
+    for (ProxyId id : added_) flags_[id] = static_cast<std::uint8_t>(flags_[id] & ~kAdded);
+    added_.clear();
+    return;
+  }
   std::int64_t open = 0, x_overlaps = 0;
   for (std::uint64_t e : endpoints_[0]) {
     if (static_cast<std::uint32_t>(e) & kMaxFlag)
@@ -193,7 +226,6 @@ void SweepAndPrune::insert_added() {
     else
       x_overlaps += open++;
   }
-  const auto scan_cost = static_cast<std::int64_t>(added_.size()) * static_cast<std::int64_t>(flags_.size());
   if (scan_cost <= x_overlaps + static_cast<std::int64_t>(endpoints_[0].size()))
     find_pairs_of_added_by_scan();
   else

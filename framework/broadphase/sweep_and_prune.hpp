@@ -43,6 +43,26 @@ inline float to_float(std::uint32_t key) {
 
 }  // namespace bound_key
 
+/// A box as stored: its bound keys, [axis][0 for the min, 1 for the max].
+struct BoxKeys {
+  std::uint32_t key[3][2];
+  friend bool operator==(const BoxKeys&, const BoxKeys&) = default;
+};
+
+namespace bound_key {
+
+/// The keys of `box` rounded outward (no check: min <= max and no NaN are the caller's).
+inline BoxKeys box_keys(const Aabb& box) {
+  BoxKeys keys;
+  for (int k = 0; k < 3; ++k) {
+    keys.key[k][0] = from_float(float_at_or_below(box.min_m[k]));
+    keys.key[k][1] = from_float(float_at_or_above(box.max_m[k]));
+  }
+  return keys;
+}
+
+}  // namespace bound_key
+
 /// The broad phase of 004 section 3.2 (after 002 section 3, I-COLLIDE): sweep and prune over
 /// the three axes, the endpoint lists kept sorted by insertion sort, which coherence between
 /// frames makes nearly linear; the overlapping pairs kept in a sparse PairSet.
@@ -76,10 +96,18 @@ class SweepAndPrune {
   /// keeps its previous one.
   void set_box(ProxyId id, const Aabb& box) {
     check_box(id, box);
+    set_keys(id, bound_key::box_keys(box));
+  }
+
+  /// add() and set_box() for a box already rounded to keys (bound_key::box_keys of a
+  /// checked box), for a broad phase built of several of these (RegionSweepAndPrune), which
+  /// checks and rounds each box once. `id` must be live.
+  ProxyId add_keys(const BoxKeys& keys, bool is_static = false);
+  void set_keys(ProxyId id, const BoxKeys& keys) {
     ProxyBounds& b = bounds_[id];
     for (int k = 0; k < 3; ++k) {
-      b.next[k][0] = bound_key::from_float(bound_key::float_at_or_below(box.min_m[k]));
-      b.next[k][1] = bound_key::from_float(bound_key::float_at_or_above(box.max_m[k]));
+      b.next[k][0] = keys.key[k][0];
+      b.next[k][1] = keys.key[k][1];
     }
   }
 
@@ -112,9 +140,14 @@ class SweepAndPrune {
   static constexpr std::uint32_t kMaxFlag = 0x80000000u;
 
   void check_box(ProxyId id, const Aabb& box) const;
+  /// A free id made live (flags and empty bounds), not yet in added_.
+  ProxyId take_id(bool is_static);
   /// Bounds of a slot with no proxy: never overlap anything.
   static void make_empty(ProxyBounds& b);
   void apply_removals();
+  /// With kDropRemoved, the pass also drops the endpoints of the proxies removed this
+  /// update (removed_mask_), so removals cost no pass of their own.
+  template <bool kDropRemoved>
   void sort_axis(int axis);
   void insert_added();
   void find_pairs_of_added_by_scan();
@@ -130,7 +163,7 @@ class SweepAndPrune {
   std::vector<ProxyId> added_;                           // since the last update
   std::vector<ProxyId> removed_;                         // since the last update
   std::vector<ProxyId> free_ids_;                        // reusable now
-  std::vector<std::uint8_t> removed_mask_;               // scratch: 1 for ids removed this update
+  std::vector<std::uint8_t> removed_mask_;               // by id: 1 while this update removes it
   std::vector<std::uint64_t> scratch_;                   // new endpoints of one axis
   std::vector<ProxyId> active_;                          // scratch for the sweep
   std::vector<std::uint32_t> active_slot_;               // scratch: id -> index in active_

@@ -281,8 +281,8 @@ void Animation::integrate_phase() {
 }
 
 void Animation::broad_phase(FrameStats& stats) {
-  // 004 section 3.2: every moving entity's box (computed on the threads), then one sweep
-  // and prune.
+  // 004 section 3.2: every moving entity's box (computed on the threads), then the sweep
+  // and prune, region by region (docs/broadphase.md, "Regions"), the regions on the threads.
   boxes_.resize(entities_.size());
   pool_->for_ranges(entities_.size(), kEntitiesPerTask, [&](std::size_t begin, std::size_t end) {
     for (std::size_t id = begin; id < end; ++id)
@@ -290,7 +290,7 @@ void Animation::broad_phase(FrameStats& stats) {
   });
   for (EntityId id = 0; id < entities_.size(); ++id)
     if (!entities_[id].is_static) broadphase_.set_box(id, boxes_[id]);
-  broadphase_.update();
+  broadphase_.update(pool_.get());
   stats.pairs = static_cast<std::int64_t>(broadphase_.pairs().size());
   stats.pairs_started = static_cast<std::int64_t>(broadphase_.pairs().started().size());
   stats.pairs_stopped = static_cast<std::int64_t>(broadphase_.pairs().stopped().size());

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "broadphase/sweep_and_prune.hpp"
+#include "broadphase/region_sweep_and_prune.hpp"
 #include "core/thread_pool.hpp"
 #include "frame/counterfactual.hpp"
 #include "frame/animation_settings.hpp"
@@ -121,7 +121,7 @@ class Animation {
   std::span<EntityState> controlled_states() { return states_; }
   /// The broad phase (004 section 3.2): one proxy per entity, ProxyId == EntityId. Its
   /// pairs() are the entity pairs whose boxes overlap after the last step.
-  const SweepAndPrune& broadphase() const { return broadphase_; }
+  const RegionSweepAndPrune& broadphase() const { return broadphase_; }
   /// The box that bounds `entity` in the broad phase at its current pose.
   Aabb bounds_of(EntityId entity) const;
   /// The collisions of the last step: one per overlapping pair, in list order.
@@ -193,7 +193,7 @@ class Animation {
   std::vector<Entity> entities_;     // cold, by EntityId
   std::vector<EntityState> states_;  // hot, by EntityId
   std::int64_t live_entities_ = 0;
-  SweepAndPrune broadphase_;
+  RegionSweepAndPrune broadphase_;
   NarrowPhase narrowphase_;
   std::unique_ptr<Scheduler> scheduler_;
   std::uint64_t seed_ = 0;

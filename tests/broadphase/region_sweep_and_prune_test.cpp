@@ -1,0 +1,201 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "broadphase/region_sweep_and_prune.hpp"
+#include "broadphase/sweep_and_prune.hpp"
+#include "broadphase_oracle.hpp"
+#include "core/rng.hpp"
+#include "core/thread_pool.hpp"
+
+using namespace fovea;
+using namespace fovea::test;
+
+// The scenes of sweep_and_prune_test.cpp run against the regions too; these are the ones
+// that make boxes cross region borders as much as possible.
+
+namespace {
+
+/// Cells of 0.8 m, smaller than most boxes of the scenes below, over the middle of a 10 m
+/// box: every box spans several regions, and many lie beyond the grid.
+struct TinyRegions : RegionSweepAndPrune {
+  TinyRegions() : RegionSweepAndPrune(RegionGrid{0.8, Vec3(2.0), {8, 8, 8}}) {}
+};
+/// Cells of 0.5 m from the origin: on a 0.25 m grid with half sides of 0.25 m, every other
+/// box has its faces exactly on cell borders.
+struct BorderRegions : RegionSweepAndPrune {
+  BorderRegions() : RegionSweepAndPrune(RegionGrid{0.5, Vec3(0.0), {12, 12, 12}}) {}
+};
+/// Cells of 10 m: a scene packed into a 4 m corner lies in one region, with a few
+/// boxes reaching the neighbours.
+struct LargeRegions : RegionSweepAndPrune {
+  LargeRegions() : RegionSweepAndPrune(RegionGrid{10.0, Vec3(0.0), {2, 2, 2}}) {}
+};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("RegionSweepAndPrune: fast boxes larger than a region match brute force", "[broadphase]",
+                   TinyRegions, SmallRegions) {
+  SceneSpec spec;
+  spec.box_m = 10;
+  spec.spawn_m = 10;
+  spec.max_speed_mpf = 0.8;  // a region or more per frame
+  spec.min_half_m = 0.3;
+  spec.max_half_m = 1.5;
+  spec.churn_per_frame = 2;
+  spec.frames = 400;
+  run_scene<TestType>(spec, 21);
+}
+
+TEST_CASE("RegionSweepAndPrune: faces on region borders match brute force", "[broadphase]") {
+  SceneSpec spec;
+  spec.grid_m = 0.25;
+  spec.min_half_m = 0.25;
+  spec.max_half_m = 0.25;
+  spec.box_m = 6;
+  spec.spawn_m = 6;
+  spec.max_speed_mpf = 0.3;
+  spec.frames = 400;
+  run_scene<BorderRegions>(spec, 22);
+}
+
+TEST_CASE("RegionSweepAndPrune: all proxies in one region match brute force", "[broadphase]") {
+  SceneSpec spec;
+  spec.spawn_m = 4;
+  spec.box_m = 9;  // inside the first 10 m cell but for boxes reaching past 9.3 m
+  spec.max_speed_mpf = 0.05;
+  spec.frames = 400;
+  run_scene<LargeRegions>(spec, 23);
+}
+
+TEMPLATE_TEST_CASE("RegionSweepAndPrune: an infinite ground box matches brute force", "[broadphase]", SweepAndPrune,
+                   SmallRegions, MiddleRegions, AutoRegions, TinyRegions) {
+  SceneSpec spec;
+  spec.ground_m = 5;  // a quarter of the boxes touch it
+  spec.churn_per_frame = 1;
+  spec.max_speed_mpf = 0.2;
+  spec.frames = 300;
+  run_scene<TestType>(spec, 24);
+}
+
+TEST_CASE("RegionSweepAndPrune: the automatic grid cuts a large world into regions", "[broadphase]") {
+  RegionGrid grid;
+  grid.proxies_per_region = 100;
+  RegionSweepAndPrune regions(grid);
+  Rng rng(25);
+  for (int i = 0; i < 4000; ++i) {
+    const Vec3 centre(rng.uniform(0, 60), rng.uniform(0, 2), rng.uniform(0, 60));  // a flat world
+    regions.add({centre - 0.5, centre + 0.5});
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  regions.add({Vec3(-inf), Vec3(inf, 0.0, inf)}, true);  // not part of the extent
+  regions.update();
+  // About 40 regions, cut in x and z only: the world is flatter than a cell.
+  CHECK(regions.region_count() >= 20);
+  CHECK(regions.region_count() <= 100);
+  CHECK(regions.grid().cells[1] == 1);
+  // The ground is in every region; some boxes are on borders.
+  CHECK(regions.membership_count() > 4000 + static_cast<std::int64_t>(regions.region_count()));
+}
+
+TEST_CASE("RegionSweepAndPrune: a world that grows is cut again and matches brute force", "[broadphase]") {
+  // 20 bodies, then 3 more every frame, churn besides: the automatic grid (25 per region)
+  // is chosen for 20 and chosen again at 100 and 400.
+  SceneSpec spec;
+  spec.count = 20;
+  spec.growth_per_frame = 3;
+  spec.churn_per_frame = 1;
+  spec.max_speed_mpf = 0.2;
+  spec.frames = 200;
+  run_scene<AutoRegions>(spec, 27);
+
+  AutoRegions regions;
+  Rng rng(28);
+  std::vector<std::size_t> region_counts;
+  for (int frame = 0; frame < 200; ++frame) {
+    for (int c = 0; c < (frame == 0 ? 20 : 3); ++c) {
+      const Vec3 centre(rng.uniform(0, 20), rng.uniform(0, 20), rng.uniform(0, 20));
+      regions.add({centre - 0.5, centre + 0.5});
+    }
+    regions.update();
+    region_counts.push_back(regions.region_count());
+  }
+  CHECK(region_counts.front() == 1);
+  CHECK(region_counts.back() >= 8);
+}
+
+TEST_CASE("RegionSweepAndPrune: refuses a bad grid", "[broadphase]") {
+  REQUIRE_THROWS_AS(RegionSweepAndPrune(RegionGrid{-1.0}), std::invalid_argument);
+  REQUIRE_THROWS_AS(RegionSweepAndPrune(RegionGrid{std::numeric_limits<double>::infinity()}), std::invalid_argument);
+  REQUIRE_THROWS_AS(RegionSweepAndPrune(RegionGrid{1.0, Vec3(0.0), {1, 0, 1}}), std::invalid_argument);
+}
+
+// The regions' sorts run as pool tasks and their reports are merged in region order, so the
+// lists must be the same bytes for any thread count, and the same as the single sweep's.
+TEST_CASE("RegionSweepAndPrune: 1, 2 and 4 threads give identical lists every frame", "[broadphase]") {
+  SceneSpec spec;
+  spec.count = 3000;
+  spec.box_m = 30;
+  spec.spawn_m = 30;
+  spec.max_speed_mpf = 0.3;
+  spec.frames = 150;
+  RegionGrid grid;
+  grid.proxies_per_region = 50;
+  grid.min_cell_over_box_side = 1;
+  RegionSweepAndPrune serial(grid), two_threads(grid), four_threads(grid);
+  SweepAndPrune single;
+  ThreadPool pool2(2), pool4(4);
+  Rng rng(26);
+  std::vector<Body> bodies;
+  auto add_body = [&] {
+    Body b = random_body(spec, rng);
+    b.id = serial.add(box_of(b), b.is_static);
+    REQUIRE(two_threads.add(box_of(b), b.is_static) == b.id);
+    REQUIRE(four_threads.add(box_of(b), b.is_static) == b.id);
+    REQUIRE(single.add(box_of(b), b.is_static) == b.id);
+    bodies.push_back(b);
+  };
+  for (int i = 0; i < spec.count; ++i) add_body();
+  const auto same = [](std::span<const ProxyPair> a, std::span<const ProxyPair> b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  };
+  std::size_t started = 0, stopped = 0;
+  for (int frame = 0; frame < spec.frames; ++frame) {
+    if (frame > 0) {
+      for (Body& b : bodies) {
+        move(b, spec, rng);
+        for (auto* bp : {&serial, &two_threads, &four_threads}) bp->set_box(b.id, box_of(b));
+        single.set_box(b.id, box_of(b));
+      }
+      for (int c = 0; c < 5; ++c) {
+        const auto i = static_cast<std::size_t>(rng.below(bodies.size()));
+        for (auto* bp : {&serial, &two_threads, &four_threads}) bp->remove(bodies[i].id);
+        single.remove(bodies[i].id);
+        bodies.erase(bodies.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      for (int c = 0; c < 5; ++c) add_body();
+    }
+    serial.update();
+    two_threads.update(&pool2);
+    four_threads.update(&pool4);
+    single.update();
+    INFO("frame " << frame);
+    REQUIRE(serial.region_count() > 30);
+    for (const RegionSweepAndPrune* bp : {&two_threads, &four_threads}) {
+      REQUIRE(same(bp->pairs().current(), serial.pairs().current()));
+      REQUIRE(same(bp->pairs().started(), serial.pairs().started()));
+      REQUIRE(same(bp->pairs().stopped(), serial.pairs().stopped()));
+      REQUIRE(bp->last_swap_count() == serial.last_swap_count());
+    }
+    REQUIRE(same(single.pairs().current(), serial.pairs().current()));
+    REQUIRE(same(single.pairs().started(), serial.pairs().started()));
+    REQUIRE(same(single.pairs().stopped(), serial.pairs().stopped()));
+    started += serial.pairs().started().size();
+    stopped += serial.pairs().stopped().size();
+  }
+  // The scene is busy enough to mean something.
+  CHECK(started > 5000);
+  CHECK(stopped > 5000);
+}
