@@ -104,14 +104,29 @@ void set_threads(std::string& yaml, int threads) {
 // ---------------------------------------------------------------------------------------
 // fovea.
 
-/// Medians over the timed frames, and the work they did (means a frame).
+/// A time over the timed frames. Means add up across phases where medians need not.
+struct TimeSummary {
+  double median_ms = std::nan("");
+  double p95_ms = std::nan("");
+  double mean_ms = std::nan("");
+};
+
+TimeSummary summarise(const std::vector<double>& ms) {
+  double sum = 0;
+  for (double v : ms) sum += v;
+  return {bench::quantile(ms, 0.5), bench::quantile(ms, 0.95), ms.empty() ? std::nan("") : sum / static_cast<double>(ms.size())};
+}
+
+/// What fovea's frames took, and the work they did (means a frame).
 struct FoveaResult {
   int threads = 1;
   double setup_ms = 0;
   std::array<double, kPhaseCount> phase_median_ms{};
-  std::array<double, kPhaseCount> phase_p95_ms{};
+  std::array<TimeSummary, kPhaseCount> phases;
+  /// The frame less its five phases: the gaze, the meter's and trees' bookkeeping.
+  TimeSummary outside;
+  TimeSummary frame;
   double frame_median_ms = 0;
-  double frame_p95_ms = 0;
   double pairs = 0, collisions = 0, contacts = 0, contact_points = 0;
   std::string budget;  ///< the budget in force, as "work:20000 tests"
 };
@@ -133,22 +148,28 @@ FoveaResult time_fovea(Animation& world, int threads, double setup_ms, int warmu
   r.budget = budget_text(world.settings().budget);
   for (int f = 0; f < warmup; ++f) world.step();
   std::array<std::vector<double>, kPhaseCount> phase_ms;
-  std::vector<double> frame_ms;
+  std::vector<double> frame_ms, outside_ms;
   for (int f = 0; f < frames; ++f) {
     const FrameStats s = world.step();
-    for (int p = 0; p < kPhaseCount; ++p) phase_ms[p].push_back(s.phase_ms[p]);
+    double phases_ms = 0;
+    for (int p = 0; p < kPhaseCount; ++p) {
+      phase_ms[p].push_back(s.phase_ms[p]);
+      phases_ms += s.phase_ms[p];
+    }
     frame_ms.push_back(s.frame_ms);
+    outside_ms.push_back(s.frame_ms - phases_ms);
     r.pairs += static_cast<double>(s.pairs);
     r.collisions += static_cast<double>(s.collisions);
     r.contacts += static_cast<double>(s.response.contacts);
     r.contact_points += static_cast<double>(s.response.contact_points);
   }
   for (int p = 0; p < kPhaseCount; ++p) {
-    r.phase_median_ms[p] = bench::quantile(phase_ms[p], 0.5);
-    r.phase_p95_ms[p] = bench::quantile(phase_ms[p], 0.95);
+    r.phases[p] = summarise(phase_ms[p]);
+    r.phase_median_ms[p] = r.phases[p].median_ms;
   }
-  r.frame_median_ms = bench::quantile(frame_ms, 0.5);
-  r.frame_p95_ms = bench::quantile(frame_ms, 0.95);
+  r.outside = summarise(outside_ms);
+  r.frame = summarise(frame_ms);
+  r.frame_median_ms = r.frame.median_ms;
   const double n = std::max(1, frames);
   r.pairs /= n;
   r.collisions /= n;
@@ -231,8 +252,8 @@ enum class BulletWalls { planes, boxes };
 struct BulletResult {
   std::string name;
   double setup_ms = 0;
+  TimeSummary step;
   double step_median_ms = std::nan("");
-  double step_p95_ms = std::nan("");
   double manifolds = std::nan("");           ///< dispatcher manifolds a frame, mean (persistent pairs)
   double touching_manifolds = std::nan("");  ///< of those, with at least one contact point
   std::string note;                          ///< why it was skipped, when it was
@@ -363,7 +384,9 @@ BulletResult run_bullet(const BulletScene& scene, BulletShape kind, BulletWalls 
       const int count = dispatcher.getNumManifolds();
       manifolds += count;
       for (int k = 0; k < count; ++k) touching += dispatcher.getManifoldByIndexInternal(k)->getNumContacts() > 0;
-    } else {
+    } else if (f >= 1 || warmup == 1) {
+      // Not from the first step: it makes every pair's algorithm and manifold, several times
+      // a later step's cost at 100,000 bodies.
       const double projected_ms = total.elapsed_ms() + ms * (steps - f - 1);
       if (projected_ms > max_ms) {
         r.note = "skipped: step " + std::to_string(f) + " took " + format_significant(ms, 3) + " ms, projecting " +
@@ -374,8 +397,8 @@ BulletResult run_bullet(const BulletScene& scene, BulletShape kind, BulletWalls 
   }
   for (std::unique_ptr<btRigidBody>& body : bodies) world.removeRigidBody(body.get());
   if (!step_ms.empty()) {
-    r.step_median_ms = bench::quantile(step_ms, 0.5);
-    r.step_p95_ms = bench::quantile(step_ms, 0.95);
+    r.step = summarise(step_ms);
+    r.step_median_ms = r.step.median_ms;
     r.manifolds = manifolds / static_cast<double>(step_ms.size());
     r.touching_manifolds = touching / static_cast<double>(step_ms.size());
   }
@@ -396,32 +419,32 @@ struct Configuration {
 };
 
 constexpr const char* kCsvHeader =
-    "shape,layout,entities,threads,engine,phase,median_ms,p95_ms,ms_per_1000_entities,frames,warmup,box_side_m,"
+    "shape,layout,entities,threads,engine,phase,median_ms,p95_ms,mean_ms,ms_per_1000_entities,frames,warmup,box_side_m,"
     "solid_fraction_nominal,solid_fraction_voxels,budget,pairs_per_frame,collisions_per_frame,contacts_per_frame,"
     "contact_points_per_frame,manifolds_per_frame,touching_manifolds_per_frame,bullet_walls,setup_ms,seed,note\n";
 
 void write_rows(std::ofstream& csv, const Configuration& c, int frames, int warmup, std::uint64_t seed,
                 const std::string& walls) {
   using bench::significant_or_na;
-  auto common = [&](int threads, const std::string& engine, const std::string& phase, double median, double p95) {
+  auto common = [&](int threads, const std::string& engine, const std::string& phase, const TimeSummary& t) {
     csv << c.shape << ',' << c.layout << ',' << c.entities << ',' << threads << ',' << engine << ',' << phase << ','
-        << significant_or_na(median) << ',' << significant_or_na(p95) << ','
-        << significant_or_na(median / c.entities * 1000) << ',' << frames << ',' << warmup << ','
+        << significant_or_na(t.median_ms) << ',' << significant_or_na(t.p95_ms) << ',' << significant_or_na(t.mean_ms) << ','
+        << significant_or_na(t.median_ms / c.entities * 1000) << ',' << frames << ',' << warmup << ','
         << format_significant(c.box_side_m, 6) << ',' << format_significant(c.solid_fraction_nominal, 4) << ','
         << format_significant(c.solid_fraction_voxels, 4) << ',';
   };
   for (const FoveaResult& f : c.fovea) {
-    for (int p = 0; p <= kPhaseCount; ++p) {
-      const bool whole = p == kPhaseCount;
-      common(f.threads, "fovea", whole ? "frame" : std::string(phase_name(static_cast<Phase>(p))),
-             whole ? f.frame_median_ms : f.phase_median_ms[p], whole ? f.frame_p95_ms : f.phase_p95_ms[p]);
+    for (int p = 0; p <= kPhaseCount + 1; ++p) {
+      if (p < kPhaseCount) common(f.threads, "fovea", std::string(phase_name(static_cast<Phase>(p))), f.phases[p]);
+      else if (p == kPhaseCount) common(f.threads, "fovea", "outside_phases", f.outside);
+      else common(f.threads, "fovea", "frame", f.frame);
       csv << f.budget << ',' << significant_or_na(f.pairs) << ',' << significant_or_na(f.collisions) << ','
           << significant_or_na(f.contacts) << ',' << significant_or_na(f.contact_points) << ",NA,NA,NA,"
           << significant_or_na(f.setup_ms) << ',' << seed << ",\n";
     }
   }
   for (const BulletResult& b : c.bullet) {
-    common(1, b.name, "step", b.step_median_ms, b.step_p95_ms);
+    common(1, b.name, "step", b.step);
     csv << "NA,NA,NA,NA,NA," << significant_or_na(b.manifolds) << ',' << significant_or_na(b.touching_manifolds) << ','
         << walls << ',' << significant_or_na(b.setup_ms) << ',' << seed << ',' << b.note << '\n';
   }
@@ -439,9 +462,9 @@ double step_or_nan(const BulletResult* b) { return b ? b->step_median_ms : std::
 void print_row(const Configuration& c, const FoveaResult& f) {
   const double sphere = step_or_nan(find_bullet(c, "bullet_sphere"));
   const double compound = step_or_nan(find_bullet(c, "bullet_compound"));
-  std::printf("%-5s %-7s %7d %3d | %7.3f %7.3f %7.3f %7.3f %7.3f | %8.3f | %8.3f %9.3f | %6.2f %6.2f | %8.0f %8.0f %8.0f\n",
+  std::printf("%-5s %-7s %7d %3d | %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f | %8.3f | %8.3f %9.3f | %6.2f %6.2f | %8.0f %8.0f %8.0f\n",
               c.shape.c_str(), c.layout.c_str(), c.entities, f.threads, f.phase_median_ms[0], f.phase_median_ms[1],
-              f.phase_median_ms[2], f.phase_median_ms[3], f.phase_median_ms[4], f.frame_median_ms, sphere, compound,
+              f.phase_median_ms[2], f.phase_median_ms[3], f.phase_median_ms[4], f.outside.median_ms, f.frame_median_ms, sphere, compound,
               f.frame_median_ms / sphere, f.frame_median_ms / compound, f.pairs, f.collisions, f.contacts);
   std::fflush(stdout);
 }
@@ -494,11 +517,11 @@ int main(int argc, char** argv) {
   csv.flush();
 
   std::printf("Medians of %d timed frames after %d warm-up frames, ms. fovea's phases: integrate, broad, narrow,\n"
-              "response, metrics; Bullet's step is one number (its integration, broad phase, narrow phase and\n"
+              "response, metrics, and other (the frame less the five); Bullet's step is one number (its integration, broad phase, narrow phase and\n"
               "solver together). Bullet runs single-threaded, once per scene. pairs, coll, contacts: fovea's a frame.\n\n",
               frames, warmup);
-  std::printf("%-5s %-7s %7s %3s | %7s %7s %7s %7s %7s | %8s | %8s %9s | %6s %6s | %8s %8s %8s\n", "shape", "layout", "N",
-              "thr", "integ", "broad", "narrow", "resp", "metr", "frame", "bt_sph", "bt_cmp", "f/sph", "f/cmp", "pairs",
+  std::printf("%-5s %-7s %7s %3s | %7s %7s %7s %7s %7s %7s | %8s | %8s %9s | %6s %6s | %8s %8s %8s\n", "shape", "layout", "N",
+              "thr", "integ", "broad", "narrow", "resp", "metr", "other", "frame", "bt_sph", "bt_cmp", "f/sph", "f/cmp", "pairs",
               "coll", "contacts");
 
   std::vector<Configuration> done;
@@ -577,18 +600,18 @@ int main(int argc, char** argv) {
 
   // Per-entity cost, ms per 1,000 entities, per phase.
   std::printf("\nms per 1,000 entities (median / N * 1000); Bullet manifolds a frame (all / touching)\n");
-  std::printf("%-5s %-7s %7s %3s | %7s %7s %7s %7s %7s | %8s | %8s %9s | %17s %17s\n", "shape", "layout", "N", "thr",
-              "integ", "broad", "narrow", "resp", "metr", "frame", "bt_sph", "bt_cmp", "bt_sph manifolds",
+  std::printf("%-5s %-7s %7s %3s | %7s %7s %7s %7s %7s %7s | %8s | %8s %9s | %17s %17s\n", "shape", "layout", "N", "thr",
+              "integ", "broad", "narrow", "resp", "metr", "other", "frame", "bt_sph", "bt_cmp", "bt_sph manifolds",
               "bt_cmp manifolds");
   for (const Configuration& c : done) {
     const BulletResult* sphere = find_bullet(c, "bullet_sphere");
     const BulletResult* compound = find_bullet(c, "bullet_compound");
     const double k = 1000.0 / c.entities;
     for (const FoveaResult& f : c.fovea) {
-      std::printf("%-5s %-7s %7d %3d | %7.4f %7.4f %7.4f %7.4f %7.4f | %8.4f | %8.4f %9.4f | %8.0f/%-8.0f %8.0f/%-8.0f\n",
+      std::printf("%-5s %-7s %7d %3d | %7.4f %7.4f %7.4f %7.4f %7.4f %7.4f | %8.4f | %8.4f %9.4f | %8.0f/%-8.0f %8.0f/%-8.0f\n",
                   c.shape.c_str(), c.layout.c_str(), c.entities, f.threads, f.phase_median_ms[0] * k,
                   f.phase_median_ms[1] * k, f.phase_median_ms[2] * k, f.phase_median_ms[3] * k, f.phase_median_ms[4] * k,
-                  f.frame_median_ms * k, step_or_nan(sphere) * k, step_or_nan(compound) * k,
+                  f.outside.median_ms * k, f.frame_median_ms * k, step_or_nan(sphere) * k, step_or_nan(compound) * k,
                   sphere ? sphere->manifolds : std::nan(""), sphere ? sphere->touching_manifolds : std::nan(""),
                   compound ? compound->manifolds : std::nan(""), compound ? compound->touching_manifolds : std::nan(""));
     }
@@ -599,8 +622,8 @@ int main(int argc, char** argv) {
 
   // How the per-entity cost grows from 10,000 to 100,000 entities: 1 is linear scaling.
   std::printf("\nper-entity cost at 100,000 over that at 10,000 (1 = linear)\n");
-  std::printf("%-5s %-7s %3s | %7s %7s %7s %7s %7s | %8s | %8s %9s\n", "shape", "layout", "thr", "integ", "broad", "narrow",
-              "resp", "metr", "frame", "bt_sph", "bt_cmp");
+  std::printf("%-5s %-7s %3s | %7s %7s %7s %7s %7s %7s | %8s | %8s %9s\n", "shape", "layout", "thr", "integ", "broad",
+              "narrow", "resp", "metr", "other", "frame", "bt_sph", "bt_cmp");
   bool any_ratio = false;
   for (const Configuration& big : done) {
     if (big.entities != 100000) continue;
@@ -614,6 +637,7 @@ int main(int argc, char** argv) {
           std::printf("%-5s %-7s %3d |", big.shape.c_str(), big.layout.c_str(), fb.threads);
           for (int p = 0; p < kPhaseCount; ++p)
             std::printf(" %7.2f", fb.phase_median_ms[p] / fs.phase_median_ms[p] * scale);
+          std::printf(" %7.2f", fb.outside.median_ms / fs.outside.median_ms * scale);
           std::printf(" | %8.2f | %8.2f %9.2f\n", fb.frame_median_ms / fs.frame_median_ms * scale,
                       step_or_nan(find_bullet(big, "bullet_sphere")) / step_or_nan(find_bullet(small, "bullet_sphere")) * scale,
                       step_or_nan(find_bullet(big, "bullet_compound")) /
