@@ -389,7 +389,7 @@ BulletResult run_bullet(const BulletScene& scene, BulletShape kind, BulletWalls 
     } else {
       warmup_ms.push_back(ms);
       // Judged at the end of the warm-up, by its median step: Bullet's first steps at
-      // 100,000 bodies take seconds each (8 s, where the median later is 0.7 s) while every
+      // 100,000 bodies take seconds each (8 s, where later steps take about 1 s) while every
       // pair's algorithm and manifold is made, and would condemn a run that fits. Before
       // that, only time already spent stops it.
       const bool last = f == warmup - 1;
