@@ -590,6 +590,13 @@ int main(int argc, char** argv) {
           if (!scene) {
             scene = copy_scene(*world);
             c.solid_fraction_voxels = scene->solid_volume_m3 / std::pow(c.box_side_m, 3);
+            std::size_t fewest = SIZE_MAX, most = 0;
+            for (const BodyModel& m : scene->models) {
+              fewest = std::min(fewest, m.leaves.size());
+              most = std::max(most, m.leaves.size());
+            }
+            std::fprintf(stderr, "fovea bench frame:   %zu models of %zu to %zu leaf spheres (Bullet's compounds)\n",
+                         scene->models.size(), fewest, most);
           }
           std::fprintf(stderr, "fovea bench frame:   built in %.0f ms; %d warm-up and %d timed frames...\n", setup_ms, warmup,
                        frames);
