@@ -94,12 +94,9 @@ std::string scene_yaml(const ShapeSpec& shape, int entities, double side_m, std:
          "  walls: {restitution: 1}\n";
 }
 
-/// The frame's worker threads, the one place the bench sets them.
-void set_threads(std::string& yaml, int threads) {
-  // wired when the threads key lands
-  (void)yaml;
-  (void)threads;
-}
+/// The frame's threads (the config's top-level `threads`, docs/scale.md), the one place the
+/// bench sets them.
+void set_threads(std::string& yaml, int threads) { yaml += "threads: " + std::to_string(threads) + "\n"; }
 
 // ---------------------------------------------------------------------------------------
 // fovea.
