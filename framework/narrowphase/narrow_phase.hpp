@@ -16,6 +16,8 @@
 
 namespace fovea {
 
+struct RotatedTestList;  // narrow_phase.cpp: scratch of the descent's scans
+
 /// The 3D gap bound of a collision and the points it comes from, world space: what the
 /// perception model needs to place and weigh the collision (004 section 3.4.2).
 struct GapEstimate {
@@ -194,7 +196,8 @@ class NarrowPhase {
   void open_next_run(Collision& c);
   /// The descent's scan of one hit (scan_hit in narrow_phase.cpp), growing on-demand trees
   /// where the hit's target or the new hits' test lists need children not built yet.
-  ScanResult scan(const Collision& c, const SphereHit& hit, SphereHit* out);
+  /// `rotated`: b's centres of the last test list scanned for collision `c`.
+  ScanResult scan(const Collision& c, const SphereHit& hit, RotatedTestList& rotated, SphereHit* out);
   /// What growing trees released with their models did since take_growth_stats(): their
   /// nodes count as evicted.
   TreeGrowthStats released_growth_;
