@@ -120,8 +120,8 @@ void NarrowPhase::sync(const PairSet& pairs, std::span<const Entity> entities, s
 
 void NarrowPhase::begin_frame(std::span<const EntityState> states, const DescentMemory* memory) {
   sphere_tests_ = 0;
-  hit_pool_.clear();
-  reserve_geometric(hit_pool_, 32 * order_.size());  // 12 bytes a hit: a few levels' worth
+  pool_end_ = 0;
+  pool_room(32 * order_.size());  // 12 bytes a hit: a few levels' worth
   for (const std::uint32_t slot : order_) {
     Collision& c = collisions_[slot];
     c.status = CollisionStatus::needs_more_work;
@@ -145,9 +145,9 @@ void NarrowPhase::begin_frame(std::span<const EntityState> states, const Descent
     }
     // The start of 004 section 3.3.2: the root of tree a is the target, the root of tree b
     // the test list.
-    c.hits_begin = c.cursor = static_cast<std::uint32_t>(hit_pool_.size());
-    hit_pool_.push_back({0, 0, 1, 0});
-    c.hits_end = c.next_begin = c.next_end = static_cast<std::uint32_t>(hit_pool_.size());
+    c.hits_begin = c.cursor = pool_end_;
+    push_hit({0, 0, 1, 0});
+    c.hits_end = c.next_begin = c.next_end = pool_end_;
     // b's centre-of-mass frame to a's: c_a = R_a^T (p_b + R_b c_b - p_a).
     const EntityState& sa = states[c.a];
     const EntityState& sb = states[c.b];
@@ -218,8 +218,14 @@ std::span<const SphereHit> NarrowPhase::next_hits(std::uint32_t slot) const {
   return {hit_pool_.data() + c.next_begin, c.next_end - c.next_begin};
 }
 
+SphereHit* NarrowPhase::pool_room(std::size_t n) {
+  // Doubling, as reserve_geometric: the pool reaches its size in the first frames.
+  if (pool_end_ + n > hit_pool_.size()) hit_pool_.resize(std::max(pool_end_ + n, 2 * hit_pool_.size()));
+  return hit_pool_.data() + pool_end_;
+}
+
 void NarrowPhase::open_next_run(Collision& c) {
-  const auto end = static_cast<std::uint32_t>(hit_pool_.size());
+  const std::uint32_t end = pool_end_;
   if (c.next_begin == c.next_end) {
     c.next_begin = c.next_end = end;
   } else if (c.next_end != end) {
@@ -227,7 +233,7 @@ void NarrowPhase::open_next_run(Collision& c) {
     // resumes this collision after a budget stopped it part-way and something else ran in
     // between (the schedulers never do; tests do). Move the run to the end.
     const std::uint32_t count = c.next_end - c.next_begin;
-    for (std::uint32_t i = 0; i < count; ++i) hit_pool_.push_back(hit_pool_[c.next_begin + i]);
+    for (std::uint32_t i = 0; i < count; ++i) push_hit(hit_pool_[c.next_begin + i]);  // a copy: the pool may move
     c.next_begin = end;
     c.next_end = end + count;
   }
@@ -434,9 +440,9 @@ ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, RotatedTe
 }
 
 void NarrowPhase::restart_at_roots(Collision& c) {
-  c.hits_begin = c.cursor = static_cast<std::uint32_t>(hit_pool_.size());
-  hit_pool_.push_back({0, 0, 1, 0});
-  c.hits_end = c.next_begin = c.next_end = static_cast<std::uint32_t>(hit_pool_.size());
+  c.hits_begin = c.cursor = pool_end_;
+  push_hit({0, 0, 1, 0});
+  c.hits_end = c.next_begin = c.next_end = pool_end_;
   c.levels_done = 0;
   c.tested_any = false;
   c.witness = WitnessState::failed;
@@ -497,9 +503,9 @@ void NarrowPhase::step_witness(Collision& c, Budget& budget) {
       const CollisionModel& split_model = split == 0 ? ma : mb;
       const SphereHit below{split == 0 ? p.node_b : p.node_a, split_model.first_child[from],
                             static_cast<std::uint16_t>(split_model.child_count[from]), static_cast<std::uint8_t>(1 - split)};
-      c.hits_begin = c.cursor = static_cast<std::uint32_t>(hit_pool_.size());
-      hit_pool_.push_back(below);
-      c.hits_end = c.next_begin = c.next_end = static_cast<std::uint32_t>(hit_pool_.size());
+      c.hits_begin = c.cursor = pool_end_;
+      push_hit(below);
+      c.hits_end = c.next_begin = c.next_end = pool_end_;
       c.witness = WitnessState::below;
       c.tested_any = true;  // the pair is on the frontier now (gap_estimate, contact_pairs)
       return;
@@ -531,13 +537,13 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
     const bool grows = growers_[c.model_a] != nullptr || growers_[c.model_b] != nullptr;
     const bool prune = prune_;
     // Room for every member of every hit left to hit, at the end of this collision's next
-    // run: one resize a step rather than two a hit (only this collision appends meanwhile).
+    // run: one check a step rather than one a hit (only this collision appends meanwhile).
     open_next_run(c);
     std::size_t room = 0;
     for (std::uint32_t i = c.cursor; i < c.hits_end; ++i) room += hit_pool_[i].test_count;
-    std::size_t run_end = hit_pool_.size();
-    hit_pool_.resize(run_end + room);
+    pool_room(room);
     SphereHit* const pool = hit_pool_.data();
+    std::size_t run_end = pool_end_;
     RotatedTestList rotated;
     std::int64_t tests = 0;
     std::int64_t overlap_checks = 0;
@@ -561,7 +567,7 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
       }
       if (cursor == c.hits_end || budget.exhausted()) break;
     }
-    hit_pool_.resize(run_end);
+    pool_end_ = static_cast<std::uint32_t>(run_end);
     c.cursor = cursor;
     c.next_end = static_cast<std::uint32_t>(run_end);
     c.tested_any = tested_any;

@@ -185,7 +185,16 @@ class NarrowPhase {
   std::vector<PairSlot> by_pair_;         // sorted by pair
   std::vector<PairSlot> by_pair_scratch_; // the next by_pair_, swapped in
   std::vector<std::uint32_t> order_;      // slots, in by_pair_ order
-  std::vector<SphereHit> hit_pool_;       // every collision's hits this frame
+  // Every collision's hits this frame: [0, pool_end_). The rest is room, each hit written
+  // before it is read: a step scans straight into it, with no resize a hit (step()).
+  std::vector<SphereHit> hit_pool_;
+  std::uint32_t pool_end_ = 0;
+  /// Room for `n` hits past pool_end_ (the pool grows by doubling; pointers into it may move).
+  SphereHit* pool_room(std::size_t n);
+  void push_hit(SphereHit hit) {
+    *pool_room(1) = hit;
+    ++pool_end_;
+  }
 
   /// The chain down to last frame's deepest pair, then the first level below it (step()).
   void step_witness(Collision& c, Budget& budget);
