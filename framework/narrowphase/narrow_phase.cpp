@@ -120,8 +120,8 @@ void NarrowPhase::sync(const PairSet& pairs, std::span<const Entity> entities, s
 
 void NarrowPhase::begin_frame(std::span<const EntityState> states, const DescentMemory* memory) {
   sphere_tests_ = 0;
-  hit_pool_.clear();
-  reserve_geometric(hit_pool_, 32 * order_.size());  // 12 bytes a hit: a few levels' worth
+  pool_end_ = 0;
+  pool_room(32 * order_.size());  // 12 bytes a hit: a few levels' worth
   for (const std::uint32_t slot : order_) {
     Collision& c = collisions_[slot];
     c.status = CollisionStatus::needs_more_work;
@@ -145,9 +145,9 @@ void NarrowPhase::begin_frame(std::span<const EntityState> states, const Descent
     }
     // The start of 004 section 3.3.2: the root of tree a is the target, the root of tree b
     // the test list.
-    c.hits_begin = c.cursor = static_cast<std::uint32_t>(hit_pool_.size());
-    hit_pool_.push_back({0, 0, 1, 0});
-    c.hits_end = c.next_begin = c.next_end = static_cast<std::uint32_t>(hit_pool_.size());
+    c.hits_begin = c.cursor = pool_end_;
+    push_hit({0, 0, 1, 0});
+    c.hits_end = c.next_begin = c.next_end = pool_end_;
     // b's centre-of-mass frame to a's: c_a = R_a^T (p_b + R_b c_b - p_a).
     const EntityState& sa = states[c.a];
     const EntityState& sb = states[c.b];
@@ -218,8 +218,14 @@ std::span<const SphereHit> NarrowPhase::next_hits(std::uint32_t slot) const {
   return {hit_pool_.data() + c.next_begin, c.next_end - c.next_begin};
 }
 
+SphereHit* NarrowPhase::pool_room(std::size_t n) {
+  // Doubling, as reserve_geometric: the pool reaches its size in the first frames.
+  if (pool_end_ + n > hit_pool_.size()) hit_pool_.resize(std::max(pool_end_ + n, 2 * hit_pool_.size()));
+  return hit_pool_.data() + pool_end_;
+}
+
 void NarrowPhase::open_next_run(Collision& c) {
-  const auto end = static_cast<std::uint32_t>(hit_pool_.size());
+  const std::uint32_t end = pool_end_;
   if (c.next_begin == c.next_end) {
     c.next_begin = c.next_end = end;
   } else if (c.next_end != end) {
@@ -227,11 +233,43 @@ void NarrowPhase::open_next_run(Collision& c) {
     // resumes this collision after a budget stopped it part-way and something else ran in
     // between (the schedulers never do; tests do). Move the run to the end.
     const std::uint32_t count = c.next_end - c.next_begin;
-    for (std::uint32_t i = 0; i < count; ++i) hit_pool_.push_back(hit_pool_[c.next_begin + i]);
+    for (std::uint32_t i = 0; i < count; ++i) push_hit(hit_pool_[c.next_begin + i]);  // a copy: the pool may move
     c.next_begin = end;
     c.next_end = end + count;
   }
 }
+
+/// The centres of one test list on b's tree, in a's frame (scan_test_list): the last list
+/// scanned, kept for the next hit. The hits one scan makes share a test list (the old
+/// target's children) and sit together in the next level, so consecutive hits of a level
+/// mostly test the same members: each is rotated once per run of such hits rather than once
+/// per hit. The same expression as before, so the same doubles to the bit (fp-contract is
+/// off, CMakeLists.txt). One per step (or contact_pairs call): one collision, one transform.
+struct RotatedTestList {
+  /// More than any test list: child counts are 8 bits (a root's list is 1, contact_pairs'
+  /// remainders are shorter).
+  static constexpr std::uint32_t kCapacity = 256;
+
+  /// Rotates the members of `hit`'s test list into a's frame, unless they are held already.
+  void fill(const CollisionModel& test_model, const SphereHit& hit, const Mat3& rotation, const Vec3& offset) {
+    if (hit.test_begin == begin && hit.test_count == count) return;
+    assert(hit.test_count <= kCapacity);
+    for (std::uint32_t i = 0; i < hit.test_count; ++i) {
+      const Vec3 c = rotation * test_model.spheres[hit.test_begin + i].centre_m + offset;
+      xyz[i][0] = c.x;
+      xyz[i][1] = c.y;
+      xyz[i][2] = c.z;
+    }
+    begin = hit.test_begin;
+    count = hit.test_count;
+  }
+  /// The centre of the list's `i`th member, a's frame.
+  Vec3 centre(std::uint32_t i) const { return Vec3(xyz[i][0], xyz[i][1], xyz[i][2]); }
+
+  std::uint32_t begin = 0xffffffffu;  ///< the list held: none yet
+  std::uint32_t count = 0;
+  double xyz[kCapacity][3];  ///< not Vec3: nothing to construct, 6 kB of stack left as it is
+};
 
 namespace {
 
@@ -276,11 +314,14 @@ bool target_meets_region(const Collision& c, const CollisionModel& target_model,
 /// kPrune: a member whose reach ball misses `region` (prune to the overlap region, 003; see
 /// NarrowPhase::set_overlap_regions) is not tested: it is checked against the box, and its
 /// sphere test, done anyway so that the loop stays free of branches, neither counts nor hits.
+/// With kTestOnB the members' centres come from `rotated`, filled first unless it already
+/// holds this very test list.
 template <bool kTestOnB, bool kLeafTarget, bool kPrune>
 ScanResult scan_test_list(const SphereHit& hit, const CollisionModel& target_model, const CollisionModel& test_model,
                             const Vec3& target_centre, double target_radius, const Mat3& rotation, const Vec3& offset,
-                            const OverlapRegion& region, SphereHit* out) {
+                            const OverlapRegion& region, RotatedTestList& rotated, SphereHit* out) {
   const std::uint8_t test_tree = kTestOnB ? 1 : 0;
+  if constexpr (kTestOnB) rotated.fill(test_model, hit, rotation, offset);
   SphereHit candidate;
   if constexpr (!kLeafTarget) {
     candidate.test_begin = target_model.first_child[hit.target];
@@ -295,7 +336,7 @@ ScanResult scan_test_list(const SphereHit& hit, const CollisionModel& target_mod
   const std::uint32_t end = hit.test_begin + hit.test_count;
   for (std::uint32_t member = hit.test_begin; member < end; ++member) {
     const DescentSphere& sphere = test_model.spheres[member];
-    const Vec3 centre = kTestOnB ? rotation * sphere.centre_m + offset : sphere.centre_m;
+    const Vec3 centre = kTestOnB ? rotated.centre(member - hit.test_begin) : sphere.centre_m;
     const Vec3 d = target_centre - centre;
     const double reach = target_radius + sphere.radius_m;
     bool intersects = glm::dot(d, d) <= reach * reach;
@@ -326,7 +367,8 @@ ScanResult scan_test_list(const SphereHit& hit, const CollisionModel& target_mod
 /// completion both run. `out` must have room for the whole test list. kPrune: pruning to the
 /// overlap region (003), a target whose reach ball misses it makes nothing, with no test.
 template <bool kPrune>
-ScanResult scan_hit_as(const Collision& c, const CollisionModel* const tree[2], const SphereHit& hit, SphereHit* out) {
+ScanResult scan_hit_as(const Collision& c, const CollisionModel* const tree[2], const SphereHit& hit,
+                       RotatedTestList& rotated, SphereHit* out) {
   const int target_tree = hit.target_tree;
   const CollisionModel& target_model = *tree[target_tree];
   const CollisionModel& test_model = *tree[1 - target_tree];
@@ -344,30 +386,30 @@ ScanResult scan_hit_as(const Collision& c, const CollisionModel* const tree[2], 
   const OverlapRegion& region = c.overlap;
   if (target_tree == 0)
     return target_is_leaf ? scan_test_list<true, true, kPrune>(hit, target_model, test_model, target_centre,
-                                                               target_radius, rotation, offset, region, out)
+                                                               target_radius, rotation, offset, region, rotated, out)
                           : scan_test_list<true, false, kPrune>(hit, target_model, test_model, target_centre,
-                                                                target_radius, rotation, offset, region, out);
+                                                                target_radius, rotation, offset, region, rotated, out);
   return target_is_leaf ? scan_test_list<false, true, kPrune>(hit, target_model, test_model, target_centre,
-                                                              target_radius, rotation, offset, region, out)
+                                                              target_radius, rotation, offset, region, rotated, out)
                         : scan_test_list<false, false, kPrune>(hit, target_model, test_model, target_centre,
-                                                               target_radius, rotation, offset, region, out);
+                                                               target_radius, rotation, offset, region, rotated, out);
 }
 
 /// scan_hit_as, pruning or not: one well-predicted branch a hit.
 ScanResult scan_hit(const Collision& c, const CollisionModel* const tree[2], const SphereHit& hit, bool prune,
-                    SphereHit* out) {
-  return prune ? scan_hit_as<true>(c, tree, hit, out) : scan_hit_as<false>(c, tree, hit, out);
+                    RotatedTestList& rotated, SphereHit* out) {
+  return prune ? scan_hit_as<true>(c, tree, hit, rotated, out) : scan_hit_as<false>(c, tree, hit, rotated, out);
 }
 
 }  // namespace
 
-ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, SphereHit* out) {
+ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, RotatedTestList& rotated, SphereHit* out) {
   const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
   const ModelId target_id = hit.target_tree == 0 ? c.model_a : c.model_b;
   const ModelId test_id = hit.target_tree == 0 ? c.model_b : c.model_a;
   TreeGrower* const target_grower = growers_[target_id].get();
   TreeGrower* const test_grower = growers_[test_id].get();
-  if (target_grower == nullptr && test_grower == nullptr) return scan_hit(c, tree, hit, prune_, out);
+  if (target_grower == nullptr && test_grower == nullptr) return scan_hit(c, tree, hit, prune_, rotated, out);
 
   // On-demand trees (001). A target that is not a leaf hands its children to the new hits
   // as their test list: they must exist before the scan copies them. A target pruned to the
@@ -377,7 +419,7 @@ ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, SphereHit
   if (prune_ && !target_meets_region(c, models_[target_id], hit)) return {};
   const bool target_is_leaf = models_[target_id].is_leaf(hit.target);
   if (!target_is_leaf) growable(target_id).use_children(hit.target);
-  const ScanResult result = scan_hit(c, tree, hit, prune_, out);
+  const ScanResult result = scan_hit(c, tree, hit, prune_, rotated, out);
   if (target_is_leaf) {
     // Each hit member hands its children to its new hit: grow those not built (their hit
     // still holds the member, first_child of a node not grown being itself), only for the
@@ -398,9 +440,9 @@ ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, SphereHit
 }
 
 void NarrowPhase::restart_at_roots(Collision& c) {
-  c.hits_begin = c.cursor = static_cast<std::uint32_t>(hit_pool_.size());
-  hit_pool_.push_back({0, 0, 1, 0});
-  c.hits_end = c.next_begin = c.next_end = static_cast<std::uint32_t>(hit_pool_.size());
+  c.hits_begin = c.cursor = pool_end_;
+  push_hit({0, 0, 1, 0});
+  c.hits_end = c.next_begin = c.next_end = pool_end_;
   c.levels_done = 0;
   c.tested_any = false;
   c.witness = WitnessState::failed;
@@ -461,9 +503,9 @@ void NarrowPhase::step_witness(Collision& c, Budget& budget) {
       const CollisionModel& split_model = split == 0 ? ma : mb;
       const SphereHit below{split == 0 ? p.node_b : p.node_a, split_model.first_child[from],
                             static_cast<std::uint16_t>(split_model.child_count[from]), static_cast<std::uint8_t>(1 - split)};
-      c.hits_begin = c.cursor = static_cast<std::uint32_t>(hit_pool_.size());
-      hit_pool_.push_back(below);
-      c.hits_end = c.next_begin = c.next_end = static_cast<std::uint32_t>(hit_pool_.size());
+      c.hits_begin = c.cursor = pool_end_;
+      push_hit(below);
+      c.hits_end = c.next_begin = c.next_end = pool_end_;
       c.witness = WitnessState::below;
       c.tested_any = true;  // the pair is on the frontier now (gap_estimate, contact_pairs)
       return;
@@ -487,29 +529,53 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
     return c.status;
   }
 
-  while (c.cursor < c.hits_end) {
-    if (budget.exhausted()) return CollisionStatus::needs_more_work;
-    const SphereHit hit = hit_pool_[c.cursor++];
-    // Room for every member to hit, at the end of this collision's next run.
+  if (c.cursor < c.hits_end && !budget.exhausted()) {
+    // Everything a hit needs that does not change during a step is looked up once: the two
+    // trees, whether either grows on demand, pruning. The budget is asked before each hit,
+    // as ever; the counts are summed here and stored once.
+    const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
+    const bool grows = growers_[c.model_a] != nullptr || growers_[c.model_b] != nullptr;
+    const bool prune = prune_;
+    // Room for every member of every hit left to hit, at the end of this collision's next
+    // run: one check a step rather than one a hit (only this collision appends meanwhile).
     open_next_run(c);
-    const std::size_t run_end = hit_pool_.size();
-    hit_pool_.resize(run_end + hit.test_count);
-    const ScanResult result = scan(c, hit, hit_pool_.data() + run_end);
-    hit_pool_.resize(run_end + result.appended);
-    c.next_end += result.appended;
-    c.tested_any = c.tested_any || result.appended > 0 || result.leaf_pair;
-    c.sphere_tests += result.tests;
-    sphere_tests_ += result.tests;
-    overlap_checks_ += prune_ ? std::int64_t{result.scanned} + 1 : 0;
-    budget.spend(result.tests);
-    if (result.leaf_pair) {
-      // Outcome 1: two leaves intersect; the collision is real. The scan stopped at them.
-      const std::uint32_t member = hit.test_begin + result.scanned - 1;
-      c.leaf_pair = hit.target_tree == 0 ? SpherePair{hit.target, member} : SpherePair{member, hit.target};
-      c.status = CollisionStatus::colliding;
-      return c.status;
+    std::size_t room = 0;
+    for (std::uint32_t i = c.cursor; i < c.hits_end; ++i) room += hit_pool_[i].test_count;
+    pool_room(room);
+    SphereHit* const pool = hit_pool_.data();
+    std::size_t run_end = pool_end_;
+    RotatedTestList rotated;
+    std::int64_t tests = 0;
+    std::int64_t overlap_checks = 0;
+    bool tested_any = c.tested_any;
+    std::uint32_t cursor = c.cursor;
+    for (;;) {
+      const SphereHit hit = pool[cursor++];
+      const ScanResult result =
+          grows ? scan(c, hit, rotated, pool + run_end) : scan_hit(c, tree, hit, prune, rotated, pool + run_end);
+      run_end += result.appended;
+      tested_any = tested_any || result.appended > 0 || result.leaf_pair;
+      tests += result.tests;
+      overlap_checks += prune ? std::int64_t{result.scanned} + 1 : 0;
+      budget.spend(result.tests);
+      if (result.leaf_pair) {
+        // Outcome 1: two leaves intersect; the collision is real. The scan stopped at them.
+        const std::uint32_t member = hit.test_begin + result.scanned - 1;
+        c.leaf_pair = hit.target_tree == 0 ? SpherePair{hit.target, member} : SpherePair{member, hit.target};
+        c.status = CollisionStatus::colliding;
+        break;
+      }
+      if (cursor == c.hits_end || budget.exhausted()) break;
     }
+    pool_end_ = static_cast<std::uint32_t>(run_end);
+    c.cursor = cursor;
+    c.next_end = static_cast<std::uint32_t>(run_end);
+    c.tested_any = tested_any;
+    c.sphere_tests += tests;
+    sphere_tests_ += tests;
+    overlap_checks_ += overlap_checks;
   }
+  if (c.status != CollisionStatus::needs_more_work || c.cursor < c.hits_end) return c.status;
 
   // The level is done.
   if (c.next_begin == c.next_end) {
@@ -595,12 +661,13 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
   // The descent's own scan, run to the end: hits go on the stack; a leaf-leaf pair is
   // recorded and the rest of its test list goes on the stack to be scanned next, so every
   // intersecting leaf pair is found, in the order a scan past the pair would find them.
+  RotatedTestList rotated;
   while (!stack.empty() && out.size() < max_pairs) {
     const SphereHit hit = stack.back();
     stack.pop_back();
     const std::size_t base = stack.size();
     stack.resize(base + hit.test_count);
-    const ScanResult result = scan(c, hit, stack.data() + base);
+    const ScanResult result = scan(c, hit, rotated, stack.data() + base);
     stack.resize(base + result.appended);
     tests += result.tests;
     if (!result.leaf_pair) continue;

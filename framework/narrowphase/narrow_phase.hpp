@@ -16,6 +16,8 @@
 
 namespace fovea {
 
+struct RotatedTestList;  // narrow_phase.cpp: scratch of the descent's scans
+
 /// The 3D gap bound of a collision and the points it comes from, world space: what the
 /// perception model needs to place and weigh the collision (004 section 3.4.2).
 struct GapEstimate {
@@ -183,7 +185,16 @@ class NarrowPhase {
   std::vector<PairSlot> by_pair_;         // sorted by pair
   std::vector<PairSlot> by_pair_scratch_; // the next by_pair_, swapped in
   std::vector<std::uint32_t> order_;      // slots, in by_pair_ order
-  std::vector<SphereHit> hit_pool_;       // every collision's hits this frame
+  // Every collision's hits this frame: [0, pool_end_). The rest is room, each hit written
+  // before it is read: a step scans straight into it, with no resize a hit (step()).
+  std::vector<SphereHit> hit_pool_;
+  std::uint32_t pool_end_ = 0;
+  /// Room for `n` hits past pool_end_ (the pool grows by doubling; pointers into it may move).
+  SphereHit* pool_room(std::size_t n);
+  void push_hit(SphereHit hit) {
+    *pool_room(1) = hit;
+    ++pool_end_;
+  }
 
   /// The chain down to last frame's deepest pair, then the first level below it (step()).
   void step_witness(Collision& c, Budget& budget);
@@ -194,7 +205,8 @@ class NarrowPhase {
   void open_next_run(Collision& c);
   /// The descent's scan of one hit (scan_hit in narrow_phase.cpp), growing on-demand trees
   /// where the hit's target or the new hits' test lists need children not built yet.
-  ScanResult scan(const Collision& c, const SphereHit& hit, SphereHit* out);
+  /// `rotated`: b's centres of the last test list scanned for collision `c`.
+  ScanResult scan(const Collision& c, const SphereHit& hit, RotatedTestList& rotated, SphereHit* out);
   /// What growing trees released with their models did since take_growth_stats(): their
   /// nodes count as evicted.
   TreeGrowthStats released_growth_;
