@@ -68,7 +68,8 @@ class RegionSweepAndPrune {
   /// As SweepAndPrune::remove: out at the next update, its id reusable after it.
   void remove(ProxyId id);
   /// The proxy's box for the next update. Same errors as add(), std::out_of_range for an
-  /// unknown id.
+  /// unknown id. It writes the proxy's own slot only: threads may set different proxies'
+  /// boxes at once (the world does, docs/scale.md), never alongside add, remove or update.
   void set_box(ProxyId id, const Aabb& box) {
     if (!is_live(id)) throw_unknown(id);
     check_box(id, box);

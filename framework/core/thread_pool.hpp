@@ -57,8 +57,10 @@ class ThreadPool {
   std::size_t chunk_count(std::size_t count, std::size_t min_chunk) const {
     if (size() == 1 || count == 0) return count > 0 ? 1 : 0;
     const std::size_t by_size = count / std::max<std::size_t>(min_chunk, 1);
-    return std::clamp<std::size_t>(by_size, 1, static_cast<std::size_t>(size()) * 4);
+    return std::clamp<std::size_t>(by_size, 1, max_chunk_count());
   }
+  /// The most chunks chunk_count() ever gives: scratch per chunk can be made once, up front.
+  std::size_t max_chunk_count() const { return size() == 1 ? 1 : static_cast<std::size_t>(size()) * 4; }
 
  private:
   using Erased = void (*)(const void* context, std::size_t i);

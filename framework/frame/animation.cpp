@@ -283,13 +283,11 @@ void Animation::integrate_phase() {
 void Animation::broad_phase(FrameStats& stats) {
   // 004 section 3.2: every moving entity's box (computed on the threads), then the sweep
   // and prune, region by region (docs/broadphase.md, "Regions"), the regions on the threads.
-  boxes_.resize(entities_.size());
+  // set_box writes its own proxy's slot only, so the entities can be split over threads.
   pool_->for_ranges(entities_.size(), kEntitiesPerTask, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t id = begin; id < end; ++id)
-      if (!entities_[id].is_static) boxes_[id] = bounds_of(static_cast<EntityId>(id));
+    for (auto id = static_cast<EntityId>(begin); id < end; ++id)
+      if (!entities_[id].is_static) broadphase_.set_box(id, bounds_of(id));
   });
-  for (EntityId id = 0; id < entities_.size(); ++id)
-    if (!entities_[id].is_static) broadphase_.set_box(id, boxes_[id]);
   broadphase_.update(pool_.get());
   stats.pairs = static_cast<std::int64_t>(broadphase_.pairs().size());
   stats.pairs_started = static_cast<std::int64_t>(broadphase_.pairs().started().size());

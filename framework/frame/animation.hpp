@@ -231,7 +231,6 @@ class Animation {
   /// The threads of settings_.threads, for the phases that split their work
   /// (docs/scale.md, "Threads").
   std::unique_ptr<ThreadPool> pool_;
-  std::vector<Aabb> boxes_;  ///< broad_phase()'s scratch: the moving entities' boxes, by EntityId
 };
 
 }  // namespace fovea

@@ -149,6 +149,14 @@ class NarrowPhase {
   /// Not const: finishing a descent may grow on-demand trees.
   std::int64_t contact_pairs(std::uint32_t slot, std::size_t max_pairs, std::vector<SphereHit>& stack,
                              std::vector<SpherePair>& out);
+  /// Whether contact_pairs(slot) only reads (an interrupted or never-tested collision: its
+  /// frontier as it is, no test): such calls may run on several threads at once, with no
+  /// other call into the narrow phase alongside.
+  bool contact_pairs_read_only(std::uint32_t slot) const {
+    const Collision& c = collisions_[slot];
+    const bool redescend = c.witness == WitnessState::below && !c.interrupted;
+    return !redescend && (!c.tested_any || c.interrupted);
+  }
 
   /// Slots of all collisions, in list order (ascending entity pair).
   std::span<const std::uint32_t> order() const { return order_; }

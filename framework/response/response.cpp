@@ -13,9 +13,7 @@ Response::Response(const ResponseSettings& settings, const Aabb& box, double tim
     : settings_(settings), walls_(box_walls(box)) {
   // Scratch sized for a busy collision up front, so that frames rarely grow it.
   const auto max_pairs = static_cast<std::size_t>(settings.max_pairs_per_collision);
-  pairs_.reserve(max_pairs + 256);
   candidates_.reserve(max_pairs + 256);
-  hit_stack_.reserve(1024);
   node_stack_.reserve(256);
   solver_settings_.kind = settings.solver;
   solver_settings_.iterations = settings.iterations;
@@ -34,13 +32,14 @@ const Response::CachedManifold* Response::cached(std::uint32_t body_a, std::uint
   return it == cache_.end() || it->key != key ? nullptr : &*it;
 }
 
-void Response::add_manifold(std::uint32_t body_a, std::uint32_t body_b) {
+ContactManifold Response::manifold_of(std::uint32_t body_a, std::uint32_t body_b,
+                                     std::span<const ContactCandidate> candidates) const {
   const CachedManifold* last = cached(body_a, body_b);
   std::array<std::uint64_t, ContactManifold::kMaxPoints> kept{};
   std::size_t kept_count = 0;
   if (last != nullptr)
     for (int k = 0; k < last->point_count; ++k) kept[kept_count++] = last->points[static_cast<std::size_t>(k)].feature;
-  ContactManifold m = combine_contacts(candidates_, body_a, body_b, std::span(kept.data(), kept_count));
+  ContactManifold m = combine_contacts(candidates, body_a, body_b, std::span(kept.data(), kept_count));
   // Last frame's impulses at the same features: the warm start. What last frame's points
   // that are gone carried is shared evenly by the new points, so a contact keeps carrying
   // its load (in a pile, the weight above) while its points hop between leaf spheres.
@@ -74,7 +73,27 @@ void Response::add_manifold(std::uint32_t body_a, std::uint32_t body_b) {
           m.points[static_cast<std::size_t>(i)].friction_impulse_ns = orphan_friction / static_cast<double>(unmatched);
         }
   }
-  manifolds_.push_back(m);
+  return m;
+}
+
+void Response::entity_candidates(const NarrowPhase& narrowphase, const Collision& c, std::span<const EntityState> states,
+                                 std::span<const SpherePair> pairs, std::vector<ContactCandidate>& out) const {
+  const CollisionModel& ma = narrowphase.model(c.model_a);
+  const CollisionModel& mb = narrowphase.model(c.model_b);
+  const EntityState& sa = states[c.a];
+  const EntityState& sb = states[c.b];
+  const Mat3& ra = rotation_[c.a];
+  const Mat3& rb = rotation_[c.b];
+  out.clear();
+  for (const SpherePair& p : pairs) {
+    SpherePairContact pair;
+    pair.centre_a_m = sa.position_m + ra * ma.spheres[p.node_a].centre_m;
+    pair.radius_a_m = ma.spheres[p.node_a].radius_m;
+    pair.centre_b_m = sb.position_m + rb * mb.spheres[p.node_b].centre_m;
+    pair.radius_b_m = mb.spheres[p.node_b].radius_m;
+    pair.feature = key_of(p.node_a, p.node_b);
+    out.push_back(contact_of(pair));
+  }
 }
 
 void Response::touch(std::uint32_t id, const Entity& e, const EntityState& s) {
@@ -134,36 +153,58 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
   reach_by_model_m_.assign(narrowphase.models().size(), std::numeric_limits<double>::quiet_NaN());
 
   manifolds_.clear();
-  reserve_geometric(manifolds_, narrowphase.size() + entities.size() / 8);
-  // Entity pairs: one manifold per collision treated as colliding (004 section 3.5).
+  reserve_geometric(manifolds_, narrowphase.size() + entities.size());  // room for every entity on a wall
+  // Entity pairs: one manifold per collision treated as colliding (004 section 3.5), in
+  // list order. Their bodies first, on this thread (two collisions may share an entity).
+  contact_slots_.clear();
+  reserve_geometric(contact_slots_, narrowphase.size());
   if (settings_.entity_contacts) {
-    const auto max_pairs = static_cast<std::size_t>(settings_.max_pairs_per_collision);
     for (const std::uint32_t slot : narrowphase.order()) {
       const Collision& c = narrowphase.collision(slot);
       if (c.status != CollisionStatus::colliding) continue;
       if (entities[c.a].is_static && entities[c.b].is_static) continue;
-      stats.contact_tests += narrowphase.contact_pairs(slot, max_pairs, hit_stack_, pairs_);
+      contact_slots_.push_back(slot);
       touch(c.a, entities[c.a], states[c.a]);
       touch(c.b, entities[c.b], states[c.b]);
-      const CollisionModel& ma = narrowphase.model(c.model_a);
-      const CollisionModel& mb = narrowphase.model(c.model_b);
-      const EntityState& sa = states[c.a];
-      const EntityState& sb = states[c.b];
-      const Mat3& ra = rotation_[c.a];
-      const Mat3& rb = rotation_[c.b];
-      candidates_.clear();
-      for (const SpherePair& p : pairs_) {
-        SpherePairContact pair;
-        pair.centre_a_m = sa.position_m + ra * ma.spheres[p.node_a].centre_m;
-        pair.radius_a_m = ma.spheres[p.node_a].radius_m;
-        pair.centre_b_m = sb.position_m + rb * mb.spheres[p.node_b].centre_m;
-        pair.radius_b_m = mb.spheres[p.node_b].radius_m;
-        pair.feature = key_of(p.node_a, p.node_b);
-        candidates_.push_back(contact_of(pair));
-      }
-      add_manifold(c.a, c.b);
     }
   }
+  // Then the contact pairs and the manifolds. A collision whose pairs take more tests (a
+  // resolved one, finished below where its descent stopped) is done on this thread: the
+  // tests may grow on-demand trees and use the narrow phase's own buffers. The others (most,
+  // under a tight budget: interrupted and repulsed) only read their frontier, and are split
+  // over the threads; each manifold goes to its collision's place in the list.
+  manifolds_.resize(contact_slots_.size());
+  const auto max_pairs = static_cast<std::size_t>(settings_.max_pairs_per_collision);
+  const auto manifold_at = [&](std::size_t j, ContactScratch& scratch) {
+    const std::uint32_t slot = contact_slots_[j];
+    const std::int64_t tests = narrowphase.contact_pairs(slot, max_pairs, scratch.stack, scratch.pairs);
+    const Collision& c = narrowphase.collision(slot);
+    entity_candidates(narrowphase, c, states, scratch.pairs, scratch.candidates);
+    manifolds_[j] = manifold_of(c.a, c.b, scratch.candidates);
+    return tests;
+  };
+  // Scratch for as many tasks as the pool ever makes, made once: a frame with more
+  // contacts than any before must not allocate for a new task's scratch.
+  const std::size_t most_tasks = pool != nullptr ? pool->max_chunk_count() : 1;
+  while (contact_scratch_.size() < most_tasks) {
+    ContactScratch& scratch = contact_scratch_.emplace_back();
+    scratch.pairs.reserve(max_pairs + 256);
+    scratch.candidates.reserve(max_pairs + 256);
+    scratch.stack.reserve(1024);
+  }
+  if (scratch_.size() < most_tasks) scratch_.resize(most_tasks);
+  for (std::size_t j = 0; j < contact_slots_.size(); ++j)
+    if (!narrowphase.contact_pairs_read_only(contact_slots_[j])) stats.contact_tests += manifold_at(j, contact_scratch_[0]);
+  const std::size_t tasks = pool != nullptr ? pool->chunk_count(contact_slots_.size(), 256) : 1;
+  const auto read_only_range = [&](std::size_t task, std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j)
+      if (narrowphase.contact_pairs_read_only(contact_slots_[j])) manifold_at(j, contact_scratch_[task]);  // no tests
+  };
+  const std::size_t count = contact_slots_.size();
+  if (tasks > 1)
+    pool->run(tasks, [&](std::size_t t) { read_only_range(t, count * t / tasks, count * (t + 1) / tasks); });
+  else
+    read_only_range(0, 0, count);
   // The walls, for every dynamic entity. Most are far from all six: an entity whose centre
   // is farther from a wall than any of its leaf spheres reaches is passed over without a
   // look at its tree (the walk's own root test, below, would reject it; the margin keeps
@@ -179,7 +220,7 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
       plane_contacts(narrowphase.growable(entities[i].model), states[i], walls_[w], node_stack_, candidates_);
       if (candidates_.empty()) continue;
       touch(i, entities[i], states[i]);
-      add_manifold(entity_count + w, i);
+      manifolds_.push_back(manifold_of(entity_count + w, i, candidates_));
       ++stats.wall_contacts;
     }
   }

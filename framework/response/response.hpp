@@ -83,9 +83,19 @@ class Response {
   static std::uint64_t key_of(std::uint32_t first, std::uint32_t second) { return std::uint64_t{first} << 32 | second; }
   /// Last frame's manifold of the same two bodies, or null.
   const CachedManifold* cached(std::uint32_t body_a, std::uint32_t body_b) const;
-  /// The manifold of candidates_, with last frame's impulses of the same two bodies as the
+  /// The manifold of `candidates`, with last frame's impulses of the same two bodies as the
   /// warm start.
-  void add_manifold(std::uint32_t body_a, std::uint32_t body_b);
+  ContactManifold manifold_of(std::uint32_t body_a, std::uint32_t body_b,
+                              std::span<const ContactCandidate> candidates) const;
+  /// The contact candidates of collision `c`'s sphere pairs, at the touched bodies' poses.
+  void entity_candidates(const NarrowPhase& narrowphase, const Collision& c, std::span<const EntityState> states,
+                         std::span<const SpherePair> pairs, std::vector<ContactCandidate>& out) const;
+  /// A task's scratch for the entity pairs' contacts.
+  struct ContactScratch {
+    std::vector<SpherePair> pairs;
+    std::vector<SphereHit> stack;
+    std::vector<ContactCandidate> candidates;
+  };
 
   /// Builds entity `id`'s body (and its rotation) the first time this frame a contact needs it.
   void touch(std::uint32_t id, const Entity& entity, const EntityState& state);
@@ -126,9 +136,9 @@ class Response {
   std::vector<ContactManifold> manifolds_;
   std::vector<CachedManifold> cache_;       ///< last frame's manifolds, sorted by key
   std::vector<CachedManifold> cache_next_;  ///< this frame's, swapped in
-  std::vector<ContactCandidate> candidates_;
-  std::vector<SpherePair> pairs_;
-  std::vector<SphereHit> hit_stack_;
+  std::vector<ContactCandidate> candidates_;  ///< the walls'
+  std::vector<std::uint32_t> contact_slots_;   ///< collisions with an entity manifold, in list order
+  std::vector<ContactScratch> contact_scratch_;  ///< one per task
   std::vector<std::uint32_t> node_stack_;
 };
 
