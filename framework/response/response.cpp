@@ -208,14 +208,34 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
   // The walls, for every dynamic entity. Most are far from all six: an entity whose centre
   // is farther from a wall than any of its leaf spheres reaches is passed over without a
   // look at its tree (the walk's own root test, below, would reject it; the margin keeps
-  // rounding from ever skipping an entity that test would take).
-  for (std::uint32_t i = 0; i < entity_count; ++i) {
-    if (entities[i].is_static) continue;
-    const double reach_m = reach_of(narrowphase, entities[i].model);
-    const double margin_m = 1e-9 * (1.0 + std::abs(reach_m));
-    for (std::uint32_t w = 0; w < walls_.size(); ++w) {
-      const double height_m = glm::dot(walls_[w].normal, states[i].position_m) - walls_[w].offset_m;
-      if (height_m > reach_m + margin_m) continue;
+  // rounding from ever skipping an entity that test would take). That scan reads only, and
+  // is split over the threads; the walks (which may grow on-demand trees) follow on this
+  // thread, entity by entity and wall by wall as before.
+  for (ModelId m = 0; m < reach_by_model_m_.size(); ++m) reach_of(narrowphase, m);
+  const std::size_t wall_tasks = pool != nullptr ? pool->chunk_count(entity_count, 4096) : 1;
+  if (near_walls_.size() < wall_tasks) near_walls_.resize(wall_tasks);
+  const auto scan_walls = [&](std::size_t task, std::size_t begin, std::size_t end) {
+    std::vector<std::uint64_t>& near = near_walls_[task];
+    near.clear();
+    for (std::size_t i = begin; i < end; ++i) {
+      if (entities[i].is_static) continue;
+      const double reach_m = reach_by_model_m_[entities[i].model];
+      const double margin_m = 1e-9 * (1.0 + std::abs(reach_m));
+      for (std::uint32_t w = 0; w < walls_.size(); ++w) {
+        const double height_m = glm::dot(walls_[w].normal, states[i].position_m) - walls_[w].offset_m;
+        if (height_m <= reach_m + margin_m) near.push_back(std::uint64_t{i} << 32 | w);
+      }
+    }
+  };
+  if (wall_tasks > 1)
+    pool->run(wall_tasks,
+              [&](std::size_t t) { scan_walls(t, entity_count * t / wall_tasks, entity_count * (t + 1) / wall_tasks); });
+  else
+    scan_walls(0, 0, entity_count);
+  for (std::size_t t = 0; t < wall_tasks; ++t)
+    for (const std::uint64_t near : near_walls_[t]) {
+      const auto i = static_cast<std::uint32_t>(near >> 32);
+      const auto w = static_cast<std::uint32_t>(near & 0xffffffffu);
       candidates_.clear();
       plane_contacts(narrowphase.growable(entities[i].model), states[i], walls_[w], node_stack_, candidates_);
       if (candidates_.empty()) continue;
@@ -223,7 +243,6 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
       manifolds_.push_back(manifold_of(entity_count + w, i, candidates_));
       ++stats.wall_contacts;
     }
-  }
   stats.contacts = static_cast<std::int64_t>(manifolds_.size());
 
   // One solve over all of them, from the same state (004 section 4), island by island.

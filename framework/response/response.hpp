@@ -138,6 +138,7 @@ class Response {
   std::vector<CachedManifold> cache_next_;  ///< this frame's, swapped in
   std::vector<ContactCandidate> candidates_;  ///< the walls'
   std::vector<std::uint32_t> contact_slots_;   ///< collisions with an entity manifold, in list order
+  std::vector<std::vector<std::uint64_t>> near_walls_;  ///< by task: entity << 32 | wall, within reach
   std::vector<ContactScratch> contact_scratch_;  ///< one per task
   std::vector<std::uint32_t> node_stack_;
 };
