@@ -311,7 +311,9 @@ ImpulseSolverStats Response::solve_islands(std::span<const Entity> entities, std
 
   reserve_geometric(island_stats_, island_count);
   island_stats_.assign(island_count, ImpulseSolverStats{});
-  const std::size_t tasks = pool != nullptr ? pool->chunk_count(island_count, 8) : (island_count > 0 ? 1 : 0);
+  // At least 64 islands a task: most are a pair or two and take microseconds, and waking a
+  // thread costs about as much as a few dozen of them.
+  const std::size_t tasks = pool != nullptr ? pool->chunk_count(island_count, 64) : (island_count > 0 ? 1 : 0);
   if (scratch_.size() < tasks) scratch_.resize(tasks);
   const auto solve_range = [&](std::size_t task, std::size_t begin, std::size_t end) {
     for (std::size_t island = begin; island < end; ++island)
