@@ -99,7 +99,6 @@ void Response::entity_candidates(const NarrowPhase& narrowphase, const Collision
 void Response::touch(std::uint32_t id, const Entity& e, const EntityState& s) {
   if (body_frame_[id] == frame_) return;
   body_frame_[id] = frame_;
-  island_parent_[id] = id;
   RigidBody& b = bodies_[id];
   b.position_m = s.position_m;
   b.linear_velocity_mps = s.linear_velocity_mps;
@@ -138,7 +137,6 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
   if (bodies_.size() != body_count) {
     bodies_.resize(body_count);
     body_frame_.resize(body_count, 0);
-    island_parent_.resize(body_count);
   }
   rotation_.resize(entities.size());
   for (std::size_t w = 0; w < walls_.size(); ++w) {
@@ -148,7 +146,6 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
     b.restitution = settings_.walls.restitution;
     b.friction = settings_.walls.friction;
     body_frame_[body] = frame_;
-    island_parent_[body] = static_cast<std::uint32_t>(body);
   }
   reach_by_model_m_.assign(narrowphase.models().size(), std::numeric_limits<double>::quiet_NaN());
 
@@ -192,7 +189,6 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
     scratch.candidates.reserve(max_pairs + 256);
     scratch.stack.reserve(1024);
   }
-  if (scratch_.size() < most_tasks) scratch_.resize(most_tasks);
   for (std::size_t j = 0; j < contact_slots_.size(); ++j)
     if (!narrowphase.contact_pairs_read_only(contact_slots_[j])) stats.contact_tests += manifold_at(j, contact_scratch_[0]);
   const std::size_t tasks = pool != nullptr ? pool->chunk_count(contact_slots_.size(), 256) : 1;
@@ -245,8 +241,15 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
     }
   stats.contacts = static_cast<std::int64_t>(manifolds_.size());
 
-  // One solve over all of them, from the same state (004 section 4), island by island.
-  const ImpulseSolverStats solved = solve_islands(entities, states, correction_m, pool);
+  // One solve over all of them, from the same state (004 section 4), island by island (on
+  // the threads), and the dynamic entities' new velocities back to the world.
+  const ImpulseSolverStats solved = islands_.solve(bodies_, manifolds_, solver_settings_, correction_m, pool);
+  for (const ContactManifold& m : manifolds_)
+    for (const std::uint32_t body : {m.body_a, m.body_b}) {
+      if (body >= entity_count || entities[body].is_static) continue;
+      states[body].linear_velocity_mps = bodies_[body].linear_velocity_mps;
+      states[body].angular_velocity_radps = bodies_[body].angular_velocity_radps;
+    }
   stats.contact_points = solved.contact_points;
   stats.energy_change_j = solved.energy_change_j;
   stats.bounces_limited = solved.bounces_limited;
@@ -271,122 +274,6 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
             [](const CachedManifold& x, const CachedManifold& y) { return x.key < y.key; });
   cache_.swap(cache_next_);
   return stats;
-}
-
-ImpulseSolverStats Response::solve_islands(std::span<const Entity> entities, std::span<EntityState> states,
-                                           std::span<Vec3> correction_m, ThreadPool* pool) {
-  // Islands as the whole solve finds them (ImpulseSolver::find_islands): dynamic bodies
-  // joined by manifolds, each rooted at its smallest body index. A manifold belongs to the
-  // island of its dynamic body (it has at least one: static pairs and walls against static
-  // entities make none).
-  const auto find_root = [&](std::uint32_t i) {
-    while (island_parent_[i] != i) {
-      island_parent_[i] = island_parent_[island_parent_[i]];
-      i = island_parent_[i];
-    }
-    return i;
-  };
-  const auto is_dynamic = [&](std::uint32_t body) { return bodies_[body].inverse_mass_per_kg > 0; };
-  for (const ContactManifold& m : manifolds_) {
-    if (!is_dynamic(m.body_a) || !is_dynamic(m.body_b)) continue;
-    const std::uint32_t ra = find_root(m.body_a), rb = find_root(m.body_b);
-    if (ra != rb) island_parent_[std::max(ra, rb)] = std::min(ra, rb);
-  }
-  island_keys_.clear();
-  reserve_geometric(island_keys_, manifolds_.size());
-  for (std::size_t mi = 0; mi < manifolds_.size(); ++mi) {
-    const ContactManifold& m = manifolds_[mi];
-    const std::uint32_t root = find_root(is_dynamic(m.body_a) ? m.body_a : m.body_b);
-    island_keys_.push_back(std::uint64_t{root} << 32 | mi);
-  }
-  // By island root, the manifolds of each island in their order: the order the whole solve
-  // visits them in.
-  std::sort(island_keys_.begin(), island_keys_.end());
-  island_start_.clear();
-  reserve_geometric(island_start_, island_keys_.size() + 1);
-  for (std::size_t k = 0; k < island_keys_.size(); ++k)
-    if (k == 0 || island_keys_[k] >> 32 != island_keys_[k - 1] >> 32) island_start_.push_back(static_cast<std::uint32_t>(k));
-  const std::size_t island_count = island_start_.size();
-  island_start_.push_back(static_cast<std::uint32_t>(island_keys_.size()));
-
-  reserve_geometric(island_stats_, island_count);
-  island_stats_.assign(island_count, ImpulseSolverStats{});
-  // At least 64 islands a task: most are a pair or two and take microseconds, and waking a
-  // thread costs about as much as a few dozen of them.
-  const std::size_t tasks = pool != nullptr ? pool->chunk_count(island_count, 64) : (island_count > 0 ? 1 : 0);
-  if (scratch_.size() < tasks) scratch_.resize(tasks);
-  const auto solve_range = [&](std::size_t task, std::size_t begin, std::size_t end) {
-    for (std::size_t island = begin; island < end; ++island)
-      solve_island(island, entities, states, correction_m, scratch_[task]);
-  };
-  if (pool != nullptr && tasks > 1)
-    pool->run(tasks, [&](std::size_t t) { solve_range(t, island_count * t / tasks, island_count * (t + 1) / tasks); });
-  else if (tasks > 0)
-    solve_range(0, 0, island_count);
-
-  // The sums in the whole solve's order: islands by root, the bounces' energy of those
-  // whose compression held first, then the energy of those scaled back (each island adds to
-  // exactly one of the two).
-  ImpulseSolverStats total;
-  for (const ImpulseSolverStats& s : island_stats_) {
-    total.contact_points += s.contact_points;
-    total.approaching_points += s.approaching_points;
-    total.bouncing_points += s.bouncing_points;
-    total.warm_started_points += s.warm_started_points;
-    total.bounces_limited += s.bounces_limited;
-    total.compressions_limited += s.compressions_limited;
-    if (s.compressions_limited == 0) total.energy_change_j += s.energy_change_j;
-  }
-  for (const ImpulseSolverStats& s : island_stats_)
-    if (s.compressions_limited > 0) total.energy_change_j += s.energy_change_j;
-  return total;
-}
-
-void Response::solve_island(std::size_t island, std::span<const Entity> entities, std::span<EntityState> states,
-                            std::span<Vec3> correction_m, IslandScratch& scratch) {
-  const std::span<const std::uint64_t> keys(island_keys_.data() + island_start_[island],
-                                            island_start_[island + 1] - island_start_[island]);
-  // The island's bodies in ascending order, and its static ones (walls, static entities)
-  // as copies of their own: the same relative order as in the whole solve, so every sum
-  // over bodies runs in the same order.
-  scratch.body_ids.clear();
-  for (const std::uint64_t key : keys) {
-    const ContactManifold& m = manifolds_[static_cast<std::uint32_t>(key)];
-    scratch.body_ids.push_back(m.body_a);
-    scratch.body_ids.push_back(m.body_b);
-  }
-  std::sort(scratch.body_ids.begin(), scratch.body_ids.end());
-  scratch.body_ids.erase(std::unique(scratch.body_ids.begin(), scratch.body_ids.end()), scratch.body_ids.end());
-  const auto local = [&](std::uint32_t body) {
-    return static_cast<std::uint32_t>(std::lower_bound(scratch.body_ids.begin(), scratch.body_ids.end(), body) -
-                                      scratch.body_ids.begin());
-  };
-  scratch.bodies.clear();
-  for (const std::uint32_t body : scratch.body_ids) scratch.bodies.push_back(bodies_[body]);
-  scratch.manifolds.clear();
-  for (const std::uint64_t key : keys) {
-    ContactManifold m = manifolds_[static_cast<std::uint32_t>(key)];
-    m.body_a = local(m.body_a);
-    m.body_b = local(m.body_b);
-    scratch.manifolds.push_back(m);
-  }
-  reserve_geometric(scratch.corrections, scratch.bodies.size());
-  scratch.corrections.assign(scratch.bodies.size(), Vec3(0.0));
-  island_stats_[island] = scratch.solver.solve(scratch.bodies, scratch.manifolds, solver_settings_, scratch.corrections);
-
-  // Back: the impulses to the frame's manifolds (the next warm start), the dynamic
-  // entities' velocities and corrections to the world.
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    ContactManifold& m = manifolds_[static_cast<std::uint32_t>(keys[k])];
-    m.points = scratch.manifolds[k].points;
-  }
-  for (std::size_t j = 0; j < scratch.body_ids.size(); ++j) {
-    const std::uint32_t id = scratch.body_ids[j];
-    if (id >= entities.size() || entities[id].is_static) continue;
-    states[id].linear_velocity_mps = scratch.bodies[j].linear_velocity_mps;
-    states[id].angular_velocity_radps = scratch.bodies[j].angular_velocity_radps;
-    correction_m[id] += scratch.corrections[j];
-  }
 }
 
 }  // namespace fovea

@@ -8,6 +8,7 @@
 #include "narrowphase/narrow_phase.hpp"
 #include "response/contact.hpp"
 #include "response/impulse_solver.hpp"
+#include "response/island_solver.hpp"
 #include "response/plane_contact.hpp"
 #include "response/response_settings.hpp"
 #include "world/entity.hpp"
@@ -99,37 +100,17 @@ class Response {
 
   /// Builds entity `id`'s body (and its rotation) the first time this frame a contact needs it.
   void touch(std::uint32_t id, const Entity& entity, const EntityState& state);
-  /// Solves manifolds_ island by island (on `pool` when given), writes the velocities and
-  /// corrections of the dynamic bodies back, and returns the solves' statistics summed as
-  /// one solve of everything would have summed them.
-  ImpulseSolverStats solve_islands(std::span<const Entity> entities, std::span<EntityState> states,
-                                   std::span<Vec3> correction_m, ThreadPool* pool);
   /// How far any leaf sphere of `model` reaches from the entity's centre of mass: |root
   /// centre| + root leaf reach. An entity farther than this from a wall cannot touch it.
   double reach_of(const NarrowPhase& narrowphase, ModelId model);
 
-  /// One island's solve on its own copies, in model order: a task's scratch.
-  struct IslandScratch {
-    ImpulseSolver solver;
-    std::vector<std::uint32_t> body_ids;  ///< the island's bodies, ascending (solver index -> body)
-    std::vector<RigidBody> bodies;
-    std::vector<ContactManifold> manifolds;
-    std::vector<Vec3> corrections;
-  };
-  void solve_island(std::size_t island, std::span<const Entity> entities, std::span<EntityState> states,
-                    std::span<Vec3> correction_m, IslandScratch& scratch);
-
   ResponseSettings settings_;
   ImpulseSolverSettings solver_settings_;
+  IslandSolver islands_;
   std::uint32_t entity_count_ = 0;  ///< entity bodies this frame; walls follow
   std::vector<Mat3> rotation_;  ///< by entity, this frame: model axes to world axes (touched ones)
   std::vector<std::uint32_t> body_frame_;  ///< by body: the apply() that last built it (frame_ then)
   std::uint32_t frame_ = 0;                ///< apply() calls so far
-  std::vector<std::uint32_t> island_parent_;  ///< by body: union-find over dynamic bodies
-  std::vector<std::uint64_t> island_keys_;    ///< by manifold: island root << 32 | manifold index, sorted
-  std::vector<std::uint32_t> island_start_;   ///< into island_keys_, by island, plus the end
-  std::vector<ImpulseSolverStats> island_stats_;
-  std::vector<IslandScratch> scratch_;        ///< one per task
   std::vector<double> reach_by_model_m_;      ///< reach_of(), cached; NaN until computed
   std::array<Plane, 6> walls_{};
   std::vector<RigidBody> bodies_;
