@@ -45,12 +45,20 @@ class ThreadPool {
   /// over entities whose items are independent.
   template <typename Body>
   void for_ranges(std::size_t count, std::size_t min_chunk, const Body& body) {
+    for_chunks(count, min_chunk, [&](std::size_t, std::size_t begin, std::size_t end) { body(begin, end); });
+  }
+
+  /// As for_ranges, with the chunk's number as well, body(chunk, begin, end), chunk <
+  /// max_chunk_count(): for loops that keep scratch per chunk. Chunks are in item order, so
+  /// whatever they collect, read chunk after chunk, is in item order too.
+  template <typename Body>
+  void for_chunks(std::size_t count, std::size_t min_chunk, const Body& body) {
     const std::size_t chunks = chunk_count(count, min_chunk);
     if (chunks <= 1) {
-      if (count > 0) body(std::size_t{0}, count);
+      if (count > 0) body(std::size_t{0}, std::size_t{0}, count);
       return;
     }
-    run(chunks, [&](std::size_t c) { body(count * c / chunks, count * (c + 1) / chunks); });
+    run(chunks, [&](std::size_t c) { body(c, count * c / chunks, count * (c + 1) / chunks); });
   }
 
   /// How many chunks for_ranges() cuts `count` items into.
@@ -85,5 +93,17 @@ class ThreadPool {
 
 /// The machine's cores as the pool counts them: hardware_concurrency, at least 1.
 int machine_threads();
+
+/// ThreadPool::for_chunks on `pool`, or on the caller's thread alone (one chunk) without one.
+template <typename Body>
+void for_chunks(ThreadPool* pool, std::size_t count, std::size_t min_chunk, const Body& body) {
+  if (pool != nullptr)
+    pool->for_chunks(count, min_chunk, body);
+  else if (count > 0)
+    body(std::size_t{0}, std::size_t{0}, count);
+}
+
+/// ThreadPool::max_chunk_count of `pool`, 1 without one: how much per-chunk scratch to make.
+inline std::size_t max_chunk_count(const ThreadPool* pool) { return pool != nullptr ? pool->max_chunk_count() : 1; }
 
 }  // namespace fovea

@@ -11,13 +11,11 @@
 #include "metrics/visibility.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "world/entity.hpp"
-
-namespace fovea {
-class ThreadPool;
-}
 #include "world/voxel_model.hpp"
 
 namespace fovea {
+
+class ThreadPool;
 
 /// What the narrow phase left in one frame, and how wrong it is (004 section 3.4.2;
 /// docs/metrics.md defines each).

@@ -53,17 +53,11 @@ ImpulseSolverStats IslandSolver::solve(std::span<RigidBody> bodies, std::span<Co
   // Scratch for as many tasks as the pool ever makes, made once. At least 64 islands a
   // task: most are a pair or two and take microseconds, and waking a thread costs about as
   // much as a few dozen of them.
-  const std::size_t most_tasks = pool != nullptr ? pool->max_chunk_count() : 1;
-  if (scratch_.size() < most_tasks) scratch_.resize(most_tasks);
-  const std::size_t tasks = pool != nullptr ? pool->chunk_count(island_count, 64) : 1;
-  const auto solve_range = [&](std::size_t task, std::size_t begin, std::size_t end) {
+  if (scratch_.size() < max_chunk_count(pool)) scratch_.resize(max_chunk_count(pool));
+  for_chunks(pool, island_count, 64, [&](std::size_t chunk, std::size_t begin, std::size_t end) {
     for (std::size_t island = begin; island < end; ++island)
-      solve_island(island, bodies, manifolds, settings, position_correction_m, scratch_[task]);
-  };
-  if (tasks > 1)
-    pool->run(tasks, [&](std::size_t t) { solve_range(t, island_count * t / tasks, island_count * (t + 1) / tasks); });
-  else
-    solve_range(0, 0, island_count);
+      solve_island(island, bodies, manifolds, settings, position_correction_m, scratch_[chunk]);
+  });
 
   // The sums in the whole solve's order: islands by root, the bounces' energy of those
   // whose compression held first, then the energy of those scaled back (each island adds to

@@ -113,14 +113,10 @@ void Response::touch(std::uint32_t id, const Entity& e, const EntityState& s) {
   b.friction = e.material.friction;
 }
 
-double Response::reach_of(const NarrowPhase& narrowphase, ModelId model) {
-  double& reach = reach_by_model_m_[model];
-  if (std::isnan(reach)) {
-    const CollisionModel& m = narrowphase.model(model);
-    reach = m.spheres.empty() ? -std::numeric_limits<double>::infinity()
-                              : glm::length(m.spheres[0].centre_m) + m.leaf_reach_m[0];
-  }
-  return reach;
+double Response::reach_of(const CollisionModel& model) {
+  // A released model has no spheres and no entity: nothing of it can touch a wall.
+  return model.spheres.empty() ? -std::numeric_limits<double>::infinity()
+                               : glm::length(model.spheres[0].centre_m) + model.leaf_reach_m[0];
 }
 
 ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> entities,
@@ -147,7 +143,6 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
     b.friction = settings_.walls.friction;
     body_frame_[body] = frame_;
   }
-  reach_by_model_m_.assign(narrowphase.models().size(), std::numeric_limits<double>::quiet_NaN());
 
   manifolds_.clear();
   reserve_geometric(manifolds_, narrowphase.size() + entities.size());  // room for every entity on a wall
@@ -180,10 +175,9 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
     manifolds_[j] = manifold_of(c.a, c.b, scratch.candidates);
     return tests;
   };
-  // Scratch for as many tasks as the pool ever makes, made once: a frame with more
-  // contacts than any before must not allocate for a new task's scratch.
-  const std::size_t most_tasks = pool != nullptr ? pool->max_chunk_count() : 1;
-  while (contact_scratch_.size() < most_tasks) {
+  // Scratch for as many chunks as the pool ever makes, made once: a frame with more
+  // contacts than any before must not allocate for a new chunk's scratch.
+  while (contact_scratch_.size() < max_chunk_count(pool)) {
     ContactScratch& scratch = contact_scratch_.emplace_back();
     scratch.pairs.reserve(max_pairs + 256);
     scratch.candidates.reserve(max_pairs + 256);
@@ -191,28 +185,22 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
   }
   for (std::size_t j = 0; j < contact_slots_.size(); ++j)
     if (!narrowphase.contact_pairs_read_only(contact_slots_[j])) stats.contact_tests += manifold_at(j, contact_scratch_[0]);
-  const std::size_t tasks = pool != nullptr ? pool->chunk_count(contact_slots_.size(), 256) : 1;
-  const auto read_only_range = [&](std::size_t task, std::size_t begin, std::size_t end) {
+  for_chunks(pool, contact_slots_.size(), 256, [&](std::size_t chunk, std::size_t begin, std::size_t end) {
     for (std::size_t j = begin; j < end; ++j)
-      if (narrowphase.contact_pairs_read_only(contact_slots_[j])) manifold_at(j, contact_scratch_[task]);  // no tests
-  };
-  const std::size_t count = contact_slots_.size();
-  if (tasks > 1)
-    pool->run(tasks, [&](std::size_t t) { read_only_range(t, count * t / tasks, count * (t + 1) / tasks); });
-  else
-    read_only_range(0, 0, count);
+      if (narrowphase.contact_pairs_read_only(contact_slots_[j])) manifold_at(j, contact_scratch_[chunk]);  // no tests
+  });
   // The walls, for every dynamic entity. Most are far from all six: an entity whose centre
   // is farther from a wall than any of its leaf spheres reaches is passed over without a
   // look at its tree (the walk's own root test, below, would reject it; the margin keeps
   // rounding from ever skipping an entity that test would take). That scan reads only, and
   // is split over the threads; the walks (which may grow on-demand trees) follow on this
   // thread, entity by entity and wall by wall as before.
-  for (ModelId m = 0; m < reach_by_model_m_.size(); ++m) reach_of(narrowphase, m);
-  const std::size_t wall_tasks = pool != nullptr ? pool->chunk_count(entity_count, 4096) : 1;
-  if (near_walls_.size() < wall_tasks) near_walls_.resize(wall_tasks);
-  const auto scan_walls = [&](std::size_t task, std::size_t begin, std::size_t end) {
-    std::vector<std::uint64_t>& near = near_walls_[task];
-    near.clear();
+  reach_by_model_m_.clear();
+  for (const CollisionModel& model : narrowphase.models()) reach_by_model_m_.push_back(reach_of(model));
+  if (near_walls_.size() < max_chunk_count(pool)) near_walls_.resize(max_chunk_count(pool));
+  for (std::vector<std::uint64_t>& near : near_walls_) near.clear();
+  for_chunks(pool, entity_count, 4096, [&](std::size_t chunk, std::size_t begin, std::size_t end) {
+    std::vector<std::uint64_t>& near = near_walls_[chunk];
     for (std::size_t i = begin; i < end; ++i) {
       if (entities[i].is_static) continue;
       const double reach_m = reach_by_model_m_[entities[i].model];
@@ -222,14 +210,9 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
         if (height_m <= reach_m + margin_m) near.push_back(std::uint64_t{i} << 32 | w);
       }
     }
-  };
-  if (wall_tasks > 1)
-    pool->run(wall_tasks,
-              [&](std::size_t t) { scan_walls(t, entity_count * t / wall_tasks, entity_count * (t + 1) / wall_tasks); });
-  else
-    scan_walls(0, 0, entity_count);
-  for (std::size_t t = 0; t < wall_tasks; ++t)
-    for (const std::uint64_t near : near_walls_[t]) {
+  });
+  for (const std::vector<std::uint64_t>& chunk : near_walls_)
+    for (const std::uint64_t near : chunk) {
       const auto i = static_cast<std::uint32_t>(near >> 32);
       const auto w = static_cast<std::uint32_t>(near & 0xffffffffu);
       candidates_.clear();

@@ -102,7 +102,7 @@ class Response {
   void touch(std::uint32_t id, const Entity& entity, const EntityState& state);
   /// How far any leaf sphere of `model` reaches from the entity's centre of mass: |root
   /// centre| + root leaf reach. An entity farther than this from a wall cannot touch it.
-  double reach_of(const NarrowPhase& narrowphase, ModelId model);
+  static double reach_of(const CollisionModel& model);
 
   ResponseSettings settings_;
   ImpulseSolverSettings solver_settings_;
@@ -111,7 +111,7 @@ class Response {
   std::vector<Mat3> rotation_;  ///< by entity, this frame: model axes to world axes (touched ones)
   std::vector<std::uint32_t> body_frame_;  ///< by body: the apply() that last built it (frame_ then)
   std::uint32_t frame_ = 0;                ///< apply() calls so far
-  std::vector<double> reach_by_model_m_;      ///< reach_of(), cached; NaN until computed
+  std::vector<double> reach_by_model_m_;      ///< reach_of() by model, this frame
   std::array<Plane, 6> walls_{};
   std::vector<RigidBody> bodies_;
   std::vector<ContactManifold> manifolds_;
@@ -119,8 +119,8 @@ class Response {
   std::vector<CachedManifold> cache_next_;  ///< this frame's, swapped in
   std::vector<ContactCandidate> candidates_;  ///< the walls'
   std::vector<std::uint32_t> contact_slots_;   ///< collisions with an entity manifold, in list order
-  std::vector<std::vector<std::uint64_t>> near_walls_;  ///< by task: entity << 32 | wall, within reach
-  std::vector<ContactScratch> contact_scratch_;  ///< one per task
+  std::vector<std::vector<std::uint64_t>> near_walls_;  ///< by chunk: entity << 32 | wall, within reach
+  std::vector<ContactScratch> contact_scratch_;  ///< one per chunk
   std::vector<std::uint32_t> node_stack_;
 };
 
