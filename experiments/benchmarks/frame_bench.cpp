@@ -21,12 +21,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <numbers>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -203,6 +201,16 @@ struct BulletScene {
   double solid_volume_m3 = 0;           ///< the entities' voxels
 };
 
+btVector3 bt(const Vec3& v) {
+  return {static_cast<btScalar>(v.x), static_cast<btScalar>(v.y), static_cast<btScalar>(v.z)};
+}
+
+btMatrix3x3 bt(const Mat3& m) {  // glm: m[column][row]
+  return {static_cast<btScalar>(m[0][0]), static_cast<btScalar>(m[1][0]), static_cast<btScalar>(m[2][0]),
+          static_cast<btScalar>(m[0][1]), static_cast<btScalar>(m[1][1]), static_cast<btScalar>(m[2][1]),
+          static_cast<btScalar>(m[0][2]), static_cast<btScalar>(m[1][2]), static_cast<btScalar>(m[2][2])};
+}
+
 BulletScene copy_scene(const Animation& world) {
   BulletScene scene;
   const AnimationSettings& s = world.settings();
@@ -220,10 +228,7 @@ BulletScene copy_scene(const Animation& world) {
     b.restitution = e.material.restitution;
     // fovea's inertia is a full tensor in model axes (a rock's is not diagonal); Bullet wants
     // a diagonal one, so the body frame is the principal frame: I = rot * diag * rot^T.
-    const Mat3& I = e.inertia_body_kgm2;  // glm: I[column][row]
-    btMatrix3x3 tensor(static_cast<btScalar>(I[0][0]), static_cast<btScalar>(I[1][0]), static_cast<btScalar>(I[2][0]),
-                       static_cast<btScalar>(I[0][1]), static_cast<btScalar>(I[1][1]), static_cast<btScalar>(I[2][1]),
-                       static_cast<btScalar>(I[0][2]), static_cast<btScalar>(I[1][2]), static_cast<btScalar>(I[2][2]));
+    btMatrix3x3 tensor = bt(e.inertia_body_kgm2);
     tensor.diagonalize(b.principal_to_model, btScalar(1e-7), 64);
     b.principal_inertia_kgm2.setValue(tensor[0][0], tensor[1][1], tensor[2][2]);
     const CollisionModel& cm = world.narrowphase().model(m);
@@ -255,16 +260,6 @@ struct BulletResult {
   double touching_manifolds = std::nan("");  ///< of those, with at least one contact point
   std::string note;                          ///< why it was skipped, when it was
 };
-
-btVector3 bt(const Vec3& v) {
-  return {static_cast<btScalar>(v.x), static_cast<btScalar>(v.y), static_cast<btScalar>(v.z)};
-}
-
-btMatrix3x3 bt(const Mat3& m) {  // glm: m[column][row]
-  return {static_cast<btScalar>(m[0][0]), static_cast<btScalar>(m[1][0]), static_cast<btScalar>(m[2][0]),
-          static_cast<btScalar>(m[0][1]), static_cast<btScalar>(m[1][1]), static_cast<btScalar>(m[2][1]),
-          static_cast<btScalar>(m[0][2]), static_cast<btScalar>(m[1][2]), static_cast<btScalar>(m[2][2])};
-}
 
 /// Bullet combines two bodies' friction by their product, fovea by the geometric mean
 /// (response_settings.hpp): a body's square root makes the product the mean, against

@@ -102,7 +102,8 @@ Aabb RegionSweepAndPrune::stored_box(ProxyId id) const {
   return box;
 }
 
-// The grid is chosen once, from the boxes of the first update with proxies: a cell side s
+// The grid is chosen from the boxes of the first update with proxies, and chosen again when
+// the proxy count has grown fourfold (update(), regrid()): a cell side s
 // giving about proxies_per_region proxies per cell over the extent of the finite boxes
 // (axes flatter than s get one cell, so a flat world is cut in two dimensions), and no
 // smaller than min_cell_over_box_side mean box sides.
@@ -248,9 +249,10 @@ void RegionSweepAndPrune::update(ThreadPool* pool) {
       if (removed_mask_[p.a] || removed_mask_[p.b] || !overlap(next_[p.a], next_[p.b])) pairs_.record_stopped(p);
   pairs_.finish_changes();
 
-  // The new boxes become the stored ones: read as the old boxes until here.
-  for (ProxyId id = 0; id < flags_.size(); ++id)
-    if (flags_[id] & kLive) stored_[id] = next_[id];
+  // The new boxes become the stored ones: read as the old boxes until here. A free id's
+  // are both empty, and a removed one's are emptied below, so the whole array can be copied
+  // (one copy, no allocation: the two have the same size).
+  stored_ = next_;
   for (ProxyId id : added_) flags_[id] = static_cast<std::uint8_t>(flags_[id] & ~kAdded);
   added_.clear();
   // Ids freed by this update become reusable only now, after their stops were reported.

@@ -89,7 +89,7 @@ class RegionSweepAndPrune {
 
   /// Endpoint swaps of the last update, over all regions.
   std::int64_t last_swap_count() const { return swaps_; }
-  /// Regions in the grid (1 until an automatic grid is chosen).
+  /// Regions in the grid (0 until an automatic grid is chosen, at the first update with proxies).
   std::size_t region_count() const;
   /// Proxy memberships over all regions: proxy_count() plus those of boxes on borders.
   std::int64_t membership_count() const { return memberships_; }

@@ -24,9 +24,12 @@ void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const Ent
     r.a = c.a;
     r.b = c.b;
     r.first_frame = c.first_frame;
-    r.has_deepest = narrowphase.deepest_pair(slot, r.deepest);
+    // This frame's deepest pair, found once: it is the witness below as well.
+    SpherePair now;
+    const bool has_now = narrowphase.deepest_pair(slot, now);
+    r.has_deepest = has_now;
+    r.deepest = now;
     if (had_deepest) {
-      const SpherePair now = r.deepest;
       if (!r.has_deepest ||
           narrowphase.pair_gap_estimate(slot, states, earlier_pair).bound_m <
               narrowphase.pair_gap_estimate(slot, states, now).bound_m)
@@ -37,7 +40,8 @@ void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const Ent
       r.has_witness = true;  // the budget ran out on the chain: the same target next frame
       r.witness = c.witness_target;
     } else if ((c.interrupted || c.status == CollisionStatus::colliding) && c.tested_any) {
-      r.has_witness = narrowphase.deepest_pair(slot, r.witness);
+      r.has_witness = has_now;
+      r.witness = now;
     }
   }
 }

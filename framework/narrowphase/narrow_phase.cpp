@@ -610,7 +610,7 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
   std::int64_t tests = 0;
   // Restored at the end: what the frame's records read of the collision (its leaf pair, where
   // the metrics place it) stays what the scheduler's descent found.
-  const bool redescend = collisions_[slot].witness == WitnessState::below && !collisions_[slot].interrupted;
+  const bool redescend = redescends(collisions_[slot]);
   Collision as_scheduled;
   if (redescend) {
     as_scheduled = collisions_[slot];
@@ -620,15 +620,13 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
     // order, so coherence changes no world at full resolution (docs/narrowphase.md).
     Collision& c = collisions_[slot];
     const std::int64_t frame_tests = sphere_tests_;
-    const std::int64_t collision_tests = c.sphere_tests;
     restart_at_roots(c);
     c.status = CollisionStatus::needs_more_work;
     Budget unlimited = Budget::unlimited();
     while (step(slot, unlimited) == CollisionStatus::needs_more_work) {
     }
     tests += sphere_tests_ - frame_tests;
-    sphere_tests_ = frame_tests;
-    c.sphere_tests = collision_tests;
+    sphere_tests_ = frame_tests;  // the collision's own count comes back with as_scheduled
   }
   const Collision& c = collisions_[slot];
   const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};

@@ -154,8 +154,7 @@ class NarrowPhase {
   /// other call into the narrow phase alongside.
   bool contact_pairs_read_only(std::uint32_t slot) const {
     const Collision& c = collisions_[slot];
-    const bool redescend = c.witness == WitnessState::below && !c.interrupted;
-    return !redescend && (!c.tested_any || c.interrupted);
+    return !redescends(c) && (!c.tested_any || c.interrupted);
   }
 
   /// Slots of all collisions, in list order (ascending entity pair).
@@ -179,6 +178,9 @@ class NarrowPhase {
   std::int64_t overlap_checks() const { return overlap_checks_; }
 
  private:
+  /// Whether contact_pairs() descends again from the roots: a collision resolved colliding
+  /// below last frame's pair (coherence), whose hits hold one branch only.
+  static bool redescends(const Collision& c) { return c.witness == WitnessState::below && !c.interrupted; }
   static constexpr std::uint32_t kNewSlot = 0xffffffffu;
   struct PairSlot {
     ProxyPair pair;

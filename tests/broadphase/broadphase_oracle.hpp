@@ -221,7 +221,7 @@ struct SmallRegions : RegionSweepAndPrune {
 struct MiddleRegions : RegionSweepAndPrune {
   MiddleRegions() : RegionSweepAndPrune(RegionGrid{1.5, Vec3(6.0), {5, 4, 3}}) {}
 };
-/// The automatic grid, aimed at 25 proxies per region: about 12 regions for 300 proxies.
+/// The automatic grid, aimed at 25 proxies per region: several regions for 300 proxies.
 struct AutoRegions : RegionSweepAndPrune {
   AutoRegions() : RegionSweepAndPrune(RegionGrid{0, Vec3(0.0), {1, 1, 1}, 25, 1}) {}
 };
