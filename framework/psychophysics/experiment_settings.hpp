@@ -49,6 +49,19 @@ struct TaskSettings {
   double inter_trial_interval_s = 0.5;
 };
 
+/// The display a person watches, and how strictly its timing is held (docs/psychophysics.md,
+/// "Timing").
+struct DisplaySettings {
+  /// The refresh rate the display is set to, Hz: frames last whole periods of it, and the
+  /// stimulus's dropped frames are counted against it. A person's session is refused on a
+  /// display that reports another rate (by more than 1 Hz), or none.
+  double refresh_hz = 60.0;
+  /// A development run (piloting on a laptop, a test offscreen): a person's session starts
+  /// without vsync, or at another or an unknown refresh rate, and session.log says so. Timing
+  /// is then not what the spec asks: never for data.
+  bool development_run = false;
+};
+
 /// A psychophysics experiment: the screen, the stimulus, the design, the task, and where the
 /// viewer looks (a tracker makes the trials gaze-contingent).
 struct ExperimentSettings {
@@ -66,6 +79,7 @@ struct ExperimentSettings {
       .start_values_deg = {},
       .rules = {.n_trials = 40, .n_reversals = 8, .min_value = 0.001, .max_value = 5.0}};
   TaskSettings task;
+  DisplaySettings display;
   /// Where the viewer looks. With a tracker (pupil, gazepoint) trials are gaze-contingent: a
   /// trial whose fixation leaves fixation_radius_deg is aborted, flagged and requeued at the
   /// end of its block.
