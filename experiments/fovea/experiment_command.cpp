@@ -18,6 +18,7 @@
 #include "core/file_read.hpp"
 #include "core/format.hpp"
 #include "fovea/run_command.hpp"
+#include "fovea/session_files.hpp"
 #include "fovea/stop_signals.hpp"
 #include "gaze/gaze.hpp"
 #include "trackers/trackers.hpp"
@@ -33,33 +34,6 @@
 
 namespace fovea {
 namespace {
-
-/// A participant id: a config name (it names a folder), not "." or "..", at most 64
-/// characters, and not the name `fovea fit` gives its pooled fit.
-bool valid_participant(const std::string& name) {
-  return config::is_valid_name(name) && name.size() <= 64 && name != "." && name != ".." && name != kPooledParticipant;
-}
-
-std::string now_utc() { return utc_iso8601(std::chrono::system_clock::now()); }
-
-/// session.log: one line per event, each on the disk (fsync) before the next, like the rows.
-class SessionLog {
- public:
-  explicit SessionLog(const std::filesystem::path& path) : file_(std::fopen(path.c_str(), "ab")) {
-    if (file_ == nullptr) throw std::runtime_error(path.string() + ": cannot open for appending");
-  }
-  ~SessionLog() { std::fclose(file_); }
-  SessionLog(const SessionLog&) = delete;
-  SessionLog& operator=(const SessionLog&) = delete;
-  void line(const std::string& text) {
-    const std::string l = now_utc() + " " + text + "\n";
-    if (std::fwrite(l.data(), 1, l.size(), file_) != l.size() || std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
-      throw std::runtime_error("session.log: write failed");
-  }
-
- private:
-  std::FILE* file_;
-};
 
 /// A person's answer to one trial.
 struct PersonAnswer {
