@@ -56,10 +56,15 @@ StimulusDisplay::StimulusDisplay(const ExperimentSettings& spec, DisplayMode mod
   glGenFramebuffers(1, &scene_framebuffer_);
   glGenRenderbuffers(1, &scene_colour_);
   glGenRenderbuffers(1, &scene_depth_);
+  // 1 sample is a plain renderbuffer: asked for one sample, Mesa's llvmpipe gives four.
+  const GLsizei samples = scene_samples_ > 1 ? scene_samples_ : 0;
   glBindRenderbuffer(GL_RENDERBUFFER, scene_colour_);
-  glRenderbufferStorageMultisample(GL_RENDERBUFFER, scene_samples_, GL_RGBA8, w, h);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, w, h);
+  GLint granted = 0;
+  glGetRenderbufferParameteriv(GL_RENDERBUFFER, GL_RENDERBUFFER_SAMPLES, &granted);
+  scene_samples_ = std::max(1, static_cast<int>(granted));
   glBindRenderbuffer(GL_RENDERBUFFER, scene_depth_);
-  glRenderbufferStorageMultisample(GL_RENDERBUFFER, scene_samples_, GL_DEPTH_COMPONENT24, w, h);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, w, h);
   glBindFramebuffer(GL_FRAMEBUFFER, scene_framebuffer_);
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, scene_colour_);
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, scene_depth_);

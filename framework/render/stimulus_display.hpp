@@ -33,7 +33,7 @@ class StimulusDisplay {
   ~StimulusDisplay();
   StimulusDisplay(const StimulusDisplay&) = delete;
   StimulusDisplay& operator=(const StimulusDisplay&) = delete;
-  /// Samples per pixel of the scene's framebuffer (0 for discs).
+  /// Samples per pixel of the scene's framebuffer, as the driver granted them (0 for discs).
   int scene_samples() const { return scene_samples_; }
 
   /// Draws `plan` at `t_s` from the trial's start (before 0 or after its end: the cross alone).
