@@ -457,8 +457,9 @@ void check_experiment(const LoadedExperiment& loaded) {
     if (reach_deg > 0.5 * smaller_deg)
       fail(key, "an eccentricity of " + format_significant(eccentricity_deg) + " deg puts the target pair (" +
                     format_significant(e.stimulus.entity_size_deg) + " deg entities, approaching from " +
-                    format_significant(approach_deg) + " deg farther out) off the screen in some directions: half the screen" +
-                    (horizontal ? "'s width" : "") + " is " + format_significant(0.5 * smaller_deg) + " deg (" + screen_text + ")" +
+                    format_significant(approach_deg) + " deg farther out) off the screen" +
+                    (horizontal ? ": half its width is " : " in some directions: half the screen is ") +
+                    format_significant(0.5 * smaller_deg) + " deg (" + screen_text + ")" +
                     (horizontal ? "" : "; stimulus.directions: horizontal uses the width"));
   };
   if (e.stimulus.kind == StimulusKind::scene) {

@@ -9,6 +9,9 @@
 #include <limits>
 
 #include "config/config.hpp"
+#include "metrics/exact_voxel_contact.hpp"
+#include "perception/perceived_gap.hpp"
+#include "perception/view.hpp"
 #include "psychophysics/scene_stimulus.hpp"
 #include "psychophysics/session.hpp"
 #include "psychophysics/stimulus.hpp"
@@ -224,4 +227,82 @@ TEST_CASE("Scene stimulus: horizontal directions send each trial left or right, 
   }
   CHECK(left > 70);
   CHECK(right > 70);
+}
+
+TEST_CASE("Scene stimulus: the spec says when the screen cannot hold 25 degrees, at the key, before anything runs",
+          "[psychophysics][stimulus][scene][config]") {
+  const auto error_of = [](const std::vector<std::string>& sets) {
+    std::vector<config::Override> overrides;
+    for (const auto& s : sets) overrides.push_back(config::set_override(s));
+    try {
+      (void)config::load_experiment_file(kScene, overrides);
+    } catch (const config::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // The shipped spec loads, and its resolved form loads back to the same.
+  CHECK(error_of({}).empty());
+  const config::LoadedExperiment loaded = config::load_experiment_file(kScene);
+  CHECK(loaded.spec.stimulus.kind == StimulusKind::scene);
+  const std::string resolved = config::resolved_experiment_yaml(loaded.spec);
+  CHECK(config::resolved_experiment_yaml(config::load_experiment_text(resolved, "resolved.yaml").spec) == resolved);
+  // In any direction, 25 degrees leaves the screen's height (+-18.4 degrees at 45 cm).
+  const std::string any = error_of({"stimulus.directions=any"});
+  INFO(any);
+  CHECK(any.find("scene_gap_eccentricity.yaml:") != std::string::npos);
+  CHECK(any.find("staircase.eccentricities_deg: an eccentricity of 15 deg puts the target pair") != std::string::npos);
+  CHECK(any.find("stimulus.directions: horizontal uses the width") != std::string::npos);
+  // At the default 57 cm even the width is too small for 25 degrees (+-25 across).
+  const std::string far = error_of({"screen.viewing_distance_cm=57"});
+  INFO(far);
+  CHECK(far.find("an eccentricity of 25 deg") != std::string::npos);
+  CHECK(far.find("off the screen: half its width is 25 deg (50 x 29.4 deg at 57 cm)") != std::string::npos);
+  // A light with no direction.
+  const std::string dark = error_of({"stimulus.scene.light_direction=[0, 0, 0]"});
+  CHECK(dark.find("stimulus.scene.light_direction: expected a direction, not a zero vector") != std::string::npos);
+  CHECK(error_of({"stimulus.kind=rocks"}).find("stimulus.kind") != std::string::npos);
+}
+
+// What the scene's gap is to fovea's perception: the truth a run places on screen
+// (metrics/inaccuracy.cpp) is perceive_gap of the two rocks' exact closest points, centred
+// between them. The stimulus poses the silhouettes' facing edges on the radius instead (what
+// the eye sees there); this measures how far the two definitions part on these rocks
+// (docs/psychophysics.md gives the figures): close for large gaps, far apart for small ones,
+// where the nearest voxels lie off the radius or at different depths.
+TEST_CASE("Scene stimulus: fovea's perceived gap of the posed pair, from the exact closest voxels, against the trial's",
+          "[psychophysics][stimulus][scene]") {
+  const ExperimentSettings spec = config::load_experiment_file(kScene).spec;
+  const std::vector<VoxelModel> models = scene_rock_models(spec);
+  PerceptionModelSettings model_settings;
+  const PerceptionModel perception(model_settings);
+  const double fx = 0.5 * spec.screen.width_px, fy = 0.5 * spec.screen.height_px;
+  double worst_gap_deg = 0, worst_ecc_deg = 0;
+  int index = 0;
+  for (const double e : {0.0, 5.0, 15.0, 25.0})
+    for (const double g : {0.1, 0.5, 2.0})
+      for (const double direction : {0.0, 180.0}) {
+        const PlannedTrial trial = trial_at(index++, e, g, direction);
+        const ScenePlan plan = plan_scene(spec, trial, 1, models);
+        ExactPose pose[2];
+        for (std::size_t i = 0; i < 2; ++i) scene_pose(plan, i, spec.stimulus.collision_time_s, pose[i].position_m, pose[i].orientation);
+        const VoxelModel& a = models[static_cast<std::size_t>(plan.paths[0].model)];
+        const VoxelModel& b = models[static_cast<std::size_t>(plan.paths[1].model)];
+        const ExactContact contact = exact_contact(ExactVoxelShape(a, scene_model_centre_m(a)), pose[0],
+                                                   ExactVoxelShape(b, scene_model_centre_m(b)), pose[1]);
+        REQUIRE_FALSE(contact.touching);
+        const View view(plan.view, Aabb{Vec3(-1.0), Vec3(1.0)});
+        const PerceivedGap seen = perceive_gap(view, perception, fx, fy, 0.5 * (contact.closest_a_m + contact.closest_b_m),
+                                               contact.closest_a_m, contact.closest_b_m, 0.0);
+        INFO("e " << e << ", g " << g << ", direction " << direction << ": fovea sees a gap of " << seen.gap_deg
+                  << " deg at " << seen.eccentricity_deg << " deg");
+        CHECK(seen.visible);
+        worst_gap_deg = std::max(worst_gap_deg, std::abs(seen.gap_deg - g) / g);
+        worst_ecc_deg = std::max(worst_ecc_deg, std::abs(seen.eccentricity_deg - e));
+        CHECK(std::abs(seen.eccentricity_deg - e) < 0.1);
+        if (g >= 2) CHECK(std::abs(seen.gap_deg - g) < 0.05 * g);
+        CHECK(seen.gap_deg > 0);
+      }
+  WARN("scene stimulus: fovea's perceived gap of the posed pair differs from the trial's by at most "
+       << 100 * worst_gap_deg << " % of the gap, its eccentricity by at most " << worst_ecc_deg << " deg");
 }
