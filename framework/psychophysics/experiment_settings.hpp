@@ -41,7 +41,7 @@ struct SceneStimulusSettings {
   double depth_cm = 0;              ///< the target pair's plane, eye to plane; 0: the viewing distance
   double depth_spread = 1.5;        ///< distractors between depth / spread and depth * spread
   double tumble_degps = 90;         ///< the distractors' spin
-  Vec3 light_direction{0.4, -0.8, -0.45};  ///< the direction the light travels, eye axes (x right, y up, z back)
+  Vec3 light_direction{0.8, -0.5, -0.3};  ///< the direction the light travels, eye axes (x right, y up, z towards the viewer): from the upper left
   int msaa_samples = 4;             ///< multisample anti-aliasing; 1 for none
 };
 
