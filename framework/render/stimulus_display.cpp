@@ -97,9 +97,9 @@ void StimulusDisplay::draw_scene(const StimulusPlan& plan, double t_s) {
   if (t_s >= 0 && t_s <= plan.duration_s) {
     const ScenePlan& scene = plan.scene;
     scene_states_.assign(scene.paths.size(), EntityState{});
-    std::vector<Entity> entities(scene.paths.size());
+    scene_frame_entities_.resize(scene.paths.size());
     for (std::size_t i = 0; i < scene.paths.size(); ++i) {
-      entities[i] = scene_entities_[static_cast<std::size_t>(scene.paths[i].model)];
+      scene_frame_entities_[i] = scene_entities_[static_cast<std::size_t>(scene.paths[i].model)];
       scene_pose(scene, i, t_s, scene_states_[i].position_m, scene_states_[i].orientation);
     }
     // The box only sets the depth range: everything between the eye and well past the
@@ -114,7 +114,7 @@ void StimulusDisplay::draw_scene(const StimulusPlan& plan, double t_s) {
     style.background = spec_.stimulus.background;
     style.light_direction = spec_.stimulus.scene.light_direction;
     style.clear = false;
-    scene_->draw(View(scene.view, box), box, viewport, entities, scene_states_, {}, style);
+    scene_->draw(View(scene.view, box), box, viewport, scene_frame_entities_, scene_states_, {}, style);
   }
   // Resolve the samples onto the picture.
   glBindFramebuffer(GL_READ_FRAMEBUFFER, scene_framebuffer_);

@@ -58,8 +58,9 @@ class StimulusDisplay {
   std::unique_ptr<Canvas> canvas_;
   // A scene stimulus's rocks, their meshes and the multisampled framebuffer they are drawn in.
   std::vector<VoxelModel> scene_models_;
-  std::vector<Entity> scene_entities_;
-  std::vector<EntityState> scene_states_;
+  std::vector<Entity> scene_entities_;        ///< one per model: its colour and centre
+  std::vector<Entity> scene_frame_entities_;  ///< one per rock of the frame drawn (reused)
+  std::vector<EntityState> scene_states_;     ///< their poses (reused)
   std::unique_ptr<SceneRenderer> scene_;
   GLuint scene_framebuffer_ = 0, scene_colour_ = 0, scene_depth_ = 0;
   int scene_samples_ = 0;  ///< what the driver granted
