@@ -441,7 +441,9 @@ void check_experiment(const LoadedExperiment& loaded) {
   // Every stimulus must fit on the screen: the largest gap, and the target pair at the
   // largest eccentricity in any direction.
   const auto [width_deg, height_deg] = screen_extent_deg(e.screen);
-  const double smaller_deg = std::min(width_deg, height_deg);
+  // Targets on the horizontal meridian need the screen's width only.
+  const bool horizontal = e.stimulus.directions == StimulusDirections::horizontal;
+  const double smaller_deg = horizontal ? width_deg : std::min(width_deg, height_deg);
   const std::string screen_text = format_significant(width_deg) + " x " + format_significant(height_deg) +
                                   " deg at " + format_significant(e.screen.viewing_distance_cm) + " cm";
   const auto check_gap = [&](const std::string& key, double gap_deg) {
@@ -455,9 +457,15 @@ void check_experiment(const LoadedExperiment& loaded) {
     if (reach_deg > 0.5 * smaller_deg)
       fail(key, "an eccentricity of " + format_significant(eccentricity_deg) + " deg puts the target pair (" +
                     format_significant(e.stimulus.entity_size_deg) + " deg entities, approaching from " +
-                    format_significant(approach_deg) + " deg farther out) off the screen in some directions: half the screen is " +
-                    format_significant(0.5 * smaller_deg) + " deg (" + screen_text + ")");
+                    format_significant(approach_deg) + " deg farther out) off the screen" +
+                    (horizontal ? ": half its width is " : " in some directions: half the screen is ") +
+                    format_significant(0.5 * smaller_deg) + " deg (" + screen_text + ")" +
+                    (horizontal ? "" : "; stimulus.directions: horizontal uses the width"));
   };
+  if (e.stimulus.kind == StimulusKind::scene) {
+    if (glm::length(e.stimulus.scene.light_direction) < 1e-9)
+      fail("stimulus.scene.light_direction", "expected a direction, not a zero vector");
+  }
   if (e.method == DesignMethod::constant_stimuli) {
     const ConstantStimuliSettings& c = e.constant_stimuli;
     if (c.gaps_deg.empty()) fail("constant_stimuli.gaps_deg", "an empty list: constant stimuli need at least one gap");

@@ -454,6 +454,21 @@ Section<DemoSettings> demo_schema() {
   return s;
 }
 
+Section<SceneStimulusSettings> scene_stimulus_schema() {
+  Section<SceneStimulusSettings> s;
+  s.number("voxels", &SceneStimulusSettings::voxels, between(2, 128), "voxels along each rock's side");
+  s.number("rock_variants", &SceneStimulusSettings::rock_variants, between(1, 64), "seeded rock shapes the entities take in turn");
+  s.number("depth_cm", &SceneStimulusSettings::depth_cm, between(0, 100000),
+           "eye to the target pair's plane, centimetres; 0: the viewing distance (the rocks at the screen)");
+  s.number("depth_spread", &SceneStimulusSettings::depth_spread, between(1, 10),
+           "distractors between depth / spread and depth * spread, seeded");
+  s.number("tumble_degps", &SceneStimulusSettings::tumble_degps, between(0, 10000), "the distractors' spin, degrees per second");
+  s.vec3("light_direction", &SceneStimulusSettings::light_direction, between(-1e3, 1e3),
+         "the direction the light travels, the eye's axes (x right, y up, z towards the viewer); any length but zero");
+  s.number("msaa_samples", &SceneStimulusSettings::msaa_samples, between(1, 16), "multisample anti-aliasing samples; 1 for none");
+  return s;
+}
+
 Section<StimulusSettings> stimulus_schema() {
   Section<StimulusSettings> s;
   s.number("entities", &StimulusSettings::entities, between(2, 1000), "entities moving in view, the target pair included");
@@ -466,6 +481,12 @@ Section<StimulusSettings> stimulus_schema() {
   s.number("fixation_size_deg", &StimulusSettings::fixation_size_deg, {0, 90, true, false}, "the cross's arms, end to end, degrees");
   s.vec3("colour", &StimulusSettings::colour, between(0, 1), "the entities' colour, linear RGB in [0, 1]");
   s.vec3("background", &StimulusSettings::background, between(0, 1), "the background, linear RGB in [0, 1]");
+  s.choice("kind", &StimulusSettings::kind, {{"discs", StimulusKind::discs}, {"scene", StimulusKind::scene}},
+           "discs (flat, in the screen's plane) or scene (voxel rocks in depth, lit, drawn by fovea's renderer)");
+  s.choice("directions", &StimulusSettings::directions,
+           {{"any", StimulusDirections::any}, {"horizontal", StimulusDirections::horizontal}},
+           "the target's direction from fixation: any (uniform) or horizontal (left or right: the screen's widest extent)");
+  s.section("scene", &StimulusSettings::scene, scene_stimulus_schema(), "the rocks, light and anti-aliasing of kind: scene");
   return s;
 }
 

@@ -22,12 +22,38 @@ enum class DesignMethod {
   staircase,         ///< one adaptive staircase per eccentricity, interleaved (PsychoPy's StairHandler rules)
 };
 
+/// What a trial draws.
+enum class StimulusKind {
+  discs,  ///< flat discs in the screen's plane
+  scene,  ///< voxel rocks in depth, lit, drawn by fovea's renderer (psychophysics/scene_stimulus.hpp)
+};
+
+/// Which directions from fixation a target may take.
+enum class StimulusDirections {
+  any,         ///< uniform in [0, 360)
+  horizontal,  ///< the horizontal meridian: 0 (right) or 180 (left), from the same draw
+};
+
+/// A scene stimulus's rocks, light and anti-aliasing.
+struct SceneStimulusSettings {
+  int voxels = 16;                  ///< voxels along each rock's side
+  int rock_variants = 6;            ///< seeded rock shapes the entities take in turn
+  double depth_cm = 0;              ///< the target pair's plane, eye to plane; 0: the viewing distance
+  double depth_spread = 1.5;        ///< distractors between depth / spread and depth * spread
+  double tumble_degps = 90;         ///< the distractors' spin
+  Vec3 light_direction{0.8, -0.5, -0.3};  ///< the direction the light travels, eye axes (x right, y up, z towards the viewer): from the upper left
+  int msaa_samples = 4;             ///< multisample anti-aliasing; 1 for none
+};
+
 /// What one trial shows (004 section 3.4.2's experiments): homogeneous entities moving in
 /// view around a fixation cross; two of them, the target pair, meet at `collision_time_s`
 /// at the trial's eccentricity and direction from fixation and bounce apart leaving the
 /// trial's gap between them (0 on catch trials: they touch). Sizes and speeds are in
 /// degrees of visual angle, so the stimulus is the same on any screen.
 struct StimulusSettings {
+  StimulusKind kind = StimulusKind::discs;
+  StimulusDirections directions = StimulusDirections::any;
+  SceneStimulusSettings scene;         ///< with kind scene
   int entities = 10;                   ///< moving in view, the target pair included
   double entity_size_deg = 1.0;        ///< each entity's diameter
   double speed_degps = 4.0;            ///< each entity's speed on the screen

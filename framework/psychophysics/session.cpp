@@ -9,10 +9,11 @@
 #include "core/format.hpp"
 #include "core/hash.hpp"
 #include "core/rng.hpp"
+#include "psychophysics/stimulus.hpp"
 
 namespace fovea {
 
-TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<TrialRecord>& done) : method_(spec.method) {
+TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<TrialRecord>& done) : method_(spec.method), directions_(spec.stimulus.directions) {
   const auto seed = static_cast<std::uint64_t>(spec.seed);
   if (method_ == DesignMethod::constant_stimuli) {
     plan_ = plan_constant_stimuli(spec.constant_stimuli, seed);
@@ -53,10 +54,11 @@ std::optional<PlannedTrial> TrialSequence::next() {
     while (block_ < static_cast<int>(queue_.size()) && queue_[static_cast<std::size_t>(block_)].empty()) ++block_;
     if (block_ == static_cast<int>(queue_.size())) return std::nullopt;
     pending_ = plan_[static_cast<std::size_t>(queue_[static_cast<std::size_t>(block_)].front())];
-    return pending_;
+  } else {
+    if (staircases_->finished()) return std::nullopt;
+    pending_ = staircases_->next();
   }
-  if (staircases_->finished()) return std::nullopt;
-  pending_ = staircases_->next();
+  pending_->direction_deg = stimulus_direction_deg(directions_, pending_->direction_deg);
   return pending_;
 }
 

@@ -36,6 +36,7 @@ class TrialSequence {
 
  private:
   DesignMethod method_;
+  StimulusDirections directions_;  ///< next() hands out the direction the stimulus shows
   std::vector<PlannedTrial> plan_;               ///< constant stimuli
   std::vector<std::vector<int>> queue_;          ///< constant stimuli: per block, plan indices to run, in order
   int block_ = 0;                                ///< the block now running

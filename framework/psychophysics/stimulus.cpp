@@ -59,20 +59,34 @@ void stimulus_position(const StimulusPlan& plan, std::size_t i, double t_s, doub
   y_px = p.y0_px + p.vy_pxps * t;
 }
 
+double stimulus_direction_deg(StimulusDirections directions, double design_direction_deg) {
+  if (directions == StimulusDirections::any) return design_direction_deg;
+  const double d = std::fmod(std::fmod(design_direction_deg, 360.0) + 360.0, 360.0);
+  return d >= 90 && d < 270 ? 180.0 : 0.0;
+}
+
 StimulusPlan plan_stimulus(const ExperimentSettings& spec, const PlannedTrial& trial, std::uint64_t seed) {
   const ScreenSettings& screen = spec.screen;
   const StimulusSettings& s = spec.stimulus;
   StimulusPlan plan;
+  plan.kind = s.kind;
   plan.duration_s = s.duration_s;
   plan.collision_time_s = s.collision_time_s;
   plan.fixation_x_px = 0.5 * screen.width_px;
   plan.fixation_y_px = 0.5 * screen.height_px;
+  if (s.kind == StimulusKind::scene) {
+    plan.scene = plan_scene(spec, trial, seed, scene_rock_models(spec));
+    const double r = 0.5 * (plan.scene.inner_edge_px + plan.scene.outer_edge_px);
+    plan.target_x_px = plan.fixation_x_px + plan.scene.direction_x * r;
+    plan.target_y_px = plan.fixation_y_px + plan.scene.direction_y * r;
+    return plan;
+  }
 
   // The target pair on the radius through the target point, direction counter-clockwise
   // from the right (the screen's y grows downwards).
   const double e = trial.condition.eccentricity_deg;
   const double g = shown_gap_deg(trial.condition);
-  const double theta = trial.direction_deg * kToRad;
+  const double theta = stimulus_direction_deg(s.directions, trial.direction_deg) * kToRad;
   const double ux = std::cos(theta), uy = -std::sin(theta);
   const double px_per_deg = radial_px_per_deg(screen, e);
   const double diameter_px = s.entity_size_deg * px_per_deg;

@@ -5,6 +5,7 @@
 
 #include "perception/perception_settings.hpp"
 #include "psychophysics/experiment_settings.hpp"
+#include "psychophysics/scene_stimulus.hpp"
 #include "psychophysics/trial_design.hpp"
 
 namespace fovea {
@@ -31,14 +32,21 @@ struct StimulusPath {
 /// screen; a distractor far from the target subtends a little more or less than the spec
 /// says). The gap itself is exact in degrees. Deterministic from the seed and the trial.
 struct StimulusPlan {
-  std::vector<StimulusPath> paths;  ///< paths[0] and paths[1] are the target pair
+  StimulusKind kind = StimulusKind::discs;
+  std::vector<StimulusPath> paths;  ///< discs: paths[0] and paths[1] are the target pair
+  ScenePlan scene;                  ///< kind scene: the rocks (paths is then empty)
   double fixation_x_px = 0, fixation_y_px = 0;
   double target_x_px = 0, target_y_px = 0;  ///< the collision's centre
   double duration_s = 0;
   double collision_time_s = 0;
 };
 
-/// The plan of `trial` on `screen`.
+/// The direction a trial's target takes, degrees counter-clockwise from the right: the
+/// design's, or with stimulus.directions horizontal the nearer of 0 and 180 (so half the
+/// design's uniform draws go each way). The same for the stimulus and the records.
+double stimulus_direction_deg(StimulusDirections directions, double design_direction_deg);
+
+/// The plan of `trial` on `screen`: discs, or a scene (plan_scene) by stimulus.kind.
 StimulusPlan plan_stimulus(const ExperimentSettings& spec, const PlannedTrial& trial, std::uint64_t seed);
 
 /// Where entity `i` of `plan` is at `t_s`: its centre in pixels.

@@ -169,12 +169,14 @@ void SceneRenderer::draw(const View& view, const Aabb& world_box, const PictureV
                          std::span<const Entity> entities, std::span<const EntityState> states,
                          std::span<const EntityTint> tints, const SceneStyle& style) {
   glViewport(viewport.x_px, viewport.y_px, viewport.width_px, viewport.height_px);
-  glEnable(GL_SCISSOR_TEST);
-  glScissor(viewport.x_px, viewport.y_px, viewport.width_px, viewport.height_px);
-  glClearColor(static_cast<float>(srgb_encode(style.background.x)), static_cast<float>(srgb_encode(style.background.y)),
-               static_cast<float>(srgb_encode(style.background.z)), 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-  glDisable(GL_SCISSOR_TEST);
+  if (style.clear) {
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(viewport.x_px, viewport.y_px, viewport.width_px, viewport.height_px);
+    glClearColor(static_cast<float>(srgb_encode(style.background.x)), static_cast<float>(srgb_encode(style.background.y)),
+                 static_cast<float>(srgb_encode(style.background.z)), 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
+  }
   if (entities.empty() && !style.floor) return;
 
   // Instances of the live entities grouped by model (a counting sort: entity order inside a

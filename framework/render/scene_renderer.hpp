@@ -28,6 +28,9 @@ struct SceneStyle {
   Vec3 light_direction{-0.4, -1.0, -0.6};  ///< the direction the light travels
   bool floor = false;                      ///< the world box's floor drawn as ground
   Vec3 floor_colour{0.1, 0.1, 0.09};       ///< linear RGB
+  /// false: draw over what the framebuffer holds (its depth cleared by the caller), as a
+  /// stimulus does over its fixation cross.
+  bool clear = true;
 };
 
 /// Draws the voxel entities: one mesh per model, made once (render/voxel_mesh.hpp), drawn

@@ -4,6 +4,8 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+#include <string>
 
 #include "render/camera.hpp"
 #include "render/scene_renderer.hpp"
@@ -35,7 +37,92 @@ StimulusDisplay::StimulusDisplay(const ExperimentSettings& spec, DisplayMode mod
       window_(window_options(spec, mode)),
       canvas_(std::make_unique<Canvas>()),
       // Dear ImGui for the text screens only, its glyphs large enough to read from a chin rest.
-      imgui_(window_, "the text screens", 2.0f) {}
+      imgui_(window_, "the text screens", 2.0f) {
+  if (spec.stimulus.kind != StimulusKind::scene) return;
+  scene_models_ = scene_rock_models(spec);
+  for (std::size_t m = 0; m < scene_models_.size(); ++m) {
+    Entity e;
+    e.model = static_cast<ModelId>(m);
+    e.material.colour = spec.stimulus.colour;
+    e.centre_of_mass_model_m = scene_model_centre_m(scene_models_[m]);
+    scene_entities_.push_back(e);
+  }
+  scene_ = std::make_unique<SceneRenderer>(scene_models_, scene_entities_);
+  // The multisampled framebuffer: as many samples as asked, or as the driver allows.
+  GLint most = 1;
+  glGetIntegerv(GL_MAX_SAMPLES, &most);
+  scene_samples_ = std::clamp(spec.stimulus.scene.msaa_samples, 1, std::max(1, static_cast<int>(most)));
+  const int w = window_.width_px(), h = window_.height_px();
+  glGenFramebuffers(1, &scene_framebuffer_);
+  glGenRenderbuffers(1, &scene_colour_);
+  glGenRenderbuffers(1, &scene_depth_);
+  // 1 sample is a plain renderbuffer: asked for one sample, Mesa's llvmpipe gives four.
+  const GLsizei samples = scene_samples_ > 1 ? scene_samples_ : 0;
+  glBindRenderbuffer(GL_RENDERBUFFER, scene_colour_);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, w, h);
+  GLint granted = 0;
+  glGetRenderbufferParameteriv(GL_RENDERBUFFER, GL_RENDERBUFFER_SAMPLES, &granted);
+  scene_samples_ = std::max(1, static_cast<int>(granted));
+  glBindRenderbuffer(GL_RENDERBUFFER, scene_depth_);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, w, h);
+  glBindFramebuffer(GL_FRAMEBUFFER, scene_framebuffer_);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, scene_colour_);
+  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, scene_depth_);
+  const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  if (status != GL_FRAMEBUFFER_COMPLETE)
+    throw RenderError("the scene stimulus's framebuffer (" + std::to_string(scene_samples_) + " samples) is incomplete");
+  check_gl("StimulusDisplay: the scene's framebuffer");
+}
+
+StimulusDisplay::~StimulusDisplay() {
+  if (scene_framebuffer_ == 0) return;
+  glDeleteFramebuffers(1, &scene_framebuffer_);
+  glDeleteRenderbuffers(1, &scene_colour_);
+  glDeleteRenderbuffers(1, &scene_depth_);
+}
+
+void StimulusDisplay::draw_scene(const StimulusPlan& plan, double t_s) {
+  const int w = window_.width_px(), h = window_.height_px();
+  glBindFramebuffer(GL_FRAMEBUFFER, scene_framebuffer_);
+  const Rgba8 b = rgba_of(spec_.stimulus.background);
+  glViewport(0, 0, w, h);
+  glClearColor(b.r / 255.0f, b.g / 255.0f, b.b / 255.0f, 1.0f);
+  glClearDepth(1.0);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  const PictureViewport viewport = fit_viewport(w, h, spec_.screen);
+  // The cross first, the rocks over it (at eccentricity 0 it shows through the gap).
+  draw_cross();
+  canvas_->draw(spec_.screen, viewport);
+  if (t_s >= 0 && t_s <= plan.duration_s) {
+    const ScenePlan& scene = plan.scene;
+    scene_states_.assign(scene.paths.size(), EntityState{});
+    scene_frame_entities_.resize(scene.paths.size());
+    for (std::size_t i = 0; i < scene.paths.size(); ++i) {
+      scene_frame_entities_[i] = scene_entities_[static_cast<std::size_t>(scene.paths[i].model)];
+      scene_pose(scene, i, t_s, scene_states_[i].position_m, scene_states_[i].orientation);
+    }
+    // The box only sets the depth range: everything between the eye and well past the
+    // farthest rock.
+    double farthest_m = 0;
+    for (const EntityState& s : scene_states_) farthest_m = std::max(farthest_m, glm::length(s.position_m));
+    const double reach = 2 * farthest_m + 1;
+    Aabb box;
+    box.min_m = Vec3(-reach, -reach, -reach);
+    box.max_m = Vec3(reach, reach, 0.0);
+    SceneStyle style;
+    style.background = spec_.stimulus.background;
+    style.light_direction = spec_.stimulus.scene.light_direction;
+    style.clear = false;
+    scene_->draw(View(scene.view, box), box, viewport, scene_frame_entities_, scene_states_, {}, style);
+  }
+  // Resolve the samples onto the picture.
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, scene_framebuffer_);
+  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+  glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  check_gl("StimulusDisplay: drawing the scene");
+}
 
 void StimulusDisplay::draw_message(const std::string& text) {
   clear();
@@ -72,6 +159,10 @@ void StimulusDisplay::draw_cross() {
 }
 
 void StimulusDisplay::draw(const StimulusPlan& plan, double t_s) {
+  if (plan.kind == StimulusKind::scene) {
+    draw_scene(plan, t_s);
+    return;
+  }
   clear();
   // The cross first: the discs pass over it, and at eccentricity 0 it shows through the gap.
   draw_cross();

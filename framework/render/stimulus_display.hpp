@@ -1,7 +1,10 @@
 #pragma once
 
+#include <epoxy/gl.h>
+
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "perception/perception_settings.hpp"
 #include "psychophysics/experiment_settings.hpp"
@@ -10,6 +13,9 @@
 #include "render/capture.hpp"
 #include "render/gl_window.hpp"
 #include "render/imgui_session.hpp"
+#include "render/scene_renderer.hpp"
+#include "world/entity.hpp"
+#include "world/voxel_model.hpp"
 
 namespace fovea {
 
@@ -17,10 +23,18 @@ namespace fovea {
 /// picture, the size of the experiment's screen in pixels, one screen pixel to one picture pixel, with the
 /// trial's discs and the fixation cross drawn in flat colours (sRGB-encoded from the spec's
 /// linear colours) on the spec's background. No overlays, no panel: a clean stimulus.
+/// A scene stimulus (stimulus.kind: scene) is drawn by SceneRenderer from the viewer's eye,
+/// lit in linear light, into a multisampled framebuffer (stimulus.scene.msaa_samples)
+/// resolved onto the picture, the cross beneath the rocks.
 class StimulusDisplay {
  public:
   /// Throws RenderError when the window or context cannot be made.
   StimulusDisplay(const ExperimentSettings& spec, DisplayMode mode);
+  ~StimulusDisplay();
+  StimulusDisplay(const StimulusDisplay&) = delete;
+  StimulusDisplay& operator=(const StimulusDisplay&) = delete;
+  /// Samples per pixel of the scene's framebuffer, as the driver granted them (0 for discs).
+  int scene_samples() const { return scene_samples_; }
 
   /// Draws `plan` at `t_s` from the trial's start (before 0 or after its end: the cross alone).
   void draw(const StimulusPlan& plan, double t_s);
@@ -38,9 +52,18 @@ class StimulusDisplay {
  private:
   void clear();
   void draw_cross();
+  void draw_scene(const StimulusPlan& plan, double t_s);
   ExperimentSettings spec_;
   GlWindow window_;
   std::unique_ptr<Canvas> canvas_;
+  // A scene stimulus's rocks, their meshes and the multisampled framebuffer they are drawn in.
+  std::vector<VoxelModel> scene_models_;
+  std::vector<Entity> scene_entities_;        ///< one per model: its colour and centre
+  std::vector<Entity> scene_frame_entities_;  ///< one per rock of the frame drawn (reused)
+  std::vector<EntityState> scene_states_;     ///< their poses (reused)
+  std::unique_ptr<SceneRenderer> scene_;
+  GLuint scene_framebuffer_ = 0, scene_colour_ = 0, scene_depth_ = 0;
+  int scene_samples_ = 0;  ///< what the driver granted
   ImGuiSession imgui_;  ///< last: shut down first, while the window lives
 };
 

@@ -89,7 +89,7 @@ TEST_CASE("Experiment spec: malformed specs get one clear line at the key at fau
   CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1]\n  eccentricities_deg: [0, 12]\n") ==
         "exp.yaml:3:3: constant_stimuli.eccentricities_deg: an eccentricity of 12 deg puts the target pair (1 deg "
         "entities, approaching from 3 deg farther out) off the screen in some directions: half the screen is 14.7 deg "
-        "(50 x 29.4 deg at 57 cm)");
+        "(50 x 29.4 deg at 57 cm); stimulus.directions: horizontal uses the width");
   CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1]\n  eccentricities_deg: [0, 10.5]\n").empty());
   // Staircase lists that do not match, keys that clash.
   CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0, 5, 10], start_values_deg: [1, 2]}\n") ==

@@ -6,9 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <set>
+#include <algorithm>
 
 #include "config/config.hpp"
 #include "psychophysics/session.hpp"
+#include "psychophysics/scene_stimulus.hpp"
 #include "render/stimulus_display.hpp"
 #include "support/csv_text.hpp"
 #include "support/process.hpp"
@@ -128,4 +131,173 @@ TEST_CASE("fovea experiment: --capture draws each trial offscreen at its collisi
     CHECK(png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
   }
   CHECK_FALSE(std::filesystem::exists(dir / "pictures" / "trial_000024.png"));
+}
+
+namespace {
+
+/// How much of the row between two rocks is background, in pixels: each pixel counts by how
+/// far its value lies from the rock beside it towards the background (the resolve averages
+/// the samples' stored values, so an edge pixel's value is linear in its coverage, for an
+/// edge pixel shaded as its neighbour). `from_px` and `to_px` are the expected facing edges
+/// along +x; each rock's value is read from the first pixel wholly inside it on the row.
+double background_pixels(const Image& image, int row, double from_px, double to_px, const std::uint8_t* background) {
+  const int first = static_cast<int>(std::floor(std::min(from_px, to_px)));
+  const int last = static_cast<int>(std::ceil(std::max(from_px, to_px))) - 1;
+  const auto value = [](const std::uint8_t* p) { return double(p[0]) + p[1] + p[2]; };
+  const double bg = value(background), inner = value(image.at(first - 1, row)), outer = value(image.at(last + 1, row));
+  double gap = 0;
+  for (int x = first; x <= last; ++x) {
+    const double rock = x - first < last - x ? inner : outer;
+    gap += 1 - std::clamp((value(image.at(x, row)) - bg) / (rock - bg), 0.0, 1.0);
+  }
+  return gap;
+}
+
+}  // namespace
+
+TEST_CASE("Stimulus display: a scene's rocks at the collision leave the trial's gap on the radius, in pixels, to 25 degrees",
+          "[render][stimulus][scene]") {
+  ExperimentSettings spec =
+      config::load_experiment_file(std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/scene_gap_eccentricity.yaml").spec;
+  spec.screen.width_px = 960;  // a smaller picture: quicker on a software renderer, same geometry per degree
+  spec.screen.height_px = 540;
+  spec.stimulus.fixation_cross = false;  // at eccentricity 0 its arm would lie along the measured row
+  spec.stimulus.colour = Vec3(0.8);
+  StimulusDisplay display(spec, DisplayMode::offscreen);
+  CHECK(display.scene_samples() >= 4);
+  const std::vector<VoxelModel> models = scene_rock_models(spec);
+  const double fx = 0.5 * spec.screen.width_px, fy = 0.5 * spec.screen.height_px;
+  int index = 0;
+  double worst_px = 0;
+  for (const double e : {0.0, 5.0, 12.0, 25.0})
+    for (const double g : {0.0, 0.2, 0.7, 2.0})
+      for (const double direction : {0.0, 180.0}) {
+        PlannedTrial trial;
+        trial.trial = index++;
+        trial.condition.eccentricity_deg = e;
+        trial.condition.gap_deg = g;
+        trial.condition.catch_trial = g == 0;
+        trial.direction_deg = direction;
+        const StimulusPlan plan = plan_stimulus(spec, trial, 3);
+        display.draw(plan, plan.collision_time_s);
+        const Image image = display.capture();
+        const std::uint8_t* background = image.at(1, 1);
+        const ScenePlan& scene = plan.scene;
+        // The rows either side of the radius (the line y = 270 is the boundary between rows 269
+        // and 270): their mean is the gap on the line for an edge straight across a pixel; each
+        // row against the exact crossing on its own centre line.
+        double mean_px = 0;
+        for (const int row : {static_cast<int>(fy) - 1, static_cast<int>(fy)}) {
+          double inner = 0, outer = 0, lo = 0, hi = 0;
+          for (std::size_t i = 0; i < 2; ++i) {
+            Vec3 c;
+            Quat q;
+            scene_pose(scene, i, plan.collision_time_s, c, q);
+            REQUIRE(silhouette_on_line(scene, models[static_cast<std::size_t>(scene.paths[i].model)], c, q, fx, row + 0.5, lo,
+                                       hi));
+            (i == 0 ? inner : outer) = i == 0 ? hi : lo;
+          }
+          // Screen x of the two edges, in increasing x.
+          const double a = fx + scene.direction_x * inner, b = fx + scene.direction_x * outer;
+          const double measured = background_pixels(image, row, std::min(a, b), std::max(a, b), background);
+          INFO("e " << e << ", g " << g << ", direction " << direction << ", row " << row << ": crossing " << outer - inner
+                    << " px, drawn " << measured << " px");
+          CHECK(std::abs(measured - std::max(outer - inner, 0.0)) <= 0.75);
+          mean_px += 0.5 * measured;
+        }
+        const double specified_px = scene.outer_edge_px - scene.inner_edge_px;
+        INFO("e " << e << ", g " << g << ", direction " << direction << ": specified " << specified_px << " px, drawn "
+                  << mean_px << " px (mean of the rows either side)");
+        CHECK(std::abs(mean_px - specified_px) <= 1.0);
+        worst_px = std::max(worst_px, std::abs(mean_px - specified_px));
+      }
+  WARN("scene stimulus: the largest difference between the drawn and the specified gap: " << worst_px << " px");
+  CHECK(index == 32);
+}
+
+TEST_CASE("Stimulus display: a scene is lit, anti-aliased, and shows the cross beneath the rocks", "[render][stimulus][scene]") {
+  ExperimentSettings spec =
+      config::load_experiment_file(std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/scene_gap_eccentricity.yaml").spec;
+  spec.screen.width_px = 960;
+  spec.screen.height_px = 540;
+  PlannedTrial trial;
+  trial.condition.eccentricity_deg = 10;
+  trial.condition.gap_deg = 0.5;
+  const StimulusPlan plan = plan_stimulus(spec, trial, 3);
+  auto display = std::make_unique<StimulusDisplay>(spec, DisplayMode::offscreen);
+  display->draw(plan, plan.collision_time_s);
+  const Image image = display->capture();
+  // The cross at the centre.
+  const std::uint8_t* c = image.at(480, 270);
+  CHECK(int(c[0]) + c[1] + c[2] > 600);
+  // Within the inner rock's silhouette: more than a few distinct shades (lit faces), and at
+  // its edge on the row, values between the background's and the rock's (coverage).
+  std::set<int> shades;
+  const int left = static_cast<int>(480 + plan.scene.inner_edge_px) - 20;
+  for (int y = 250; y < 290; ++y)
+    for (int x = left; x < left + 18; ++x) {
+      const std::uint8_t* p = image.at(x, y);
+      if (p[0] + p[1] + p[2] > 60) shades.insert(p[0] * 65536 + p[1] * 256 + p[2]);
+    }
+  CHECK(shades.size() >= 3);
+  // Anti-aliasing: pixels darker than any lit face but brighter than the background (part
+  // covered) are many with 4 samples, and next to none with 1. A face in ambient light alone
+  // is 0.35 of its colour (sum of the sRGB bytes about 328 for this rock colour), the
+  // background's sum 129: a quarter-covered edge pixel lies at about 180 to 230.
+  const std::uint8_t* bg = image.at(1, 1);
+  const auto partial_pixels = [&](const Image& picture) {
+    int partial = 0;
+    const int b = bg[0] + bg[1] + bg[2];
+    for (int y = 0; y < 540; ++y)
+      for (int x = 0; x < 960; ++x) {
+        const std::uint8_t* p = picture.at(x, y);
+        const int v = p[0] + p[1] + p[2];
+        partial += v > b + 20 && v < 300 ? 1 : 0;
+      }
+    return partial;
+  };
+  const int with_msaa = partial_pixels(image);
+  // Before the stimulus and after it: the cross alone.
+  display->draw(plan, -1);
+  const Image before = display->capture();
+  int lit = 0;
+  for (int y = 0; y < 540; ++y)
+    for (int x = 0; x < 960; ++x) lit += before.at(x, y)[1] != bg[1] ? 1 : 0;
+  CHECK(lit > 0);
+  CHECK(lit < 200);
+  const int display_samples = display->scene_samples();
+  display.reset();  // one context at a time
+  ExperimentSettings aliased = spec;
+  aliased.stimulus.scene.msaa_samples = 1;
+  int without = 0;
+  {
+    StimulusDisplay plain(aliased, DisplayMode::offscreen);
+    plain.draw(plan, plan.collision_time_s);
+    without = partial_pixels(plain.capture());
+  }
+  WARN("scene stimulus: part-covered pixels: " << with_msaa << " with " << display_samples << " samples, " << without
+                                                << " with 1");
+  CHECK(with_msaa > 3 * without + 10);
+}
+
+TEST_CASE("fovea experiment: --capture draws scene stimuli", "[render][stimulus][scene][cli]") {
+  test::TempDir dir;
+  const auto r = test::run_process(
+      {std::string(FOVEA_BINARY), "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/scene_gap_eccentricity.yaml",
+       "--participant", "P03", "--observer", std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml", "--out", "p03",
+       "--capture", "pictures", "--quiet", "--set", "staircase.n_trials=2", "--set", "staircase.n_reversals=0", "--set",
+       "screen.width_px=960", "--set", "screen.height_px=540"},
+      dir.path());
+  REQUIRE(r.status == 0);
+  // One picture per trial (staircases end after at least 3 reversals, PsychoPy's rule for 3
+  // step sizes: more than 12 trials), each a PNG.
+  const std::size_t trials = test::lines_of(test::read_file(dir / "p03" / "trials.csv")).size() - 1;
+  CHECK(trials >= 12);
+  std::size_t pictures = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "pictures")) {
+    const std::string png = test::read_file(entry.path());
+    CHECK(png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
+    ++pictures;
+  }
+  CHECK(pictures == trials);
 }
