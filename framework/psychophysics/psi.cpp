@@ -22,6 +22,10 @@ constexpr double kMinLikelihood = 1e-9;
 /// distinct grid, and every trial would sum them all.
 constexpr double kMaxTableSize = 1e7;
 
+/// Parameter cells beyond this are a config mistake: each procedure keeps three arrays of
+/// them (1.6 MB each here), and a spec may hold 64 procedures.
+constexpr double kMaxCells = 2e5;
+
 /// A session longer than this is a config mistake, as trial_design.cpp's bound.
 constexpr double kMaxTrials = 1e6;
 
@@ -71,6 +75,10 @@ void validate(const PsiSettings& s, std::string_view prefix) {
   if (!(s.guess_rate + s.max_lapse_rate < 1))
     bad(prefix, "max_lapse_rate", "plus guess_rate (" + format_number(s.guess_rate) + ") must be < 1, not " +
                                       format_number(s.guess_rate + s.max_lapse_rate));
+  const double cells = double{1} * s.threshold_points * s.width_points * s.lapse_points;
+  if (cells > kMaxCells)
+    bad(prefix, "threshold_points", "x width_points x lapse_points make " + format_number(cells) +
+                                        " parameter cells, more than " + format_number(kMaxCells));
   const double size = double{1} * s.gap_points * s.threshold_points * s.width_points * s.lapse_points;
   if (size > kMaxTableSize)
     bad(prefix, "gap_points", "x threshold_points x width_points x lapse_points make a table of " +
@@ -143,12 +151,12 @@ void Psi::add_response(int gap, bool yes) {
 }
 
 void Psi::choose_next_gap() {
-  // Kontsevich and Tyler 1999, section 2, steps 2 to 5: for each gap, the probability of a
-  // yes, the posteriors after a yes and after a no, their entropies, and the entropy expected
-  // over the two answers; the gap with the least comes next. Psi-marginal (Prins 2013,
-  // equation 7) takes the entropies of the threshold x width marginal instead: the lapse's
-  // uncertainty alone draws no trials. The posteriors stay unnormalised: their sums are the
-  // answers' probabilities.
+  // Kontsevich and Tyler 1999's choice: for each gap, the probability of a yes, the
+  // posteriors after a yes and after a no, their entropies, and the entropy expected over the
+  // two answers; the gap with the least comes next. Psi-marginal (Prins 2013) takes the
+  // entropies of the threshold x width marginal instead, so trials go to learning the lapse
+  // only as far as it blurs the threshold and width. The posteriors stay unnormalised: their
+  // sums are the answers' probabilities.
   const bool marginal = grid_->settings().marginal;
   const std::size_t lapses = grid_->lapse_rates().size();
   const std::size_t groups = marginal ? posterior_.size() / lapses : posterior_.size();

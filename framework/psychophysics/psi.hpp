@@ -98,7 +98,7 @@ struct PsiEstimate {
 
 /// One psi procedure: a posterior over the grid's cells, flat to start with, updated by
 /// Bayes' rule with each answer, and the next gap, the one whose answer is expected to leave
-/// the least entropy (Kontsevich and Tyler 1999, section 2). Deterministic: a function of the
+/// the least entropy (Kontsevich and Tyler 1999). Deterministic: a function of the
 /// grid and the answers. Its storage is sized when built; trials allocate nothing.
 class Psi {
  public:

@@ -383,6 +383,10 @@ TEST_CASE("Psi: bad settings throw naming the field", "[psychophysics][psi]") {
   s.grid.guess_rate = 0.95;
   CHECK(key_of(s) == "grid.max_lapse_rate: plus guess_rate (0.95) must be < 1, not 1.01");
   s = three_eccentricities();
+  s.grid.threshold_points = 1000;
+  s.grid.width_points = 1000;
+  CHECK(key_of(s) == "grid.threshold_points: x width_points x lapse_points make 3000000 parameter cells, more than 200000");
+  s = three_eccentricities();
   s.grid.gap_points = 1000;
   s.grid.threshold_points = 1000;
   CHECK(key_of(s).rfind("grid.gap_points: x threshold_points", 0) == 0);
