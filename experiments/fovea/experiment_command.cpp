@@ -336,15 +336,20 @@ int experiment_command(const ExperimentOptions& options) {
   }
 
   // Every stimulus must be drawable before the first trial, not fail at trial 150: plan each
-  // constant-stimuli trial, and each staircase's extremes in a few directions.
+  // constant-stimuli trial, and each staircase's or psi's extremes in a few directions.
   try {
     if (spec.method == DesignMethod::constant_stimuli) {
       for (const PlannedTrial& t : plan_constant_stimuli(spec.constant_stimuli, static_cast<std::uint64_t>(spec.seed)))
         (void)plan_stimulus(spec, t, static_cast<std::uint64_t>(spec.seed));
     } else {
+      // Staircases and psi procedures: the smallest and largest gap each may show.
+      const bool psi = spec.method == DesignMethod::psi;
+      const std::vector<double>& eccentricities = psi ? spec.psi.eccentricities_deg : spec.staircase.eccentricities_deg;
+      const double smallest = psi ? spec.psi.grid.min_gap_deg : spec.staircase.rules.min_value;
+      const double largest = psi ? spec.psi.grid.max_gap_deg : spec.staircase.rules.max_value;
       PlannedTrial t;
-      for (const double e : spec.staircase.eccentricities_deg)
-        for (const double g : {spec.staircase.rules.min_value, spec.staircase.rules.max_value})
+      for (const double e : eccentricities)
+        for (const double g : {smallest, largest})
           for (const double direction : {0.0, 90.0, 180.0, 270.0}) {
             t.condition.eccentricity_deg = e;
             t.condition.gap_deg = g;

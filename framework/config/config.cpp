@@ -428,6 +428,12 @@ std::string staircase_spec_key(const std::string& field) {
   return "staircase." + key;
 }
 
+/// The spec key of a field of InterleavedPsiSettings ("grid.max_gap_deg" is psi.max_gap_deg:
+/// the spec's psi section holds the grid's keys beside the others, psi_grid_schema()).
+std::string psi_spec_key(const std::string& field) {
+  return "psi." + (field.starts_with("grid.") ? field.substr(5) : field);
+}
+
 /// The checks that span keys (docs/psychophysics.md, "Errors"), each against the key at fault.
 void check_experiment(const LoadedExperiment& loaded) {
   const ExperimentSettings& e = loaded.spec;
@@ -478,6 +484,16 @@ void check_experiment(const LoadedExperiment& loaded) {
     } catch (const std::invalid_argument& problem) {
       fail("constant_stimuli", problem.what());
     }
+  } else if (e.method == DesignMethod::psi) {
+    const InterleavedPsiSettings& p = e.psi;
+    // The psi's own check (psychophysics/psi.hpp), at the key of the field it names.
+    try {
+      validate(p);
+    } catch (const SettingError& problem) {
+      fail(psi_spec_key(problem.key()), problem.detail());
+    }
+    check_gap("psi.max_gap_deg", p.grid.max_gap_deg);
+    for (const double x : p.eccentricities_deg) check_eccentricity("psi.eccentricities_deg", x);
   } else {
     const InterleavedStaircaseSettings& st = e.staircase;
     // The staircases' own check (psychophysics/trial_design.hpp), at the key of the field it names.

@@ -531,6 +531,44 @@ Section<InterleavedStaircaseSettings> staircase_design_schema() {
   return s;
 }
 
+/// A psi's grids as a spec writes them, beside the eccentricities and trial counts
+/// (psychophysics/psi.hpp).
+Section<PsiSettings> psi_grid_schema() {
+  Section<PsiSettings> s;
+  s.choice("function", &PsiSettings::function,
+           {{"logistic", PsychometricFunction::logistic}, {"weibull", PsychometricFunction::weibull}},
+           "the sigmoid F the psi assumes, as perception.model.function (fit with the same)");
+  s.number("guess_rate", &PsiSettings::guess_rate, {0, 1, false, true}, "gamma assumed: the rate of yes with no gap");
+  s.number("min_gap_deg", &PsiSettings::min_gap_deg, {0, 180, true, false}, "the smallest gap a trial may show, degrees");
+  s.number("max_gap_deg", &PsiSettings::max_gap_deg, {0, 180, true, false}, "the largest");
+  s.number("gap_points", &PsiSettings::gap_points, between(1, 1000), "gaps on a log grid from min_gap_deg to max_gap_deg");
+  s.number("min_threshold_deg", &PsiSettings::min_threshold_deg, {0, 180, true, false},
+           "the threshold grid's smallest, degrees (the prior is flat in log threshold)");
+  s.number("max_threshold_deg", &PsiSettings::max_threshold_deg, {0, 180, true, false}, "its largest");
+  s.number("threshold_points", &PsiSettings::threshold_points, between(1, 1000), "thresholds on a log grid");
+  s.number("min_width", &PsiSettings::min_width, {0, 1000, true, false},
+           "the width grid's smallest (5 %-to-95 % rise, in thresholds; the prior is flat in log width)");
+  s.number("max_width", &PsiSettings::max_width, {0, 1000, true, false}, "its largest");
+  s.number("width_points", &PsiSettings::width_points, between(1, 1000), "widths on a log grid");
+  s.number("min_lapse_rate", &PsiSettings::min_lapse_rate, {0, 1, false, true}, "the lapse grid's smallest (flat prior)");
+  s.number("max_lapse_rate", &PsiSettings::max_lapse_rate, {0, 1, false, true}, "its largest");
+  s.number("lapse_points", &PsiSettings::lapse_points, between(1, 1000), "lapse rates on a linear grid");
+  s.boolean("marginal", &PsiSettings::marginal,
+            "psi-marginal: choose gaps for threshold and width, the lapse a nuisance (false: for all three)");
+  return s;
+}
+
+Section<InterleavedPsiSettings> psi_design_schema() {
+  Section<InterleavedPsiSettings> s;
+  s.numbers("eccentricities_deg", &InterleavedPsiSettings::eccentricities_deg, between(0, 90), 64,
+            "one psi procedure at each, degrees from fixation");
+  s.number("n_trials", &InterleavedPsiSettings::n_trials, between(1, 100000), "trials each procedure chooses the gap of");
+  s.number("catch_trials", &InterleavedPsiSettings::catch_trials, between(0, 100000),
+           "trials with no gap at each eccentricity, spread evenly (at most n_trials)");
+  s.flattened(&InterleavedPsiSettings::grid, psi_grid_schema());
+  return s;
+}
+
 Section<TaskSettings> task_schema() {
   Section<TaskSettings> s;
   s.text("yes_key", &TaskSettings::yes_key, "the key for yes, as SDL names keys (y, Left, Space)");
@@ -562,11 +600,13 @@ const Section<ExperimentSettings>& experiment_schema() {
     s.section("screen", &ExperimentSettings::screen, screen_schema(), "the physical screen: every size in degrees comes from it");
     s.section("stimulus", &ExperimentSettings::stimulus, stimulus_schema(), "what a trial shows");
     s.choice("method", &ExperimentSettings::method,
-             {{"constant_stimuli", DesignMethod::constant_stimuli}, {"staircase", DesignMethod::staircase}},
-             "constant_stimuli (a gap x eccentricity grid) or staircase (interleaved, one per eccentricity)");
+             {{"constant_stimuli", DesignMethod::constant_stimuli}, {"staircase", DesignMethod::staircase},
+              {"psi", DesignMethod::psi}},
+             "constant_stimuli (a gap x eccentricity grid), staircase or psi (adaptive, interleaved, one per eccentricity)");
     s.section("constant_stimuli", &ExperimentSettings::constant_stimuli, constant_stimuli_schema(),
               "the grid, with method: constant_stimuli");
     s.section("staircase", &ExperimentSettings::staircase, staircase_design_schema(), "the staircases, with method: staircase");
+    s.section("psi", &ExperimentSettings::psi, psi_design_schema(), "the psi procedures, with method: psi");
     s.section("task", &ExperimentSettings::task, task_schema(), "the yes/no task");
     s.section("display", &ExperimentSettings::display, display_schema(),
               "the display a person watches: its refresh rate, and whether this is a development run");

@@ -11,6 +11,7 @@
 #include "core/math.hpp"
 #include "gaze/gaze_settings.hpp"
 #include "perception/perception_settings.hpp"
+#include "psychophysics/psi.hpp"
 #include "psychophysics/staircase.hpp"
 #include "psychophysics/trial_design.hpp"
 
@@ -20,6 +21,7 @@ namespace fovea {
 enum class DesignMethod {
   constant_stimuli,  ///< a fixed grid of gap x eccentricity, repeated, shuffled in blocks
   staircase,         ///< one adaptive staircase per eccentricity, interleaved (PsychoPy's StairHandler rules)
+  psi,               ///< one psi procedure per eccentricity, interleaved (psychophysics/psi.hpp)
 };
 
 /// What a trial draws.
@@ -104,6 +106,8 @@ struct ExperimentSettings {
       .eccentricities_deg = {},
       .start_values_deg = {},
       .rules = {.n_trials = 40, .n_reversals = 8, .min_value = 0.001, .max_value = 5.0}};
+  /// The psi procedures, with method: psi.
+  InterleavedPsiSettings psi;
   TaskSettings task;
   DisplaySettings display;
   /// Where the viewer looks. With a tracker (pupil, gazepoint) trials are gaze-contingent: a

@@ -23,6 +23,9 @@ TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<T
       queue_[block].push_back(static_cast<int>(i));
     }
     planned_ = static_cast<int>(plan_.size());
+  } else if (method_ == DesignMethod::psi) {
+    psi_.emplace(spec.psi, seed);
+    planned_ = psi_->planned();
   } else {
     staircases_.emplace(spec.staircase, seed);
     planned_ = static_cast<int>(spec.staircase.eccentricities_deg.size()) * spec.staircase.rules.n_trials;
@@ -54,6 +57,9 @@ std::optional<PlannedTrial> TrialSequence::next() {
     while (block_ < static_cast<int>(queue_.size()) && queue_[static_cast<std::size_t>(block_)].empty()) ++block_;
     if (block_ == static_cast<int>(queue_.size())) return std::nullopt;
     pending_ = plan_[static_cast<std::size_t>(queue_[static_cast<std::size_t>(block_)].front())];
+  } else if (psi_) {
+    if (psi_->finished()) return std::nullopt;
+    pending_ = psi_->next();
   } else {
     if (staircases_->finished()) return std::nullopt;
     pending_ = staircases_->next();
@@ -71,8 +77,11 @@ void TrialSequence::record(TrialResponse response) {
     // Requeued at the end of its block, as the gaze contingency asks.
     if (response == TrialResponse::aborted) queue.push_back(index);
   } else if (response != TrialResponse::aborted) {
-    // An aborted trial is not a response: the staircase shows the same trial again.
-    staircases_->add_response(response == TrialResponse::yes);
+    // An aborted trial is not a response: the staircase or psi shows the same trial again.
+    if (psi_)
+      psi_->add_response(response == TrialResponse::yes);
+    else
+      staircases_->add_response(response == TrialResponse::yes);
   }
   if (response != TrialResponse::aborted) ++answered_;
   pending_.reset();

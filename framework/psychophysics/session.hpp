@@ -14,7 +14,7 @@ namespace fovea {
 
 
 /// The order of a participant's trials and what has been done of it: the design (constant
-/// stimuli or interleaved staircases) advanced by the responses so far. Deterministic from
+/// stimuli, interleaved staircases or psi procedures) advanced by the responses so far. Deterministic from
 /// the spec, its seed and the records, so a killed session rebuilt from its trials.csv goes
 /// on exactly where it stopped, with the same randomisation.
 class TrialSequence {
@@ -27,10 +27,10 @@ class TrialSequence {
   /// response gives the same trial.
   std::optional<PlannedTrial> next();
   /// The answer to the trial next() gave: yes and no advance the design; aborted requeues
-  /// the trial at the end of its block (constant stimuli) or runs it again (staircases).
+  /// the trial at the end of its block (constant stimuli) or runs it again (staircases, psi).
   void record(TrialResponse response);
   /// Trials answered yes or no so far, and those the design holds in all (for constant
-  /// stimuli; staircases end when they end, so a lower bound).
+  /// stimuli and psi; staircases end when they end, so a lower bound).
   int answered() const { return answered_; }
   int planned() const { return planned_; }
 
@@ -41,6 +41,7 @@ class TrialSequence {
   std::vector<std::vector<int>> queue_;          ///< constant stimuli: per block, plan indices to run, in order
   int block_ = 0;                                ///< the block now running
   std::optional<InterleavedStaircases> staircases_;
+  std::optional<InterleavedPsi> psi_;
   std::optional<PlannedTrial> pending_;
   int answered_ = 0;
   int planned_ = 0;

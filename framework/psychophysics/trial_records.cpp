@@ -51,9 +51,11 @@ constexpr auto kColumns = std::to_array<Column>({
     {.name = "trial_in_block", .member = &TrialRecord::trial_in_block,
      .description = "The trial's place in its block or pass, from 0"},
     {.name = "condition", .member = &TrialRecord::condition,
-     .description = "The gap x eccentricity condition (constant stimuli), or the adaptive procedure"},
+     .description = "The gap x eccentricity condition (constant stimuli), or the adaptive procedure (a psi's catch "
+                    "trials: the number of procedures plus the procedure)"},
     {.name = "staircase", .member = &TrialRecord::staircase,
-     .description = "The adaptive procedure (one per eccentricity) that chose the gap; -1 for constant stimuli"},
+     .description = "The adaptive procedure (one per eccentricity) that chose the gap; -1 for constant stimuli and "
+                    "a psi's catch trials"},
     {.name = "catch_trial", .member = &TrialRecord::catch_trial, .fit = true,
      .description = "Whether the trial showed no gap (the pair touched)",
      .levels = "0=a gap was shown|1=a catch trial: no gap"},

@@ -391,61 +391,70 @@ TEST_CASE("fovea experiment: a session killed mid-trial and resumed has every tr
   TempDir dir;
   const std::string spec = std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml";
   const std::string observer = std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml";
-  const std::vector<std::string> small = {"--set", "constant_stimuli.repetitions=2", "--set", "constant_stimuli.blocks=2",
-                                          "--set", "constant_stimuli.catch_trials_per_block=4"};
-  const auto command = [&](const std::string& out, std::vector<std::string> extra) {
-    std::vector<std::string> argv = {kFovea, "experiment", spec, "--participant", "P01", "--observer", observer,
-                                     "--out", out, "--quiet"};
-    argv.insert(argv.end(), small.begin(), small.end());
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    return argv;
-  };
-  // The unbroken session: 6 gaps x 4 eccentricities x 2 + 2 x 4 catch trials = 56.
-  REQUIRE(run_process(command("whole", {}), dir.path()).status == 0);
-  const auto whole = lines_of(read_file(dir / "whole" / "trials.csv"));
-  REQUIRE(whole.size() == 57);
+  // Constant stimuli, 6 gaps x 4 eccentricities x 2 + 2 x 4 catch trials, and psi procedures,
+  // 4 eccentricities x (12 + 2 catch trials): 56 trials each.
+  const std::vector<std::vector<std::string>> designs = {
+      {"--set", "constant_stimuli.repetitions=2", "--set", "constant_stimuli.blocks=2", "--set",
+       "constant_stimuli.catch_trials_per_block=4"},
+      {"--set", "method=psi", "--set", "psi.n_trials=12", "--set", "psi.catch_trials=2"}};
+  for (const std::vector<std::string>& small : designs) {
+    INFO(small[1]);
+    const std::string prefix = small[1] == "method=psi" ? "psi_" : "";
+    const auto command = [&](const std::string& out, std::vector<std::string> extra) {
+      std::vector<std::string> argv = {kFovea, "experiment", spec, "--participant", "P01", "--observer", observer,
+                                       "--out", out, "--quiet"};
+      argv.insert(argv.end(), small.begin(), small.end());
+      argv.insert(argv.end(), extra.begin(), extra.end());
+      return argv;
+    };
+    // The unbroken session.
+    REQUIRE(run_process(command(prefix + "whole", {}), dir.path()).status == 0);
+    const auto whole = lines_of(read_file(dir / (prefix + "whole") / "trials.csv"));
+    REQUIRE(whole.size() == 57);
 
-  // Killed while trials run (each takes 20 ms here), then resumed.
-  {
-    test::ChildProcess child(command("killed", {"--observer-pace-ms", "20"}), dir.path(), dir / "stdout", dir / "stderr");
-    REQUIRE(wait_for_lines(dir / "killed" / "trials.csv", 15));
-    child.send_signal(SIGKILL);
-    CHECK(child.wait() == 128 + SIGKILL);
-  }
-  const auto before = lines_of(read_file(dir / "killed" / "trials.csv"));
-  REQUIRE(before.size() >= 15);
-  REQUIRE(before.size() < 57);
-  // Without --resume the participant's folder is refused, untouched.
-  const auto refused = run_process(command("killed", {}), dir.path());
-  CHECK(refused.status == 2);
-  CHECK(refused.err.find("--resume continues that session") != std::string::npos);
-  // Another spec cannot resume it.
-  const auto changed = run_process(command("killed", {"--resume", "--set", "seed=2"}), dir.path());
-  CHECK(changed.status == 2);
-  CHECK(changed.err.find("the spec differs") != std::string::npos);
-  const auto resumed = run_process(command("killed", {"--resume"}), dir.path());
-  REQUIRE(resumed.status == 0);
-  const auto after = lines_of(read_file(dir / "killed" / "trials.csv"));
-  REQUIRE(after.size() == whole.size());
-  // Row for row the same trials and answers; only the session number and the times differ.
-  const auto columns = split(whole[0]);
-  for (std::size_t i = 1; i < whole.size(); ++i) {
-    const auto a = split(whole[i]), b = split(after[i]);
-    REQUIRE(a.size() == columns.size());
-    REQUIRE(b.size() == columns.size());
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      if (columns[c] == "session" || columns[c] == "started_utc" || columns[c] == "ended_utc") continue;
-      INFO("row " << i << ", " << columns[c]);
-      CHECK(a[c] == b[c]);
+    // Killed while trials run (each takes 20 ms here), then resumed.
+    {
+      test::ChildProcess child(command(prefix + "killed", {"--observer-pace-ms", "20"}), dir.path(), dir / "stdout",
+                               dir / "stderr");
+      REQUIRE(wait_for_lines(dir / (prefix + "killed") / "trials.csv", 15));
+      child.send_signal(SIGKILL);
+      CHECK(child.wait() == 128 + SIGKILL);
     }
-    CHECK(b[1] == (i < before.size() ? "1" : "2"));
+    const auto before = lines_of(read_file(dir / (prefix + "killed") / "trials.csv"));
+    REQUIRE(before.size() >= 15);
+    REQUIRE(before.size() < 57);
+    // Without --resume the participant's folder is refused, untouched.
+    const auto refused = run_process(command(prefix + "killed", {}), dir.path());
+    CHECK(refused.status == 2);
+    CHECK(refused.err.find("--resume continues that session") != std::string::npos);
+    // Another spec cannot resume it.
+    const auto changed = run_process(command(prefix + "killed", {"--resume", "--set", "seed=2"}), dir.path());
+    CHECK(changed.status == 2);
+    CHECK(changed.err.find("the spec differs") != std::string::npos);
+    const auto resumed = run_process(command(prefix + "killed", {"--resume"}), dir.path());
+    REQUIRE(resumed.status == 0);
+    const auto after = lines_of(read_file(dir / (prefix + "killed") / "trials.csv"));
+    REQUIRE(after.size() == whole.size());
+    // Row for row the same trials and answers; only the session number and the times differ.
+    const auto columns = split(whole[0]);
+    for (std::size_t i = 1; i < whole.size(); ++i) {
+      const auto a = split(whole[i]), b = split(after[i]);
+      REQUIRE(a.size() == columns.size());
+      REQUIRE(b.size() == columns.size());
+      for (std::size_t c = 0; c < columns.size(); ++c) {
+        if (columns[c] == "session" || columns[c] == "started_utc" || columns[c] == "ended_utc") continue;
+        INFO("row " << i << ", " << columns[c]);
+        CHECK(a[c] == b[c]);
+      }
+      CHECK(b[1] == (i < before.size() ? "1" : "2"));
+    }
+    const std::string log = read_file(dir / (prefix + "killed") / "session.log");
+    CHECK(log.find("session 1 of participant P01 started") != std::string::npos);
+    CHECK(log.find("session 2 of participant P01 started, resuming after " + std::to_string(before.size() - 1) + " trials") !=
+          std::string::npos);
+    CHECK(log.find("session 2 complete: 56 trials") != std::string::npos);
+    CHECK(log.find("session 1 complete") == std::string::npos);  // the killed one never said so
   }
-  const std::string log = read_file(dir / "killed" / "session.log");
-  CHECK(log.find("session 1 of participant P01 started") != std::string::npos);
-  CHECK(log.find("session 2 of participant P01 started, resuming after " + std::to_string(before.size() - 1) + " trials") !=
-        std::string::npos);
-  CHECK(log.find("session 2 complete: 56 trials") != std::string::npos);
-  CHECK(log.find("session 1 complete") == std::string::npos);  // the killed one never said so
 }
 
 TEST_CASE("fovea experiment: a session with a person needs a display, and says how to run without one",

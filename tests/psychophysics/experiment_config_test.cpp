@@ -55,6 +55,12 @@ TEST_CASE("Experiment spec: the shipped spec loads, and its resolved form loads 
   const InterleavedStaircases staircases(stairs.spec.staircase, 1);
   REQUIRE(staircases.staircase_count() == 4);
   for (int i = 0; i < 4; ++i) CHECK(staircases.staircase(i).intensity() == 0.5);
+  // The psi method from the same file, by one override.
+  const config::LoadedExperiment psi = config::load_experiment_file(kShipped, {config::set_override("method=psi")});
+  CHECK(psi.spec.method == DesignMethod::psi);
+  const InterleavedPsi procedures(psi.spec.psi, 1);
+  CHECK(procedures.procedure_count() == 4);
+  CHECK(procedures.planned() == 4 * (60 + 6));
   // Every experiment key is listed with a meaning.
   for (const config::KeyInfo& key : config::experiment_keys()) CHECK_FALSE(key.doc.empty());
 }
@@ -104,6 +110,23 @@ TEST_CASE("Experiment spec: malformed specs get one clear line at the key at fau
         "exp.yaml:2:41: staircase.start_values_deg[1]: must be in the staircase's range [0.001, 5], not 8");
   CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0], start_values_deg: [1], step_sizes: []}\n") ==
         "exp.yaml:2:61: staircase.step_sizes: an empty list: give at least one step size");
+  // The psi's own check, at the spec key of the field it names, and the screen's.
+  CHECK(error_of("method: psi\n") ==
+        "exp.yaml: psi.eccentricities_deg: an empty list: the psi method needs at least one eccentricity");
+  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0], min_gap_deg: 1, max_gap_deg: 1}\n") ==
+        "exp.yaml:2:32: psi.min_gap_deg: must be below max_gap_deg (1), not 1: a grid of 41 points needs room");
+  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0], n_trials: 4, catch_trials: 5}\n") ==
+        "exp.yaml:2:45: psi.catch_trials: must be in [0, n_trials (4)], not 5");
+  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0], lapse_points: 0}\n") ==
+        "exp.yaml:2:46: psi.lapse_points: expected an integer in [1, 1000], found 0");
+  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0], max_gap_deg: 40}\n") ==
+        "exp.yaml:2:32: psi.max_gap_deg: a gap of 40 deg is larger than the screen (50 x 29.4 deg at 57 cm)");
+  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0, 12]}\n").find(
+            "exp.yaml:2:7: psi.eccentricities_deg: an eccentricity of 12 deg puts the target pair") == 0);
+  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0, 10], function: probit}\n") ==
+        "exp.yaml:2:46: psi.function: expected one of logistic, weibull, found \"probit\"");
+  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0, 10], max_width: 2, width_points: 1}\n") ==
+        "exp.yaml:2:36: psi.max_width: must equal min_width (0.25) with one point, not 2");
   CHECK(error_of(std::string(kMinimal) + "task: {yes_key: y, no_key: y}\n") ==
         "exp.yaml:5:20: task.no_key: the same key as task.yes_key; yes and no need two keys");
   // What the design itself refuses, at its section.

@@ -34,6 +34,11 @@ ExperimentSettings small_spec(DesignMethod method) {
   spec.staircase.start_values_deg = {0.5};
   spec.staircase.rules.n_trials = 12;
   spec.staircase.rules.n_reversals = 4;
+  spec.psi.eccentricities_deg = {0, 5};
+  spec.psi.n_trials = 12;
+  spec.psi.catch_trials = 2;
+  spec.psi.grid.gap_points = 15;
+  spec.psi.grid.threshold_points = 15;
   return spec;
 }
 
@@ -78,7 +83,7 @@ bool same_trials(const std::vector<TrialRecord>& a, const std::vector<TrialRecor
 
 TEST_CASE("Session: a sequence rebuilt from any prefix of its records goes on as an unbroken one",
           "[psychophysics][session]") {
-  for (const DesignMethod method : {DesignMethod::constant_stimuli, DesignMethod::staircase}) {
+  for (const DesignMethod method : {DesignMethod::constant_stimuli, DesignMethod::staircase, DesignMethod::psi}) {
     const ExperimentSettings spec = small_spec(method);
     for (const int abort_every : {0, 7}) {
       const std::vector<TrialRecord> whole = run(spec, {}, abort_every);
