@@ -143,11 +143,8 @@ TEST_CASE("the likelihood at the fit is at least that at the truth, and no small
     const FitResult fit = fit_psychometric(data, fit_settings(function, 0));
     CHECK(fit.converged);
     CHECK(fit.log_likelihood == psychometric_log_likelihood(fit.model, data));
-    // gamma is not a free parameter of the optimiser (it comes from the catch trials), so
-    // the truth is compared at the fitted gamma.
-    PerceptionModelSettings truth_at_fitted_gamma = truth;
-    truth_at_fitted_gamma.guess_rate = fit.guess_rate;
-    CHECK(fit.log_likelihood >= psychometric_log_likelihood(truth_at_fitted_gamma, data));
+    // gamma is fitted with the others: the truth, gamma included, is no better.
+    CHECK(fit.log_likelihood >= psychometric_log_likelihood(truth, data));
     // A local maximum: 0.1 % either way in T0, E2 and width, 1e-4 in lambda, lowers ln L.
     for (const double factor : {0.999, 1.001}) {
       PerceptionModelSettings m = fit.model;
@@ -163,6 +160,9 @@ TEST_CASE("the likelihood at the fit is at least that at the truth, and no small
     for (const double step : {-1e-4, 1e-4}) {
       PerceptionModelSettings m = fit.model;
       m.lapse_rate = std::clamp(m.lapse_rate + step, 0.0, 0.06);
+      CHECK(psychometric_log_likelihood(m, data) <= fit.log_likelihood + 1e-9);
+      m = fit.model;
+      m.guess_rate = std::clamp(m.guess_rate + step, 0.0, 0.5);
       CHECK(psychometric_log_likelihood(m, data) <= fit.log_likelihood + 1e-9);
     }
   }
@@ -222,7 +222,7 @@ TEST_CASE("without catch trials the guess rate is 0 and the message says so", "[
   const FitResult fit =
       fit_psychometric(simulate_observer(truth, design, 6), fit_settings(PsychometricFunction::weibull, 0));
   CHECK(fit.catch_trials == 0);
-  CHECK(fit.guess_rate == 0.0);
+  CHECK(fit.guess_rate.value == 0.0);
   CHECK(fit.model.guess_rate == 0.0);
   CHECK(fit.message.find("no catch trials") != std::string::npos);
   CHECK(fit.deviance_dof == 36 - 4);
@@ -231,14 +231,17 @@ TEST_CASE("without catch trials the guess rate is 0 and the message says so", "[
   CHECK(fit.model.threshold_deg == Approx(0.1).epsilon(0.12));
 }
 
-TEST_CASE("the guess rate is the catch trials' share of yes with half a count added", "[psychometric_fit]") {
+TEST_CASE("with guess_rate catch_trials the guess rate is the catch trials' share of yes with half a count added",
+          "[psychometric_fit]") {
   // 20 catch trials, 3 of them yes: (3 + 0.5) / (20 + 1); the gaps are all seen.
   std::vector<TrialOutcome> trials;
   for (int i = 0; i < 20; ++i) trials.push_back({1.0, 0.0, i < 3});
   for (int i = 0; i < 20; ++i) trials.push_back({1.0, 0.5 + 0.1 * i, i > 4});
-  const FitResult fit = fit_psychometric(trials, fit_settings(PsychometricFunction::logistic, 0));
-  CHECK(fit.guess_rate == 3.5 / 21);
-  CHECK(fit.model.guess_rate == fit.guess_rate);
+  FitSettings settings = fit_settings(PsychometricFunction::logistic, 0);
+  settings.guess_rate = GuessRateMethod::catch_trials;
+  const FitResult fit = fit_psychometric(trials, settings);
+  CHECK(fit.guess_rate.value == 3.5 / 21);
+  CHECK(fit.model.guess_rate == fit.guess_rate.value);
   CHECK(fit.catch_trials == 20);
   CHECK(fit.trials == 40);
 }
@@ -338,4 +341,95 @@ TEST_CASE("fitted_model_yaml loads back through perception.model.file with the s
     CHECK(loaded.guess_rate == fit.model.guess_rate);
     CHECK(loaded.lapse_rate == fit.model.lapse_rate);
   }
+}
+
+TEST_CASE("a guess rate of 0 is recovered when no catch trial says yes, and catch_trials could not reach it",
+          "[psychometric_fit]") {
+  PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
+  truth.guess_rate = 0.0;
+  const std::vector<TrialOutcome> data = simulate_observer(truth, constant_stimuli_design(truth, 20), 8);
+  int catch_yes = 0;
+  for (const TrialOutcome& t : data) catch_yes += t.gap_deg > 0 ? 0 : (t.yes ? 1 : 0);
+  REQUIRE(catch_yes == 0);  // gamma 0: no catch trial can say yes
+  FitSettings settings = fit_settings(PsychometricFunction::logistic, 20);
+  const FitResult fitted = fit_psychometric(data, settings);
+  CHECK(fitted.guess_rate.value == 0.0);
+  CHECK(fitted.model.guess_rate == 0.0);
+  CHECK(fitted.guess_rate.at_bound);
+  CHECK(fitted.guess_rate.ci_low == 0.0);
+  CHECK(fitted.guess_rate.ci_high >= 0.0);
+  CHECK(fitted.guess_rate.ci_high < 0.02);
+  // Held at (0 + 0.5) / (80 + 1) from the catch trials instead: never 0.
+  settings.guess_rate = GuessRateMethod::catch_trials;
+  const FitResult held = fit_psychometric(data, settings);
+  CHECK(held.guess_rate.value == 0.5 / 81);
+  // gamma as a free parameter costs a degree of freedom the held one counted already.
+  CHECK(fitted.deviance_dof == held.deviance_dof);
+}
+
+TEST_CASE("a fitted guess rate is recovered with the others, and its interval covers it", "[psychometric_fit]") {
+  // true_model's gamma is 0.05: 300 catch trials give it to about 0.013 (one SD).
+  const PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
+  const std::vector<TrialOutcome> design = constant_stimuli_design(truth);
+  int covered = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const FitResult fit = fit_psychometric(simulate_observer(truth, design, seed), fit_settings(truth.function, 50));
+    INFO("seed " << seed << ": gamma " << fit.guess_rate.value << " [" << fit.guess_rate.ci_low << ", "
+                 << fit.guess_rate.ci_high << "]");
+    CHECK(fit.guess_rate.value == Approx(0.05).margin(0.04));
+    CHECK(fit.guess_rate.value == fit.model.guess_rate);
+    CHECK(!fit.guess_rate.at_bound);
+    covered += covers(fit.guess_rate, truth.guess_rate) ? 1 : 0;
+  }
+  CHECK(covered >= 4);
+}
+
+TEST_CASE("the interval methods are their formulas over the bootstrap refits", "[psychometric_fit]") {
+  const PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
+  const std::vector<TrialOutcome> data = simulate_observer(truth, constant_stimuli_design(truth, 10), 9);
+  FitSettings settings = fit_settings(PsychometricFunction::logistic, 40);
+  const auto widths_of = [](const FitResult& f) {
+    std::vector<double> w;
+    for (const PerceptionModelSettings& m : f.bootstrap_models) w.push_back(m.width);
+    return w;
+  };
+  const auto lapses_of = [](const FitResult& f) {
+    std::vector<double> w;
+    for (const PerceptionModelSettings& m : f.bootstrap_models) w.push_back(m.lapse_rate);
+    return w;
+  };
+  settings.interval = IntervalMethod::percentile;
+  const FitResult percentile = fit_psychometric(data, settings);
+  std::vector<double> w = widths_of(percentile);
+  REQUIRE(w.size() == 40);
+  const double q_low = percentile_quantile(w, 0.025), q_high = percentile_quantile(w, 0.975);
+  CHECK(percentile.width.ci_low == q_low);
+  CHECK(percentile.width.ci_high == q_high);
+
+  // Basic: the estimate reflected about the quantiles, on the log for the width, on the
+  // value (clamped to [0, max_lapse_rate]) for lambda. The same seed: the same refits.
+  settings.interval = IntervalMethod::basic;
+  const FitResult basic = fit_psychometric(data, settings);
+  const double width = basic.model.width;
+  CHECK(basic.width.value == percentile.width.value);
+  CHECK(basic.width.ci_low == Approx(width * width / q_high).epsilon(1e-12));
+  CHECK(basic.width.ci_high == Approx(width * width / q_low).epsilon(1e-12));
+  std::vector<double> l = lapses_of(basic);
+  const double lambda = basic.model.lapse_rate;
+  CHECK(basic.lapse_rate.ci_low == Approx(std::clamp(2 * lambda - percentile_quantile(l, 0.975), 0.0, 0.06)).margin(1e-15));
+  CHECK(basic.lapse_rate.ci_high == Approx(std::clamp(2 * lambda - percentile_quantile(l, 0.025), 0.0, 0.06)).margin(1e-15));
+
+  // Bias-corrected: z0 from the share of refits below the estimate, quantiles at
+  // Phi(2 z0 -+ 1.96).
+  settings.interval = IntervalMethod::bias_corrected;
+  const FitResult corrected = fit_psychometric(data, settings);
+  double below = 0;
+  for (const double b : w) below += b < width ? 1.0 : (b == width ? 0.5 : 0.0);
+  const double z0 = normal_quantile(std::clamp(below / 40, 0.5 / 40, 1 - 0.5 / 40));
+  const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  const double z = 1.959963984540054;
+  CHECK(corrected.width.ci_low == Approx(percentile_quantile(w, phi(2 * z0 - z))).epsilon(1e-9));
+  CHECK(corrected.width.ci_high == Approx(percentile_quantile(w, phi(2 * z0 + z))).epsilon(1e-9));
+  CHECK(normal_quantile(0.975) == Approx(z).epsilon(1e-12));
+  CHECK(normal_quantile(0.5) == Approx(0.0).margin(1e-12));
 }
