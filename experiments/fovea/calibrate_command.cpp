@@ -154,7 +154,8 @@ int calibrate_command(const CalibrateOptions& options) {
                 {"fit_lapse", options.fit.fit_lapse},
                 {"confidence", options.fit.confidence},
                 {"guess_rate", guess_rate_method_name(options.fit.guess_rate)},
-                {"interval", interval_method_name(options.fit.interval)}};
+                {"interval", interval_method_name(options.fit.interval)},
+                {"bias_correction", bias_correction_name(options.fit.bias_correction)}};
     write_json_atomically(json_path, j);
   } catch (const std::exception& e) {
     std::cerr << "fovea calibrate: " << e.what() << "\n";
@@ -183,7 +184,8 @@ int calibrate_command(const CalibrateOptions& options) {
   std::cout << options.participants << " participants, " << trials_min
             << (trials_max != trials_min ? "-" + std::to_string(trials_max) : std::string()) << " trials each; "
             << interval_method_name(options.fit.interval) << " intervals from " << options.fit.bootstrap_samples
-            << " bootstrap refits; guess rate " << guess_rate_method_name(options.fit.guess_rate) << "\n";
+            << " bootstrap refits; guess rate " << guess_rate_method_name(options.fit.guess_rate)
+            << "; bias correction " << bias_correction_name(options.fit.bias_correction) << "\n";
   print_rows(rows);
   std::cerr << "fovea calibrate: " << format_significant(elapsed_s) << " s on " << pool.size() << " thread"
             << (pool.size() == 1 ? "" : "s") << "; wrote " << rows_path.string() << ", " << summary_path.string() << ", "

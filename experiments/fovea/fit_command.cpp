@@ -345,6 +345,7 @@ int fit_command(const FitOptions& options) {
   settings.fit_lapse = options.fit_lapse;
   settings.guess_rate = options.guess_rate;
   settings.interval = options.interval;
+  settings.bias_correction = options.bias_correction;
 
   std::vector<GroupFit> fits;
   Group pooled{std::string(kPooledParticipant), {}};
@@ -394,7 +395,8 @@ int fit_command(const FitOptions& options) {
                    {"fit_lapse", settings.fit_lapse},
                    {"confidence", settings.confidence},
                    {"guess_rate", guess_rate_method_name(settings.guess_rate)},
-                   {"interval", interval_method_name(settings.interval)}};
+                   {"interval", interval_method_name(settings.interval)},
+                   {"bias_correction", bias_correction_name(settings.bias_correction)}};
   // Names only: the outputs are written side by side and stay valid when the folder moves.
   j["model_file"] = model_path.filename().string();
   j["conditions_file"] = conditions_path.filename().string();

@@ -178,10 +178,19 @@ int run_main(int argc, char** argv) {
   const char* const guess_help =
       "the guess rate: fitted (with the others, by maximum likelihood; can be 0) or catch_trials ((yes + 0.5) / (n + "
       "1) of the catch trials, held fixed) (default fitted)";
-  const char* const interval_help = "the bootstrap interval: percentile, bias_corrected or basic (default percentile)";
+  const char* const interval_help =
+      "the bootstrap interval: percentile, bias_corrected or basic (reflected on the log for T0, E2 and width; "
+      "percentile for the rates) (default basic)";
   fit->add_option("--guess", fit_options.guess_rate, guess_help)->transform(CLI::CheckedTransformer(guess_methods));
   fit->add_option("--interval", fit_options.interval, interval_help)
       ->transform(CLI::CheckedTransformer(interval_methods));
+  const std::map<std::string, fovea::BiasCorrection> bias_corrections = {
+      {"none", fovea::BiasCorrection::none}, {"mean", fovea::BiasCorrection::mean}, {"median", fovea::BiasCorrection::median}};
+  const char* const bias_help =
+      "correct the estimates' small-sample bias from the bootstrap: none (maximum likelihood), mean, or median "
+      "(median-unbiased, the bias-corrected interval's centre) (default median)";
+  fit->add_option("--bias-correction", fit_options.bias_correction, bias_help)
+      ->transform(CLI::CheckedTransformer(bias_corrections));
   std::string plots_dir;
   CLI::Option* plots_option =
       fit->add_option("--plots", plots_dir, "write the PNG plots into this folder (default: beside the model file)");
@@ -228,6 +237,8 @@ int run_main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(guess_methods));
   calibrate->add_option("--interval", calibrate_options.fit.interval, interval_help)
       ->transform(CLI::CheckedTransformer(interval_methods));
+  calibrate->add_option("--bias-correction", calibrate_options.fit.bias_correction, bias_help)
+      ->transform(CLI::CheckedTransformer(bias_corrections));
   calibrate->add_flag("--quiet,-q", calibrate_options.quiet, "no progress line");
 
   fovea::SweepOptions sweep_options;

@@ -287,15 +287,26 @@ SingleFit fit_once(const std::vector<Condition>& conditions, double guess_rate, 
 }
 
 
-/// What the basic interval needs of a parameter: whether it is positive (T0, E2, width:
-/// the interval reflects on its log), else the bounds a rate is clamped to.
+/// z0 of the bias-corrected percentile method (Efron 1981): the normal quantile of the share
+/// of refits below the estimate, ties counted half (a rate at its bound of 0 ties often),
+/// kept off 0 and 1 so that z0 stays finite.
+double median_bias_z0(double value, const std::vector<double>& bootstrap) {
+  double below = 0;
+  for (const double b : bootstrap) below += b < value ? 1.0 : (b == value ? 0.5 : 0.0);
+  const double n = static_cast<double>(bootstrap.size());
+  return normal_quantile(std::clamp(below / n, 0.5 / n, 1 - 0.5 / n));
+}
+
+/// What the basic interval and the bias correction need of a parameter: whether it is
+/// positive (T0, E2, width: the basic interval reflects on its log; a rate keeps the
+/// percentile interval), and its bounds, which clamp both.
 struct ParameterSpace {
   bool positive = true;
   double lower = 0, upper = 0;
 };
 
 /// The fitted value with the interval of its bootstrap refits by `method` (NaN without).
-ParameterEstimate estimate(double value, std::vector<double>& bootstrap, const FitSettings& settings,
+ParameterEstimate interval(double value, std::vector<double>& bootstrap, const FitSettings& settings,
                            const ParameterSpace& space) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (bootstrap.empty()) return {value, nan, nan};
@@ -304,24 +315,38 @@ ParameterEstimate estimate(double value, std::vector<double>& bootstrap, const F
     case IntervalMethod::percentile:
       return {value, percentile_quantile(bootstrap, alpha), percentile_quantile(bootstrap, 1 - alpha)};
     case IntervalMethod::bias_corrected: {
-      // z0 from the share of refits below the estimate, ties counted half (a rate at its
-      // bound of 0 ties often), kept off 0 and 1 so that z0 stays finite.
-      double below = 0;
-      for (const double b : bootstrap) below += b < value ? 1.0 : (b == value ? 0.5 : 0.0);
-      const double n = static_cast<double>(bootstrap.size());
-      const double share = std::clamp(below / n, 0.5 / n, 1 - 0.5 / n);
-      const double z0 = normal_quantile(share), z = normal_quantile(1 - alpha);
+      const double z0 = median_bias_z0(value, bootstrap), z = normal_quantile(1 - alpha);
       const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); };
       return {value, percentile_quantile(bootstrap, phi(2 * z0 - z)), percentile_quantile(bootstrap, phi(2 * z0 + z))};
     }
     case IntervalMethod::basic: {
       const double low = percentile_quantile(bootstrap, alpha), high = percentile_quantile(bootstrap, 1 - alpha);
-      if (space.positive) return {value, value * value / high, value * value / low};
-      return {value, std::clamp(2 * value - high, space.lower, space.upper),
-              std::clamp(2 * value - low, space.lower, space.upper)};
+      if (!space.positive) return {value, low, high};  // a rate: the percentile interval (IntervalMethod::basic)
+      return {value, std::clamp(value * value / high, space.lower, space.upper),
+              std::clamp(value * value / low, space.lower, space.upper)};
     }
   }
   return {value, nan, nan};
+}
+
+/// The estimate and its interval: `value` (the maximum-likelihood one) with the interval of
+/// `bootstrap` by settings.interval, the value corrected as settings.bias_correction says
+/// (BiasCorrection), clamped to the bounds. The interval is left where its method put it.
+ParameterEstimate estimate(double value, std::vector<double>& bootstrap, const FitSettings& settings,
+                           const ParameterSpace& space) {
+  ParameterEstimate e = interval(value, bootstrap, settings, space);
+  if (bootstrap.empty()) return e;
+  if (settings.bias_correction == BiasCorrection::mean) {
+    double sum = 0;
+    for (const double b : bootstrap) sum += space.positive ? std::log(b) : b;
+    const double mean = sum / static_cast<double>(bootstrap.size());
+    e.value = std::clamp(space.positive ? value * value / std::exp(mean) : 2 * value - mean, space.lower, space.upper);
+  } else if (settings.bias_correction == BiasCorrection::median) {
+    const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); };
+    e.value = std::clamp(percentile_quantile(bootstrap, phi(2 * median_bias_z0(value, bootstrap))), space.lower,
+                         space.upper);
+  }
+  return e;
 }
 
 /// Adds `note` to a "; "-separated message.
@@ -381,6 +406,15 @@ const char* guess_rate_method_name(GuessRateMethod method) {
   return method == GuessRateMethod::fitted ? "fitted" : "catch_trials";
 }
 
+const char* bias_correction_name(BiasCorrection correction) {
+  switch (correction) {
+    case BiasCorrection::none: return "none";
+    case BiasCorrection::mean: return "mean";
+    case BiasCorrection::median: return "median";
+  }
+  return "";
+}
+
 const char* interval_method_name(IntervalMethod method) {
   switch (method) {
     case IntervalMethod::percentile: return "percentile";
@@ -410,6 +444,7 @@ FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettin
   result.confidence = settings.confidence;
   result.interval = settings.interval;
   result.guess_rate_method = settings.guess_rate;
+  result.bias_correction = settings.bootstrap_samples > 0 ? settings.bias_correction : BiasCorrection::none;
   int catch_trials = 0;
   const double from_catch = guess_rate_from_catch_trials(data.conditions, catch_trials);
   result.catch_trials = catch_trials;
@@ -424,6 +459,7 @@ FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettin
   const SingleFit fit = fit_data(data.conditions, settings, catch_trials);
   note_bounds(fit, result.message);
   if (!fit.converged) append_note(result.message, "the optimiser did not report convergence");
+  result.maximum_likelihood_model = fit.model;
   result.model = fit.model;
   result.log_likelihood = fit.log_likelihood;
   result.deviance = fit.deviance;
@@ -456,12 +492,14 @@ FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettin
   if (not_converged > 0)
     append_note(result.message, std::to_string(not_converged) + " of " + std::to_string(settings.bootstrap_samples) +
                                     " bootstrap refits did not report convergence");
-  const ParameterSpace positive{true, 0, 0};
+  const ParameterSpace threshold{true, kMinThresholdDeg, kMaxThresholdDeg};
+  const ParameterSpace scale{true, kMinScaleDeg, kMaxScaleDeg};
+  const ParameterSpace width{true, kMinWidth, kMaxWidth};
   const ParameterSpace lapse{false, 0, fit.lapse_index < 0 ? 0.0 : fit.upper[static_cast<std::size_t>(fit.lapse_index)]};
   const ParameterSpace guess{false, 0, kMaxGuessRate};
-  result.threshold_deg = estimate(fit.model.threshold_deg, t0s, settings, positive);
-  result.eccentricity_scale_deg = estimate(fit.model.eccentricity_scale_deg, e2s, settings, positive);
-  result.width = estimate(fit.model.width, widths, settings, positive);
+  result.threshold_deg = estimate(fit.model.threshold_deg, t0s, settings, threshold);
+  result.eccentricity_scale_deg = estimate(fit.model.eccentricity_scale_deg, e2s, settings, scale);
+  result.width = estimate(fit.model.width, widths, settings, width);
   result.lapse_rate = estimate(fit.model.lapse_rate, lapses, settings, lapse);
   result.guess_rate = estimate(fit.model.guess_rate, guesses, settings, guess);
   result.threshold_deg.at_bound = bound_of(fit, 0) != 0;
@@ -469,6 +507,13 @@ FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettin
   result.width.at_bound = bound_of(fit, 2) != 0;
   result.lapse_rate.at_bound = fit.lapse_index < 0 || bound_of(fit, static_cast<std::size_t>(fit.lapse_index)) != 0;
   result.guess_rate.at_bound = fit.guess_index >= 0 && bound_of(fit, static_cast<std::size_t>(fit.guess_index)) != 0;
+  // The model is the estimates: bias-corrected when asked, the maximum-likelihood fit's else.
+  result.model.threshold_deg = result.threshold_deg.value;
+  result.model.eccentricity_scale_deg = result.eccentricity_scale_deg.value;
+  result.model.width = result.width.value;
+  result.model.lapse_rate = result.lapse_rate.value;
+  result.model.guess_rate = result.guess_rate.value;
+  if (!(result.model.guess_rate + result.model.lapse_rate < 1)) result.model = fit.model;  // cannot happen within the bounds
   if (deviances.empty()) {
     result.deviance_p = std::numeric_limits<double>::quiet_NaN();
   } else {

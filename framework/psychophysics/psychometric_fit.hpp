@@ -42,9 +42,11 @@ enum class IntervalMethod {
   /// quantile of the share of refits below the estimate, which corrects an estimator's
   /// median bias.
   bias_corrected,
-  /// Basic (reverse percentile): the estimate reflected about the refits' quantiles,
-  /// theta^2 / q_high .. theta^2 / q_low for T0, E2 and the width (on their logs),
-  /// 2 theta - q_high .. 2 theta - q_low for the rates (clamped to their bounds).
+  /// Basic (reverse percentile) for T0, E2 and the width: the maximum-likelihood estimate
+  /// reflected about the refits' quantiles on the log, theta^2 / q_high .. theta^2 / q_low,
+  /// which carries the estimator's bias and skew into the interval. The rates keep the
+  /// percentile interval: reflected about their bound of 0 it folds onto the bound ([0, 0]
+  /// for a guess rate of 0).
   basic,
 };
 
@@ -52,6 +54,22 @@ enum class IntervalMethod {
 /// "percentile", "bias_corrected", "basic".
 const char* guess_rate_method_name(GuessRateMethod method);
 const char* interval_method_name(IntervalMethod method);
+
+/// Whether and how the estimates are corrected for the maximum-likelihood estimator's
+/// small-sample bias, from the bootstrap refits (no effect without them).
+enum class BiasCorrection {
+  none,  ///< the maximum-likelihood estimates
+  /// The estimate less the refits' mean bias (Efron and Tibshirani 1993, section 10.6): on
+  /// the log for T0, E2 and the width (value^2 / the refits' geometric mean), on the value
+  /// for the rates (2 value - the refits' mean).
+  mean,
+  /// Median-unbiased: the refits' quantile at Phi(2 z0), z0 the normal quantile of the
+  /// share of refits below the estimate: the point the bias-corrected percentile interval
+  /// (Efron 1981) puts at its centre, so the estimate and that interval are one construction.
+  median,
+};
+
+const char* bias_correction_name(BiasCorrection correction);  ///< "none", "mean", "median"
 
 /// How fit_psychometric fits. The defaults suit a constant-stimuli yes/no experiment of a
 /// few hundred to a few thousand trials (docs/psychophysics.md, "Calibration").
@@ -70,8 +88,12 @@ struct FitSettings {
   std::uint64_t seed = 1;
   /// Coverage of the intervals, in (0, 1).
   double confidence = 0.95;
+  /// The defaults are those the calibration at the shipped design chose
+  /// (docs/psychophysics.md, "Calibration"): gamma fitted, basic intervals, median-unbiased
+  /// estimates.
   GuessRateMethod guess_rate = GuessRateMethod::fitted;
-  IntervalMethod interval = IntervalMethod::percentile;
+  IntervalMethod interval = IntervalMethod::basic;
+  BiasCorrection bias_correction = BiasCorrection::median;
 };
 
 /// A fitted parameter and its parametric-bootstrap interval (FitSettings::interval).
@@ -87,8 +109,12 @@ struct ParameterEstimate {
 /// What fit_psychometric found: the model, the estimates with their intervals, and how
 /// well the model describes the data.
 struct FitResult {
-  /// The maximum-likelihood model, ready for PerceptionModel or fitted_model_yaml (file "").
+  /// The estimates as a model, ready for PerceptionModel or fitted_model_yaml (file ""): the
+  /// maximum-likelihood model, or with FitSettings::bias_correction its bias-corrected values.
   PerceptionModelSettings model;
+  /// The maximum-likelihood model itself, at which log_likelihood, deviance and the
+  /// bootstrap's data sets are computed.
+  PerceptionModelSettings maximum_likelihood_model;
   ParameterEstimate threshold_deg;           ///< T0, degrees
   ParameterEstimate eccentricity_scale_deg;  ///< E2, degrees
   ParameterEstimate width;                   ///< 5%-to-95% rise in thresholds
@@ -102,8 +128,10 @@ struct FitResult {
   double confidence = 0;      ///< coverage of the intervals (FitSettings')
   IntervalMethod interval = IntervalMethod::percentile;       ///< how they were made (FitSettings')
   GuessRateMethod guess_rate_method = GuessRateMethod::fitted;  ///< where gamma came from (FitSettings')
+  /// How the estimates were corrected (FitSettings'; none without bootstrap samples).
+  BiasCorrection bias_correction = BiasCorrection::none;
   /// ln L of the trials as observed (Bernoulli, no binomial coefficients), catch trials
-  /// included, at the fitted model.
+  /// included, at the maximum-likelihood model.
   double log_likelihood = 0;
   /// 2 (ln L saturated - ln L model) over the distinct (eccentricity, gap) conditions.
   double deviance = 0;
