@@ -181,16 +181,16 @@ int run_main(int argc, char** argv) {
   const char* const interval_help =
       "the bootstrap interval: percentile, bias_corrected or basic (reflected on the log for T0, E2 and width; "
       "percentile for the rates) (default basic)";
-  fit->add_option("--guess", fit_options.guess_rate, guess_help)->transform(CLI::CheckedTransformer(guess_methods));
+  fit->add_option("--guess", fit_options.guess_rate, guess_help)->transform(CLI::CheckedTransformer(guess_methods).description(""))->type_name("fitted|catch_trials");
   fit->add_option("--interval", fit_options.interval, interval_help)
-      ->transform(CLI::CheckedTransformer(interval_methods));
+      ->transform(CLI::CheckedTransformer(interval_methods).description(""))->type_name("percentile|bias_corrected|basic");
   const std::map<std::string, fovea::BiasCorrection> bias_corrections = {
       {"none", fovea::BiasCorrection::none}, {"mean", fovea::BiasCorrection::mean}, {"median", fovea::BiasCorrection::median}};
   const char* const bias_help =
       "correct the estimates' small-sample bias from the bootstrap: none (maximum likelihood), mean, or median "
       "(median-unbiased, the bias-corrected interval's centre) (default median)";
   fit->add_option("--bias-correction", fit_options.bias_correction, bias_help)
-      ->transform(CLI::CheckedTransformer(bias_corrections));
+      ->transform(CLI::CheckedTransformer(bias_corrections).description(""))->type_name("none|mean|median");
   std::string plots_dir;
   CLI::Option* plots_option =
       fit->add_option("--plots", plots_dir, "write the PNG plots into this folder (default: beside the model file)");
@@ -234,11 +234,11 @@ int run_main(int argc, char** argv) {
   bool calibrate_no_lapse = false;
   calibrate->add_flag("--no-lapse", calibrate_no_lapse, "fit with the lapse rate held at 0")->excludes(calibrate_max_lapse);
   calibrate->add_option("--guess", calibrate_options.fit.guess_rate, guess_help)
-      ->transform(CLI::CheckedTransformer(guess_methods));
+      ->transform(CLI::CheckedTransformer(guess_methods).description(""))->type_name("fitted|catch_trials");
   calibrate->add_option("--interval", calibrate_options.fit.interval, interval_help)
-      ->transform(CLI::CheckedTransformer(interval_methods));
+      ->transform(CLI::CheckedTransformer(interval_methods).description(""))->type_name("percentile|bias_corrected|basic");
   calibrate->add_option("--bias-correction", calibrate_options.fit.bias_correction, bias_help)
-      ->transform(CLI::CheckedTransformer(bias_corrections));
+      ->transform(CLI::CheckedTransformer(bias_corrections).description(""))->type_name("none|mean|median");
   calibrate->add_flag("--quiet,-q", calibrate_options.quiet, "no progress line");
 
   fovea::SweepOptions sweep_options;

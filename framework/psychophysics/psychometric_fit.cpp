@@ -625,7 +625,10 @@ std::string fitted_model_yaml(const FitResult& fit) {
                               : fit.interval == IntervalMethod::bias_corrected ? "bias-corrected percentile"
                                                                                : "basic (reverse percentile)";
   std::string yaml;
-  yaml += "# fovea perception model f(e, g), fitted by maximum likelihood (psychophysics/psychometric_fit)\n";
+  yaml += "# fovea perception model f(e, g), fitted by maximum likelihood (psychophysics/psychometric_fit)";
+  yaml += fit.bias_correction == BiasCorrection::median ? ", the estimates median-unbiased from the bootstrap\n"
+          : fit.bias_correction == BiasCorrection::mean ? ", the estimates less the bootstrap's mean bias\n"
+                                                        : "\n";
   yaml += "# trials: " + std::to_string(fit.trials) + ", of which catch trials (gap 0): " +
           std::to_string(fit.catch_trials) + "\n";
   yaml += "# log likelihood: " + format_significant(fit.log_likelihood, 6) + "; deviance: " +

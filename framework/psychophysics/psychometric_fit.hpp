@@ -180,9 +180,10 @@ std::vector<TrialOutcome> simulate_observer(const PerceptionModelSettings& model
                                             std::span<const TrialOutcome> design, std::uint64_t seed);
 
 /// The perception-model YAML file of a fit: the keys `perception.model.file` reads
-/// (function, threshold_deg, eccentricity_scale_deg, width, guess_rate, lapse_rate), with
-/// numbers that read back exactly, under a comment header giving the trials, the deviance
-/// and the intervals.
+/// (function, threshold_deg, eccentricity_scale_deg, width, guess_rate, lapse_rate) of
+/// FitResult::model, with numbers that read back exactly, under a comment header giving
+/// the trials, the deviance, the intervals and their method, the bias correction and where
+/// gamma came from.
 std::string fitted_model_yaml(const FitResult& fit);
 
 /// The standard normal distribution's q-quantile, q in (0, 1), by bisection on erfc (the

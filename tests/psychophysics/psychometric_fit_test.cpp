@@ -98,13 +98,21 @@ TEST_CASE("the fit recovers T0, E2 and width from 3000 simulated trials, and its
   // smaller than the spread of its estimates), the known optimism of percentile intervals
   // at this sample size (Wichmann and Hill 2001, part II). At a true coverage of 90 % a
   // parameter fails the rule for 7 % of seed sets; at 60 % it passes for only 17 %.
-  // The full 200 bootstrap samples (the default) are used: this is the test of them.
+  // The full 200 bootstrap samples (the default) are used: this is the test of them, with
+  // the maximum-likelihood estimates and percentile intervals these tolerances were set for.
+  // (The defaults, basic intervals, cover the width in 7 of these 10 seeds for both
+  // functions; over seeds 1 to 40 at 100 refits, logistic: width 36 of 40 basic, 38
+  // percentile, 37 bias-corrected; T0 34, 36, 35; E2 38, 36, 36. The test of the defaults'
+  // coverage is "at a small design ..." below, and `fovea calibrate` at the shipped design.)
   for (const PsychometricFunction function : kFunctions) {
     const PerceptionModelSettings truth = true_model(function);
     const std::vector<TrialOutcome> design = constant_stimuli_design(truth);
     int covered_t0 = 0, covered_e2 = 0, covered_width = 0, covered_lapse = 0;
     for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-      const FitResult fit = fit_psychometric(simulate_observer(truth, design, seed), fit_settings(function, 200));
+      FitSettings settings = fit_settings(function, 200);
+      settings.interval = IntervalMethod::percentile;
+      settings.bias_correction = BiasCorrection::none;
+      const FitResult fit = fit_psychometric(simulate_observer(truth, design, seed), settings);
       INFO("function " << static_cast<int>(function) << ", seed " << seed << ": T0 " << fit.model.threshold_deg
                        << ", E2 " << fit.model.eccentricity_scale_deg << ", width " << fit.model.width << ", lambda "
                        << fit.model.lapse_rate << "; " << fit.message);
@@ -296,7 +304,9 @@ TEST_CASE("the fit and its bootstrap are deterministic given the seed", "[psycho
   CHECK(fitted_model_yaml(a) == fitted_model_yaml(b));
   settings.seed = 2;
   const FitResult c = fit_psychometric(data, settings);
-  CHECK(c.model.threshold_deg == a.model.threshold_deg);  // the seed is the bootstrap's only
+  // The seed is the bootstrap's only: the maximum-likelihood fit is the same, the
+  // bias-corrected estimates (from the refits) are not.
+  CHECK(c.maximum_likelihood_model.threshold_deg == a.maximum_likelihood_model.threshold_deg);
   CHECK(c.threshold_deg.ci_low != a.threshold_deg.ci_low);
 }
 
@@ -483,142 +493,6 @@ TEST_CASE("at a small design the default intervals cover T0, E2 and width near t
   // fit before the calibration (gamma from the catch trials, percentile intervals,
   // maximum-likelihood estimates) fails both checks here: T0 35, E2 37, width 29 of 40,
   // width error 0.859.
-  PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
-  truth.guess_rate = 0.0;
-  const std::vector<TrialOutcome> data = simulate_observer(truth, constant_stimuli_design(truth, 20), 8);
-  int catch_yes = 0;
-  for (const TrialOutcome& t : data) catch_yes += t.gap_deg > 0 ? 0 : (t.yes ? 1 : 0);
-  REQUIRE(catch_yes == 0);  // gamma 0: no catch trial can say yes
-  FitSettings settings = fit_settings(PsychometricFunction::logistic, 20);
-  const FitResult fitted = fit_psychometric(data, settings);
-  CHECK(fitted.guess_rate.value == 0.0);
-  CHECK(fitted.model.guess_rate == 0.0);
-  CHECK(fitted.guess_rate.at_bound);
-  CHECK(fitted.guess_rate.ci_low == 0.0);
-  CHECK(fitted.guess_rate.ci_high >= 0.0);
-  CHECK(fitted.guess_rate.ci_high < 0.02);
-  // Held at (0 + 0.5) / (80 + 1) from the catch trials instead: never 0.
-  settings.guess_rate = GuessRateMethod::catch_trials;
-  const FitResult held = fit_psychometric(data, settings);
-  CHECK(held.guess_rate.value == 0.5 / 81);
-  // gamma as a free parameter costs a degree of freedom the held one counted already.
-  CHECK(fitted.deviance_dof == held.deviance_dof);
-}
-
-TEST_CASE("a fitted guess rate is recovered with the others, and its interval covers it", "[psychometric_fit]") {
-  // true_model's gamma is 0.05: 300 catch trials give it to about 0.013 (one SD).
-  const PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
-  const std::vector<TrialOutcome> design = constant_stimuli_design(truth);
-  int covered = 0;
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    const FitResult fit = fit_psychometric(simulate_observer(truth, design, seed), fit_settings(truth.function, 50));
-    INFO("seed " << seed << ": gamma " << fit.guess_rate.value << " [" << fit.guess_rate.ci_low << ", "
-                 << fit.guess_rate.ci_high << "]");
-    CHECK(fit.guess_rate.value == Approx(0.05).margin(0.04));
-    CHECK(fit.guess_rate.value == fit.model.guess_rate);
-    CHECK(!fit.guess_rate.at_bound);
-    covered += covers(fit.guess_rate, truth.guess_rate) ? 1 : 0;
-  }
-  CHECK(covered >= 4);
-}
-
-TEST_CASE("the interval methods are their formulas over the bootstrap refits", "[psychometric_fit]") {
-  const PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
-  const std::vector<TrialOutcome> data = simulate_observer(truth, constant_stimuli_design(truth, 10), 9);
-  FitSettings settings = fit_settings(PsychometricFunction::logistic, 40);
-  settings.bias_correction = BiasCorrection::none;
-  const auto widths_of = [](const FitResult& f) {
-    std::vector<double> w;
-    for (const PerceptionModelSettings& m : f.bootstrap_models) w.push_back(m.width);
-    return w;
-  };
-  const auto lapses_of = [](const FitResult& f) {
-    std::vector<double> w;
-    for (const PerceptionModelSettings& m : f.bootstrap_models) w.push_back(m.lapse_rate);
-    return w;
-  };
-  settings.interval = IntervalMethod::percentile;
-  const FitResult percentile = fit_psychometric(data, settings);
-  std::vector<double> w = widths_of(percentile);
-  REQUIRE(w.size() == 40);
-  const double q_low = percentile_quantile(w, 0.025), q_high = percentile_quantile(w, 0.975);
-  CHECK(percentile.width.ci_low == q_low);
-  CHECK(percentile.width.ci_high == q_high);
-
-  // Basic: the estimate reflected about the quantiles, on the log for the width; lambda
-  // keeps the percentile interval. The same seed: the same refits.
-  settings.interval = IntervalMethod::basic;
-  const FitResult basic = fit_psychometric(data, settings);
-  const double width = basic.model.width;
-  CHECK(basic.width.value == percentile.width.value);
-  CHECK(basic.width.ci_low == Approx(width * width / q_high).epsilon(1e-12));
-  CHECK(basic.width.ci_high == Approx(width * width / q_low).epsilon(1e-12));
-  std::vector<double> l = lapses_of(basic);
-  const double lambda = basic.model.lapse_rate;
-  CHECK(basic.lapse_rate.value == lambda);
-  CHECK(basic.lapse_rate.ci_low == percentile_quantile(l, 0.025));
-  CHECK(basic.lapse_rate.ci_high == percentile_quantile(l, 0.975));
-
-  // Bias-corrected: z0 from the share of refits below the estimate, quantiles at
-  // Phi(2 z0 -+ 1.96).
-  settings.interval = IntervalMethod::bias_corrected;
-  const FitResult corrected = fit_psychometric(data, settings);
-  double below = 0;
-  for (const double b : w) below += b < width ? 1.0 : (b == width ? 0.5 : 0.0);
-  const double z0 = normal_quantile(std::clamp(below / 40, 0.5 / 40, 1 - 0.5 / 40));
-  const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
-  const double z = 1.959963984540054;
-  CHECK(corrected.width.ci_low == Approx(percentile_quantile(w, phi(2 * z0 - z))).epsilon(1e-9));
-  CHECK(corrected.width.ci_high == Approx(percentile_quantile(w, phi(2 * z0 + z))).epsilon(1e-9));
-  CHECK(normal_quantile(0.975) == Approx(z).epsilon(1e-12));
-  CHECK(normal_quantile(0.5) == Approx(0.0).margin(1e-12));
-}
-
-TEST_CASE("the bias corrections are their formulas over the refits, and the model holds the corrected values",
-          "[psychometric_fit]") {
-  const PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
-  const std::vector<TrialOutcome> data = simulate_observer(truth, constant_stimuli_design(truth, 10), 10);
-  FitSettings settings = fit_settings(PsychometricFunction::logistic, 40);
-  settings.bias_correction = BiasCorrection::none;
-  const FitResult plain = fit_psychometric(data, settings);
-  CHECK(plain.model.width == plain.maximum_likelihood_model.width);
-  std::vector<double> w;
-  for (const PerceptionModelSettings& m : plain.bootstrap_models) w.push_back(m.width);
-  const double ml = plain.maximum_likelihood_model.width;
-
-  settings.bias_correction = BiasCorrection::mean;
-  const FitResult mean = fit_psychometric(data, settings);
-  double log_sum = 0;
-  for (const double b : w) log_sum += std::log(b);
-  CHECK(mean.width.value == Approx(ml * ml / std::exp(log_sum / 40)).epsilon(1e-12));
-  CHECK(mean.model.width == mean.width.value);
-  CHECK(mean.maximum_likelihood_model.width == ml);
-  CHECK(mean.width.ci_low == plain.width.ci_low);  // the interval is the method's, uncorrected
-
-  settings.bias_correction = BiasCorrection::median;
-  const FitResult median = fit_psychometric(data, settings);
-  double below = 0;
-  for (const double b : w) below += b < ml ? 1.0 : (b == ml ? 0.5 : 0.0);
-  const double z0 = normal_quantile(std::clamp(below / 40, 0.5 / 40, 1 - 0.5 / 40));
-  CHECK(median.width.value == Approx(percentile_quantile(w, 0.5 * std::erfc(-2 * z0 / std::sqrt(2.0)))).epsilon(1e-12));
-  CHECK(median.model.width == median.width.value);
-  // The bias-corrected interval is centred on the median-unbiased estimate.
-  CHECK(median.width.value >= median.width.ci_low);
-  // Without a bootstrap there is nothing to correct with: the maximum-likelihood fit.
-  settings.bootstrap_samples = 0;
-  const FitResult none = fit_psychometric(data, settings);
-  CHECK(none.model.width == ml);
-  CHECK(none.bias_correction == BiasCorrection::none);
-}
-
-TEST_CASE("at a small design the default intervals cover T0, E2 and width near their 95 percent",
-          "[psychometric_fit][coverage]") {
-  // A small calibration: 40 data sets of 348 trials (7 gaps from 0.4 to 2.5 T(e) at 4
-  // eccentricities, 12 times, and 12 catch trials; gamma 0), 60 refits each. A true 95 %
-  // coverage gives >= 34 of 40 with probability 0.997 (a true 90 %: 0.90). Measured with these seeds: T0 39, E2
-  // 38, width 39 of 40, the width's geometric mean error 0.992. The fit before the
-  // calibration (gamma from the catch trials, percentile intervals, maximum-likelihood
-  // estimates) fails both checks here: T0 35, E2 37, width 29 of 40, width error 0.859.
   PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
   truth.guess_rate = 0.0;
   const PerceptionModel model(truth);
