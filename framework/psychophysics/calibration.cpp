@@ -96,8 +96,9 @@ Proportion wilson_interval(int successes, int trials, double confidence) {
   const double centre = (phat + z * z / (2 * n)) / (1 + z * z / n);
   const double half = z / (1 + z * z / n) * std::sqrt(phat * (1 - phat) / n + z * z / (4 * n * n));
   p.value = phat;
-  p.low = std::max(0.0, centre - half);
-  p.high = std::min(1.0, centre + half);
+  // The ends are exactly 0 and 1 at no and all successes, which rounding would miss.
+  p.low = successes == 0 ? 0.0 : std::max(0.0, centre - half);
+  p.high = successes == trials ? 1.0 : std::min(1.0, centre + half);
   return p;
 }
 
