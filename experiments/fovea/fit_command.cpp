@@ -146,8 +146,9 @@ nlohmann::ordered_json fit_json(const GroupFit& g, const std::vector<std::string
   j["parameters"] = {{"threshold_deg", estimate_json(f.threshold_deg)},
                      {"eccentricity_scale_deg", estimate_json(f.eccentricity_scale_deg)},
                      {"width", estimate_json(f.width)},
-                     {"lapse_rate", estimate_json(f.lapse_rate)}};
-  j["guess_rate"] = f.guess_rate;
+                     {"lapse_rate", estimate_json(f.lapse_rate)},
+                     {"guess_rate", estimate_json(f.guess_rate)}};
+  j["guess_rate"] = f.guess_rate.value;
   j["log_likelihood"] = f.log_likelihood;
   j["deviance"] = f.deviance;
   j["deviance_dof"] = f.deviance_dof;
@@ -342,6 +343,9 @@ int fit_command(const FitOptions& options) {
   settings.seed = options.seed;
   settings.max_lapse_rate = options.max_lapse_rate;
   settings.fit_lapse = options.fit_lapse;
+  settings.guess_rate = options.guess_rate;
+  settings.interval = options.interval;
+  settings.bias_correction = options.bias_correction;
 
   std::vector<GroupFit> fits;
   Group pooled{std::string(kPooledParticipant), {}};
@@ -389,7 +393,10 @@ int fit_command(const FitOptions& options) {
                    {"seed", settings.seed},
                    {"max_lapse_rate", settings.max_lapse_rate},
                    {"fit_lapse", settings.fit_lapse},
-                   {"confidence", settings.confidence}};
+                   {"confidence", settings.confidence},
+                   {"guess_rate", guess_rate_method_name(settings.guess_rate)},
+                   {"interval", interval_method_name(settings.interval)},
+                   {"bias_correction", bias_correction_name(settings.bias_correction)}};
   // Names only: the outputs are written side by side and stay valid when the folder moves.
   j["model_file"] = model_path.filename().string();
   j["conditions_file"] = conditions_path.filename().string();

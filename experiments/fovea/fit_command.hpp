@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "perception/perception_settings.hpp"
+#include "psychophysics/psychometric_fit.hpp"
 
 namespace fovea {
 
@@ -18,6 +19,9 @@ struct FitOptions {
   std::uint64_t seed = 1;                 ///< the bootstrap's random stream
   double max_lapse_rate = 0.06;           ///< upper bound of lambda (Wichmann and Hill 2001)
   bool fit_lapse = true;                  ///< false: --no-lapse, lambda held at 0
+  GuessRateMethod guess_rate = GuessRateMethod::fitted;  ///< --guess
+  IntervalMethod interval = IntervalMethod::basic;          ///< --interval
+  BiasCorrection bias_correction = BiasCorrection::median;  ///< --bias-correction
   std::optional<std::string> plots_dir;   ///< --plots; none: beside the model file
   bool plots = true;                      ///< false: --no-plots
   std::vector<std::string> command_line;  ///< argv, for <stem>_fit.json

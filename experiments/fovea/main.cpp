@@ -5,9 +5,11 @@
 
 #include <exception>
 #include <iostream>
+#include <map>
 #include <new>
 
 #include "core/build_info.hpp"
+#include "fovea/calibrate_command.hpp"
 #include "fovea/experiment_command.hpp"
 #include "fovea/fit_command.hpp"
 #include "fovea/run_command.hpp"
@@ -31,6 +33,8 @@ int run_main(int argc, char** argv) {
              "  fovea experiment configs/experiments/gap_eccentricity.yaml --participant P01 --observer configs/perception/default.yaml\n"
              "                                        a psychophysics session, here with a simulated observer\n"
              "  fovea fit trials.csv -o model.yaml    fit f(e, g) to an experiment's trials, with plots\n"
+             "  fovea calibrate configs/experiments/gap_eccentricity.yaml --observer configs/perception/default.yaml\n"
+             "                                        the fit's bias and interval coverage over simulated participants\n"
              "  fovea sweep configs/studies/schedulers.yaml --jobs 2\n"
              "                                        a study: runs crossed from factors, one table, figures\n"
              "Documentation: docs/ (config keys: docs/config.md, results: docs/results.md).");
@@ -171,11 +175,77 @@ int run_main(int argc, char** argv) {
                                ->check(CLI::Range(0.0, 0.5));
   bool no_lapse = false;
   fit->add_flag("--no-lapse", no_lapse, "hold the lapse rate at 0 (3 free parameters)")->excludes(max_lapse);
+  const std::map<std::string, fovea::GuessRateMethod> guess_methods = {
+      {"fitted", fovea::GuessRateMethod::fitted}, {"catch_trials", fovea::GuessRateMethod::catch_trials}};
+  const std::map<std::string, fovea::IntervalMethod> interval_methods = {
+      {"percentile", fovea::IntervalMethod::percentile},
+      {"bias_corrected", fovea::IntervalMethod::bias_corrected},
+      {"basic", fovea::IntervalMethod::basic}};
+  const char* const guess_help =
+      "the guess rate: fitted (with the others, by maximum likelihood; can be 0) or catch_trials ((yes + 0.5) / (n + "
+      "1) of the catch trials, held fixed) (default fitted)";
+  const char* const interval_help =
+      "the bootstrap interval: percentile, bias_corrected or basic (reflected on the log for T0, E2 and width; "
+      "percentile for the rates) (default basic)";
+  fit->add_option("--guess", fit_options.guess_rate, guess_help)->transform(CLI::CheckedTransformer(guess_methods).description(""))->type_name("fitted|catch_trials");
+  fit->add_option("--interval", fit_options.interval, interval_help)
+      ->transform(CLI::CheckedTransformer(interval_methods).description(""))->type_name("percentile|bias_corrected|basic");
+  const std::map<std::string, fovea::BiasCorrection> bias_corrections = {
+      {"none", fovea::BiasCorrection::none}, {"mean", fovea::BiasCorrection::mean}, {"median", fovea::BiasCorrection::median}};
+  const char* const bias_help =
+      "correct the estimates' small-sample bias from the bootstrap: none (maximum likelihood), mean, or median "
+      "(median-unbiased, the bias-corrected interval's centre) (default median)";
+  fit->add_option("--bias-correction", fit_options.bias_correction, bias_help)
+      ->transform(CLI::CheckedTransformer(bias_corrections).description(""))->type_name("none|mean|median");
   std::string plots_dir;
   CLI::Option* plots_option =
       fit->add_option("--plots", plots_dir, "write the PNG plots into this folder (default: beside the model file)");
   bool no_plots = false;
   fit->add_flag("--no-plots", no_plots, "draw no plots")->excludes(plots_option);
+
+  fovea::CalibrateOptions calibrate_options;
+  calibrate_options.command_line = run_options.command_line;
+  CLI::App* calibrate = app.add_subcommand(
+      "calibrate", "Calibrate `fovea fit` on an experiment's design: simulated participants answer as a known model, "
+                   "are fitted as fovea fit fits, and the estimates' bias and the intervals' coverage are reported "
+                   "(docs/psychophysics.md#calibration)");
+  calibrate->add_option("spec", calibrate_options.spec_path, "the experiment spec, configs/experiments/*.yaml")->required();
+  calibrate->add_option("--observer", calibrate_options.observer, "the true perception model every participant answers with")
+      ->required();
+  calibrate->add_option("--participants", calibrate_options.participants, "simulated participants (default 200)")
+      ->check(CLI::Range(1, 1000000));
+  calibrate->add_option("--threads", calibrate_options.threads, "threads, the participants spread over them "
+                                                                "(default 0: the machine's cores); the results do not depend on it")
+      ->check(CLI::Range(0, 1024));
+  calibrate->add_option("--seed", calibrate_options.seed,
+                        "seed of the participants' designs, answers and bootstraps (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  std::vector<std::string> calibrate_sets;
+  calibrate->add_option("--set", calibrate_sets,
+                        "override a spec key, e.g. --set constant_stimuli.repetitions=10 (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  calibrate->add_option("-o,--out", calibrate_options.out,
+                        "the folder for calibration.csv, calibration_summary.csv and calibration.json "
+                        "(default results/calibration/<name>/)");
+  std::string calibrate_function = "logistic";
+  calibrate->add_option("--function", calibrate_function, "the sigmoid F fitted: logistic or weibull (default logistic)")
+      ->check(CLI::IsMember({"logistic", "weibull"}));
+  calibrate->add_option("--bootstrap", calibrate_options.fit.bootstrap_samples,
+                        "bootstrap refits per participant's fit, as fovea fit --bootstrap (default 200; 0: no intervals)")
+      ->check(CLI::Range(0, 100000));
+  CLI::Option* calibrate_max_lapse = calibrate->add_option("--max-lapse", calibrate_options.fit.max_lapse_rate,
+                                                           "upper bound of the fitted lapse rate (default 0.06)")
+                                         ->check(CLI::Range(0.0, 0.5));
+  bool calibrate_no_lapse = false;
+  calibrate->add_flag("--no-lapse", calibrate_no_lapse, "fit with the lapse rate held at 0")->excludes(calibrate_max_lapse);
+  calibrate->add_option("--guess", calibrate_options.fit.guess_rate, guess_help)
+      ->transform(CLI::CheckedTransformer(guess_methods).description(""))->type_name("fitted|catch_trials");
+  calibrate->add_option("--interval", calibrate_options.fit.interval, interval_help)
+      ->transform(CLI::CheckedTransformer(interval_methods).description(""))->type_name("percentile|bias_corrected|basic");
+  calibrate->add_option("--bias-correction", calibrate_options.fit.bias_correction, bias_help)
+      ->transform(CLI::CheckedTransformer(bias_corrections).description(""))->type_name("none|mean|median");
+  calibrate->add_flag("--quiet,-q", calibrate_options.quiet, "no progress line");
 
   fovea::SweepOptions sweep_options;
   sweep_options.command_line = run_options.command_line;
@@ -267,6 +337,13 @@ int run_main(int argc, char** argv) {
     if (!sweep_shard.empty()) sweep_options.shard = sweep_shard;
     sweep_options.figures = !sweep_no_figures;
     return fovea::sweep_command(sweep_options);
+  }
+  if (calibrate->parsed()) {
+    for (const auto& s : calibrate_sets) calibrate_options.overrides.push_back(fovea::config::set_override(s));
+    calibrate_options.fit.function =
+        calibrate_function == "weibull" ? fovea::PsychometricFunction::weibull : fovea::PsychometricFunction::logistic;
+    calibrate_options.fit.fit_lapse = !calibrate_no_lapse;
+    return fovea::calibrate_command(calibrate_options);
   }
   if (fit->parsed()) {
     fit_options.function = fit_function == "weibull" ? fovea::PsychometricFunction::weibull : fovea::PsychometricFunction::logistic;

@@ -134,12 +134,17 @@ double guess_rate_from_catch_trials(const std::vector<Condition>& conditions, in
   return catch_trials == 0 ? 0.0 : (yes + 0.5) / (catch_trials + 1.0);
 }
 
-/// The optimiser's coordinates: ln T0, ln E2, ln width and, when fitted, lambda. Logs make
-/// the positive parameters unbounded-looking and their steps relative.
+/// The optimiser's coordinates: ln T0, ln E2, ln width, then lambda when fitted, then gamma
+/// when fitted. Logs make the positive parameters unbounded-looking and their steps relative.
 struct Coordinates {
   PsychometricFunction function;  ///< the F being fitted
-  double guess_rate;              ///< gamma, held fixed
-  bool fit_lapse;                 ///< false: 3 coordinates, lambda 0
+  double guess_rate;              ///< gamma when held fixed
+  bool fit_lapse;                 ///< false: lambda 0
+  bool fit_guess;                 ///< false: gamma held at guess_rate
+
+  int lapse_index() const { return fit_lapse ? 3 : -1; }
+  int guess_index() const { return fit_guess ? (fit_lapse ? 4 : 3) : -1; }
+  unsigned dimensions() const { return 3u + (fit_lapse ? 1u : 0u) + (fit_guess ? 1u : 0u); }
 
   /// The model at coordinates `x`.
   PerceptionModelSettings model(const std::vector<double>& x) const {
@@ -148,8 +153,8 @@ struct Coordinates {
     m.threshold_deg = std::exp(x[0]);
     m.eccentricity_scale_deg = std::exp(x[1]);
     m.width = std::exp(x[2]);
-    m.guess_rate = guess_rate;
-    m.lapse_rate = fit_lapse ? x[3] : 0.0;
+    m.guess_rate = fit_guess ? x[static_cast<std::size_t>(guess_index())] : guess_rate;
+    m.lapse_rate = fit_lapse ? x[static_cast<std::size_t>(lapse_index())] : 0.0;
     return m;
   }
 };
@@ -176,6 +181,8 @@ struct SingleFit {
   std::vector<double> x;      ///< the optimiser's coordinates at the fit
   std::vector<double> lower;  ///< their lower bounds
   std::vector<double> upper;  ///< their upper bounds
+  int lapse_index = -1;       ///< lambda's coordinate, -1 when held at 0
+  int guess_index = -1;       ///< gamma's coordinate, -1 when held fixed
 };
 
 /// The gap whose normalised proportion of yes, (p - gamma) / (1 - gamma), lies nearest 0.5
@@ -191,16 +198,19 @@ double gap_nearest_half(const std::vector<Condition>& conditions, double eccentr
   return best_gap;
 }
 
-/// Fits the free parameters to `conditions` with gamma held at `guess_rate`. Starts from
+/// Fits the free parameters to `conditions`, gamma fitted or held at `guess_rate`
+/// (`fit_guess`). Starts from
 /// thresholds read off the data (the gap nearest 50 % at the smallest and the largest
 /// eccentricity give T0 and the slope T0 / E2) with widths 0.5, 1 and 2, and keeps the
 /// best: BOBYQA is local, and a width far from the truth can leave it on a flat shoulder.
-SingleFit fit_once(const std::vector<Condition>& conditions, double guess_rate, const FitSettings& settings) {
+SingleFit fit_once(const std::vector<Condition>& conditions, double guess_rate, bool fit_guess,
+                   const FitSettings& settings) {
   const bool fit_lapse = settings.fit_lapse && settings.max_lapse_rate > 0;
-  const Coordinates coordinates{settings.function, guess_rate, fit_lapse};
+  const Coordinates coordinates{settings.function, guess_rate, fit_lapse, fit_guess};
   // gamma + lambda < 1 for PerceptionModel; only a bootstrap data set whose catch trials
-  // all said yes comes near it.
-  const double max_lapse = std::min(settings.max_lapse_rate, 0.5 * (1 - guess_rate));
+  // all said yes comes near it. A fitted gamma is at most 0.5, so lambda stays below 0.5.
+  const double max_lapse = fit_guess ? std::min(settings.max_lapse_rate, 0.499)
+                                     : std::min(settings.max_lapse_rate, 0.5 * (1 - guess_rate));
 
   double min_e = std::numeric_limits<double>::infinity(), max_e = 0;
   for (const Condition& c : conditions) {
@@ -219,8 +229,10 @@ SingleFit fit_once(const std::vector<Condition>& conditions, double guess_rate, 
   t0 = std::clamp(t0, kMinThresholdDeg, kMaxThresholdDeg);
   e2 = std::clamp(e2, kMinScaleDeg, kMaxScaleDeg);
 
-  const unsigned dimensions = fit_lapse ? 4 : 3;
+  const unsigned dimensions = coordinates.dimensions();
   SingleFit best;
+  best.lapse_index = coordinates.lapse_index();
+  best.guess_index = coordinates.guess_index();
   best.lower = {std::log(kMinThresholdDeg), std::log(kMinScaleDeg), std::log(kMinWidth)};
   best.upper = {std::log(kMaxThresholdDeg), std::log(kMaxScaleDeg), std::log(kMaxWidth)};
   std::vector<double> step = {0.5, 0.5, 0.5};  // a factor of 1.6 in each positive parameter
@@ -229,11 +241,17 @@ SingleFit fit_once(const std::vector<Condition>& conditions, double guess_rate, 
     best.upper.push_back(max_lapse);
     step.push_back(0.25 * max_lapse);
   }
+  if (fit_guess) {
+    best.lower.push_back(0.0);
+    best.upper.push_back(kMaxGuessRate);
+    step.push_back(0.02);
+  }
 
   Objective objective{&coordinates, &conditions};
   for (const double width : {1.0, 0.5, 2.0}) {
     std::vector<double> x = {std::log(t0), std::log(e2), std::log(width)};
     if (fit_lapse) x.push_back(0.25 * max_lapse);
+    if (fit_guess) x.push_back(std::clamp(guess_rate, 0.0, 0.9 * kMaxGuessRate));
 
     nlopt::opt opt(nlopt::LN_BOBYQA, dimensions);
     opt.set_lower_bounds(best.lower);
@@ -242,7 +260,8 @@ SingleFit fit_once(const std::vector<Condition>& conditions, double guess_rate, 
     opt.set_max_objective(&Objective::evaluate, &objective);
     // 1e-7 in the logs is a relative 1e-7 in T0, E2 and width, far below any interval.
     std::vector<double> xtol(dimensions, 1e-7);
-    if (fit_lapse) xtol[3] = 1e-9;
+    if (fit_lapse) xtol[static_cast<std::size_t>(best.lapse_index)] = 1e-9;
+    if (fit_guess) xtol[static_cast<std::size_t>(best.guess_index)] = 1e-9;
     opt.set_xtol_abs(xtol);
     opt.set_maxeval(4000);
     nlopt::result result = nlopt::FAILURE;
@@ -268,13 +287,66 @@ SingleFit fit_once(const std::vector<Condition>& conditions, double guess_rate, 
 }
 
 
-/// The fitted value with the percentile interval of its bootstrap refits (NaN without).
-ParameterEstimate estimate(double value, std::vector<double>& bootstrap, double confidence) {
-  if (bootstrap.empty()) {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    return {value, nan, nan};
+/// z0 of the bias-corrected percentile method (Efron 1981): the normal quantile of the share
+/// of refits below the estimate, ties counted half (a rate at its bound of 0 ties often),
+/// kept off 0 and 1 so that z0 stays finite.
+double median_bias_z0(double value, const std::vector<double>& bootstrap) {
+  double below = 0;
+  for (const double b : bootstrap) below += b < value ? 1.0 : (b == value ? 0.5 : 0.0);
+  const double n = static_cast<double>(bootstrap.size());
+  return normal_quantile(std::clamp(below / n, 0.5 / n, 1 - 0.5 / n));
+}
+
+/// What the basic interval and the bias correction need of a parameter: whether it is
+/// positive (T0, E2, width: the basic interval reflects on its log; a rate keeps the
+/// percentile interval), and its bounds, which clamp both.
+struct ParameterSpace {
+  bool positive = true;
+  double lower = 0, upper = 0;
+};
+
+/// The fitted value with the interval of its bootstrap refits by `method` (NaN without).
+ParameterEstimate interval(double value, std::vector<double>& bootstrap, const FitSettings& settings,
+                           const ParameterSpace& space) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (bootstrap.empty()) return {value, nan, nan};
+  const double alpha = 0.5 * (1 - settings.confidence);
+  switch (settings.interval) {
+    case IntervalMethod::percentile:
+      return {value, percentile_quantile(bootstrap, alpha), percentile_quantile(bootstrap, 1 - alpha)};
+    case IntervalMethod::bias_corrected: {
+      const double z0 = median_bias_z0(value, bootstrap), z = normal_quantile(1 - alpha);
+      const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); };
+      return {value, percentile_quantile(bootstrap, phi(2 * z0 - z)), percentile_quantile(bootstrap, phi(2 * z0 + z))};
+    }
+    case IntervalMethod::basic: {
+      const double low = percentile_quantile(bootstrap, alpha), high = percentile_quantile(bootstrap, 1 - alpha);
+      if (!space.positive) return {value, low, high};  // a rate: the percentile interval (IntervalMethod::basic)
+      return {value, std::clamp(value * value / high, space.lower, space.upper),
+              std::clamp(value * value / low, space.lower, space.upper)};
+    }
   }
-  return {value, percentile_quantile(bootstrap, 0.5 * (1 - confidence)), percentile_quantile(bootstrap, 0.5 * (1 + confidence))};
+  return {value, nan, nan};
+}
+
+/// The estimate and its interval: `value` (the maximum-likelihood one) with the interval of
+/// `bootstrap` by settings.interval, the value corrected as settings.bias_correction says
+/// (BiasCorrection), clamped to the bounds. The interval is left where its method put it.
+ParameterEstimate estimate(double value, std::vector<double>& bootstrap, const FitSettings& settings,
+                           const ParameterSpace& space) {
+  ParameterEstimate e = interval(value, bootstrap, settings, space);
+  if (bootstrap.empty()) return e;
+  if (settings.bias_correction == BiasCorrection::mean) {
+    double sum = 0;
+    for (const double b : bootstrap) sum += space.positive ? std::log(b) : b;
+    const double mean = sum / static_cast<double>(bootstrap.size());
+    e.value = std::clamp(space.positive ? value * value / std::exp(mean) : 2 * value - mean, space.lower, space.upper);
+  } else if (settings.bias_correction == BiasCorrection::median) {
+    const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); };
+    e.value = std::clamp(percentile_quantile(bootstrap, phi(2 * median_bias_z0(value, bootstrap))), space.lower,
+                         space.upper);
+  }
+  return e;
 }
 
 /// Adds `note` to a "; "-separated message.
@@ -283,18 +355,28 @@ void append_note(std::string& message, const std::string& note) {
   message += note;
 }
 
+/// Whether coordinate `i` of `fit` ended on its lower (-1) or upper (+1) bound, or neither (0).
+int bound_of(const SingleFit& fit, std::size_t i) {
+  const double tolerance = 1e-6 * std::max(1.0, fit.upper[i] - fit.lower[i]);
+  if (fit.x[i] - fit.lower[i] <= tolerance) return -1;
+  if (fit.upper[i] - fit.x[i] <= tolerance) return +1;
+  return 0;
+}
+
 /// Notes a fitted coordinate that ended on its bound: the data did not pin that parameter
 /// down (E2 at 180 degrees: no growth of the threshold with eccentricity was seen).
 void note_bounds(const SingleFit& fit, std::string& message) {
-  static const char* const kNames[] = {"threshold_deg", "eccentricity_scale_deg", "width", "lapse_rate"};
   for (std::size_t i = 0; i < fit.x.size(); ++i) {
-    const double tolerance = 1e-6 * std::max(1.0, fit.upper[i] - fit.lower[i]);
-    const bool at_lower = fit.x[i] - fit.lower[i] <= tolerance;
-    const bool at_upper = fit.upper[i] - fit.x[i] <= tolerance;
-    if (i == 3 && at_lower) continue;  // no lapses: the common, unremarkable case
-    if (at_lower || at_upper)
-      append_note(message, std::string(kNames[i]) + " at its " + (at_lower ? "lower" : "upper") + " bound " +
-                               format_significant(i == 3 ? fit.x[i] : std::exp(fit.x[i])));
+    const int bound = bound_of(fit, i);
+    const bool rate = static_cast<int>(i) == fit.lapse_index || static_cast<int>(i) == fit.guess_index;
+    if (bound == 0 || (rate && bound < 0)) continue;  // no lapses or guesses: the common, unremarkable case
+    const char* name = i == 0 ? "threshold_deg"
+                       : i == 1 ? "eccentricity_scale_deg"
+                       : i == 2 ? "width"
+                       : static_cast<int>(i) == fit.lapse_index ? "lapse_rate"
+                                                                : "guess_rate";
+    append_note(message, std::string(name) + " at its " + (bound < 0 ? "lower" : "upper") + " bound " +
+                             format_significant(rate ? fit.x[i] : std::exp(fit.x[i])));
   }
 }
 
@@ -310,7 +392,46 @@ std::vector<Condition> simulate_conditions(const PerceptionModel& model, const P
   return conditions;
 }
 
+/// One fit of `conditions` as `settings` asks: gamma from the catch trials, or fitted when
+/// there are catch trials (without them it is held at 0).
+SingleFit fit_data(const std::vector<Condition>& conditions, const FitSettings& settings, int& catch_trials) {
+  const double from_catch = guess_rate_from_catch_trials(conditions, catch_trials);
+  const bool fit_guess = settings.guess_rate == GuessRateMethod::fitted && catch_trials > 0;
+  return fit_once(conditions, from_catch, fit_guess, settings);
+}
+
 }  // namespace
+
+const char* guess_rate_method_name(GuessRateMethod method) {
+  return method == GuessRateMethod::fitted ? "fitted" : "catch_trials";
+}
+
+const char* bias_correction_name(BiasCorrection correction) {
+  switch (correction) {
+    case BiasCorrection::none: return "none";
+    case BiasCorrection::mean: return "mean";
+    case BiasCorrection::median: return "median";
+  }
+  return "";
+}
+
+const char* interval_method_name(IntervalMethod method) {
+  switch (method) {
+    case IntervalMethod::percentile: return "percentile";
+    case IntervalMethod::bias_corrected: return "bias_corrected";
+    case IntervalMethod::basic: return "basic";
+  }
+  return "";
+}
+
+double normal_quantile(double q) {
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double z = 0.5 * (lo + hi);
+    (0.5 * std::erfc(-z / std::numbers::sqrt2) < q ? lo : hi) = z;
+  }
+  return 0.5 * (lo + hi);
+}
 
 FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettings& settings) {
   check_trials(trials);
@@ -321,52 +442,78 @@ FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettin
   result.trials = static_cast<int>(trials.size());
   result.bootstrap_samples = settings.bootstrap_samples;
   result.confidence = settings.confidence;
-  result.guess_rate = guess_rate_from_catch_trials(data.conditions, result.catch_trials);
+  result.interval = settings.interval;
+  result.guess_rate_method = settings.guess_rate;
+  result.bias_correction = settings.bootstrap_samples > 0 ? settings.bias_correction : BiasCorrection::none;
+  int catch_trials = 0;
+  const double from_catch = guess_rate_from_catch_trials(data.conditions, catch_trials);
+  result.catch_trials = catch_trials;
   if (result.catch_trials == 0)
     append_note(result.message, "no catch trials (gap 0): guess_rate fixed at 0");
-  if (result.guess_rate > kMaxGuessRate)
+  if (from_catch > kMaxGuessRate)
     throw std::invalid_argument("fit_psychometric: the catch trials give a guess rate of " +
-                                format_significant(result.guess_rate) +
+                                format_significant(from_catch) +
                                 ", above 0.5 (the most perception.model.guess_rate takes): the observer said yes "
                                 "to most gaps of 0");
 
-  const SingleFit fit = fit_once(data.conditions, result.guess_rate, settings);
+  const SingleFit fit = fit_data(data.conditions, settings, catch_trials);
   note_bounds(fit, result.message);
   if (!fit.converged) append_note(result.message, "the optimiser did not report convergence");
+  result.maximum_likelihood_model = fit.model;
   result.model = fit.model;
   result.log_likelihood = fit.log_likelihood;
   result.deviance = fit.deviance;
-  const int free_parameters = static_cast<int>(fit.x.size()) + (result.catch_trials > 0 ? 1 : 0);
+  // gamma counts when it comes from the data, fitted or from the catch trials.
+  const int free_parameters = static_cast<int>(fit.x.size()) + (fit.guess_index < 0 && result.catch_trials > 0 ? 1 : 0);
   result.deviance_dof = static_cast<int>(data.conditions.size()) - free_parameters;
   result.converged = fit.converged;
 
   // Parametric bootstrap (Wichmann and Hill 2001, part II; psignifit 2): data sets drawn
   // from the fitted model at the same trials, each refitted exactly as above (gamma
-  // re-estimated from its own catch trials), give the parameters' sampling distributions
+  // fitted, or taken from its own catch trials), give the parameters' sampling distributions
   // and the deviance's distribution when the model is true.
   const PerceptionModel fitted(fit.model);
-  std::vector<double> t0s, e2s, widths, lapses, deviances;
+  std::vector<double> t0s, e2s, widths, lapses, guesses, deviances;
   int not_converged = 0;
   for (int b = 0; b < settings.bootstrap_samples; ++b) {
     Rng rng(settings.seed, static_cast<std::uint64_t>(b) + 1);  // stream 0 is simulate_observer's
     const std::vector<Condition> simulated = simulate_conditions(fitted, data, rng);
-    int catch_trials = 0;
-    const SingleFit refit = fit_once(simulated, guess_rate_from_catch_trials(simulated, catch_trials), settings);
+    int simulated_catch_trials = 0;
+    const SingleFit refit = fit_data(simulated, settings, simulated_catch_trials);
     not_converged += refit.converged ? 0 : 1;
     t0s.push_back(refit.model.threshold_deg);
     e2s.push_back(refit.model.eccentricity_scale_deg);
     widths.push_back(refit.model.width);
     lapses.push_back(refit.model.lapse_rate);
+    guesses.push_back(refit.model.guess_rate);
     deviances.push_back(refit.deviance);
     result.bootstrap_models.push_back(refit.model);
   }
   if (not_converged > 0)
     append_note(result.message, std::to_string(not_converged) + " of " + std::to_string(settings.bootstrap_samples) +
                                     " bootstrap refits did not report convergence");
-  result.threshold_deg = estimate(fit.model.threshold_deg, t0s, settings.confidence);
-  result.eccentricity_scale_deg = estimate(fit.model.eccentricity_scale_deg, e2s, settings.confidence);
-  result.width = estimate(fit.model.width, widths, settings.confidence);
-  result.lapse_rate = estimate(fit.model.lapse_rate, lapses, settings.confidence);
+  const ParameterSpace threshold{true, kMinThresholdDeg, kMaxThresholdDeg};
+  const ParameterSpace scale{true, kMinScaleDeg, kMaxScaleDeg};
+  const ParameterSpace width{true, kMinWidth, kMaxWidth};
+  const ParameterSpace lapse{false, 0, fit.lapse_index < 0 ? 0.0 : fit.upper[static_cast<std::size_t>(fit.lapse_index)]};
+  const ParameterSpace guess{false, 0, kMaxGuessRate};
+  result.threshold_deg = estimate(fit.model.threshold_deg, t0s, settings, threshold);
+  result.eccentricity_scale_deg = estimate(fit.model.eccentricity_scale_deg, e2s, settings, scale);
+  result.width = estimate(fit.model.width, widths, settings, width);
+  result.lapse_rate = estimate(fit.model.lapse_rate, lapses, settings, lapse);
+  result.guess_rate = estimate(fit.model.guess_rate, guesses, settings, guess);
+  result.threshold_deg.at_bound = bound_of(fit, 0) != 0;
+  result.eccentricity_scale_deg.at_bound = bound_of(fit, 1) != 0;
+  result.width.at_bound = bound_of(fit, 2) != 0;
+  result.lapse_rate.at_bound = fit.lapse_index < 0 || bound_of(fit, static_cast<std::size_t>(fit.lapse_index)) != 0;
+  result.guess_rate.at_bound = fit.guess_index >= 0 && bound_of(fit, static_cast<std::size_t>(fit.guess_index)) != 0;
+  // The model is the estimates: bias-corrected when asked, the maximum-likelihood fit's else.
+  result.model.threshold_deg = result.threshold_deg.value;
+  result.model.eccentricity_scale_deg = result.eccentricity_scale_deg.value;
+  result.model.width = result.width.value;
+  result.model.lapse_rate = result.lapse_rate.value;
+  result.model.guess_rate = result.guess_rate.value;
+  if (!(result.model.guess_rate + result.model.lapse_rate < 1)) result.model = fit.model;  // cannot happen within the bounds
   if (deviances.empty()) {
     result.deviance_p = std::numeric_limits<double>::quiet_NaN();
   } else {
@@ -474,18 +621,26 @@ std::string fitted_model_yaml(const FitResult& fit) {
     return "[" + format_significant(p.ci_low, 4) + ", " + format_significant(p.ci_high, 4) + "]";
   };
   const PerceptionModelSettings& m = fit.model;
+  const char* interval_name = fit.interval == IntervalMethod::percentile       ? "percentile"
+                              : fit.interval == IntervalMethod::bias_corrected ? "bias-corrected percentile"
+                                                                               : "basic (reverse percentile)";
   std::string yaml;
-  yaml += "# fovea perception model f(e, g), fitted by maximum likelihood (psychophysics/psychometric_fit)\n";
+  yaml += "# fovea perception model f(e, g), fitted by maximum likelihood (psychophysics/psychometric_fit)";
+  yaml += fit.bias_correction == BiasCorrection::median ? ", the estimates median-unbiased from the bootstrap\n"
+          : fit.bias_correction == BiasCorrection::mean ? ", the estimates less the bootstrap's mean bias\n"
+                                                        : "\n";
   yaml += "# trials: " + std::to_string(fit.trials) + ", of which catch trials (gap 0): " +
           std::to_string(fit.catch_trials) + "\n";
   yaml += "# log likelihood: " + format_significant(fit.log_likelihood, 6) + "; deviance: " +
           format_significant(fit.deviance, 4) + " on " + std::to_string(fit.deviance_dof) +
           " dof, bootstrap p = " + format_significant(fit.deviance_p, 3) + "\n";
-  yaml += "# parametric-bootstrap " + format_significant(100 * fit.confidence) + " % percentile intervals (" +
+  yaml += "# parametric-bootstrap " + format_significant(100 * fit.confidence) + " % " + interval_name + " intervals (" +
           std::to_string(fit.bootstrap_samples) + " samples): threshold_deg " + interval(fit.threshold_deg) +
           ", eccentricity_scale_deg " + interval(fit.eccentricity_scale_deg) + ", width " + interval(fit.width) +
-          ", lapse_rate " + interval(fit.lapse_rate) + "\n";
-  yaml += "# guess_rate from the catch trials, (yes + 0.5) / (n + 1); converged: ";
+          ", lapse_rate " + interval(fit.lapse_rate) + ", guess_rate " + interval(fit.guess_rate) + "\n";
+  yaml += fit.guess_rate_method == GuessRateMethod::fitted ? "# guess_rate fitted with the others (catch trials in the likelihood)"
+                                                           : "# guess_rate from the catch trials, (yes + 0.5) / (n + 1)";
+  yaml += "; converged: ";
   yaml += fit.converged ? "yes" : "no";
   yaml += "\n";
   if (!fit.message.empty()) yaml += "# note: " + fit.message + "\n";

@@ -22,8 +22,57 @@ struct TrialOutcome {
   bool yes = false;             ///< the observer said "I saw a gap"
 };
 
+/// Where the guess rate gamma (the share of yes to a gap of 0) comes from.
+enum class GuessRateMethod {
+  /// A free parameter in [0, 0.5], fitted jointly with the others by maximum likelihood:
+  /// the catch trials and the gaps too small to see inform it, and 0 is reached when no
+  /// catch trial says yes.
+  fitted,
+  /// From the catch trials alone, (yes + 0.5) / (n + 1), held fixed in the fit (never 0
+  /// with catch trials).
+  catch_trials,
+};
+
+/// How the bootstrap refits become an interval (Davison and Hinkley 1997, "Bootstrap
+/// methods and their application", section 5.2-5.3; Efron and Tibshirani 1993, ch. 13-14).
+enum class IntervalMethod {
+  /// The (1 - c) / 2 and (1 + c) / 2 quantiles of the refits themselves.
+  percentile,
+  /// Bias-corrected percentile (Efron 1981): the quantiles shifted by z0, the normal
+  /// quantile of the share of refits below the estimate, which corrects an estimator's
+  /// median bias.
+  bias_corrected,
+  /// Basic (reverse percentile) for T0, E2 and the width: the maximum-likelihood estimate
+  /// reflected about the refits' quantiles on the log, theta^2 / q_high .. theta^2 / q_low,
+  /// which carries the estimator's bias and skew into the interval. The rates keep the
+  /// percentile interval: reflected about their bound of 0 it folds onto the bound ([0, 0]
+  /// for a guess rate of 0).
+  basic,
+};
+
+/// The methods' names on the command line and in the outputs: "fitted", "catch_trials";
+/// "percentile", "bias_corrected", "basic".
+const char* guess_rate_method_name(GuessRateMethod method);
+const char* interval_method_name(IntervalMethod method);
+
+/// Whether and how the estimates are corrected for the maximum-likelihood estimator's
+/// small-sample bias, from the bootstrap refits (no effect without them).
+enum class BiasCorrection {
+  none,  ///< the maximum-likelihood estimates
+  /// The estimate less the refits' mean bias (Efron and Tibshirani 1993, section 10.6): on
+  /// the log for T0, E2 and the width (value^2 / the refits' geometric mean), on the value
+  /// for the rates (2 value - the refits' mean).
+  mean,
+  /// Median-unbiased: the refits' quantile at Phi(2 z0), z0 the normal quantile of the
+  /// share of refits below the estimate: the point the bias-corrected percentile interval
+  /// (Efron 1981) puts at its centre, so the estimate and that interval are one construction.
+  median,
+};
+
+const char* bias_correction_name(BiasCorrection correction);  ///< "none", "mean", "median"
+
 /// How fit_psychometric fits. The defaults suit a constant-stimuli yes/no experiment of a
-/// few thousand trials.
+/// few hundred to a few thousand trials (docs/psychophysics.md, "Calibration").
 struct FitSettings {
   /// The sigmoid F to fit; fit each and compare deviances to choose.
   PsychometricFunction function = PsychometricFunction::logistic;
@@ -37,35 +86,52 @@ struct FitSettings {
   int bootstrap_samples = 200;
   /// The bootstrap's random stream: the same seed and data give the same intervals.
   std::uint64_t seed = 1;
-  /// Coverage of the percentile intervals, in (0, 1).
+  /// Coverage of the intervals, in (0, 1).
   double confidence = 0.95;
+  /// The defaults are those the calibration at the shipped design chose
+  /// (docs/psychophysics.md, "Calibration"): gamma fitted, basic intervals, median-unbiased
+  /// estimates.
+  GuessRateMethod guess_rate = GuessRateMethod::fitted;
+  IntervalMethod interval = IntervalMethod::basic;
+  BiasCorrection bias_correction = BiasCorrection::median;
 };
 
-/// A fitted parameter and its parametric-bootstrap percentile interval.
+/// A fitted parameter and its parametric-bootstrap interval (FitSettings::interval).
 struct ParameterEstimate {
   double value = 0;
-  double ci_low = 0;   ///< the (1 - confidence) / 2 quantile of the bootstrap refits
-  double ci_high = 0;  ///< the (1 + confidence) / 2 quantile
+  double ci_low = 0;   ///< the interval's lower end; NaN without bootstrap samples
+  double ci_high = 0;  ///< its upper end
+  /// The estimate lies on one of the fit's bounds (a lapse or guess rate of 0 included):
+  /// the data did not pin it inside them.
+  bool at_bound = false;
 };
 
 /// What fit_psychometric found: the model, the estimates with their intervals, and how
 /// well the model describes the data.
 struct FitResult {
-  /// The maximum-likelihood model, ready for PerceptionModel or fitted_model_yaml (file "").
+  /// The estimates as a model, ready for PerceptionModel or fitted_model_yaml (file ""): the
+  /// maximum-likelihood model, or with FitSettings::bias_correction its bias-corrected values.
   PerceptionModelSettings model;
+  /// The maximum-likelihood model itself, at which log_likelihood, deviance and the
+  /// bootstrap's data sets are computed.
+  PerceptionModelSettings maximum_likelihood_model;
   ParameterEstimate threshold_deg;           ///< T0, degrees
   ParameterEstimate eccentricity_scale_deg;  ///< E2, degrees
   ParameterEstimate width;                   ///< 5%-to-95% rise in thresholds
   ParameterEstimate lapse_rate;              ///< lambda; exactly 0 when not fitted
-  /// gamma, from the catch trials (yes + 0.5) / (n + 1), held fixed in the fit; 0 without
-  /// catch trials.
-  double guess_rate = 0;
+  /// gamma: fitted (GuessRateMethod::fitted, with an interval like the others) or from the
+  /// catch trials (catch_trials); 0 without catch trials either way.
+  ParameterEstimate guess_rate;
   int catch_trials = 0;  ///< trials with gap 0
   int trials = 0;        ///< all trials, catch trials included
   int bootstrap_samples = 0;  ///< refits behind the intervals and deviance_p (FitSettings')
   double confidence = 0;      ///< coverage of the intervals (FitSettings')
+  IntervalMethod interval = IntervalMethod::percentile;       ///< how they were made (FitSettings')
+  GuessRateMethod guess_rate_method = GuessRateMethod::fitted;  ///< where gamma came from (FitSettings')
+  /// How the estimates were corrected (FitSettings'; none without bootstrap samples).
+  BiasCorrection bias_correction = BiasCorrection::none;
   /// ln L of the trials as observed (Bernoulli, no binomial coefficients), catch trials
-  /// included, at the fitted model.
+  /// included, at the maximum-likelihood model.
   double log_likelihood = 0;
   /// 2 (ln L saturated - ln L model) over the distinct (eccentricity, gap) conditions.
   double deviance = 0;
@@ -114,10 +180,15 @@ std::vector<TrialOutcome> simulate_observer(const PerceptionModelSettings& model
                                             std::span<const TrialOutcome> design, std::uint64_t seed);
 
 /// The perception-model YAML file of a fit: the keys `perception.model.file` reads
-/// (function, threshold_deg, eccentricity_scale_deg, width, guess_rate, lapse_rate), with
-/// numbers that read back exactly, under a comment header giving the trials, the deviance
-/// and the intervals.
+/// (function, threshold_deg, eccentricity_scale_deg, width, guess_rate, lapse_rate) of
+/// FitResult::model, with numbers that read back exactly, under a comment header giving
+/// the trials, the deviance, the intervals and their method, the bias correction and where
+/// gamma came from.
 std::string fitted_model_yaml(const FitResult& fit);
+
+/// The standard normal distribution's q-quantile, q in (0, 1), by bisection on erfc (the
+/// standard library has no inverse).
+double normal_quantile(double q);
 
 /// The q-quantile of `values` (sorted here), interpolating between order statistics
 /// (Hyndman and Fan's definition 7, R's default): the bootstrap intervals' percentiles.

@@ -1,0 +1,82 @@
+#pragma once
+
+// Simulation-based calibration of the fit of f(e, g) (psychometric_fit.hpp): simulated
+// participants, whose true model is known, each run an experiment's design and are fitted
+// as `fovea fit` fits a person; over many participants the estimates' bias and the
+// intervals' coverage say whether the fit's numbers mean what they claim (Wichmann and
+// Hill 2001, "The psychometric function: II. Bootstrap-based confidence intervals and
+// sampling", whose simulations this is; Talts et al. 2018, "Validating Bayesian inference
+// algorithms with simulation-based calibration", for the name).
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "perception/perception_settings.hpp"
+#include "psychophysics/experiment_settings.hpp"
+#include "psychophysics/psychometric_fit.hpp"
+
+namespace fovea {
+
+/// The parameters a calibration reports, in this order.
+enum class CalibratedParameter { threshold_deg, eccentricity_scale_deg, width, lapse_rate, guess_rate };
+inline constexpr std::size_t kCalibratedParameters = 5;
+/// The name of `p` as a perception-model key: "threshold_deg", ..., "guess_rate".
+const char* calibrated_parameter_name(CalibratedParameter p);
+/// The parameter of `model` (the truth) or of a fit's estimate.
+double parameter_value(const PerceptionModelSettings& model, CalibratedParameter p);
+const ParameterEstimate& parameter_estimate(const FitResult& fit, CalibratedParameter p);
+
+/// One simulated participant's session and fit.
+struct CalibrationParticipant {
+  int index = 0;              ///< from 0
+  std::string name;           ///< "sim0000", ...: the SimulatedObserver's participant
+  std::int64_t seed = 0;      ///< the design's seed (the spec's, per participant) and the bootstrap's
+  std::vector<TrialOutcome> trials;  ///< the session's answered trials, in the order run
+  FitResult fit;
+};
+
+/// Participant `index`'s session: the spec's design through TrialSequence (constant
+/// stimuli, staircases, or any other DesignMethod the session runs), answered by a
+/// SimulatedObserver of `observer`, then fitted with `fit` (its seed replaced by the
+/// participant's). The participant's seed comes from `seed` and `index` alone, so a
+/// participant's result does not depend on which others run or on which thread.
+CalibrationParticipant calibrate_participant(const ExperimentSettings& spec, const PerceptionModelSettings& observer,
+                                             const FitSettings& fit, std::uint64_t seed, int index);
+
+/// A binomial proportion with its Wilson score interval (Wilson 1927, "Probable inference,
+/// the law of succession, and statistical inference"; Brown, Cai and DasGupta 2001 recommend
+/// it over the Wald interval for the n and p met here).
+struct Proportion {
+  int successes = 0;
+  int trials = 0;
+  double value = 0;  ///< successes / trials; NaN without trials
+  double low = 0;    ///< the interval's ends at `confidence`
+  double high = 0;
+};
+Proportion wilson_interval(int successes, int trials, double confidence = 0.95);
+
+/// Over the participants, one parameter: how far the estimates lie from the truth and how
+/// often the intervals hold it.
+struct ParameterCalibration {
+  CalibratedParameter parameter = CalibratedParameter::threshold_deg;
+  double truth = 0;
+  int participants = 0;      ///< with a finite estimate
+  double mean = 0;           ///< of the estimates
+  double median = 0;
+  double mean_bias_percent = 0;    ///< 100 (mean - truth) / truth; NaN when the truth is 0
+  double median_bias_percent = 0;  ///< 100 (median - truth) / truth; NaN when the truth is 0
+  /// Participants whose interval [ci_low, ci_high] holds the truth, of those with an
+  /// interval (none without a bootstrap).
+  Proportion coverage;
+  double median_interval_width = 0;  ///< median of ci_high - ci_low; NaN without intervals
+  int converged = 0;                 ///< fits that reported convergence
+  int at_bound = 0;                  ///< estimates on one of the fit's bounds
+};
+
+/// The summary of `participants` against the true `observer`, per CalibratedParameter.
+std::array<ParameterCalibration, kCalibratedParameters> summarise_calibration(
+    const PerceptionModelSettings& observer, const std::vector<CalibrationParticipant>& participants);
+
+}  // namespace fovea
