@@ -11,6 +11,7 @@
 #include "core/math.hpp"
 #include "gaze/gaze_settings.hpp"
 #include "perception/perception_settings.hpp"
+#include "psychophysics/clip_design.hpp"
 #include "psychophysics/staircase.hpp"
 #include "psychophysics/trial_design.hpp"
 
@@ -20,6 +21,7 @@ namespace fovea {
 enum class DesignMethod {
   constant_stimuli,  ///< a fixed grid of gap x eccentricity, repeated, shuffled in blocks
   staircase,         ///< one adaptive staircase per eccentricity, interleaved (PsychoPy's StairHandler rules)
+  clip_comparison,   ///< clips of scenes under schedulers at budgets against a reference (psychophysics/clip_design.hpp)
 };
 
 /// What one trial shows (004 section 3.4.2's experiments): homogeneous entities moving in
@@ -66,6 +68,8 @@ struct ExperimentSettings {
       .start_values_deg = {},
       .rules = {.n_trials = 40, .n_reversals = 8, .min_value = 0.001, .max_value = 5.0}};
   TaskSettings task;
+  /// The clips, with method: clip_comparison (scenes' files made absolute when the spec is loaded).
+  ClipComparisonSettings clip_comparison;
   /// Where the viewer looks. With a tracker (pupil, gazepoint) trials are gaze-contingent: a
   /// trial whose fixation leaves fixation_radius_deg is aborted, flagged and requeued at the
   /// end of its block.
