@@ -16,6 +16,7 @@
 #include "config/schema.hpp"
 #include "core/file_read.hpp"
 #include "core/format.hpp"
+#include "fovea/clip_session.hpp"
 #include "fovea/run_command.hpp"
 #include "fovea/session_files.hpp"
 #include "fovea/stop_signals.hpp"
@@ -199,6 +200,7 @@ int experiment_command(const ExperimentOptions& options) {
     return kExitBadInput;
   }
   const ExperimentSettings& spec = loaded.spec;
+  if (spec.method == DesignMethod::clip_comparison) return clip_session(options, loaded);
   if (!valid_participant(options.participant)) {
     std::cerr << "--participant " << options.participant
               << ": expected a name of letters, digits, - _ . (it names the participant's folder; \"pooled\" names `fovea fit`'s pooled fit)\n";

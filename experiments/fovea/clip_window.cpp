@@ -1,0 +1,119 @@
+#include "fovea/clip_window.hpp"
+
+#include <chrono>
+#include <memory>
+
+#include "render/camera.hpp"
+#include "render/render_settings.hpp"
+#include "render/scene_renderer.hpp"
+
+namespace fovea {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+ClipWindow::ClipWindow(const ExperimentSettings& spec, StimulusDisplay* display, std::vector<SDL_Keycode> keys)
+    : spec_(spec), display_(display), keys_(std::move(keys)) {}
+
+ClipWindow::Key ClipWindow::pump() {
+  Key key = Key::none;
+  SDL_Event e;
+  while (SDL_PollEvent(&e)) {
+    if (e.type == SDL_QUIT) return Key::quit;
+    if (e.type != SDL_KEYDOWN || e.key.repeat) continue;
+    const SDL_Keycode k = e.key.keysym.sym;
+    if (k == SDLK_ESCAPE) return Key::quit;
+    bool known = false;
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (k == keys_[i]) {
+        key = Key::answer;
+        answer_index_ = static_cast<int>(i);
+        known = true;
+      }
+    if (!known && k == SDLK_SPACE) {
+      key = Key::space;
+      known = true;
+    }
+    if (known) last_key_ms_ = e.key.timestamp;
+  }
+  return key;
+}
+
+bool ClipWindow::wait_for_space(const std::string& text) {
+  while (true) {
+    display_->draw_message(text);
+    display_->present();
+    const Key key = pump();
+    if (key == Key::quit) return false;
+    if (key == Key::space) return true;
+  }
+}
+
+bool ClipWindow::fixation(double seconds) {
+  const Clock::time_point from = Clock::now();
+  while (seconds_since(from) < seconds) {
+    display_->draw_fixation();
+    display_->present();
+    if (pump() == Key::quit) return false;
+  }
+  return true;
+}
+
+bool ClipWindow::show(ClipPlayer& player, ClipTiming& timing) {
+  timing = ClipTiming{};
+  const Animation& world = player.world();
+  SceneRenderer scene(world.models(), world.entities());
+  const RenderSettings style;  // the renderer's defaults: no floor, its background and light
+  GlWindow& window = display_->window();
+  const PictureViewport viewport = fit_viewport(window.width_px(), window.height_px(), spec_.screen);
+  const double step_s = world.settings().world.time_step_s;
+  const int refresh_hz = window.refresh_hz() > 0 ? window.refresh_hz() : 60;
+  const double period_ms = 1000.0 / refresh_hz;
+  Clock::time_point first{};
+  Clock::time_point last{};
+  while (!player.done()) {
+    // The clip's time keeps to the display's: steps until it reaches the time shown.
+    const double shown_s = timing.frame_ms.empty() ? 0.0 : seconds_since(first);
+    do {
+      player.step();
+    } while (!player.done() && player.frames() * step_s < shown_s);
+    scene.update_models(world.models(), world.model_prototypes(), world.model_generations());
+    scene.draw(world.view(), world.box(), viewport, world.entities(), world.states(), {},
+               SceneStyle{style.background, style.light_direction, style.floor});
+    display_->draw_fixation_over();
+    display_->present();
+    const Clock::time_point now = Clock::now();
+    if (timing.frame_ms.empty()) first = now;
+    const double interval_ms = timing.frame_ms.empty() ? 0.0 : std::chrono::duration<double, std::milli>(now - last).count();
+    const bool dropped = interval_ms > 1.5 * period_ms;
+    timing.frame_ms.push_back(std::chrono::duration<double, std::milli>(now - first).count());
+    timing.dropped.push_back(dropped);
+    timing.dropped_frames += dropped ? 1 : 0;
+    last = now;
+    if (pump() == Key::quit) return false;
+  }
+  timing.duration_s = (timing.frame_ms.empty() ? 0.0 : timing.frame_ms.back() / 1000.0) + period_ms / 1000.0;
+  return true;
+}
+
+int ClipWindow::answer(const std::string& prompt, double& reaction_time_ms) {
+  display_->draw_message(prompt);
+  display_->present();
+  const Uint64 shown_ms = SDL_GetTicks64();
+  pump();  // what was pressed before now does not answer
+  while (true) {
+    display_->draw_message(prompt);
+    display_->present();
+    const Key key = pump();
+    if (key == Key::quit) return -1;
+    if (key == Key::answer) {
+      reaction_time_ms = static_cast<double>(last_key_ms_ >= shown_ms ? last_key_ms_ - shown_ms : 0);
+      return answer_index_;
+    }
+  }
+}
+
+}  // namespace fovea

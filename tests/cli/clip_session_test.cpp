@@ -1,0 +1,122 @@
+// `fovea experiment` on a clip comparison (docs/psychophysics.md, "Clip comparison"),
+// simulated: the same spec and seed give the same bytes, and a session killed mid-trial and
+// resumed equals an unbroken one row for row.
+
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "support/csv_text.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+using fovea::test::lines_of;
+using fovea::test::read_file;
+using fovea::test::run_process;
+using fovea::test::split;
+using fovea::test::TempDir;
+using fovea::test::without_columns;
+
+namespace {
+
+const std::string kFovea = FOVEA_BINARY;
+const std::string kSpec = std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/matched_clips.yaml";
+const std::string kObserver = std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml";
+
+/// A participant's session of matched_clips.yaml at two repetitions (16 trials).
+std::vector<std::string> session(const std::string& participant, const std::string& out, std::vector<std::string> extra) {
+  std::vector<std::string> argv = {kFovea, "experiment", kSpec, "--participant", participant, "--observer", kObserver,
+                                   "--out", out, "--quiet", "--set", "clip_comparison.repetitions=2"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
+bool wait_for_lines(const std::filesystem::path& path, std::size_t lines) {
+  for (int i = 0; i < 6000; ++i) {
+    const std::string text = read_file(path);
+    if (static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) >= lines) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("fovea experiment: a clip comparison gives the same bytes for the same spec and seed, and its answers follow "
+          "the clips",
+          "[cli][experiment][clips]") {
+  TempDir dir;
+  REQUIRE(run_process(session("P01", "a", {}), dir.path()).status == 0);
+  REQUIRE(run_process(session("P01", "b", {}), dir.path()).status == 0);
+  const std::vector<std::string> times = {"started_utc", "ended_utc"};
+  const std::string a = without_columns(read_file(dir / "a" / "trials.csv"), times);
+  CHECK(a == without_columns(read_file(dir / "b" / "trials.csv"), times));
+  const auto rows = lines_of(read_file(dir / "a" / "trials.csv"));
+  REQUIRE(rows.size() == 17);  // 2 scenes x 2 schedulers x 2 budgets x 2 repetitions
+  const auto columns = split(rows[0]);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+  };
+  bool some_error = false;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto cells = split(rows[i]);
+    REQUIRE(cells.size() == columns.size());
+    CHECK(cells[column("p_reference")] == "0");  // full resolution leaves nothing to see
+    CHECK(cells[column("episodes_reference")] == "0");
+    some_error |= std::stod(cells[column("p_test")]) > 0;
+    // The test clip is chosen exactly when the answer names its place.
+    const bool test_first = cells[column("order")] == "test_first";
+    CHECK(cells[column("noticed")] == ((cells[column("response")] == "first") == test_first ? "1" : "0"));
+  }
+  CHECK(some_error);
+  // Another participant answers on their own.
+  REQUIRE(run_process(session("P02", "c", {}), dir.path()).status == 0);
+  CHECK(a != without_columns(read_file(dir / "c" / "trials.csv"), {"started_utc", "ended_utc", "participant"}));
+}
+
+TEST_CASE("fovea experiment: a clip comparison killed mid-trial and resumed equals an unbroken session",
+          "[cli][experiment][clips][signals]") {
+  TempDir dir;
+  REQUIRE(run_process(session("P01", "whole", {}), dir.path()).status == 0);
+  const auto whole = lines_of(read_file(dir / "whole" / "trials.csv"));
+  REQUIRE(whole.size() == 17);
+  {
+    fovea::test::ChildProcess child(session("P01", "killed", {"--observer-pace-ms", "100"}), dir.path(), dir / "stdout",
+                             dir / "stderr");
+    REQUIRE(wait_for_lines(dir / "killed" / "trials.csv", 5));
+    child.send_signal(SIGKILL);
+    CHECK(child.wait() == 128 + SIGKILL);
+  }
+  const auto before = lines_of(read_file(dir / "killed" / "trials.csv"));
+  REQUIRE(before.size() >= 5);
+  REQUIRE(before.size() < 17);
+  const auto refused = run_process(session("P01", "killed", {}), dir.path());
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("--resume continues that session") != std::string::npos);
+  const auto changed = run_process(session("P01", "killed", {"--resume", "--set", "seed=2"}), dir.path());
+  CHECK(changed.status == 2);
+  CHECK(changed.err.find("the spec differs") != std::string::npos);
+  REQUIRE(run_process(session("P01", "killed", {"--resume"}), dir.path()).status == 0);
+  const auto after = lines_of(read_file(dir / "killed" / "trials.csv"));
+  REQUIRE(after.size() == whole.size());
+  const auto columns = split(whole[0]);
+  for (std::size_t i = 1; i < whole.size(); ++i) {
+    const auto a = split(whole[i]), b = split(after[i]);
+    REQUIRE(a.size() == columns.size());
+    REQUIRE(b.size() == columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (columns[c] == "session" || columns[c] == "started_utc" || columns[c] == "ended_utc") continue;
+      INFO("row " << i << ", " << columns[c]);
+      CHECK(a[c] == b[c]);
+    }
+    CHECK(b[1] == (i < before.size() ? "1" : "2"));
+  }
+  const std::string log = read_file(dir / "killed" / "session.log");
+  CHECK(log.find("session 2 of participant P01 started, clip comparison, resuming after " +
+                 std::to_string(before.size() - 1) + " trials") != std::string::npos);
+  CHECK(log.find("session 2 complete: 16 trials") != std::string::npos);
+}
