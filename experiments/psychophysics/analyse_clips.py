@@ -73,19 +73,20 @@ def proportions(rows, out):
     participants = sorted({r["participant"] for r in rows})
     task = rows[0]["task"]
     reference = rows[0]["reference"]
-    print(f"{len(rows)} trials of {len(participants)} participants ({', '.join(participants)}); task {task}, "
+    print(f"{len(rows)} trials of {len(participants)} participant{'s' if len(participants) > 1 else ''} "
+          f"({', '.join(participants)}); task {task}, "
           f"reference {reference}", file=out)
     print("noticed: " + ("the test clip chosen as the one that looked wrong (chance 0.5)" if task == "2ifc"
                          else "\"yes, I saw an error\""), file=out)
-    header = f"{'scene':<12} {'scheduler':<18} {'budget':>8} {'n':>5} {'noticed':>8} {'proportion':>10}  {'95% Wilson':<15} {'model':>6}"
+    header = f"{'scene':<12} {'scheduler':<20} {'budget':>8} {'n':>5} {'noticed':>8} {'proportion':>10}  {'95% Wilson':<15} {'model':>6}"
     print(header, file=out)
     for (scene, scheduler, budget, kind), group in groups.items():
         k = sum(int(r["noticed"]) for r in group)
         n = len(group)
         lo, hi = wilson_interval(k, n)
         model = sum(predicted_noticed(r) for r in group) / n
-        name = scheduler if kind == "test" else scheduler + " (ref)"
-        print(f"{scene:<12} {name:<18} {budget:>8} {n:>5} {k:>8} {k / n:>10.3f}  [{lo:.3f}, {hi:.3f}]  {model:>6.3f}",
+        name = scheduler if kind == "test" else group[0]["reference"] + " (reference)"
+        print(f"{scene:<12} {name:<20} {budget:>8} {n:>5} {k:>8} {k / n:>10.3f}  [{lo:.3f}, {hi:.3f}]  {model:>6.3f}",
               file=out)
 
 

@@ -185,7 +185,7 @@ TEST_CASE("Clip observer: P from the episodes equals the product over every unre
   CHECK(seen.p_seen == Approx(0.8));
 }
 
-TEST_CASE("Clip observer: 2IFC picks the clip seen wrong, guesses when both or neither; answers repeat",
+TEST_CASE("Clip observer: 2IFC picks the clip seen wrong, guesses when both or neither, and answers repeat",
           "[psychophysics][clips]") {
   const ClipObserver observer(5, "P01");
   int first_when_neither = 0;
@@ -211,7 +211,7 @@ TEST_CASE("Clip observer: 2IFC picks the clip seen wrong, guesses when both or n
   CHECK(differ > 50);
 }
 
-TEST_CASE("Clip run: a recorded clip's P equals the oracle's product; full resolution leaves no episodes; "
+TEST_CASE("Clip run: a recorded clip's P equals the oracle's product, full resolution leaves no episodes, and "
           "the same seed gives the same clip",
           "[psychophysics][clips]") {
   const config::LoadedConfig scene =
@@ -243,7 +243,7 @@ TEST_CASE("Clip run: a recorded clip's P equals the oracle's product; full resol
   CHECK(full.p_seen == 0);
 }
 
-TEST_CASE("Clip records: rows read back; a row cut off mid-write is dropped", "[psychophysics][clips]") {
+TEST_CASE("Clip records: rows read back, and a row cut off mid-write is dropped", "[psychophysics][clips]") {
   const std::filesystem::path path = std::filesystem::temp_directory_path() / "fovea_clip_records_test.csv";
   ClipTrialRecord r;
   r.participant = "P01";
@@ -274,7 +274,7 @@ TEST_CASE("Clip records: rows read back; a row cut off mid-write is dropped", "[
   CHECK(back[0].order == "reference_first");
 }
 
-TEST_CASE("Clip spec: the shipped spec loads; errors name file:line:col and the key", "[psychophysics][clips][config]") {
+TEST_CASE("Clip spec: the shipped spec loads, and errors name file:line:col and the key", "[psychophysics][clips][config]") {
   const config::LoadedExperiment shipped =
       config::load_experiment_file(std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/matched_clips.yaml");
   CHECK(shipped.spec.method == DesignMethod::clip_comparison);
