@@ -67,8 +67,9 @@ std::vector<std::string> clip_record_cells(const ClipTrialRecord& record) {
   return cells;
 }
 
-std::vector<ClipTrialRecord> read_clip_records(const std::string& path) {
-  std::string text = read_file_text(path);
+std::vector<ClipTrialRecord> read_clip_records(const std::string& path) { return parse_clip_records(read_file_text(path), path); }
+
+std::vector<ClipTrialRecord> parse_clip_records(std::string text, const std::string& path) {
   // A session writes whole rows and fsyncs each: a last line without its newline never finished.
   if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
   if (text.empty()) return {};
@@ -83,19 +84,19 @@ std::vector<ClipTrialRecord> read_clip_records(const std::string& path) {
                     condition = index_of("condition"), repetition = index_of("repetition"), order = index_of("order");
   std::vector<ClipTrialRecord> records;
   for (const CsvRow& row : table.rows) {
-    const auto integer = [&](std::size_t column, const char* name) {
+    const auto integer = [&](std::size_t column, const char* name, double lowest) {
       const std::optional<double> v = parse_finite_number(row.cells[column]);
-      if (!v || *v != std::floor(*v))
-        throw std::runtime_error(path + ":" + std::to_string(row.line) + ": " + name + ": expected a whole number, found \"" +
-                                 row.cells[column] + "\"");
+      if (!v || *v != std::floor(*v) || *v < lowest || *v >= 2147483648.0)
+        throw std::runtime_error(path + ":" + std::to_string(row.line) + ": " + name + ": expected a whole number from " +
+                                 format_number(lowest) + " below 2^31, found \"" + row.cells[column] + "\"");
       return static_cast<std::int64_t>(*v);
     };
     ClipTrialRecord r;
     r.participant = row.cells[participant];
-    r.session = integer(session, "session");
-    r.trial = integer(trial, "trial");
-    r.condition = integer(condition, "condition");
-    r.repetition = integer(repetition, "repetition");
+    r.session = integer(session, "session", 1);
+    r.trial = integer(trial, "trial", 0);
+    r.condition = integer(condition, "condition", 0);
+    r.repetition = integer(repetition, "repetition", 0);
     r.order = row.cells[order];
     records.push_back(r);
   }

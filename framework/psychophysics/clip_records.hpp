@@ -46,8 +46,13 @@ std::vector<std::string> clip_record_header();
 std::vector<std::string> clip_record_cells(const ClipTrialRecord& record);
 
 /// The rows of a clip comparison's trials.csv (the columns a session needs to resume:
-/// participant, session, trial, condition, repetition, order); a last row cut off without its
-/// newline (a power cut mid-write) is dropped. Throws std::runtime_error naming file:line.
+/// participant, session, trial, condition, repetition, order; the others are left at their
+/// defaults); a last row cut off without its newline (a power cut mid-write) is dropped.
+/// Refuses, with std::runtime_error naming file:line and the column, a missing column and
+/// a cell that is not a whole number in range (session from 1; trial, condition and
+/// repetition from 0, below 2^31).
 std::vector<ClipTrialRecord> read_clip_records(const std::string& path);
+/// The same from the file's text; `path` names it in messages.
+std::vector<ClipTrialRecord> parse_clip_records(std::string text, const std::string& path);
 
 }  // namespace fovea

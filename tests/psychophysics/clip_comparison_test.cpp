@@ -272,6 +272,19 @@ TEST_CASE("Clip records: rows read back, and a row cut off mid-write is dropped"
   CHECK(back[0].condition == 5);
   CHECK(back[0].repetition == 1);
   CHECK(back[0].order == "reference_first");
+  // A row of another kind is refused at its line and column.
+  std::string header;
+  for (const std::string& name : clip_record_header()) header += (header.empty() ? "" : ",") + name;
+  std::vector<std::string> cells = clip_record_cells(r);
+  cells[1] = "0";
+  std::string row;
+  for (const std::string& cell : cells) row += (row.empty() ? "" : ",") + cell;
+  try {
+    (void)parse_clip_records(header + "\n" + row + "\n", "t.csv");
+    FAIL("a session 0 was accepted");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "t.csv:2: session: expected a whole number from 1 below 2^31, found \"0\"");
+  }
 }
 
 TEST_CASE("Clip spec: the shipped spec loads, and errors name file:line:col and the key", "[psychophysics][clips][config]") {
