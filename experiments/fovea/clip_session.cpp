@@ -251,29 +251,35 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
     std::unique_ptr<CsvWriter> frames;
     if (person)
       frames = std::make_unique<CsvWriter>((folder / "clip_frames.csv").string(),
-                                           std::vector<std::string>{"participant", "session", "trial", "clip", "frame",
-                                                                    "t_ms", "dropped"},
+                                           std::vector<std::string>{"participant", "session", "trial", "attempt", "clip",
+                                                                    "frame", "t_ms", "dropped"},
                                            CsvWriter::Open::append);
     ClipWindow window(spec, display.get(), {first_key, second_key});
     quit = person && !window.wait_for_space(spec.task.instructions + "\n\nPress Space to start.");
     int answered_this_session = 0;
-    // One clip on the screen; its timings to clip_frames.csv and the record.
+    // One clip on the screen, its timings to clip_frames.csv and the record: 1 shown, 0
+    // stopped for a fixation that strayed (with a tracker), -1 the person quit.
+    const bool contingent = person && tracked(spec);
+    int attempt = 0;
+    double deviation_deg = 0;
     const auto show = [&](const ClipRunSettings& clip, const char* which, std::int64_t trial, ClipSeen& seen,
                           double& duration_s, std::int64_t& dropped) {
       ClipPlayer player(clip, observer_f, gaze_environment);
       ClipTiming timing;
-      if (!window.show(player, timing)) return false;
-      seen = player.finish();
-      duration_s = timing.duration_s;
-      dropped = timing.dropped_frames;
+      if (!window.show(player, contingent, timing)) return -1;
       for (std::size_t f = 0; f < timing.frame_ms.size(); ++f) {
         for (const std::string& cell : {options.participant, std::to_string(session), std::to_string(trial),
-                                        std::string(which), std::to_string(f), format_number(timing.frame_ms[f]),
-                                        std::string(timing.dropped[f] ? "1" : "0")})
+                                        std::to_string(attempt), std::string(which), std::to_string(f),
+                                        format_number(timing.frame_ms[f]), std::string(timing.dropped[f] ? "1" : "0")})
           frames->cell(std::string_view(cell));
         frames->end_row(CsvWriter::Flush::later);
       }
-      return true;
+      deviation_deg = timing.deviation_deg;
+      if (timing.fixation_broken) return 0;
+      seen = player.finish();
+      duration_s = timing.duration_s;
+      dropped = timing.dropped_frames;
+      return 1;
     };
     const ClipObserver observer(static_cast<std::uint64_t>(spec.seed), options.participant);
     std::map<ClipKey, ClipSeen> played;
@@ -325,11 +331,21 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
         const auto show_reference = [&] {
           return show(*clips.reference, "reference", t.trial, seen_reference, r.duration_reference_s, r.dropped_reference);
         };
-        bool shown = window.fixation(spec.task.inter_trial_interval_s) && (test_first ? show_test() : show_reference());
-        if (shown && two_interval)
-          shown = window.fixation(spec.task.inter_trial_interval_s) && (test_first ? show_reference() : show_test());
+        // A clip stopped for a fixation that strayed is logged, and the trial shown again
+        // from its first clip (the same clips: they are deterministic).
+        int shown = 0;
+        for (attempt = 0; shown == 0; ++attempt) {
+          shown = window.fixation(spec.task.inter_trial_interval_s) ? (test_first ? show_test() : show_reference()) : -1;
+          if (shown == 1 && two_interval)
+            shown = window.fixation(spec.task.inter_trial_interval_s) ? (test_first ? show_reference() : show_test()) : -1;
+          if (shown == 0) {
+            log.line("trial " + std::to_string(t.trial) + ": the fixation left " + format_significant(spec.fixation_radius_deg) +
+                     " deg during a clip (" + format_significant(deviation_deg) + " deg away); it is shown again");
+            if (!window.message("Please keep your eyes on the cross.", 1.0)) shown = -1;
+          }
+        }
         double reaction_time_ms = 0;
-        const int key = shown ? window.answer(two_interval ? "Which clip looked wrong?\n\nPress " + design.first_key +
+        const int key = shown == 1 ? window.answer(two_interval ? "Which clip looked wrong?\n\nPress " + design.first_key +
                                                                  " for the first, " + design.second_key + " for the second."
                                                            : "Did you see an error?\n\nPress " + spec.task.yes_key +
                                                                  " for yes, " + spec.task.no_key + " for no.",

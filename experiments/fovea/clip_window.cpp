@@ -1,8 +1,10 @@
 #include "fovea/clip_window.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
+#include "perception/view.hpp"
 #include "render/camera.hpp"
 #include "render/render_settings.hpp"
 #include "render/scene_renderer.hpp"
@@ -62,7 +64,17 @@ bool ClipWindow::fixation(double seconds) {
   return true;
 }
 
-bool ClipWindow::show(ClipPlayer& player, ClipTiming& timing) {
+bool ClipWindow::message(const std::string& text, double seconds) {
+  const Clock::time_point from = Clock::now();
+  while (seconds_since(from) < seconds) {
+    display_->draw_message(text);
+    display_->present();
+    if (pump() == Key::quit) return false;
+  }
+  return true;
+}
+
+bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
   timing = ClipTiming{};
   const Animation& world = player.world();
   SceneRenderer scene(world.models(), world.entities());
@@ -80,6 +92,16 @@ bool ClipWindow::show(ClipPlayer& player, ClipTiming& timing) {
     do {
       player.step();
     } while (!player.done() && player.frames() * step_s < shown_s);
+    const FrameGaze& gaze = world.last_gaze();
+    if (contingent && gaze.valid) {
+      const double deviation_deg = screen_visual_angle_deg(spec_.screen, 0.5 * spec_.screen.width_px,
+                                                           0.5 * spec_.screen.height_px, gaze.x_px, gaze.y_px);
+      timing.deviation_deg = std::max(timing.deviation_deg, deviation_deg);
+      if (deviation_deg > spec_.fixation_radius_deg) {
+        timing.fixation_broken = true;
+        return true;
+      }
+    }
     scene.update_models(world.models(), world.model_prototypes(), world.model_generations());
     scene.draw(world.view(), world.box(), viewport, world.entities(), world.states(), {},
                SceneStyle{style.background, style.light_direction, style.floor});

@@ -23,6 +23,10 @@ struct ClipTiming {
   std::vector<bool> dropped;
   double duration_s = 0;         ///< the first frame's showing to the last frame's end (one period after it)
   std::int64_t dropped_frames = 0;
+  /// With a tracker: the clip was stopped when the fixation left fixation_radius_deg of the
+  /// cross, this far away (degrees)
+  bool fixation_broken = false;
+  double deviation_deg = 0;
 };
 
 class ClipWindow {
@@ -36,8 +40,12 @@ class ClipWindow {
   bool fixation(double seconds);
   /// One clip, live: the world stepped at its time step against the display's clock (as
   /// many steps before each refresh as the clip's time has reached), drawn with the cross.
-  /// False when the person quits.
-  bool show(ClipPlayer& player, ClipTiming& timing);
+  /// With a tracker (`contingent`), stopped as soon as a valid gaze sample lies more than
+  /// the spec's fixation_radius_deg from the cross (timing.fixation_broken). False when the
+  /// person quits.
+  bool show(ClipPlayer& player, bool contingent, ClipTiming& timing);
+  /// `text` for `seconds` (no cross); false when the person quits.
+  bool message(const std::string& text, double seconds);
   /// Waits with `prompt` on the screen for one of the answer keys: its index, or -1 when the
   /// person quits. `reaction_time_ms`: from the prompt's first frame to the key's event time.
   int answer(const std::string& prompt, double& reaction_time_ms);
