@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <deque>
 #include <map>
 #include <memory>
 #include <thread>
@@ -23,6 +24,7 @@
 #include "gaze/gaze.hpp"
 #include "trackers/trackers.hpp"
 #include "perception/view.hpp"
+#include "psychophysics/frame_timing.hpp"
 #include "psychophysics/session.hpp"
 #include "psychophysics/stimulus.hpp"
 #include "record/csv_reader.hpp"
@@ -45,6 +47,71 @@ struct PersonAnswer {
   double gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
   std::uint64_t gaze_dropped = 0;  ///< inputs the tracker rejected during the trial (malformed, lost)
   bool gaze_lost = false;          ///< aborted for want of valid gaze samples, not for straying
+  StimulusTiming timing;           ///< the stimulus as the display showed it
+};
+
+/// The screens of a person's session, as --synthetic-keys names them.
+enum class Screen {
+  none,          ///< no key is awaited (the answer screen's first frame drops earlier keys)
+  instructions,  ///< the instructions, until Space
+  pause,         ///< a break, until Space ("break")
+  blank,         ///< the cross alone before a stimulus
+  stimulus,      ///< the stimulus: keys are not answers
+  answer,        ///< the cross after the stimulus, until yes or no
+};
+
+/// --synthetic-keys: keys pushed into SDL's event queue, each when the session waits on its
+/// screen, so a whole session runs through the same event path as a person's keyboard
+/// (docs/psychophysics.md, "Testing a session"). SDL_PushEvent stamps each with SDL's clock.
+class SyntheticKeys {
+ public:
+  struct Key {
+    Screen screen;
+    std::string screen_name, key_name;
+    SDL_Keycode key;
+  };
+  /// Throws std::invalid_argument naming the entry at fault.
+  explicit SyntheticKeys(const std::string& script) {
+    std::size_t from = 0;
+    while (from <= script.size()) {
+      const std::size_t comma = std::min(script.find(',', from), script.size());
+      const std::string entry = script.substr(from, comma - from);
+      from = comma + 1;
+      const std::size_t colon = entry.find(':');
+      if (colon == std::string::npos)
+        throw std::invalid_argument("\"" + entry + "\": expected SCREEN:KEY, e.g. answer:y");
+      Key k{Screen::none, entry.substr(0, colon), entry.substr(colon + 1), SDLK_UNKNOWN};
+      static const std::map<std::string, Screen> screens{{"instructions", Screen::instructions},
+                                                        {"break", Screen::pause},
+                                                        {"blank", Screen::blank},
+                                                        {"stimulus", Screen::stimulus},
+                                                        {"answer", Screen::answer}};
+      const auto screen = screens.find(k.screen_name);
+      if (screen == screens.end())
+        throw std::invalid_argument("\"" + entry + "\": the screen is one of instructions, break, blank, stimulus, answer");
+      k.screen = screen->second;
+      k.key = SDL_GetKeyFromName(k.key_name.c_str());
+      if (k.key == SDLK_UNKNOWN)
+        throw std::invalid_argument("\"" + entry + "\": " + k.key_name + " is not a key name SDL knows");
+      keys_.push_back(k);
+    }
+  }
+  /// Pushes the next key when the session waits on its screen.
+  void offer(Screen screen) {
+    if (keys_.empty() || keys_.front().screen != screen) return;
+    SDL_Event e{};
+    e.type = SDL_KEYDOWN;
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.sym = keys_.front().key;
+    e.key.keysym.scancode = SDL_GetScancodeFromKey(keys_.front().key);
+    if (SDL_PushEvent(&e) < 0) throw std::runtime_error(std::string("--synthetic-keys: SDL_PushEvent: ") + SDL_GetError());
+    keys_.pop_front();
+  }
+  std::size_t left() const { return keys_.size(); }
+  std::string next() const { return keys_.empty() ? "" : keys_.front().screen_name + ":" + keys_.front().key_name; }
+
+ private:
+  std::deque<Key> keys_;
 };
 
 /// What a person sees and does in a session: the instructions, breaks, and each trial's
@@ -52,21 +119,27 @@ struct PersonAnswer {
 /// display's refresh.
 class PersonScreens {
  public:
-  PersonScreens(const ExperimentSettings& spec, StimulusDisplay* display, Gaze* gaze, SDL_Keycode yes, SDL_Keycode no)
-      : spec_(spec), display_(display), gaze_(gaze), yes_(yes), no_(no), start_(Clock::now()) {}
+  /// `refresh_hz`: the display's, against which dropped frames are counted. `keys`: the
+  /// synthetic keys of a test or pilot, or null for a keyboard.
+  PersonScreens(const ExperimentSettings& spec, StimulusDisplay* display, Gaze* gaze, SDL_Keycode yes, SDL_Keycode no,
+                double refresh_hz, SyntheticKeys* keys)
+      : spec_(spec), display_(display), gaze_(gaze), yes_(yes), no_(no), refresh_hz_(refresh_hz), keys_(keys),
+        start_(Clock::now()) {}
 
   /// The instructions until Space; false when the person quits.
-  bool instructions(const std::string& text) { return wait_for_space(text + "\n\nPress Space to start."); }
+  bool instructions(const std::string& text) {
+    return wait_for_space(Screen::instructions, text + "\n\nPress Space to start.");
+  }
   /// A break after `done` of about `planned` trials; false when the person quits.
   bool pause(int done, int planned) {
-    return wait_for_space("Break. " + std::to_string(done) + " of about " + std::to_string(planned) +
-                          " trials done.\n\nPress Space when you are ready to go on.");
+    return wait_for_space(Screen::pause, "Break. " + std::to_string(done) + " of about " + std::to_string(planned) +
+                                             " trials done.\n\nPress Space when you are ready to go on.");
   }
 
   PersonAnswer trial(const StimulusPlan& plan) {
     PersonAnswer answer;
     // The blank interval, the cross alone.
-    if (!for_seconds(spec_.task.inter_trial_interval_s, [&] { display_->draw_fixation(); })) return quit();
+    if (!for_seconds(Screen::blank, spec_.task.inter_trial_interval_s, [&] { display_->draw_fixation(); })) return quit();
     // The stimulus, with the fixation watched when a tracker gives it.
     const bool contingent = spec_.gaze.source == GazeSourceKind::pupil || spec_.gaze.source == GazeSourceKind::gazepoint;
     const double centre_x = 0.5 * spec_.screen.width_px, centre_y = 0.5 * spec_.screen.height_px;
@@ -77,6 +150,7 @@ class PersonScreens {
     bool first_frame = true;
     std::uint64_t dropped_before = 0;
     int frames = 0;
+    swap_times_s_.clear();
     while (true) {
       const double t = seconds_since(shown);
       if (t > plan.duration_s) break;
@@ -97,7 +171,8 @@ class PersonScreens {
       }
       display_->draw(plan, t);
       display_->present();
-      if (pump() == Key::quit) return quit();
+      swap_times_s_.push_back(seconds_since(shown));
+      if (pump(Screen::stimulus) == Key::quit) return quit();
     }
     if (contingent) {
       // Without valid samples for most of the stimulus nobody knows where the eyes were (a
@@ -112,7 +187,12 @@ class PersonScreens {
     if (aborted) {
       answer.response = TrialResponse::aborted;
       answer.fixation_kept = false;
-      if (!for_seconds(1.0, [&] { display_->draw_message("Please keep your eyes on the cross."); })) return quit();
+      display_->draw_message("Please keep your eyes on the cross.");
+      display_->present();
+      swap_times_s_.push_back(seconds_since(shown));
+      answer.timing = stimulus_timing(swap_times_s_, refresh_hz_);
+      if (!for_seconds(Screen::none, 1.0, [&] { display_->draw_message("Please keep your eyes on the cross."); }))
+        return quit();
       return answer;
     }
     // The answer: the cross until a key. The reaction time runs from the first frame without
@@ -120,12 +200,14 @@ class PersonScreens {
     // keys pressed during the stimulus are not answers.
     display_->draw_fixation();
     display_->present();
+    swap_times_s_.push_back(seconds_since(shown));
+    answer.timing = stimulus_timing(swap_times_s_, refresh_hz_);
     const Uint64 ended_ms = SDL_GetTicks64();
-    pump();  // what was pressed before now does not answer
+    pump(Screen::none);  // what was pressed before now does not answer
     while (true) {
       display_->draw_fixation();
       display_->present();
-      const Key key = pump();
+      const Key key = pump(Screen::answer);
       if (key == Key::quit) return quit();
       if (key == Key::yes || key == Key::no) {
         answer.response = key == Key::yes ? TrialResponse::yes : TrialResponse::no;
@@ -144,8 +226,9 @@ class PersonScreens {
     a.quit = true;
     return a;
   }
-  /// The events since the last call: the last key that matters, or quit.
-  Key pump() {
+  /// The events since the last call, on `screen`: the last key that matters, or quit.
+  Key pump(Screen screen) {
+    if (keys_ != nullptr) keys_->offer(screen);
     Key key = Key::none;
     SDL_Event e;
     while (SDL_PollEvent(&e)) {
@@ -162,20 +245,20 @@ class PersonScreens {
     return key;
   }
   template <class Draw>
-  bool for_seconds(double seconds, Draw&& draw) {
+  bool for_seconds(Screen screen, double seconds, Draw&& draw) {
     const Clock::time_point from = Clock::now();
     while (seconds_since(from) < seconds) {
       draw();
       display_->present();
-      if (pump() == Key::quit) return false;
+      if (pump(screen) == Key::quit) return false;
     }
     return true;
   }
-  bool wait_for_space(const std::string& text) {
+  bool wait_for_space(Screen screen, const std::string& text) {
     while (true) {
       display_->draw_message(text);
       display_->present();
-      const Key key = pump();
+      const Key key = pump(screen);
       if (key == Key::quit) return false;
       if (key == Key::space) return true;
     }
@@ -185,7 +268,10 @@ class PersonScreens {
   StimulusDisplay* display_;
   Gaze* gaze_;
   SDL_Keycode yes_, no_;
+  double refresh_hz_;
+  SyntheticKeys* keys_;
   Clock::time_point start_;
+  std::vector<double> swap_times_s_;  ///< the stimulus's swaps, seconds from its start (reused)
   Uint64 last_key_ms_ = 0;  ///< SDL's event time of the last key pump() returned
 };
 
@@ -212,8 +298,22 @@ int experiment_command(const ExperimentOptions& options) {
                  "its window\n";
     return kExitBadInput;
   }
+  std::optional<SyntheticKeys> synthetic_keys;
+  if (options.synthetic_keys) {
+    if (!person) {
+      std::cerr << "fovea experiment: --synthetic-keys stands in for a person's keyboard; a simulated observer "
+                   "(--observer) answers without keys\n";
+      return kExitBadInput;
+    }
+    try {
+      synthetic_keys.emplace(*options.synthetic_keys);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "fovea experiment: --synthetic-keys: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
   std::string why;
-  if (person && !display_available(why)) {
+  if (person && !synthetic_keys && !display_available(why)) {
     std::cerr << "fovea experiment: a session with a person needs a window, and " << why
               << "; give --observer MODEL.yaml for a simulated observer (docs/psychophysics.md)\n";
     return kExitBadInput;
@@ -336,7 +436,8 @@ int experiment_command(const ExperimentOptions& options) {
   std::unique_ptr<Gaze> gaze;
   if (person) {
     try {
-      display = std::make_unique<StimulusDisplay>(spec, DisplayMode::window);
+      // Synthetic keys draw offscreen: the same frames and events, no display needed.
+      display = std::make_unique<StimulusDisplay>(spec, synthetic_keys ? DisplayMode::offscreen : DisplayMode::window);
       // Every degree in the spec is pixels of this screen: a window of another size would
       // show every stimulus scaled, and the records would not say.
       if (display->window().width_px() != spec.screen.width_px || display->window().height_px() != spec.screen.height_px) {
@@ -345,7 +446,28 @@ int experiment_command(const ExperimentOptions& options) {
                   << spec.screen.height_px << "): set the display to that resolution, or measure this one into screen\n";
         return kExitBadInput;
       }
-      gaze = std::make_unique<Gaze>(spec.gaze, spec.screen, static_cast<std::uint64_t>(spec.seed), with_trackers({}));
+      // Durations are whole refresh periods and dropped frames are counted against the
+      // display's rate: without vsync, or at a rate other than the spec's, a trial's timing
+      // is not what the spec asks. Only a development run goes on so.
+      const GlWindow& w = display->window();
+      const bool timing_held = w.vsync() && w.refresh_hz() > 0 && std::abs(w.refresh_hz() - spec.display.refresh_hz) <= 1;
+      if (!timing_held && !spec.display.development_run) {
+        const std::string problem =
+            !w.vsync() ? std::string("vsync is off (") + w.description() + ")"
+                       : w.refresh_hz() > 0 ? "the display refreshes at " + format_significant(w.refresh_hz()) + " Hz, not " +
+                                                   format_significant(spec.display.refresh_hz)
+                                             : "the display does not say its refresh rate";
+        std::cerr << loaded.error_at("display.development_run",
+                                     problem + ": a person's trials would not last what the spec says; set the display "
+                                               "to display.refresh_hz with vsync, or display.development_run: true for a "
+                                               "pilot that is not data")
+                  << "\n";
+        return kExitBadInput;
+      }
+      // Only a tracker's gaze is read (the trials are gaze-contingent); the fixation is the
+      // cross's otherwise, wherever the other sources would put it.
+      if (spec.gaze.source == GazeSourceKind::pupil || spec.gaze.source == GazeSourceKind::gazepoint)
+        gaze = std::make_unique<Gaze>(spec.gaze, spec.screen, static_cast<std::uint64_t>(spec.seed), with_trackers({}));
     } catch (const std::exception& e) {
       std::cerr << "fovea experiment: " << e.what() << "\n";
       return kExitFailure;
@@ -372,6 +494,8 @@ int experiment_command(const ExperimentOptions& options) {
     // The spec of the trials: written again while the folder holds none (a session that
     // ended before its first trial leaves no design behind to keep).
     if (done.empty()) write_file_atomically(folder / "experiment.yaml", resolved);
+    // The data dictionary beside the trials, for a lab's pipeline (BIDS's sidecar).
+    write_file_atomically(folder / "trials.json", trial_records_sidecar_json());
     SessionLog log(folder / "session.log");
     CsvWriter trials(trials_path.string(), trial_record_header(), CsvWriter::Open::append);
     log.line("session " + std::to_string(session) + " of participant " + options.participant + " started" +
@@ -381,8 +505,14 @@ int experiment_command(const ExperimentOptions& options) {
       log.line("display: " + display->window().description() + ", " + std::to_string(display->window().width_px()) +
                " x " + std::to_string(display->window().height_px()) + " pixels, refresh " +
                std::to_string(display->window().refresh_hz()) + " Hz, vsync " + (display->window().vsync() ? "on" : "off"));
+    if (person && spec.display.development_run)
+      log.line("development run (display.development_run): the trials' timing is not held to the spec; not data");
+    if (synthetic_keys) log.line("keys from --synthetic-keys, drawn offscreen");
     const SimulatedObserver observer(observer_model, static_cast<std::uint64_t>(spec.seed), options.participant);
-    PersonScreens screens(spec, display.get(), gaze.get(), yes_key, no_key);
+    const double refresh_hz =
+        person && display->window().refresh_hz() > 0 ? display->window().refresh_hz() : spec.display.refresh_hz;
+    PersonScreens screens(spec, display.get(), gaze.get(), yes_key, no_key, refresh_hz,
+                          synthetic_keys ? &*synthetic_keys : nullptr);
     bool quit = person && !screens.instructions(spec.task.instructions);
     int answered_this_session = 0;
     int last_break_at = 0;
@@ -434,6 +564,9 @@ int experiment_command(const ExperimentOptions& options) {
         r.gaze_max_deviation_deg = answer.gaze_max_deviation_deg;
         r.observer = "human";
         r.started_utc = answer.started_utc;
+        r.stimulus_duration_s = answer.timing.duration_s;
+        r.stimulus_frames = answer.timing.frames;
+        r.dropped_frames = answer.timing.dropped_frames;
         if (answer.gaze_lost)
           log.line("trial " + std::to_string(r.trial) + ": " + std::to_string(r.gaze_samples) +
                    " valid gaze samples, under half the stimulus's frames: aborted, it comes again");
@@ -441,7 +574,7 @@ int experiment_command(const ExperimentOptions& options) {
           log.line("trial " + std::to_string(r.trial) + ": the tracker's input dropped " +
                    std::to_string(answer.gaze_dropped) + " times during the stimulus (malformed or lost)");
         std::vector<std::string> messages;
-        gaze->take_messages(messages);
+        if (gaze) gaze->take_messages(messages);
         for (const std::string& m : messages) log.line("gaze: " + m);
       } else if (display) {
         const StimulusPlan stimulus = plan_stimulus(spec, *trial, static_cast<std::uint64_t>(spec.seed));
@@ -458,6 +591,9 @@ int experiment_command(const ExperimentOptions& options) {
         r.fixation_kept = true;
         r.gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
         r.gaze_samples = 0;
+        r.stimulus_duration_s = std::numeric_limits<double>::quiet_NaN();
+        r.stimulus_frames = 0;
+        r.dropped_frames = 0;
       }
       r.ended_utc = now_utc();
       for (const std::string& cell : trial_record_cells(r)) trials.cell(std::string_view(cell));
@@ -486,6 +622,11 @@ int experiment_command(const ExperimentOptions& options) {
   } catch (const std::exception& e) {
     std::cerr << "fovea experiment: " << e.what() << "\n";
     return kExitFailure;
+  }
+  if (synthetic_keys && synthetic_keys->left() > 0) {
+    std::cerr << "fovea experiment: --synthetic-keys: the session ended with " << synthetic_keys->left()
+              << " keys not pushed (next: " << synthetic_keys->next() << ")\n";
+    if (status == kExitOk) status = kExitFailure;
   }
   if (!options.quiet)
     std::cerr << "fovea experiment: participant " << options.participant << ", session " << session << ": "

@@ -20,6 +20,11 @@ struct ExperimentOptions {
   /// --capture: draw each trial offscreen at its collision and write it here as
   /// trial_NNNNNN.png (the stimulus as a person would see it, for checking a spec)
   std::optional<std::string> capture_dir;
+  /// --synthetic-keys: a person's session, drawn offscreen, whose keys come from this script
+  /// ("instructions:Space,answer:y,break:Space,answer:Escape"): each key is pushed into SDL's
+  /// event queue when the session waits on that screen. For tests and pilots; the spec must
+  /// be a development run (display.development_run), as offscreen frames have no vsync.
+  std::optional<std::string> synthetic_keys;
   bool quiet = false;
 };
 

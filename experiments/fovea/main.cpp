@@ -137,6 +137,12 @@ int run_main(int argc, char** argv) {
   std::string experiment_capture;
   experiment->add_option("--capture", experiment_capture,
                          "with --observer: draw each trial offscreen at its collision into this folder, trial_NNNNNN.png");
+  std::string synthetic_keys;
+  experiment->add_option("--synthetic-keys", synthetic_keys,
+                         "a person's session drawn offscreen, its keys pushed into SDL's event queue from this script "
+                         "when the session waits on each screen: comma-separated SCREEN:KEY, SCREEN one of "
+                         "instructions, break, blank, stimulus, answer (e.g. instructions:Space,answer:y,answer:Escape); "
+                         "for tests and pilots, with display.development_run: true");
   std::vector<std::string> experiment_sets;
   experiment->add_option("--set", experiment_sets, "override a spec key, e.g. --set constant_stimuli.repetitions=5 (repeatable)")
       ->expected(1)
@@ -237,6 +243,7 @@ int run_main(int argc, char** argv) {
     if (!experiment_out.empty()) experiment_options.out = experiment_out;
     if (!observer.empty()) experiment_options.observer = observer;
     if (!experiment_capture.empty()) experiment_options.capture_dir = experiment_capture;
+    if (!synthetic_keys.empty()) experiment_options.synthetic_keys = synthetic_keys;
     return fovea::experiment_command(experiment_options);
   }
   if (tree->parsed()) {

@@ -553,6 +553,16 @@ Section<ClipComparisonSettings> clip_comparison_schema() {
   return s;
 }
 
+Section<DisplaySettings> display_schema() {
+  Section<DisplaySettings> s;
+  s.number("refresh_hz", &DisplaySettings::refresh_hz, {0, 1000, true, false},
+           "the display's refresh rate, Hz: a person's session is refused on a display reporting another (or none) "
+           "unless development_run");
+  s.boolean("development_run", &DisplaySettings::development_run,
+            "a pilot or test, not data: a person's session may run without vsync or at another refresh rate");
+  return s;
+}
+
 }  // namespace
 
 const Section<ExperimentSettings>& experiment_schema() {
@@ -572,6 +582,8 @@ const Section<ExperimentSettings>& experiment_schema() {
     s.section("task", &ExperimentSettings::task, task_schema(), "the yes/no task");
     s.section("clip_comparison", &ExperimentSettings::clip_comparison, clip_comparison_schema(),
               "the clips, with method: clip_comparison (docs/psychophysics.md, Clip comparison)");
+    s.section("display", &ExperimentSettings::display, display_schema(),
+              "the display a person watches: its refresh rate, and whether this is a development run");
     s.section("gaze", &ExperimentSettings::gaze, gaze_schema(),
               "where the viewer looks; a tracker (pupil, gazepoint) makes trials gaze-contingent");
     s.number("fixation_radius_deg", &ExperimentSettings::fixation_radius_deg, {0, 90, true, false},

@@ -51,6 +51,19 @@ struct TaskSettings {
   double inter_trial_interval_s = 0.5;
 };
 
+/// The display a person watches, and how strictly its timing is held (docs/psychophysics.md,
+/// "Timing").
+struct DisplaySettings {
+  /// The refresh rate the display is set to, Hz: frames last whole periods of it, and the
+  /// stimulus's dropped frames are counted against it. A person's session is refused on a
+  /// display that reports another rate (by more than 1 Hz), or none.
+  double refresh_hz = 60.0;
+  /// A development run (piloting on a laptop, a test offscreen): a person's session starts
+  /// without vsync, or at another or an unknown refresh rate, and session.log says so. Timing
+  /// is then not what the spec asks: never for data.
+  bool development_run = false;
+};
+
 /// A psychophysics experiment: the screen, the stimulus, the design, the task, and where the
 /// viewer looks (a tracker makes the trials gaze-contingent).
 struct ExperimentSettings {
@@ -70,6 +83,7 @@ struct ExperimentSettings {
   TaskSettings task;
   /// The clips, with method: clip_comparison (scenes' files made absolute when the spec is loaded).
   ClipComparisonSettings clip_comparison;
+  DisplaySettings display;
   /// Where the viewer looks. With a tracker (pupil, gazepoint) trials are gaze-contingent: a
   /// trial whose fixation leaves fixation_radius_deg is aborted, flagged and requeued at the
   /// end of its block.

@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <variant>
 
+#include <nlohmann/json.hpp>
+
 #include "core/format.hpp"
 #include "record/csv_reader.hpp"
 
@@ -28,32 +30,75 @@ struct Column {
   /// without a tracker): it reads as NaN even where the column is required.
   bool may_be_empty = false;
   bool fit = false;  ///< `fovea fit` needs it (trial_record_fit_columns())
+  /// The data dictionary's entry (trials.json, trial_records_sidecar_json()): what the
+  /// column holds, its unit ("" for none) and, for a column of words or flags, each level.
+  std::string_view description = {};
+  std::string_view units = {};
+  std::string_view levels = {};  ///< "word=meaning|word=meaning", "" for a number or free text
 };
 
 /// trials.csv's columns, in the order `fovea experiment` writes them: the one list the
 /// header, the cells and the reader all come from.
 constexpr auto kColumns = std::to_array<Column>({
-    {.name = "participant", .member = &TrialRecord::participant, .fit = true},
-    {.name = "session", .member = &TrialRecord::session},
-    {.name = "block", .member = &TrialRecord::block},
-    {.name = "trial", .member = &TrialRecord::trial},
-    {.name = "trial_in_block", .member = &TrialRecord::trial_in_block},
-    {.name = "condition", .member = &TrialRecord::condition},
-    {.name = "staircase", .member = &TrialRecord::staircase},
-    {.name = "catch_trial", .member = &TrialRecord::catch_trial, .fit = true},
-    {.name = "gap_deg", .member = &TrialRecord::gap_deg, .non_negative = true, .fit = true},
-    {.name = "eccentricity_deg", .member = &TrialRecord::eccentricity_deg, .non_negative = true, .fit = true},
-    {.name = "direction_deg", .member = &TrialRecord::direction_deg},
-    {.name = "gap_px", .member = &TrialRecord::gap_px},
-    {.name = "eccentricity_px", .member = &TrialRecord::eccentricity_px},
-    {.name = "response", .member = &TrialRecord::response, .fit = true},
-    {.name = "reaction_time_ms", .member = &TrialRecord::reaction_time_ms, .may_be_empty = true},
-    {.name = "fixation_kept", .member = &TrialRecord::fixation_kept, .fit = true},
-    {.name = "gaze_samples", .member = &TrialRecord::gaze_samples},
-    {.name = "gaze_max_deviation_deg", .member = &TrialRecord::gaze_max_deviation_deg, .may_be_empty = true},
-    {.name = "observer", .member = &TrialRecord::observer},
-    {.name = "started_utc", .member = &TrialRecord::started_utc},
-    {.name = "ended_utc", .member = &TrialRecord::ended_utc},
+    {.name = "participant", .member = &TrialRecord::participant, .fit = true,
+     .description = "The participant's id, as given to --participant"},
+    {.name = "session", .member = &TrialRecord::session,
+     .description = "1 for the participant's first session, one more for each --resume"},
+    {.name = "block", .member = &TrialRecord::block,
+     .description = "The block (constant stimuli) or the pass over the adaptive procedures, from 0"},
+    {.name = "trial", .member = &TrialRecord::trial,
+     .description = "The planned trial's index, from 0; an aborted trial shown again keeps it"},
+    {.name = "trial_in_block", .member = &TrialRecord::trial_in_block,
+     .description = "The trial's place in its block or pass, from 0"},
+    {.name = "condition", .member = &TrialRecord::condition,
+     .description = "The gap x eccentricity condition (constant stimuli), or the adaptive procedure"},
+    {.name = "staircase", .member = &TrialRecord::staircase,
+     .description = "The adaptive procedure (one per eccentricity) that chose the gap; -1 for constant stimuli"},
+    {.name = "catch_trial", .member = &TrialRecord::catch_trial, .fit = true,
+     .description = "Whether the trial showed no gap (the pair touched)",
+     .levels = "0=a gap was shown|1=a catch trial: no gap"},
+    {.name = "gap_deg", .member = &TrialRecord::gap_deg, .non_negative = true, .fit = true,
+     .description = "The gap left between the target pair when they bounce, along the radius from fixation",
+     .units = "degrees of visual angle"},
+    {.name = "eccentricity_deg", .member = &TrialRecord::eccentricity_deg, .non_negative = true, .fit = true,
+     .description = "The collision's distance from the fixation cross", .units = "degrees of visual angle"},
+    {.name = "direction_deg", .member = &TrialRecord::direction_deg,
+     .description = "The collision's direction from fixation, counter-clockwise from the right", .units = "degrees"},
+    {.name = "gap_px", .member = &TrialRecord::gap_px,
+     .description = "gap_deg on this screen, along the radius", .units = "pixels"},
+    {.name = "eccentricity_px", .member = &TrialRecord::eccentricity_px,
+     .description = "eccentricity_deg on this screen", .units = "pixels"},
+    {.name = "response", .member = &TrialRecord::response, .fit = true,
+     .description = "The answer",
+     .levels = "yes=saw a gap|no=did not|aborted=no answer counts: the fixation left its radius or the tracker lost the "
+               "eye; the trial comes again at the end of its block"},
+    {.name = "reaction_time_ms", .member = &TrialRecord::reaction_time_ms, .may_be_empty = true,
+     .description = "From the first frame without the stimulus to the key's event time; empty for a simulated observer "
+                    "or an aborted trial",
+     .units = "milliseconds"},
+    {.name = "fixation_kept", .member = &TrialRecord::fixation_kept, .fit = true,
+     .description = "Whether the fixation stayed within fixation_radius_deg of the cross (always 1 without a tracker)",
+     .levels = "0=the fixation strayed or was lost|1=kept"},
+    {.name = "gaze_samples", .member = &TrialRecord::gaze_samples,
+     .description = "Frames of the stimulus with a valid tracker sample; 0 without a tracker"},
+    {.name = "gaze_max_deviation_deg", .member = &TrialRecord::gaze_max_deviation_deg, .may_be_empty = true,
+     .description = "How far the fixation strayed from the cross during the stimulus; empty without samples",
+     .units = "degrees of visual angle"},
+    {.name = "stimulus_duration_s", .member = &TrialRecord::stimulus_duration_s, .may_be_empty = true,
+     .description = "The stimulus as shown: from its first frame's swap to the swap of the first frame after it (the "
+                    "spec asks for stimulus.duration_s); empty for a simulated observer",
+     .units = "seconds"},
+    {.name = "stimulus_frames", .member = &TrialRecord::stimulus_frames,
+     .description = "Frames drawn during the stimulus; 0 for a simulated observer"},
+    {.name = "dropped_frames", .member = &TrialRecord::dropped_frames,
+     .description = "Refreshes missed during the stimulus: over each interval between swaps longer than 1.5 refresh "
+                    "periods, its length in periods rounded, less one; 0 for a simulated observer"},
+    {.name = "observer", .member = &TrialRecord::observer,
+     .description = "Who answered", .levels = "human=a person at the window|simulated=a simulated observer (--observer)"},
+    {.name = "started_utc", .member = &TrialRecord::started_utc,
+     .description = "When the stimulus started, UTC, ISO 8601"},
+    {.name = "ended_utc", .member = &TrialRecord::ended_utc,
+     .description = "When the answer came, UTC, ISO 8601"},
 });
 
 /// The names of the columns that `keep` picks, in kColumns' order.
@@ -160,6 +205,28 @@ std::string_view response_name(TrialResponse response) {
 }
 
 std::vector<std::string> trial_record_header() { return {kColumnNames.begin(), kColumnNames.end()}; }
+
+std::string trial_records_sidecar_json() {
+  nlohmann::ordered_json sidecar = nlohmann::ordered_json::object();
+  for (const Column& column : kColumns) {
+    nlohmann::ordered_json entry;
+    entry["Description"] = std::string(column.description);
+    if (!column.units.empty()) entry["Units"] = std::string(column.units);
+    if (!column.levels.empty()) {
+      nlohmann::ordered_json levels = nlohmann::ordered_json::object();
+      std::string_view rest = column.levels;
+      while (!rest.empty()) {
+        const std::string_view level = rest.substr(0, rest.find('|'));
+        rest.remove_prefix(std::min(rest.size(), level.size() + 1));
+        const std::size_t equals = level.find('=');
+        levels[std::string(level.substr(0, equals))] = std::string(level.substr(equals + 1));
+      }
+      entry["Levels"] = levels;
+    }
+    sidecar[std::string(column.name)] = entry;
+  }
+  return sidecar.dump(2) + "\n";
+}
 
 std::vector<std::string> trial_record_cells(const TrialRecord& record) {
   std::vector<std::string> cells;

@@ -44,6 +44,10 @@ struct TrialRecord {
   bool fixation_kept = true;    ///< false: gaze left the fixation region during the trial
   std::int64_t gaze_samples = -1;  ///< tracker samples during the trial
   double gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
+  /// The stimulus as shown, first swap to the first swap after it; NaN when not shown.
+  double stimulus_duration_s = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t stimulus_frames = -1;  ///< frames drawn during the stimulus
+  std::int64_t dropped_frames = -1;   ///< refreshes missed during it (psychophysics/frame_timing.hpp)
   std::string observer;         ///< who answered: a person, or a simulated observer's name
   std::string started_utc;      ///< ISO 8601
   std::string ended_utc;
@@ -79,6 +83,10 @@ std::vector<TrialRecord> parse_trial_records(std::string text, const std::string
 std::string_view response_name(TrialResponse response);
 /// trial_record_columns() as the strings a CsvWriter takes.
 std::vector<std::string> trial_record_header();
+/// trials.json, the data dictionary written beside trials.csv (BIDS's tabular-file sidecar:
+/// one object per column with its Description, and Units or Levels where it has them), so a
+/// lab's pipeline reads the columns without the docs. One list gives the columns and it.
+std::string trial_records_sidecar_json();
 /// One record as its trials.csv cells, in trial_record_columns() order: numbers in their
 /// shortest exact form (they read back as the very doubles), NaN as an empty cell.
 std::vector<std::string> trial_record_cells(const TrialRecord& record);

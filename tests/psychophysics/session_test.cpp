@@ -151,6 +151,9 @@ TEST_CASE("Session: trials.csv rows read back as written, and malformed rows nam
   a.fixation_kept = false;
   a.gaze_samples = 90;
   a.gaze_max_deviation_deg = 2.5;
+  a.stimulus_duration_s = 1.5 + 1.0 / 120;
+  a.stimulus_frames = 90;
+  a.dropped_frames = 1;
   a.observer = "human";
   a.started_utc = "2026-11-21T12:00:00.000Z";
   a.ended_utc = "2026-11-21T12:00:02.000Z";
@@ -158,7 +161,8 @@ TEST_CASE("Session: trials.csv rows read back as written, and malformed rows nam
   // change from one version of fovea to the next.
   CHECK(trial_record_cells(a) ==
         std::vector<std::string>{"P01", "2", "1", "17", "3", "5", "-1", "0", "0.30000000000000004", "5", "123.456",
-                                 "3.25", "190.5", "aborted", "", "0", "90", "2.5", "human", "2026-11-21T12:00:00.000Z",
+                                 "3.25", "190.5", "aborted", "", "0", "90", "2.5", "1.5083333333333333", "90", "1", "human",
+                                 "2026-11-21T12:00:00.000Z",
                                  "2026-11-21T12:00:02.000Z"});
   CHECK(trial_record_header().size() == trial_record_cells(a).size());
   const std::span<const std::string_view> fit = trial_record_fit_columns();
@@ -181,11 +185,13 @@ TEST_CASE("Session: trials.csv rows read back as written, and malformed rows nam
   CHECK(std::isnan(back[0].reaction_time_ms));
   CHECK_FALSE(back[0].fixation_kept);
   CHECK(back[0].gaze_samples == 90);
+  CHECK(back[0].stimulus_duration_s == a.stimulus_duration_s);
+  CHECK(back[0].dropped_frames == 1);
   CHECK(back[0].ended_utc == a.ended_utc);
   // A row cut off before its newline (a power cut) is not a trial.
   std::ofstream(path, std::ios::app) << "P01,2,1,18,4,5,-1,0,0.1";
   CHECK(read_trial_records(path).size() == 1);
-  std::ofstream(path, std::ios::app) << ",5,0,1,1,maybe,,1,0,,human,x,y\n";
+  std::ofstream(path, std::ios::app) << ",5,0,1,1,maybe,,1,0,,,0,0,human,x,y\n";
   CHECK_THROWS_WITH(read_trial_records(path), Catch::Contains("trials.csv:3: response:") && Catch::Contains("maybe"));
 }
 

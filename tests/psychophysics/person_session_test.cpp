@@ -1,0 +1,275 @@
+// A person's session of `fovea experiment`, end to end and without a person or a display:
+// the fovea binary draws offscreen (SDL's offscreen driver, Mesa's EGL) and its keys come
+// from --synthetic-keys, pushed into SDL's event queue when the session waits on each screen,
+// so the instructions, trials, breaks, Escape and --resume run through the same code and the
+// same event path as a keyboard's. The gaze-contingent sessions read a fake Gazepoint Control
+// and a fake Pupil Capture (tests/trackers) on loopback, which the test drives from the
+// trials.csv the session writes: a fixation that strays, a tracker that drops out, a tracker
+// that comes back.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/format.hpp"
+#include "psychophysics/trial_records.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+#include "trackers/fake_gazepoint.hpp"
+#include "trackers/fake_pupil_capture.hpp"
+
+using namespace fovea;
+using test::read_file;
+using test::TempDir;
+
+namespace {
+
+const std::string kFovea = FOVEA_BINARY;
+
+/// A small screen, so the software renderer keeps up. The default fixed gaze point (960, 540)
+/// lies outside it, which a session without a tracker never reads.
+std::string spec_text(const std::string& extra, const std::string& task = "task: {break_every: 2, inter_trial_interval_s: 0.1}\n") {
+  return std::string("name: person\n"
+         "seed: 3\n"
+         "screen: {width_px: 480, height_px: 270, width_cm: 53.1, height_cm: 29.9, viewing_distance_cm: 57}\n"
+         "stimulus: {entities: 4, duration_s: 0.3, collision_time_s: 0.15}\n"
+         "method: constant_stimuli\n"
+         "constant_stimuli: {gaps_deg: [0.2, 0.8], eccentricities_deg: [5], repetitions: 2, blocks: 1}\n") +
+         task + extra;
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+std::vector<std::string> experiment_args(const TempDir& dir, const std::string& keys) {
+  return {kFovea, "experiment", (dir / "spec.yaml").string(), "--participant", "P1", "--out", (dir / "P1").string(),
+          "--quiet", "--synthetic-keys", keys};
+}
+
+/// The trials the session has made durable so far (a row being written is not read).
+std::vector<TrialRecord> rows_of(const std::filesystem::path& trials) {
+  try {
+    return parse_trial_records(read_file(trials), trials.string());
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+std::size_t count_lines_with(const std::string& text, const std::string& part) {
+  std::size_t n = 0, at = 0;
+  while ((at = text.find(part, at)) != std::string::npos) {
+    ++n;
+    at += part.size();
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("A person's session by synthetic keys: instructions, yes and no, a break, Escape, then --resume",
+          "[experiment][person][gl]") {
+  TempDir dir;
+  write_text(dir / "spec.yaml", spec_text("display: {development_run: true}\n"));
+  // Trials 0 and 1, the break after two answers, trial 2, then Escape on trial 3's answer.
+  const test::ProcessResult first = test::run_process(
+      experiment_args(dir, "instructions:Space,stimulus:y,answer:y,answer:n,break:Space,answer:y,answer:Escape"), dir.path());
+  INFO(first.err);
+  REQUIRE(first.status == 0);
+
+  std::vector<TrialRecord> rows = read_trial_records((dir / "P1" / "trials.csv").string());
+  REQUIRE(rows.size() == 3);
+  // The y pressed during trial 0's stimulus is not its answer: the answer screen's key is.
+  CHECK(rows[0].response == TrialResponse::yes);
+  CHECK(rows[1].response == TrialResponse::no);
+  CHECK(rows[2].response == TrialResponse::yes);
+  for (const TrialRecord& r : rows) {
+    CHECK(r.observer == "human");
+    CHECK(r.session == "1");
+    CHECK(r.reaction_time_ms >= 0);
+    CHECK(r.fixation_kept);
+    // The stimulus's frames were drawn and timed: at least its duration (it ends at the
+    // first frame past 0.3 s), not much more on an idle machine.
+    CHECK(r.stimulus_frames > 0);
+    CHECK(r.stimulus_duration_s >= 0.25);
+    CHECK(r.stimulus_duration_s < 3.0);
+    CHECK(r.dropped_frames >= 0);
+  }
+  const std::string log = read_file(dir / "P1" / "session.log");
+  CHECK(log.find("a person at the window") != std::string::npos);
+  CHECK(log.find("vsync off") != std::string::npos);
+  CHECK(log.find("development run") != std::string::npos);
+  CHECK(log.find("session 1 ended by the participant") != std::string::npos);
+
+  // The data dictionary describes every column of trials.csv, in order.
+  const nlohmann::ordered_json sidecar = nlohmann::ordered_json::parse(read_file(dir / "P1" / "trials.json"));
+  std::vector<std::string> described;
+  for (const auto& [name, entry] : sidecar.items()) {
+    described.push_back(name);
+    CHECK(!entry.at("Description").get<std::string>().empty());
+  }
+  CHECK(described == trial_record_header());
+  CHECK(sidecar.at("stimulus_duration_s").at("Units") == "seconds");
+  CHECK(sidecar.at("response").at("Levels").contains("aborted"));
+
+  // --resume: trial 3 again, then the session completes.
+  std::vector<std::string> args = experiment_args(dir, "instructions:Space,answer:n");
+  args.push_back("--resume");
+  const test::ProcessResult second = test::run_process(args, dir.path());
+  INFO(second.err);
+  REQUIRE(second.status == 0);
+  rows = read_trial_records((dir / "P1" / "trials.csv").string());
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[3].trial == 3);
+  CHECK(rows[3].session == "2");
+  CHECK(rows[3].response == TrialResponse::no);
+  CHECK(read_file(dir / "P1" / "session.log").find("session 2 complete: 4 trials") != std::string::npos);
+}
+
+TEST_CASE("A person's session without vsync is refused unless the spec is a development run", "[experiment][person][gl]") {
+  TempDir dir;
+  write_text(dir / "spec.yaml", spec_text(""));
+  const test::ProcessResult refused = test::run_process(experiment_args(dir, "instructions:Space"), dir.path());
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("display.development_run") != std::string::npos);
+  CHECK(refused.err.find("vsync is off") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "P1" / "trials.csv"));
+}
+
+TEST_CASE("Synthetic keys left unpushed fail the session, and a bad script is refused", "[experiment][person][gl]") {
+  TempDir dir;
+  write_text(dir / "spec.yaml", spec_text("display: {development_run: true}\n"));
+  const test::ProcessResult bad = test::run_process(experiment_args(dir, "instructions:Space,answr:y"), dir.path());
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("answr:y") != std::string::npos);
+  // Four trials need four answers; a fifth is never asked for.
+  const test::ProcessResult extra = test::run_process(
+      experiment_args(dir, "instructions:Space,answer:y,answer:y,break:Space,answer:y,answer:y,answer:n"), dir.path());
+  CHECK(extra.status == 1);
+  CHECK(extra.err.find("1 keys not pushed (next: answer:n)") != std::string::npos);
+  CHECK(read_trial_records((dir / "P1" / "trials.csv").string()).size() == 4);
+}
+
+namespace {
+
+/// What the fake tracker is made to do, phase by phase, as the session's rows come in.
+enum class Phase {
+  centre,    ///< gaze on the cross until a trial is answered
+  strayed,   ///< gaze far from the cross until a trial is aborted for it
+  dropout,   ///< the tracker gone until a trial is aborted for want of samples
+  back,      ///< the tracker back, gaze on the cross, to the end
+};
+
+/// Drives a gaze-contingent session of 4 trials against a fake tracker. `send(x, y)` sends
+/// one sample at the screen's fractions (x, y), `drop()` takes the tracker away and `back()`
+/// brings it back; each returns quickly. Checks the rows and session.log at the end.
+void run_contingent_session(const std::string& gaze_yaml, const std::function<void(double, double)>& send,
+                            const std::function<void()>& drop, const std::function<void()>& back) {
+  TempDir dir;
+  // No break: four answers; the strayed and the dropped trials come again.
+  write_text(dir / "spec.yaml", spec_text("display: {development_run: true}\nfixation_radius_deg: 2\n" + gaze_yaml,
+                                          "task: {break_every: 0, inter_trial_interval_s: 0.1}\n"));
+  test::ChildProcess child(experiment_args(dir, "instructions:Space,answer:y,answer:y,answer:y,answer:y"), dir.path(),
+                           dir / "out.txt", dir / "err.txt");
+  const std::filesystem::path trials = dir / "P1" / "trials.csv";
+  Phase phase = Phase::centre;
+  std::size_t seen = 0;
+  const auto start = std::chrono::steady_clock::now();
+  while (test::process_is_alive(child.pid()) &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(120)) {
+    const std::vector<TrialRecord> rows = rows_of(trials);
+    for (; seen < rows.size(); ++seen) {
+      const TrialRecord& r = rows[seen];
+      if (phase == Phase::centre && r.response == TrialResponse::yes) {
+        phase = Phase::strayed;
+      } else if (phase == Phase::strayed && r.response == TrialResponse::aborted) {
+        phase = Phase::dropout;
+        drop();
+      } else if (phase == Phase::dropout && r.response == TrialResponse::aborted) {
+        phase = Phase::back;
+        back();
+      }
+    }
+    if (phase == Phase::centre || phase == Phase::back) send(0.5, 0.5);
+    if (phase == Phase::strayed) send(0.9, 0.5);  // 192 px right of the cross: about 21 degrees
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const int status = child.wait();
+  INFO(read_file(dir / "err.txt"));
+  INFO(read_file(dir / "P1" / "session.log"));
+  REQUIRE(status == 0);
+  CHECK(phase == Phase::back);
+
+  const std::vector<TrialRecord> rows = read_trial_records(trials.string());
+  // The first answered trial, the one aborted for straying and the one aborted for want of
+  // samples, in that order.
+  const auto answered = std::find_if(rows.begin(), rows.end(), [](const TrialRecord& r) { return r.response == TrialResponse::yes; });
+  REQUIRE(answered != rows.end());
+  const auto strayed = std::find_if(answered, rows.end(), [](const TrialRecord& r) { return r.response == TrialResponse::aborted; });
+  REQUIRE(strayed != rows.end());
+  CHECK(!strayed->fixation_kept);
+  CHECK(strayed->gaze_samples >= 1);
+  CHECK(strayed->gaze_max_deviation_deg > 2.0);
+  const auto lost = std::find_if(strayed + 1, rows.end(), [](const TrialRecord& r) { return r.response == TrialResponse::aborted; });
+  REQUIRE(lost != rows.end());
+  CHECK(!lost->fixation_kept);
+  CHECK(2 * lost->gaze_samples < lost->stimulus_frames);
+  // Each aborted trial came again and was answered; the session completed its four trials
+  // after the tracker came back.
+  for (const auto aborted : {strayed, lost}) {
+    const std::int64_t trial = aborted->trial;
+    CHECK(std::any_of(aborted + 1, rows.end(), [&](const TrialRecord& r) {
+      return r.trial == trial && r.response == TrialResponse::yes && r.fixation_kept;
+    }));
+  }
+  CHECK(std::count_if(rows.begin(), rows.end(), [](const TrialRecord& r) { return r.response == TrialResponse::yes; }) == 4);
+  const std::string log = read_file(dir / "P1" / "session.log");
+  CHECK(count_lines_with(log, "aborted: the fixation left 2 deg") == 1);
+  CHECK(log.find("under half the stimulus's frames: aborted, it comes again") != std::string::npos);
+  CHECK(log.find("session 1 complete: 4 trials") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("A gaze-contingent session against a fake Gazepoint: a stray aborts and requeues, a dropout aborts, a reconnect goes on",
+          "[experiment][person][gl][gazepoint]") {
+  test::FakeGazepoint fake;
+  bool connected = false;
+  const auto send = [&](double x, double y) {
+    if (!connected) connected = fake.accept_client(0.01) && fake.wait_for_commands(2, 1.0);
+    if (connected && !fake.send("<REC FPOGX=\"" + format_number(x) + "\" FPOGY=\"" + format_number(y) +
+                                "\" FPOGS=\"1.0\" FPOGD=\"0.1\" FPOGID=\"1\" FPOGV=\"1\" />\r\n"))
+      connected = false;  // the client went: take its next connection
+  };
+  run_contingent_session("gaze: {source: gazepoint, port: " + std::to_string(fake.port()) + "}\n", send,
+                         [&] {
+                           fake.close_client();
+                           connected = false;
+                         },
+                         [] {});
+}
+
+TEST_CASE("A gaze-contingent session against a fake Pupil Capture: a stray aborts and requeues, a dropout aborts, a restart goes on",
+          "[experiment][person][gl][pupil]") {
+  auto fake = std::make_unique<test::FakePupilCapture>();
+  const int port = fake->remote_port();
+  bool publishing = true;
+  const auto send = [&](double x, double y) {
+    if (publishing) fake->publish_surface("screen", {{x, y, 0.95, true, fake->now_s()}});
+  };
+  run_contingent_session("gaze: {source: pupil, port: " + std::to_string(port) + ", surface: screen}\n", send,
+                         [&] {
+                           publishing = false;
+                           fake.reset();  // Pupil Capture quits
+                         },
+                         [&] {
+                           fake = std::make_unique<test::FakePupilCapture>(port);  // and starts again
+                           publishing = true;
+                         });
+}
