@@ -17,6 +17,7 @@
 #include "fovea/run_command.hpp"
 #include "fovea/session_files.hpp"
 #include "fovea/stop_signals.hpp"
+#include "fovea/synthetic_keys.hpp"
 #include "perception/perception_model.hpp"
 #include "psychophysics/clip_design.hpp"
 #include "psychophysics/clip_records.hpp"
@@ -114,8 +115,22 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
     return kExitBadInput;
   }
   const bool person = !options.observer;
+  std::optional<SyntheticKeys> synthetic_keys;
+  if (options.synthetic_keys) {
+    if (!person) {
+      std::cerr << "fovea experiment: --synthetic-keys stands in for a person's keyboard; a simulated observer "
+                   "(--observer) presses no keys\n";
+      return kExitBadInput;
+    }
+    try {
+      synthetic_keys.emplace(*options.synthetic_keys);
+    } catch (const std::exception& e) {
+      std::cerr << "fovea experiment: --synthetic-keys: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
   std::string why;
-  if (person && !display_available(why)) {
+  if (person && !synthetic_keys && !display_available(why)) {
     std::cerr << "fovea experiment: a session with a person needs a window, and " << why
               << "; give --observer MODEL.yaml for a simulated observer (docs/psychophysics.md)\n";
     return kExitBadInput;
@@ -218,11 +233,29 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
   std::unique_ptr<StimulusDisplay> display;
   if (person) {
     try {
-      display = std::make_unique<StimulusDisplay>(spec, DisplayMode::window);
+      // Synthetic keys draw offscreen: the same frames and events, no display needed.
+      display = std::make_unique<StimulusDisplay>(spec, synthetic_keys ? DisplayMode::offscreen : DisplayMode::window);
       if (display->window().width_px() != spec.screen.width_px || display->window().height_px() != spec.screen.height_px) {
         std::cerr << "fovea experiment: the full-screen window is " << display->window().width_px() << " x "
                   << display->window().height_px() << " pixels, not the spec's screen (" << spec.screen.width_px << " x "
                   << spec.screen.height_px << "): set the display to that resolution, or measure this one into screen\n";
+        return kExitBadInput;
+      }
+      // A clip's time on the screen and its dropped frames hold only with vsync at the spec's
+      // refresh rate, as a disc trial's do; only a development run goes on without.
+      const GlWindow& w = display->window();
+      const bool timing_held = w.vsync() && w.refresh_hz() > 0 && std::abs(w.refresh_hz() - spec.display.refresh_hz) <= 1;
+      if (!timing_held && !spec.display.development_run) {
+        const std::string problem =
+            !w.vsync() ? std::string("vsync is off (") + w.description() + ")"
+                       : w.refresh_hz() > 0 ? "the display refreshes at " + format_significant(w.refresh_hz()) + " Hz, not " +
+                                                   format_significant(spec.display.refresh_hz)
+                                             : "the display does not say its refresh rate";
+        std::cerr << loaded.error_at("display.development_run",
+                                     problem + ": a person's clips would not last what the spec says; set the display "
+                                               "to display.refresh_hz with vsync, or display.development_run: true for a "
+                                               "pilot that is not data")
+                  << "\n";
         return kExitBadInput;
       }
     } catch (const std::exception& e) {
@@ -243,6 +276,9 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
     log.line("session " + std::to_string(session) + " of participant " + options.participant +
              " started, clip comparison" + (done.empty() ? "" : ", resuming after " + std::to_string(done.size()) + " trials") +
              (person ? ", a person at the window" : ", simulated observer " + *options.observer));
+    if (person && spec.display.development_run)
+      log.line("a development run (display.development_run): a pilot or test, not data");
+    if (synthetic_keys) log.line("keys from --synthetic-keys, drawn offscreen");
     if (person)
       log.line("display: " + display->window().description() + ", " + std::to_string(display->window().width_px()) +
                " x " + std::to_string(display->window().height_px()) + " pixels, refresh " +
@@ -254,8 +290,8 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
                                            std::vector<std::string>{"participant", "session", "trial", "attempt", "clip",
                                                                     "frame", "t_ms", "dropped"},
                                            CsvWriter::Open::append);
-    ClipWindow window(spec, display.get(), {first_key, second_key});
-    quit = person && !window.wait_for_space(spec.task.instructions + "\n\nPress Space to start.");
+    ClipWindow window(spec, display.get(), {first_key, second_key}, synthetic_keys ? &*synthetic_keys : nullptr);
+    quit = person && !window.wait_for_space(Screen::instructions, spec.task.instructions + "\n\nPress Space to start.");
     int answered_this_session = 0;
     // One clip on the screen, its timings to clip_frames.csv and the record: 1 shown, 0
     // stopped for a fixation that strayed (with a tracker), -1 the person quit.
@@ -298,7 +334,7 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
       if (stop_signal_received() != 0) break;
       const ClipTrial& t = plan[i];
       if (person && spec.task.break_every > 0 && answered_this_session > 0 && i % static_cast<std::size_t>(spec.task.break_every) == 0 &&
-          !window.wait_for_space("Break. " + std::to_string(i) + " of " + std::to_string(plan.size()) +
+          !window.wait_for_space(Screen::pause, "Break. " + std::to_string(i) + " of " + std::to_string(plan.size()) +
                                  " trials done.\n\nPress Space when you are ready to go on.")) {
         quit = true;
         break;
@@ -420,6 +456,11 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
     }
   } catch (const std::exception& e) {
     std::cerr << "fovea experiment: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  if (synthetic_keys && synthetic_keys->left() > 0) {
+    std::cerr << "fovea experiment: --synthetic-keys: the session ended with " << synthetic_keys->left()
+              << " keys not pushed (next: " << synthetic_keys->next() << ")\n";
     return kExitFailure;
   }
   if (!options.quiet)

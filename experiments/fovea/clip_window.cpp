@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "perception/view.hpp"
+#include "psychophysics/frame_timing.hpp"
 #include "render/camera.hpp"
 #include "render/render_settings.hpp"
 #include "render/scene_renderer.hpp"
@@ -17,10 +18,12 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 }  // namespace
 
-ClipWindow::ClipWindow(const ExperimentSettings& spec, StimulusDisplay* display, std::vector<SDL_Keycode> keys)
-    : spec_(spec), display_(display), keys_(std::move(keys)) {}
+ClipWindow::ClipWindow(const ExperimentSettings& spec, StimulusDisplay* display, std::vector<SDL_Keycode> keys,
+                       SyntheticKeys* script)
+    : spec_(spec), display_(display), keys_(std::move(keys)), script_(script) {}
 
-ClipWindow::Key ClipWindow::pump() {
+ClipWindow::Key ClipWindow::pump(Screen screen) {
+  if (script_ != nullptr) script_->offer(screen);
   Key key = Key::none;
   SDL_Event e;
   while (SDL_PollEvent(&e)) {
@@ -44,11 +47,11 @@ ClipWindow::Key ClipWindow::pump() {
   return key;
 }
 
-bool ClipWindow::wait_for_space(const std::string& text) {
+bool ClipWindow::wait_for_space(Screen screen, const std::string& text) {
   while (true) {
     display_->draw_message(text);
     display_->present();
-    const Key key = pump();
+    const Key key = pump(screen);
     if (key == Key::quit) return false;
     if (key == Key::space) return true;
   }
@@ -59,7 +62,7 @@ bool ClipWindow::fixation(double seconds) {
   while (seconds_since(from) < seconds) {
     display_->draw_fixation();
     display_->present();
-    if (pump() == Key::quit) return false;
+    if (pump(Screen::blank) == Key::quit) return false;
   }
   return true;
 }
@@ -69,7 +72,7 @@ bool ClipWindow::message(const std::string& text, double seconds) {
   while (seconds_since(from) < seconds) {
     display_->draw_message(text);
     display_->present();
-    if (pump() == Key::quit) return false;
+    if (pump(Screen::none) == Key::quit) return false;
   }
   return true;
 }
@@ -82,10 +85,12 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
   GlWindow& window = display_->window();
   const PictureViewport viewport = fit_viewport(window.width_px(), window.height_px(), spec_.screen);
   const double step_s = world.settings().world.time_step_s;
-  const int refresh_hz = window.refresh_hz() > 0 ? window.refresh_hz() : 60;
+  // The display's reported refresh, or the spec's when it reports none (as a disc trial's).
+  const double refresh_hz = window.refresh_hz() > 0 ? window.refresh_hz() : spec_.display.refresh_hz;
   const double period_ms = 1000.0 / refresh_hz;
   Clock::time_point first{};
   Clock::time_point last{};
+  std::vector<double> swaps_s;  // each frame's swap, then the cross's after the clip
   while (!player.done()) {
     // The clip's time keeps to the display's: steps until it reaches the time shown.
     const double shown_s = timing.frame_ms.empty() ? 0.0 : seconds_since(first);
@@ -108,6 +113,7 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
     display_->draw_fixation_over();
     display_->present();
     const Clock::time_point now = Clock::now();
+    swaps_s.push_back(std::chrono::duration<double>(now.time_since_epoch()).count());
     if (timing.frame_ms.empty()) first = now;
     const double interval_ms = timing.frame_ms.empty() ? 0.0 : std::chrono::duration<double, std::milli>(now - last).count();
     const bool dropped = interval_ms > 1.5 * period_ms;
@@ -115,9 +121,15 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
     timing.dropped.push_back(dropped);
     timing.dropped_frames += dropped ? 1 : 0;
     last = now;
-    if (pump() == Key::quit) return false;
+    if (pump(Screen::stimulus) == Key::quit) return false;
   }
-  timing.duration_s = (timing.frame_ms.empty() ? 0.0 : timing.frame_ms.back() / 1000.0) + period_ms / 1000.0;
+  // The cross after the clip: its swap ends the clip's time on the screen.
+  display_->draw_fixation();
+  display_->present();
+  swaps_s.push_back(std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
+  const StimulusTiming shown = stimulus_timing(swaps_s, refresh_hz);
+  timing.duration_s = shown.duration_s;
+  timing.dropped_frames = shown.dropped_frames;
   return true;
 }
 
@@ -125,11 +137,11 @@ int ClipWindow::answer(const std::string& prompt, double& reaction_time_ms) {
   display_->draw_message(prompt);
   display_->present();
   const Uint64 shown_ms = SDL_GetTicks64();
-  pump();  // what was pressed before now does not answer
+  pump(Screen::none);  // what was pressed before now does not answer
   while (true) {
     display_->draw_message(prompt);
     display_->present();
-    const Key key = pump();
+    const Key key = pump(Screen::answer);
     if (key == Key::quit) return -1;
     if (key == Key::answer) {
       reaction_time_ms = static_cast<double>(last_key_ms_ >= shown_ms ? last_key_ms_ - shown_ms : 0);

@@ -10,6 +10,7 @@
 
 #include <SDL.h>
 
+#include "fovea/synthetic_keys.hpp"
 #include "psychophysics/clip_run.hpp"
 #include "psychophysics/experiment_settings.hpp"
 #include "render/stimulus_display.hpp"
@@ -21,7 +22,9 @@ namespace fovea {
 struct ClipTiming {
   std::vector<double> frame_ms;  ///< when each frame was shown (its present() returned), from the first
   std::vector<bool> dropped;
-  double duration_s = 0;         ///< the first frame's showing to the last frame's end (one period after it)
+  /// From the first frame's swap to the swap of the cross after the clip, seconds, and the
+  /// refreshes missed, as a disc stimulus's (psychophysics/frame_timing.hpp)
+  double duration_s = 0;
   std::int64_t dropped_frames = 0;
   /// With a tracker: the clip was stopped when the fixation left fixation_radius_deg of the
   /// cross, this far away (degrees)
@@ -31,11 +34,14 @@ struct ClipTiming {
 
 class ClipWindow {
  public:
-  /// `keys`: the answer keys in order (2IFC: first, second; yes/no: yes, no).
-  ClipWindow(const ExperimentSettings& spec, StimulusDisplay* display, std::vector<SDL_Keycode> keys);
+  /// `keys`: the answer keys in order (2IFC: first, second; yes/no: yes, no). `script`: the
+  /// synthetic keys of a test or pilot, or null for a keyboard.
+  ClipWindow(const ExperimentSettings& spec, StimulusDisplay* display, std::vector<SDL_Keycode> keys,
+             SyntheticKeys* script);
 
-  /// A text screen until Space; false when the person quits (Escape, the window closed).
-  bool wait_for_space(const std::string& text);
+  /// A text screen until Space (`screen`: instructions or a break); false when the person
+  /// quits (Escape, the window closed).
+  bool wait_for_space(Screen screen, const std::string& text);
   /// The cross alone for `seconds`; false when the person quits.
   bool fixation(double seconds);
   /// One clip, live: the world stepped at its time step against the display's clock (as
@@ -52,11 +58,12 @@ class ClipWindow {
 
  private:
   enum class Key { none, space, answer, quit };
-  Key pump();
+  Key pump(Screen screen);
 
   const ExperimentSettings& spec_;
   StimulusDisplay* display_;  ///< null for a simulated observer, who is never shown anything
   std::vector<SDL_Keycode> keys_;
+  SyntheticKeys* script_;
   int answer_index_ = -1;
   Uint64 last_key_ms_ = 0;
 };

@@ -120,3 +120,62 @@ TEST_CASE("fovea experiment: a clip comparison killed mid-trial and resumed equa
                  std::to_string(before.size() - 1) + " trials") != std::string::npos);
   CHECK(log.find("session 2 complete: 16 trials") != std::string::npos);
 }
+
+TEST_CASE("fovea experiment: a person's clip comparison run by synthetic keys offscreen, ended by Escape and resumed",
+          "[cli][experiment][clips][person]") {
+  TempDir dir;
+  const auto person = [&](const std::string& keys, std::vector<std::string> extra) {
+    std::vector<std::string> argv = {kFovea, "experiment", kSpec, "--participant", "H01", "--out", "h01", "--quiet",
+                                     "--set", "clip_comparison.repetitions=1", "--set", "clip_comparison.blocks=1",
+                                     "--set", "clip_comparison.clip_s=0.2", "--set", "task.inter_trial_interval_s=0.05",
+                                     "--set", "display.development_run=true", "--synthetic-keys", keys};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run_process(argv, dir.path());
+  };
+  // Two answers, then Escape at the third trial's question.
+  const auto first = person("instructions:Space,answer:1,answer:2,answer:Escape", {});
+  INFO(first.err);
+  REQUIRE(first.status == 0);
+  auto rows = lines_of(read_file(dir / "h01" / "trials.csv"));
+  REQUIRE(rows.size() == 3);
+  const auto columns = split(rows[0]);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+  };
+  const std::vector<std::string> answers = {"first", "second"};
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto cells = split(rows[i]);
+    CHECK(cells[column("observer")] == "human");
+    CHECK(cells[column("response")] == answers[i - 1]);
+    const bool test_first = cells[column("order")] == "test_first";
+    CHECK(cells[column("noticed")] == ((answers[i - 1] == "first") == test_first ? "1" : "0"));
+    CHECK(std::stod(cells[column("duration_test_s")]) >= 0.15);  // a 0.2 s clip, on the steady clock
+    CHECK_FALSE(cells[column("dropped_test")].empty());
+    CHECK_FALSE(cells[column("p_test")].empty());
+    CHECK(cells[column("p_reference")] == "0");
+    CHECK_FALSE(cells[column("reaction_time_ms")].empty());
+  }
+  const auto frames = lines_of(read_file(dir / "h01" / "clip_frames.csv"));
+  CHECK(frames.size() > 4);  // the header and the clips' frames
+  CHECK(frames[0] == "participant,session,trial,attempt,clip,frame,t_ms,dropped");
+  std::string log = read_file(dir / "h01" / "session.log");
+  CHECK(log.find("a development run") != std::string::npos);
+  CHECK(log.find("keys from --synthetic-keys") != std::string::npos);
+  CHECK(log.find("session 1 ended by the participant (Escape or the window closed) after 2 trials") != std::string::npos);
+
+  // A script with keys left over fails; the resumed session answers the other six.
+  REQUIRE(person("instructions:Space,answer:1,answer:1,answer:1,answer:2,answer:2,answer:2", {"--resume"}).status == 0);
+  rows = lines_of(read_file(dir / "h01" / "trials.csv"));
+  REQUIRE(rows.size() == 9);
+  CHECK(split(rows[3])[1] == "2");
+  log = read_file(dir / "h01" / "session.log");
+  CHECK(log.find("session 2 complete: 8 trials") != std::string::npos);
+
+  // Without a development run the offscreen frames, which have no vsync, are refused.
+  TempDir other;
+  const auto refused = run_process({kFovea, "experiment", kSpec, "--participant", "H02", "--out", "h02",
+                                    "--synthetic-keys", "instructions:Space"},
+                                   other.path());
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("display.development_run") != std::string::npos);
+}
