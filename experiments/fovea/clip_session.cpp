@@ -271,6 +271,8 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
   int answered_now = 0;
   try {
     if (done.empty()) write_file_atomically(folder / "experiment.yaml", resolved);
+    // The data dictionary beside the trials, for a lab's pipeline (BIDS's sidecar).
+    write_file_atomically(folder / "trials.json", clip_records_sidecar_json());
     SessionLog log(folder / "session.log");
     CsvWriter trials(trials_path.string(), clip_record_header(), CsvWriter::Open::append);
     log.line("session " + std::to_string(session) + " of participant " + options.participant +

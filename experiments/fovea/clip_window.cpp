@@ -91,12 +91,12 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
   Clock::time_point first{};
   Clock::time_point last{};
   std::vector<double> swaps_s;  // each frame's swap, then the cross's after the clip
-  while (!player.done()) {
-    // The clip's time keeps to the display's: steps until it reaches the time shown.
+  while (true) {
+    // The clip's time keeps to the display's: it steps while its time is behind the time
+    // shown (none on a refresh faster than the world's step: the frame is shown again), and
+    // once before the first frame.
     const double shown_s = timing.frame_ms.empty() ? 0.0 : seconds_since(first);
-    do {
-      player.step();
-    } while (!player.done() && player.frames() * step_s < shown_s);
+    while (!player.done() && player.frames() * step_s <= shown_s) player.step();
     const FrameGaze& gaze = world.last_gaze();
     if (contingent && gaze.valid) {
       const double deviation_deg = screen_visual_angle_deg(spec_.screen, 0.5 * spec_.screen.width_px,
@@ -122,6 +122,7 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
     timing.dropped_frames += dropped ? 1 : 0;
     last = now;
     if (pump(Screen::stimulus) == Key::quit) return false;
+    if (player.done()) break;  // its last frame was shown
   }
   // The cross after the clip: its swap ends the clip's time on the screen.
   display_->draw_fixation();

@@ -41,6 +41,10 @@ struct ClipTrialRecord {
   std::string started_utc, ended_utc;
 };
 
+/// trials.json beside trials.csv: each column's description, unit and levels (a BIDS-style
+/// data dictionary), as the disc sessions' (trial_records_sidecar_json).
+std::string clip_records_sidecar_json();
+
 /// trials.csv's header, and a record's cells in its order.
 std::vector<std::string> clip_record_header();
 std::vector<std::string> clip_record_cells(const ClipTrialRecord& record);

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "support/csv_text.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -73,6 +75,15 @@ TEST_CASE("fovea experiment: a clip comparison gives the same bytes for the same
     CHECK(cells[column("noticed")] == ((cells[column("response")] == "first") == test_first ? "1" : "0"));
   }
   CHECK(some_error);
+  // The data dictionary beside it describes every column, and only those.
+  const nlohmann::json dictionary = nlohmann::json::parse(read_file(dir / "a" / "trials.json"));
+  CHECK(dictionary.size() == columns.size());
+  for (const std::string& name : columns) {
+    INFO(name);
+    REQUIRE(dictionary.contains(name));
+    CHECK_FALSE(dictionary[name]["Description"].get<std::string>().empty());
+  }
+  CHECK(dictionary["noticed"]["Levels"]["1"] == "yes");
   // Another participant answers on their own.
   REQUIRE(run_process(session("P02", "c", {}), dir.path()).status == 0);
   CHECK(a != without_columns(read_file(dir / "c" / "trials.csv"), {"started_utc", "ended_utc", "participant"}));
