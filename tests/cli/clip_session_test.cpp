@@ -96,7 +96,7 @@ TEST_CASE("fovea experiment: a clip comparison killed mid-trial and resumed equa
   const auto whole = lines_of(read_file(dir / "whole" / "trials.csv"));
   REQUIRE(whole.size() == 17);
   {
-    fovea::test::ChildProcess child(session("P01", "killed", {"--observer-pace-ms", "100"}), dir.path(), dir / "stdout",
+    fovea::test::ChildProcess child(session("P01", "killed", {"--observer-pace-ms", "300"}), dir.path(), dir / "stdout",
                              dir / "stderr");
     REQUIRE(wait_for_lines(dir / "killed" / "trials.csv", 5));
     child.send_signal(SIGKILL);
