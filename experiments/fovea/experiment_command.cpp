@@ -17,9 +17,11 @@
 #include "config/schema.hpp"
 #include "core/file_read.hpp"
 #include "core/format.hpp"
+#include "fovea/clip_session.hpp"
 #include "fovea/run_command.hpp"
 #include "fovea/session_files.hpp"
 #include "fovea/stop_signals.hpp"
+#include "fovea/synthetic_keys.hpp"
 #include "gaze/gaze.hpp"
 #include "trackers/trackers.hpp"
 #include "perception/view.hpp"
@@ -47,70 +49,6 @@ struct PersonAnswer {
   std::uint64_t gaze_dropped = 0;  ///< inputs the tracker rejected during the trial (malformed, lost)
   bool gaze_lost = false;          ///< aborted for want of valid gaze samples, not for straying
   StimulusTiming timing;           ///< the stimulus as the display showed it
-};
-
-/// The screens of a person's session, as --synthetic-keys names them.
-enum class Screen {
-  none,          ///< no key is awaited (the answer screen's first frame drops earlier keys)
-  instructions,  ///< the instructions, until Space
-  pause,         ///< a break, until Space ("break")
-  blank,         ///< the cross alone before a stimulus
-  stimulus,      ///< the stimulus: keys are not answers
-  answer,        ///< the cross after the stimulus, until yes or no
-};
-
-/// --synthetic-keys: keys pushed into SDL's event queue, each when the session waits on its
-/// screen, so a whole session runs through the same event path as a person's keyboard
-/// (docs/psychophysics.md, "Testing a session"). SDL_PushEvent stamps each with SDL's clock.
-class SyntheticKeys {
- public:
-  struct Key {
-    Screen screen;
-    std::string screen_name, key_name;
-    SDL_Keycode key;
-  };
-  /// Throws std::invalid_argument naming the entry at fault.
-  explicit SyntheticKeys(const std::string& script) {
-    std::size_t from = 0;
-    while (from <= script.size()) {
-      const std::size_t comma = std::min(script.find(',', from), script.size());
-      const std::string entry = script.substr(from, comma - from);
-      from = comma + 1;
-      const std::size_t colon = entry.find(':');
-      if (colon == std::string::npos)
-        throw std::invalid_argument("\"" + entry + "\": expected SCREEN:KEY, e.g. answer:y");
-      Key k{Screen::none, entry.substr(0, colon), entry.substr(colon + 1), SDLK_UNKNOWN};
-      static const std::map<std::string, Screen> screens{{"instructions", Screen::instructions},
-                                                        {"break", Screen::pause},
-                                                        {"blank", Screen::blank},
-                                                        {"stimulus", Screen::stimulus},
-                                                        {"answer", Screen::answer}};
-      const auto screen = screens.find(k.screen_name);
-      if (screen == screens.end())
-        throw std::invalid_argument("\"" + entry + "\": the screen is one of instructions, break, blank, stimulus, answer");
-      k.screen = screen->second;
-      k.key = SDL_GetKeyFromName(k.key_name.c_str());
-      if (k.key == SDLK_UNKNOWN)
-        throw std::invalid_argument("\"" + entry + "\": " + k.key_name + " is not a key name SDL knows");
-      keys_.push_back(k);
-    }
-  }
-  /// Pushes the next key when the session waits on its screen.
-  void offer(Screen screen) {
-    if (keys_.empty() || keys_.front().screen != screen) return;
-    SDL_Event e{};
-    e.type = SDL_KEYDOWN;
-    e.key.state = SDL_PRESSED;
-    e.key.keysym.sym = keys_.front().key;
-    e.key.keysym.scancode = SDL_GetScancodeFromKey(keys_.front().key);
-    if (SDL_PushEvent(&e) < 0) throw std::runtime_error(std::string("--synthetic-keys: SDL_PushEvent: ") + SDL_GetError());
-    keys_.pop_front();
-  }
-  std::size_t left() const { return keys_.size(); }
-  std::string next() const { return keys_.empty() ? "" : keys_.front().screen_name + ":" + keys_.front().key_name; }
-
- private:
-  std::deque<Key> keys_;
 };
 
 /// What a person sees and does in a session: the instructions, breaks, and each trial's
@@ -285,6 +223,7 @@ int experiment_command(const ExperimentOptions& options) {
     return kExitBadInput;
   }
   const ExperimentSettings& spec = loaded.spec;
+  if (spec.method == DesignMethod::clip_comparison) return clip_session(options, loaded);
   if (!valid_participant(options.participant)) {
     std::cerr << "--participant " << options.participant
               << ": expected a name of letters, digits, - _ . (it names the participant's folder; \"pooled\" names `fovea fit`'s pooled fit)\n";

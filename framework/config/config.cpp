@@ -434,6 +434,37 @@ std::string psi_spec_key(const std::string& field) {
   return "psi." + (field.starts_with("grid.") ? field.substr(5) : field);
 }
 
+/// A clip comparison's checks across keys: psychophysics/clip_design.hpp's validate(), at the
+/// key it names.
+void check_clip_comparison(const LoadedExperiment& loaded) {
+  const ClipComparisonSettings& c = loaded.spec.clip_comparison;
+  try {
+    validate(c);
+  } catch (const std::invalid_argument& problem) {
+    const std::string what = problem.what();
+    const std::size_t colon = what.find(": ");
+    throw ConfigError(loaded.error_at(what.substr(0, colon), what.substr(colon + 2)));
+  }
+}
+
+/// A clip comparison's scenes: each file made absolute from `base_folder` (the spec's) and
+/// loaded as a config now, so a missing or broken scene is refused at its key before anything
+/// runs.
+void finish_clip_scenes(LoadedExperiment& loaded, const std::filesystem::path& base_folder) {
+  if (loaded.spec.method != DesignMethod::clip_comparison) return;
+  std::vector<ClipScene>& scenes = loaded.spec.clip_comparison.scenes;
+  for (std::size_t i = 0; i < scenes.size(); ++i) {
+    const std::string key = "clip_comparison.scenes[" + std::to_string(i) + "].file";
+    if (scenes[i].file.empty()) throw ConfigError(loaded.error_at(key, "a scene needs its world config file"));
+    make_absolute(scenes[i].file, base_folder);
+    try {
+      (void)load_config_file(scenes[i].file, std::vector<Override>{});
+    } catch (const std::exception& problem) {
+      throw ConfigError(loaded.error_at(key, std::string("the scene does not load: ") + problem.what()));
+    }
+  }
+}
+
 /// The checks that span keys (docs/psychophysics.md, "Errors"), each against the key at fault.
 void check_experiment(const LoadedExperiment& loaded) {
   const ExperimentSettings& e = loaded.spec;
@@ -494,6 +525,8 @@ void check_experiment(const LoadedExperiment& loaded) {
     }
     check_gap("psi.max_gap_deg", p.grid.max_gap_deg);
     for (const double x : p.eccentricities_deg) check_eccentricity("psi.eccentricities_deg", x);
+  } else if (e.method == DesignMethod::clip_comparison) {
+    check_clip_comparison(loaded);
   } else {
     const InterleavedStaircaseSettings& st = e.staircase;
     // The staircases' own check (psychophysics/trial_design.hpp), at the key of the field it names.
@@ -721,11 +754,18 @@ LoadedExperiment load_experiment_text(const std::string& text, const std::string
   loaded.source = source_name;
   loaded.locations = parse_text(text, source_name, overrides, experiment_schema(), loaded.spec);
   check_experiment(loaded);
+  // Text has no folder of its own: a clip comparison's scenes are taken from the working folder.
+  finish_clip_scenes(loaded, std::filesystem::path());
   return loaded;
 }
 
 LoadedExperiment load_experiment_file(const std::string& path, const std::vector<Override>& overrides) {
-  return load_experiment_text(read_text_file(path, "experiment"), path, overrides);
+  LoadedExperiment loaded;
+  loaded.source = path;
+  loaded.locations = parse_text(read_text_file(path, "experiment"), path, overrides, experiment_schema(), loaded.spec);
+  check_experiment(loaded);
+  finish_clip_scenes(loaded, std::filesystem::path(path).parent_path());
+  return loaded;
 }
 
 std::string resolved_experiment_yaml(const ExperimentSettings& spec) {

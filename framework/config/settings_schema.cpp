@@ -580,6 +580,38 @@ Section<TaskSettings> task_schema() {
   return s;
 }
 
+Section<ClipScene> clip_scene_schema() {
+  Section<ClipScene> s;
+  s.name("name", &ClipScene::name, "the scene's name in the records");
+  s.path("file", &ClipScene::file, "the world config (configs/*.yaml), relative to the spec");
+  return s;
+}
+
+Section<ClipComparisonSettings> clip_comparison_schema() {
+  Section<ClipComparisonSettings> s;
+  s.list("scenes", &ClipComparisonSettings::scenes, clip_scene_schema(), "scenes (name, file)",
+         "the scenes, each a world config; every trial's clips start from its seed and warm-up");
+  s.choices("schedulers", &ClipComparisonSettings::schedulers, scheduler_kinds(), 9, "the schedulers tested");
+  s.numbers("budgets_tests", &ClipComparisonSettings::budgets_tests, between(1, 1e15), 64,
+            "the budgets tested, sphere tests per frame (work budgets: the clips are deterministic)");
+  s.choice("reference", &ClipComparisonSettings::reference,
+           {{"full", ClipReference::full}, {"scheduler", ClipReference::scheduler}},
+           "what the test clip is compared against: full (every collision resolved) or scheduler (reference_scheduler at the same budget)");
+  s.choice("reference_scheduler", &ClipComparisonSettings::reference_scheduler, scheduler_kinds(),
+           "the reference's scheduler, with reference: scheduler");
+  s.number("clip_s", &ClipComparisonSettings::clip_s, {0, 60, true, false}, "each clip's length, seconds of the scene's time");
+  s.number("warmup_frames", &ClipComparisonSettings::warmup_frames, between(0, 1e6),
+           "frames stepped at full resolution before each clip, not shown");
+  s.number("repetitions", &ClipComparisonSettings::repetitions, between(1, 10000),
+           "trials of each scene x scheduler x budget, each from its own world seed");
+  s.number("blocks", &ClipComparisonSettings::blocks, between(1, 10000), "blocks, each shuffled on its own");
+  s.choice("task", &ClipComparisonSettings::task, {{"2ifc", ClipTask::two_interval}, {"yes_no", ClipTask::yes_no}},
+           "2ifc (two clips, which looked wrong?) or yes_no (one clip, did you see an error?, answered with task.yes_key and no_key)");
+  s.text("first_key", &ClipComparisonSettings::first_key, "2ifc: the key for the first clip, as SDL names keys");
+  s.text("second_key", &ClipComparisonSettings::second_key, "2ifc: the key for the second clip");
+  return s;
+}
+
 Section<DisplaySettings> display_schema() {
   Section<DisplaySettings> s;
   s.number("refresh_hz", &DisplaySettings::refresh_hz, {0, 1000, true, false},
@@ -601,13 +633,16 @@ const Section<ExperimentSettings>& experiment_schema() {
     s.section("stimulus", &ExperimentSettings::stimulus, stimulus_schema(), "what a trial shows");
     s.choice("method", &ExperimentSettings::method,
              {{"constant_stimuli", DesignMethod::constant_stimuli}, {"staircase", DesignMethod::staircase},
-              {"psi", DesignMethod::psi}},
-             "constant_stimuli (a gap x eccentricity grid), staircase or psi (adaptive, interleaved, one per eccentricity)");
+              {"psi", DesignMethod::psi},
+              {"clip_comparison", DesignMethod::clip_comparison}},
+             "constant_stimuli (a gap x eccentricity grid), staircase or psi (adaptive, interleaved, one per eccentricity), or clip_comparison (scenes under schedulers at budgets)");
     s.section("constant_stimuli", &ExperimentSettings::constant_stimuli, constant_stimuli_schema(),
               "the grid, with method: constant_stimuli");
     s.section("staircase", &ExperimentSettings::staircase, staircase_design_schema(), "the staircases, with method: staircase");
     s.section("psi", &ExperimentSettings::psi, psi_design_schema(), "the psi procedures, with method: psi");
     s.section("task", &ExperimentSettings::task, task_schema(), "the yes/no task");
+    s.section("clip_comparison", &ExperimentSettings::clip_comparison, clip_comparison_schema(),
+              "the clips, with method: clip_comparison (docs/psychophysics.md, Clip comparison)");
     s.section("display", &ExperimentSettings::display, display_schema(),
               "the display a person watches: its refresh rate, and whether this is a development run");
     s.section("gaze", &ExperimentSettings::gaze, gaze_schema(),

@@ -8,6 +8,8 @@ EpisodeMeter::Ended EpisodeMeter::frame(const std::vector<EpisodeInput>& collisi
     ended.episodes += 1;
     ended.p_est += 1 - o.unnoticed_est;
     ended.p_true += 1 - o.unnoticed_true;
+    ended.unnoticed_est *= o.unnoticed_est;
+    ended.unnoticed_true *= o.unnoticed_true;
     o.open = false;
   };
   const std::int64_t now = frame_++;

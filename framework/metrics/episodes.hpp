@@ -23,7 +23,8 @@ struct EpisodeInput {
 /// first frame in which the pair is no longer accepted unresolved, or no longer overlaps.
 /// 004's P counts f_1 + ... + f_n over the same frames, which exceeds 1 for a long episode.
 ///
-/// Frames are fed in order; an episode still open after the last frame fed is never counted.
+/// Frames are fed in order; an episode still open after the last frame fed is never counted
+/// (feed an empty frame to end them all).
 /// Independent frames are assumed, as 004's sum assumes.
 class EpisodeMeter {
  public:
@@ -32,6 +33,10 @@ class EpisodeMeter {
     std::int64_t episodes = 0;
     double p_est = 0;   ///< sum over the episodes that ended of 1 - prod(1 - f_est)
     double p_true = 0;  ///< the same with the true f
+    /// prod over the episodes that ended of prod(1 - f_est), and of prod(1 - f_true): the
+    /// chance none of them is noticed (a clip's, psychophysics/clip_observer.hpp)
+    double unnoticed_est = 1;
+    double unnoticed_true = 1;
   };
 
   /// One frame's collisions, each once, any order. Returns the episodes that ended in it.

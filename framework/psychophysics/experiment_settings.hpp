@@ -12,6 +12,7 @@
 #include "gaze/gaze_settings.hpp"
 #include "perception/perception_settings.hpp"
 #include "psychophysics/psi.hpp"
+#include "psychophysics/clip_design.hpp"
 #include "psychophysics/staircase.hpp"
 #include "psychophysics/trial_design.hpp"
 
@@ -22,6 +23,7 @@ enum class DesignMethod {
   constant_stimuli,  ///< a fixed grid of gap x eccentricity, repeated, shuffled in blocks
   staircase,         ///< one adaptive staircase per eccentricity, interleaved (PsychoPy's StairHandler rules)
   psi,               ///< one psi procedure per eccentricity, interleaved (psychophysics/psi.hpp)
+  clip_comparison,   ///< clips of scenes under schedulers at budgets against a reference (psychophysics/clip_design.hpp)
 };
 
 /// What a trial draws.
@@ -109,6 +111,8 @@ struct ExperimentSettings {
   /// The psi procedures, with method: psi.
   InterleavedPsiSettings psi;
   TaskSettings task;
+  /// The clips, with method: clip_comparison (scenes' files made absolute when the spec is loaded).
+  ClipComparisonSettings clip_comparison;
   DisplaySettings display;
   /// Where the viewer looks. With a tracker (pupil, gazepoint) trials are gaze-contingent: a
   /// trial whose fixation leaves fixation_radius_deg is aborted, flagged and requeued at the

@@ -183,6 +183,11 @@ void StimulusDisplay::draw_fixation() {
   canvas_->draw(spec_.screen, fit_viewport(window_.width_px(), window_.height_px(), spec_.screen));
 }
 
+void StimulusDisplay::draw_fixation_over() {
+  draw_cross();
+  canvas_->draw(spec_.screen, fit_viewport(window_.width_px(), window_.height_px(), spec_.screen));
+}
+
 Image StimulusDisplay::capture() const { return read_framebuffer(0, 0, window_.width_px(), window_.height_px()); }
 
 }  // namespace fovea

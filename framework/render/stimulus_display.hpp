@@ -40,6 +40,8 @@ class StimulusDisplay {
   void draw(const StimulusPlan& plan, double t_s);
   /// The cross alone (between trials).
   void draw_fixation();
+  /// The cross over what is drawn already (a clip comparison's scene, drawn into this window).
+  void draw_fixation_over();
   /// A text screen (instructions, a break): the spec's background, the text centred in the
   /// middle half of the screen, no cross.
   void draw_message(const std::string& text);

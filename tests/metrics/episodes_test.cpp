@@ -50,3 +50,20 @@ TEST_CASE("Episodes: an episode that never ends is never counted, however long",
   CHECK(e.p_true == Approx(1.0));
   CHECK(e.p_true <= 1.0);
 }
+
+TEST_CASE("Episodes: two ending in one frame give the product of their unnoticed chances, not the sum's complement",
+          "[metrics][episodes]") {
+  EpisodeMeter meter;
+  (void)meter.frame({{1, 0, true, 0.5, 0.5}, {2, 0, true, 0.2, 0.4}});
+  EpisodeMeter::Ended e = meter.frame({{1, 0, true, 0.5, 0.5}});  // slot 2 ends, unnoticed 1 - 0.4
+  CHECK(e.unnoticed_true == Approx(0.6));
+  CHECK(e.unnoticed_est == Approx(0.8));
+  (void)meter.frame({{1, 0, true, 0.0, 0.0}, {5, 2, true, 0.1, 0.3}});
+  e = meter.frame({});  // both end: (0.5 x 0.5 x 1) x 0.7
+  CHECK(e.episodes == 2);
+  CHECK(e.unnoticed_true == Approx(0.25 * 0.7));
+  CHECK(e.unnoticed_est == Approx(0.25 * 0.9));
+  CHECK(e.p_true == Approx(0.75 + 0.3));  // the sum counts each episode's p
+  e = meter.frame({});
+  CHECK(e.unnoticed_true == 1);  // nothing ended: nothing unseen to multiply
+}

@@ -1,0 +1,154 @@
+#include "fovea/clip_window.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "perception/view.hpp"
+#include "psychophysics/frame_timing.hpp"
+#include "render/camera.hpp"
+#include "render/render_settings.hpp"
+#include "render/scene_renderer.hpp"
+
+namespace fovea {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
+
+ClipWindow::ClipWindow(const ExperimentSettings& spec, StimulusDisplay* display, std::vector<SDL_Keycode> keys,
+                       SyntheticKeys* script)
+    : spec_(spec), display_(display), keys_(std::move(keys)), script_(script) {}
+
+ClipWindow::Key ClipWindow::pump(Screen screen) {
+  if (script_ != nullptr) script_->offer(screen);
+  Key key = Key::none;
+  SDL_Event e;
+  while (SDL_PollEvent(&e)) {
+    if (e.type == SDL_QUIT) return Key::quit;
+    if (e.type != SDL_KEYDOWN || e.key.repeat) continue;
+    const SDL_Keycode k = e.key.keysym.sym;
+    if (k == SDLK_ESCAPE) return Key::quit;
+    bool known = false;
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (k == keys_[i]) {
+        key = Key::answer;
+        answer_index_ = static_cast<int>(i);
+        known = true;
+      }
+    if (!known && k == SDLK_SPACE) {
+      key = Key::space;
+      known = true;
+    }
+    if (known) last_key_ms_ = e.key.timestamp;
+  }
+  return key;
+}
+
+bool ClipWindow::wait_for_space(Screen screen, const std::string& text) {
+  while (true) {
+    display_->draw_message(text);
+    display_->present();
+    const Key key = pump(screen);
+    if (key == Key::quit) return false;
+    if (key == Key::space) return true;
+  }
+}
+
+bool ClipWindow::fixation(double seconds) {
+  const Clock::time_point from = Clock::now();
+  while (seconds_since(from) < seconds) {
+    display_->draw_fixation();
+    display_->present();
+    if (pump(Screen::blank) == Key::quit) return false;
+  }
+  return true;
+}
+
+bool ClipWindow::message(const std::string& text, double seconds) {
+  const Clock::time_point from = Clock::now();
+  while (seconds_since(from) < seconds) {
+    display_->draw_message(text);
+    display_->present();
+    if (pump(Screen::none) == Key::quit) return false;
+  }
+  return true;
+}
+
+bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
+  timing = ClipTiming{};
+  const Animation& world = player.world();
+  SceneRenderer scene(world.models(), world.entities());
+  const RenderSettings style;  // the renderer's defaults: no floor, its background and light
+  GlWindow& window = display_->window();
+  const PictureViewport viewport = fit_viewport(window.width_px(), window.height_px(), spec_.screen);
+  const double step_s = world.settings().world.time_step_s;
+  // The display's reported refresh, or the spec's when it reports none (as a disc trial's).
+  const double refresh_hz = window.refresh_hz() > 0 ? window.refresh_hz() : spec_.display.refresh_hz;
+  const double period_ms = 1000.0 / refresh_hz;
+  Clock::time_point first{};
+  Clock::time_point last{};
+  std::vector<double> swaps_s;  // each frame's swap, then the cross's after the clip
+  while (true) {
+    // The clip's time keeps to the display's: it steps while its time is behind the time
+    // shown (none on a refresh faster than the world's step: the frame is shown again), and
+    // once before the first frame.
+    const double shown_s = timing.frame_ms.empty() ? 0.0 : seconds_since(first);
+    while (!player.done() && player.frames() * step_s <= shown_s) player.step();
+    const FrameGaze& gaze = world.last_gaze();
+    if (contingent && gaze.valid) {
+      const double deviation_deg = screen_visual_angle_deg(spec_.screen, 0.5 * spec_.screen.width_px,
+                                                           0.5 * spec_.screen.height_px, gaze.x_px, gaze.y_px);
+      timing.deviation_deg = std::max(timing.deviation_deg, deviation_deg);
+      if (deviation_deg > spec_.fixation_radius_deg) {
+        timing.fixation_broken = true;
+        return true;
+      }
+    }
+    scene.update_models(world.models(), world.model_prototypes(), world.model_generations());
+    scene.draw(world.view(), world.box(), viewport, world.entities(), world.states(), {},
+               SceneStyle{style.background, style.light_direction, style.floor});
+    display_->draw_fixation_over();
+    display_->present();
+    const Clock::time_point now = Clock::now();
+    swaps_s.push_back(std::chrono::duration<double>(now.time_since_epoch()).count());
+    if (timing.frame_ms.empty()) first = now;
+    const double interval_ms = timing.frame_ms.empty() ? 0.0 : std::chrono::duration<double, std::milli>(now - last).count();
+    const bool dropped = interval_ms > 1.5 * period_ms;
+    timing.frame_ms.push_back(std::chrono::duration<double, std::milli>(now - first).count());
+    timing.dropped.push_back(dropped);
+    timing.dropped_frames += dropped ? 1 : 0;
+    last = now;
+    if (pump(Screen::stimulus) == Key::quit) return false;
+    if (player.done()) break;  // its last frame was shown
+  }
+  // The cross after the clip: its swap ends the clip's time on the screen.
+  display_->draw_fixation();
+  display_->present();
+  swaps_s.push_back(std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
+  const StimulusTiming shown = stimulus_timing(swaps_s, refresh_hz);
+  timing.duration_s = shown.duration_s;
+  timing.dropped_frames = shown.dropped_frames;
+  return true;
+}
+
+int ClipWindow::answer(const std::string& prompt, double& reaction_time_ms) {
+  display_->draw_message(prompt);
+  display_->present();
+  const Uint64 shown_ms = SDL_GetTicks64();
+  pump(Screen::none);  // what was pressed before now does not answer
+  while (true) {
+    display_->draw_message(prompt);
+    display_->present();
+    const Key key = pump(Screen::answer);
+    if (key == Key::quit) return -1;
+    if (key == Key::answer) {
+      reaction_time_ms = static_cast<double>(last_key_ms_ >= shown_ms ? last_key_ms_ - shown_ms : 0);
+      return answer_index_;
+    }
+  }
+}
+
+}  // namespace fovea
