@@ -232,36 +232,10 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
 
   std::unique_ptr<StimulusDisplay> display;
   if (person) {
-    try {
-      // Synthetic keys draw offscreen: the same frames and events, no display needed.
-      display = std::make_unique<StimulusDisplay>(spec, synthetic_keys ? DisplayMode::offscreen : DisplayMode::window);
-      if (display->window().width_px() != spec.screen.width_px || display->window().height_px() != spec.screen.height_px) {
-        std::cerr << "fovea experiment: the full-screen window is " << display->window().width_px() << " x "
-                  << display->window().height_px() << " pixels, not the spec's screen (" << spec.screen.width_px << " x "
-                  << spec.screen.height_px << "): set the display to that resolution, or measure this one into screen\n";
-        return kExitBadInput;
-      }
-      // A clip's time on the screen and its dropped frames hold only with vsync at the spec's
-      // refresh rate, as a disc trial's do; only a development run goes on without.
-      const GlWindow& w = display->window();
-      const bool timing_held = w.vsync() && w.refresh_hz() > 0 && std::abs(w.refresh_hz() - spec.display.refresh_hz) <= 1;
-      if (!timing_held && !spec.display.development_run) {
-        const std::string problem =
-            !w.vsync() ? std::string("vsync is off (") + w.description() + ")"
-                       : w.refresh_hz() > 0 ? "the display refreshes at " + format_significant(w.refresh_hz()) + " Hz, not " +
-                                                   format_significant(spec.display.refresh_hz)
-                                             : "the display does not say its refresh rate";
-        std::cerr << loaded.error_at("display.development_run",
-                                     problem + ": a person's clips would not last what the spec says; set the display "
-                                               "to display.refresh_hz with vsync, or display.development_run: true for a "
-                                               "pilot that is not data")
-                  << "\n";
-        return kExitBadInput;
-      }
-    } catch (const std::exception& e) {
-      std::cerr << "fovea experiment: " << e.what() << "\n";
-      return kExitFailure;
-    }
+    // Synthetic keys draw offscreen: the same frames and events, no display needed.
+    int refused = kExitOk;
+    display = open_person_display(loaded, synthetic_keys.has_value(), "clips", refused);
+    if (!display) return refused;
   }
   const GazeEnvironment gaze_environment = person && tracked(spec) ? with_trackers({}) : GazeEnvironment{};
 

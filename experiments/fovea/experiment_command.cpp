@@ -377,35 +377,11 @@ int experiment_command(const ExperimentOptions& options) {
   std::unique_ptr<StimulusDisplay> display;
   std::unique_ptr<Gaze> gaze;
   if (person) {
+    // Synthetic keys draw offscreen: the same frames and events, no display needed.
+    int refused = kExitOk;
+    display = open_person_display(loaded, synthetic_keys.has_value(), "trials", refused);
+    if (!display) return refused;
     try {
-      // Synthetic keys draw offscreen: the same frames and events, no display needed.
-      display = std::make_unique<StimulusDisplay>(spec, synthetic_keys ? DisplayMode::offscreen : DisplayMode::window);
-      // Every degree in the spec is pixels of this screen: a window of another size would
-      // show every stimulus scaled, and the records would not say.
-      if (display->window().width_px() != spec.screen.width_px || display->window().height_px() != spec.screen.height_px) {
-        std::cerr << "fovea experiment: the full-screen window is " << display->window().width_px() << " x "
-                  << display->window().height_px() << " pixels, not the spec's screen (" << spec.screen.width_px << " x "
-                  << spec.screen.height_px << "): set the display to that resolution, or measure this one into screen\n";
-        return kExitBadInput;
-      }
-      // Durations are whole refresh periods and dropped frames are counted against the
-      // display's rate: without vsync, or at a rate other than the spec's, a trial's timing
-      // is not what the spec asks. Only a development run goes on so.
-      const GlWindow& w = display->window();
-      const bool timing_held = w.vsync() && w.refresh_hz() > 0 && std::abs(w.refresh_hz() - spec.display.refresh_hz) <= 1;
-      if (!timing_held && !spec.display.development_run) {
-        const std::string problem =
-            !w.vsync() ? std::string("vsync is off (") + w.description() + ")"
-                       : w.refresh_hz() > 0 ? "the display refreshes at " + format_significant(w.refresh_hz()) + " Hz, not " +
-                                                   format_significant(spec.display.refresh_hz)
-                                             : "the display does not say its refresh rate";
-        std::cerr << loaded.error_at("display.development_run",
-                                     problem + ": a person's trials would not last what the spec says; set the display "
-                                               "to display.refresh_hz with vsync, or display.development_run: true for a "
-                                               "pilot that is not data")
-                  << "\n";
-        return kExitBadInput;
-      }
       // Only a tracker's gaze is read (the trials are gaze-contingent); the fixation is the
       // cross's otherwise, wherever the other sources would put it.
       if (spec.gaze.source == GazeSourceKind::pupil || spec.gaze.source == GazeSourceKind::gazepoint)

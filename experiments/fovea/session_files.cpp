@@ -1,11 +1,15 @@
 #include "fovea/session_files.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <iostream>
 #include <stdexcept>
 
 #include <unistd.h>
 
 #include "config/schema.hpp"
+#include "core/format.hpp"
+#include "fovea/run_command.hpp"
 #include "record/results_folder.hpp"
 #include "psychophysics/trial_records.hpp"
 
@@ -27,6 +31,48 @@ void SessionLog::line(const std::string& text) {
   const std::string l = now_utc() + " " + text + "\n";
   if (std::fwrite(l.data(), 1, l.size(), file_) != l.size() || std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
     throw std::runtime_error("session.log: write failed");
+}
+
+std::unique_ptr<StimulusDisplay> open_person_display(const config::LoadedExperiment& loaded, bool offscreen,
+                                                     const std::string& shown, int& status) {
+  const ExperimentSettings& spec = loaded.spec;
+  std::unique_ptr<StimulusDisplay> display;
+  try {
+    display = std::make_unique<StimulusDisplay>(spec, offscreen ? DisplayMode::offscreen : DisplayMode::window);
+  } catch (const std::exception& e) {
+    std::cerr << "fovea experiment: " << e.what() << "\n";
+    status = kExitFailure;
+    return nullptr;
+  }
+  const GlWindow& w = display->window();
+  // Every degree in the spec is pixels of this screen: a window of another size would show
+  // every stimulus scaled, and the records would not say.
+  if (w.width_px() != spec.screen.width_px || w.height_px() != spec.screen.height_px) {
+    std::cerr << "fovea experiment: the full-screen window is " << w.width_px() << " x " << w.height_px()
+              << " pixels, not the spec's screen (" << spec.screen.width_px << " x " << spec.screen.height_px
+              << "): set the display to that resolution, or measure this one into screen\n";
+    status = kExitBadInput;
+    return nullptr;
+  }
+  // Durations are whole refresh periods and dropped frames are counted against the display's
+  // rate: without vsync, or at a rate other than the spec's, what is shown does not last what
+  // the spec asks. Only a development run goes on so.
+  const bool timing_held = w.vsync() && w.refresh_hz() > 0 && std::abs(w.refresh_hz() - spec.display.refresh_hz) <= 1;
+  if (!timing_held && !spec.display.development_run) {
+    const std::string problem =
+        !w.vsync() ? std::string("vsync is off (") + w.description() + ")"
+                   : w.refresh_hz() > 0 ? "the display refreshes at " + format_significant(w.refresh_hz()) + " Hz, not " +
+                                               format_significant(spec.display.refresh_hz)
+                                         : "the display does not say its refresh rate";
+    std::cerr << loaded.error_at("display.development_run",
+                                 problem + ": a person's " + shown +
+                                     " would not last what the spec says; set the display to display.refresh_hz with "
+                                     "vsync, or display.development_run: true for a pilot that is not data")
+              << "\n";
+    status = kExitBadInput;
+    return nullptr;
+  }
+  return display;
 }
 
 }  // namespace fovea

@@ -5,7 +5,11 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
+
+#include "config/config.hpp"
+#include "render/stimulus_display.hpp"
 
 namespace fovea {
 
@@ -28,5 +32,13 @@ class SessionLog {
  private:
   std::FILE* file_;
 };
+
+/// The display a person watches: the spec's screen in a full-screen window, or offscreen for
+/// --synthetic-keys. Null, with the message on stderr and `status` the exit status, when it
+/// cannot be opened (1), is not the spec's size in pixels (2: every degree would be scaled),
+/// or cannot hold the timing the spec asks, vsync at display.refresh_hz, unless the spec is a
+/// development run (2). `shown` names what would not last as asked ("trials", "clips").
+std::unique_ptr<StimulusDisplay> open_person_display(const config::LoadedExperiment& loaded, bool offscreen,
+                                                     const std::string& shown, int& status);
 
 }  // namespace fovea

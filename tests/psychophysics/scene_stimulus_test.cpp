@@ -251,7 +251,7 @@ TEST_CASE("Scene stimulus: the spec says when the screen cannot hold 25 degrees,
   const std::string any = error_of({"stimulus.directions=any"});
   INFO(any);
   CHECK(any.find("scene_gap_eccentricity.yaml:") != std::string::npos);
-  CHECK(any.find("staircase.eccentricities_deg: an eccentricity of 15 deg puts the target pair") != std::string::npos);
+  CHECK(any.find("psi.eccentricities_deg: an eccentricity of 15 deg puts the target pair") != std::string::npos);
   CHECK(any.find("stimulus.directions: horizontal uses the width") != std::string::npos);
   // At the default 57 cm even the width is too small for 25 degrees (+-25 across).
   const std::string far = error_of({"screen.viewing_distance_cm=57"});
