@@ -53,6 +53,12 @@ int calibrate_command(const CalibrateOptions& options) {
     std::cerr << e.what() << "\n";
     return kExitBadInput;
   }
+  if (loaded.spec.method == DesignMethod::clip_comparison) {
+    std::cerr << loaded.error_at("method", "fovea calibrate fits f(e, g) to a gap x eccentricity design (constant_stimuli, "
+                                           "staircase or psi); a clip comparison has no gaps to fit")
+              << "\n";
+    return kExitBadInput;
+  }
   try {
     observer = config::load_perception_model_file(options.observer);
   } catch (const config::ConfigError& e) {

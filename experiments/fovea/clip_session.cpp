@@ -79,15 +79,14 @@ bool tracked(const ExperimentSettings& spec) {
 }
 
 /// Where the clips' scheduler takes the fixation from: a person's tracker, live, each frame
-/// (gaze-contingent clips); otherwise the spec's fixation point (the cross at the screen's
-/// centre when the spec names a tracker and the observer is simulated).
+/// (gaze-contingent clips); otherwise the cross at the screen's centre, where the viewer is
+/// told to look (a fixed gaze.x_px, y_px elsewhere would be a point nobody looks at).
 GazeSettings clip_gaze(const ExperimentSettings& spec, bool person) {
   if (person && tracked(spec)) return spec.gaze;
   GazeSettings gaze;
   gaze.source = GazeSourceKind::fixed;
-  const bool fixed = spec.gaze.source == GazeSourceKind::fixed;
-  gaze.x_px = fixed ? spec.gaze.x_px : 0.5 * spec.screen.width_px;
-  gaze.y_px = fixed ? spec.gaze.y_px : 0.5 * spec.screen.height_px;
+  gaze.x_px = 0.5 * spec.screen.width_px;
+  gaze.y_px = 0.5 * spec.screen.height_px;
   return gaze;
 }
 
@@ -223,12 +222,6 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
     }
     session = std::max(session, r.session + 1);
   }
-  try {
-    create_folders(folder);
-  } catch (const std::runtime_error& e) {
-    std::cerr << "fovea experiment: " << e.what() << "\n";
-    return kExitFailure;
-  }
 
   std::unique_ptr<StimulusDisplay> display;
   if (person) {
@@ -236,6 +229,13 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
     int refused = kExitOk;
     display = open_person_display(loaded, synthetic_keys.has_value(), "clips", refused);
     if (!display) return refused;
+  }
+  // The participant's folder once the window is open: a display refused leaves nothing behind.
+  try {
+    create_folders(folder);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "fovea experiment: " << e.what() << "\n";
+    return kExitFailure;
   }
   const GazeEnvironment gaze_environment = person && tracked(spec) ? with_trackers({}) : GazeEnvironment{};
 
@@ -437,7 +437,7 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
   if (synthetic_keys && synthetic_keys->left() > 0) {
     std::cerr << "fovea experiment: --synthetic-keys: the session ended with " << synthetic_keys->left()
               << " keys not pushed (next: " << synthetic_keys->next() << ")\n";
-    return kExitFailure;
+    if (status == kExitOk) status = kExitFailure;
   }
   if (!options.quiet)
     std::cerr << "fovea experiment: participant " << options.participant << ", session " << session << ": "

@@ -138,7 +138,8 @@ int ClipWindow::answer(const std::string& prompt, double& reaction_time_ms) {
   display_->draw_message(prompt);
   display_->present();
   const Uint64 shown_ms = SDL_GetTicks64();
-  pump(Screen::none);  // what was pressed before now does not answer
+  // What was pressed before now does not answer; Escape or closing the window still quits.
+  if (pump(Screen::none) == Key::quit) return -1;
   while (true) {
     display_->draw_message(prompt);
     display_->present();

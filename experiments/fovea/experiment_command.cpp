@@ -140,7 +140,8 @@ class PersonScreens {
     swap_times_s_.push_back(seconds_since(shown));
     answer.timing = stimulus_timing(swap_times_s_, refresh_hz_);
     const Uint64 ended_ms = SDL_GetTicks64();
-    pump(Screen::none);  // what was pressed before now does not answer
+    // What was pressed before now does not answer; Escape or closing the window still quits.
+    if (pump(Screen::none) == Key::quit) return quit();
     while (true) {
       display_->draw_fixation();
       display_->present();
@@ -364,15 +365,6 @@ int experiment_command(const ExperimentOptions& options) {
   std::map<std::int64_t, int> attempts;
   for (const TrialRecord& r : done) ++attempts[r.trial];
 
-  // The participant's folder before the window opens: one that cannot be made is said now,
-  // not after the instructions.
-  try {
-    create_folders(folder);
-  } catch (const std::runtime_error& e) {
-    std::cerr << "fovea experiment: " << e.what() << "\n";
-    return kExitFailure;
-  }
-
   // The window a person watches; or, for --capture, pictures of the stimuli offscreen.
   std::unique_ptr<StimulusDisplay> display;
   std::unique_ptr<Gaze> gaze;
@@ -403,6 +395,15 @@ int experiment_command(const ExperimentOptions& options) {
       std::cerr << "fovea experiment: --capture " << *options.capture_dir << ": " << e.what() << "\n";
       return kExitFailure;
     }
+  }
+
+  // The participant's folder once the window is open (a display refused leaves nothing
+  // behind) and before the instructions: one that cannot be made is said now.
+  try {
+    create_folders(folder);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "fovea experiment: " << e.what() << "\n";
+    return kExitFailure;
   }
 
   StopSignals stop_signals;

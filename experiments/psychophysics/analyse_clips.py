@@ -98,13 +98,21 @@ def mixed_model(rows, out):
         print("mixed-effects logistic regression skipped: statsmodels is not installed "
               "(Debian: apt install python3-statsmodels)", file=out)
         return
+    tests = [r for r in rows if r["order"] != "reference"]
+    if not tests:
+        print("mixed-effects logistic regression skipped: no trial showed a test clip", file=out)
+        return
     data = pandas.DataFrame([{"noticed": int(r["noticed"]), "scheduler": r["scheduler"],
                               "budget": str(r["budget_tests"]), "scene": r["scene"],
-                              "participant": r["participant"]} for r in rows if r["order"] != "reference"])
+                              "participant": r["participant"]} for r in tests])
     terms = [t for t in ("scheduler", "budget", "scene") if data[t].nunique() > 1]
     formula = "noticed ~ " + (" + ".join(f"C({t})" for t in terms) if terms else "1")
-    model = BinomialBayesMixedGLM.from_formula(formula, {"participant": "0 + C(participant)"}, data)
-    fit = model.fit_vb()
+    try:
+        model = BinomialBayesMixedGLM.from_formula(formula, {"participant": "0 + C(participant)"}, data)
+        fit = model.fit_vb()
+    except Exception as error:  # a degenerate design (one participant, a separated outcome)
+        print(f"mixed-effects logistic regression failed on these trials ({formula}): {error}", file=out)
+        return
     print(f"mixed-effects logistic regression (statsmodels BinomialBayesMixedGLM, variational Bayes): {formula}, "
           "random intercept per participant", file=out)
     print(f"{'term':<40} {'odds ratio':>10}  95% interval", file=out)
@@ -123,6 +131,10 @@ def main():
     rows = read_trials(args.trials)
     if not rows:
         sys.exit("no trials in " + ", ".join(args.trials))
+    designs = {(r["task"], r["reference"]) for r in rows}
+    if len(designs) > 1:
+        sys.exit("the files mix designs (task, reference: " + "; ".join(f"{t}, {r}" for t, r in sorted(designs)) +
+                 "): analyse each design on its own")
     proportions(rows, sys.stdout)
     print(file=sys.stdout)
     mixed_model(rows, sys.stdout)

@@ -1,7 +1,9 @@
 #include "psychophysics/clip_design.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "core/rng.hpp"
 
@@ -15,7 +17,13 @@ std::vector<ClipCondition> cross_clip_conditions(const ClipComparisonSettings& d
   const int scenes = static_cast<int>(design.scenes.size());
   for (int s = 0; s < scenes; ++s)
     for (const SchedulerKind k : design.schedulers)
-      for (const double b : design.budgets_tests) add(s, k, static_cast<std::int64_t>(b), false);
+      for (const double b : design.budgets_tests) {
+        // A budget is a count of sphere tests (validate() says so at the spec's key).
+        if (!(b >= 1 && b <= 1e15) || b != std::floor(b))
+          throw std::invalid_argument("cross_clip_conditions: a budget of " + std::to_string(b) +
+                                      " sphere tests is not a whole number in [1, 1e15]");
+        add(s, k, static_cast<std::int64_t>(b), false);
+      }
   if (design.task == ClipTask::yes_no) {
     for (int s = 0; s < scenes; ++s) {
       if (design.reference == ClipReference::full) {

@@ -6,10 +6,9 @@
 #include <stdexcept>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "core/format.hpp"
 #include "record/csv_reader.hpp"
+#include "record/data_dictionary.hpp"
 
 namespace fovea {
 namespace {
@@ -92,25 +91,9 @@ const std::vector<Column>& columns() {
 }  // namespace
 
 std::string clip_records_sidecar_json() {
-  nlohmann::ordered_json sidecar = nlohmann::ordered_json::object();
-  for (const Column& column : columns()) {
-    nlohmann::ordered_json entry;
-    entry["Description"] = column.description;
-    if (*column.units != '\0') entry["Units"] = column.units;
-    if (*column.levels != '\0') {
-      nlohmann::ordered_json levels = nlohmann::ordered_json::object();
-      std::string_view rest = column.levels;
-      while (!rest.empty()) {
-        const std::string_view level = rest.substr(0, rest.find('|'));
-        rest.remove_prefix(std::min(rest.size(), level.size() + 1));
-        const std::size_t equals = level.find('=');
-        levels[std::string(level.substr(0, equals))] = std::string(level.substr(equals + 1));
-      }
-      entry["Levels"] = levels;
-    }
-    sidecar[column.name] = entry;
-  }
-  return sidecar.dump(2) + "\n";
+  std::vector<ColumnDictionaryEntry> entries;
+  for (const Column& column : columns()) entries.push_back({column.name, column.description, column.units, column.levels});
+  return data_dictionary_json(entries);
 }
 
 std::vector<std::string> clip_record_header() {
@@ -129,7 +112,7 @@ std::vector<ClipTrialRecord> read_clip_records(const std::string& path) { return
 
 std::vector<ClipTrialRecord> parse_clip_records(std::string text, const std::string& path) {
   // A session writes whole rows and fsyncs each: a last line without its newline never finished.
-  if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  drop_unfinished_last_line(text);
   if (text.empty()) return {};
   const CsvTable table = parse_csv(text, path);
   const auto index_of = [&](const char* name) {

@@ -35,7 +35,7 @@ struct ClipTrialRecord {
   double p_reference = kNone;     ///< the same of the reference clip
   std::int64_t episodes_test = -1, episodes_reference = -1;  ///< unresolved episodes in each clip
   double duration_test_s = kNone, duration_reference_s = kNone;  ///< measured on the screen (a person)
-  std::int64_t dropped_test = -1, dropped_reference = -1;  ///< frames longer than 1.5 refresh periods
+  std::int64_t dropped_test = -1, dropped_reference = -1;  ///< refreshes missed (psychophysics/frame_timing.hpp)
   double reaction_time_ms = kNone;
   std::string observer;           ///< "human" or "simulated"
   std::string started_utc, ended_utc;

@@ -9,7 +9,7 @@ StimulusTiming stimulus_timing(std::span<const double> swap_times_s, double refr
   StimulusTiming timing;
   if (swap_times_s.size() < 2) {
     timing.duration_s = std::numeric_limits<double>::quiet_NaN();
-    timing.frames = static_cast<int>(swap_times_s.size());
+    timing.frames = 0;  // one swap is the frame after a stimulus that showed none
     return timing;
   }
   timing.duration_s = swap_times_s.back() - swap_times_s.front();

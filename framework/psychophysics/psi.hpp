@@ -28,8 +28,8 @@ namespace fovea {
 /// rates linear. A grid of one point needs its minimum equal to its maximum.
 struct PsiSettings {
   PsychometricFunction function = PsychometricFunction::logistic;  ///< F, as the fit's
-  /// gamma assumed for every trial: the rate of "yes" with no gap. Held fixed, as the fit
-  /// holds it; catch trials (InterleavedPsiSettings) let the fit estimate it afterwards.
+  /// gamma assumed for every trial: the rate of "yes" with no gap, held fixed here; catch
+  /// trials (InterleavedPsiSettings) let the fit estimate it afterwards.
   double guess_rate = 0.0;
   double min_gap_deg = 0.005;  ///< the smallest gap a trial may show, degrees
   double max_gap_deg = 3.0;    ///< the largest

@@ -450,7 +450,7 @@ FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettin
   result.catch_trials = catch_trials;
   if (result.catch_trials == 0)
     append_note(result.message, "no catch trials (gap 0): guess_rate fixed at 0");
-  if (from_catch > kMaxGuessRate)
+  if (from_catch > kMaxGuessRate && settings.guess_rate == GuessRateMethod::catch_trials)
     throw std::invalid_argument("fit_psychometric: the catch trials give a guess rate of " +
                                 format_significant(from_catch) +
                                 ", above 0.5 (the most perception.model.guess_rate takes): the observer said yes "

@@ -79,7 +79,7 @@ struct FitSettings {
   /// Upper bound of lambda: Wichmann and Hill (2001) bound lapses to [0, 0.06]; without a
   /// bound lambda trades off against the width and biases it.
   double max_lapse_rate = 0.06;
-  /// false: lambda is held at 0 (3 free parameters instead of 4).
+  /// false: lambda is held at 0 (one free parameter fewer).
   bool fit_lapse = true;
   /// Parametric-bootstrap data sets for the intervals and deviance_p; each is one refit.
   /// 0: no intervals (ci_low = ci_high = NaN) and deviance_p NaN.

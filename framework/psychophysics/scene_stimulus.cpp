@@ -183,8 +183,9 @@ ScenePlan plan_scene(const ExperimentSettings& spec, const PlannedTrial& trial, 
   const LineFrame line{fix_x, fix_y, plan.direction_x, plan.direction_y};
 
   Rng rng(seed, rng_stream(RngStream::trial_direction, kSceneTrial | static_cast<std::uint64_t>(trial.trial)));
+  if (models.empty()) throw std::invalid_argument("plan_scene: no rock models to pose");
   const int variants = static_cast<int>(models.size());
-  const double bounding_m = models.empty() ? 0 : 0.5 * std::sqrt(3.0) * scene_rock_size_m(spec);
+  const double bounding_m = 0.5 * std::sqrt(3.0) * scene_rock_size_m(spec);
 
   // The pair: each rock at its collision pose, shifted along d (bisection: the crossing
   // moves monotonically with the shift) until its facing edge is where place_on_screen puts

@@ -26,9 +26,13 @@ TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<T
   } else if (method_ == DesignMethod::psi) {
     psi_.emplace(spec.psi, seed);
     planned_ = psi_->planned();
-  } else {
+  } else if (method_ == DesignMethod::staircase) {
     staircases_.emplace(spec.staircase, seed);
     planned_ = static_cast<int>(spec.staircase.eccentricities_deg.size()) * spec.staircase.rules.n_trials;
+  } else {
+    throw std::invalid_argument(
+        "TrialSequence: a clip comparison's trials come from its own design (psychophysics/clip_design.hpp), not a gap "
+        "x eccentricity sequence");
   }
   // Replay: the design must hand out, in order, the trials the records say were run.
   for (std::size_t i = 0; i < done.size(); ++i) {

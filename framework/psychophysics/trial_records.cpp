@@ -9,10 +9,9 @@
 #include <type_traits>
 #include <variant>
 
-#include <nlohmann/json.hpp>
-
 #include "core/format.hpp"
 #include "record/csv_reader.hpp"
+#include "record/data_dictionary.hpp"
 
 namespace fovea {
 namespace {
@@ -209,25 +208,9 @@ std::string_view response_name(TrialResponse response) {
 std::vector<std::string> trial_record_header() { return {kColumnNames.begin(), kColumnNames.end()}; }
 
 std::string trial_records_sidecar_json() {
-  nlohmann::ordered_json sidecar = nlohmann::ordered_json::object();
-  for (const Column& column : kColumns) {
-    nlohmann::ordered_json entry;
-    entry["Description"] = std::string(column.description);
-    if (!column.units.empty()) entry["Units"] = std::string(column.units);
-    if (!column.levels.empty()) {
-      nlohmann::ordered_json levels = nlohmann::ordered_json::object();
-      std::string_view rest = column.levels;
-      while (!rest.empty()) {
-        const std::string_view level = rest.substr(0, rest.find('|'));
-        rest.remove_prefix(std::min(rest.size(), level.size() + 1));
-        const std::size_t equals = level.find('=');
-        levels[std::string(level.substr(0, equals))] = std::string(level.substr(equals + 1));
-      }
-      entry["Levels"] = levels;
-    }
-    sidecar[std::string(column.name)] = entry;
-  }
-  return sidecar.dump(2) + "\n";
+  std::vector<ColumnDictionaryEntry> entries;
+  for (const Column& column : kColumns) entries.push_back({column.name, column.description, column.units, column.levels});
+  return data_dictionary_json(entries);
 }
 
 std::vector<std::string> trial_record_cells(const TrialRecord& record) {
@@ -245,7 +228,7 @@ std::vector<TrialRecord> parse_trial_records(std::string text, const std::string
                                              std::span<const std::string_view> required) {
   // A session writes whole rows and fsyncs each; a power cut between the two can leave a
   // last line without its newline, a row that never finished: it is not a trial.
-  if (!text.empty() && text.back() != '\n') text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  drop_unfinished_last_line(text);
   // Nothing whole, not even the header (a power cut as the file was created): no trials.
   if (text.empty()) return {};
   const CsvTable table = parse_csv(text, path);

@@ -93,4 +93,10 @@ std::string read_file_text(const std::string& path) { return read_regular_file(p
 
 CsvTable read_csv(const std::string& path) { return parse_csv(read_file_text(path), path); }
 
+void drop_unfinished_last_line(std::string& text) {
+  if (text.empty() || text.back() == '\n') return;
+  const std::size_t last_newline = text.rfind('\n');
+  text.resize(last_newline == std::string::npos ? 0 : last_newline + 1);
+}
+
 }  // namespace fovea

@@ -42,4 +42,8 @@ CsvTable read_csv(const std::string& path);
 /// The same for CSV text in memory; `name` stands for the path in messages.
 CsvTable parse_csv(std::string_view text, const std::string& name);
 
+/// Drops a last line without its newline from a file written row by row with an fsync after
+/// each (trials.csv): a power cut between the two leaves a row that never finished.
+void drop_unfinished_last_line(std::string& text);
+
 }  // namespace fovea

@@ -412,9 +412,10 @@ TEST_CASE("fovea experiment: a session killed mid-trial and resumed has every tr
     const auto whole = lines_of(read_file(dir / (prefix + "whole") / "trials.csv"));
     REQUIRE(whole.size() == 57);
 
-    // Killed while trials run (each takes 20 ms here), then resumed.
+    // Killed while trials run (each takes 150 ms here, so the kill lands mid-session on a
+    // loaded machine too), then resumed.
     {
-      test::ChildProcess child(command(prefix + "killed", {"--observer-pace-ms", "20"}), dir.path(), dir / "stdout",
+      test::ChildProcess child(command(prefix + "killed", {"--observer-pace-ms", "150"}), dir.path(), dir / "stdout",
                                dir / "stderr");
       REQUIRE(wait_for_lines(dir / (prefix + "killed") / "trials.csv", 15));
       child.send_signal(SIGKILL);

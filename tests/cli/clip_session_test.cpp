@@ -189,4 +189,5 @@ TEST_CASE("fovea experiment: a person's clip comparison run by synthetic keys of
                                    other.path());
   CHECK(refused.status == 2);
   CHECK(refused.err.find("display.development_run") != std::string::npos);
+  CHECK(!std::filesystem::exists(other.path() / "h02"));  // a refusal leaves nothing behind
 }

@@ -139,7 +139,7 @@ TEST_CASE("A person's session without vsync is refused unless the spec is a deve
   CHECK(refused.status == 2);
   CHECK(refused.err.find("display.development_run") != std::string::npos);
   CHECK(refused.err.find("vsync is off") != std::string::npos);
-  CHECK(!std::filesystem::exists(dir / "P1" / "trials.csv"));
+  CHECK(!std::filesystem::exists(dir / "P1"));  // a refusal leaves nothing behind
 }
 
 TEST_CASE("Synthetic keys left unpushed fail the session, and a bad script is refused", "[experiment][person][gl]") {

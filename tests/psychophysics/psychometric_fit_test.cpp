@@ -272,8 +272,16 @@ TEST_CASE("bad trials and settings throw std::invalid_argument", "[psychometric_
   CHECK_THROWS_AS(fit_of({{-1.0, 0.1, true}}), std::invalid_argument);
   CHECK_THROWS_WITH(fit_psychometric(std::vector<TrialOutcome>{{0.0, 0.0, false}, {2.0, 0.0, true}}, settings),
                     Catch::Contains("only catch trials"));
-  // Catch trials mostly answered yes: a guess rate above 0.5, which no model file takes.
-  CHECK_THROWS_WITH(fit_of({{0.0, 0.0, true}, {0.0, 0.0, true}, {0.0, 0.0, true}}), Catch::Contains("guess rate"));
+  // Catch trials mostly answered yes: taken from the catch trials, a guess rate above 0.5,
+  // which no model file takes, is refused; fitted, it stops at its bound of 0.5.
+  const std::vector<TrialOutcome> yes_to_nothing = {
+      {0.0, 0.0, true}, {0.0, 0.0, true}, {0.0, 0.0, true}, {0.0, 0.2, true}, {0.0, 0.1, false}};
+  FitSettings from_catch = settings;
+  from_catch.guess_rate = GuessRateMethod::catch_trials;
+  CHECK_THROWS_WITH(fit_psychometric(yes_to_nothing, from_catch), Catch::Contains("guess rate"));
+  const FitResult capped = fit_psychometric(yes_to_nothing, settings);
+  CHECK(capped.guess_rate.value <= 0.5);
+  CHECK(capped.guess_rate.value >= 0.45);
   CHECK_NOTHROW(fit_of({}));
   const std::vector<TrialOutcome> good = {{0.0, 0.2, true}, {0.0, 0.1, false}};
   FitSettings bad = settings;
