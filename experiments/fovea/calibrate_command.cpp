@@ -27,20 +27,6 @@ namespace fs = std::filesystem;
 /// "12.3", or "-" for NaN (a rate whose truth is 0 has no bias in percent).
 std::string cell_text(double value, int digits = 3) { return std::isnan(value) ? "-" : format_significant(value, digits); }
 
-/// The table on stdout, columns padded to their widest cell.
-void print_rows(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
-    }
-    std::cout << line << "\n";
-  }
-}
 
 }  // namespace
 
@@ -192,7 +178,7 @@ int calibrate_command(const CalibrateOptions& options) {
             << interval_method_name(options.fit.interval) << " intervals from " << options.fit.bootstrap_samples
             << " bootstrap refits; guess rate " << guess_rate_method_name(options.fit.guess_rate)
             << "; bias correction " << bias_correction_name(options.fit.bias_correction) << "\n";
-  print_rows(rows);
+  std::cout << aligned_table(rows);
   std::cerr << "fovea calibrate: " << format_significant(elapsed_s) << " s on " << pool.size() << " thread"
             << (pool.size() == 1 ? "" : "s") << "; wrote " << rows_path.string() << ", " << summary_path.string() << ", "
             << json_path.string() << "\n";

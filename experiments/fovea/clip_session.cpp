@@ -103,37 +103,14 @@ using ClipKey = std::tuple<std::string, std::uint64_t, int, std::int64_t>;
 int clip_session(const ExperimentOptions& options, const config::LoadedExperiment& loaded) {
   const ExperimentSettings& spec = loaded.spec;
   const ClipComparisonSettings& design = spec.clip_comparison;
-  if (!valid_participant(options.participant)) {
-    std::cerr << "--participant " << options.participant
-              << ": expected a name of letters, digits, - _ . (it names the participant's folder)\n";
-    return kExitBadInput;
-  }
+  std::optional<SyntheticKeys> synthetic_keys;
+  if (!check_session_options(options, synthetic_keys)) return kExitBadInput;
   if (options.capture_dir) {
     std::cerr << "fovea experiment: --capture draws disc stimuli; a clip comparison's clips are scenes (fovea run "
                  "--capture draws them)\n";
     return kExitBadInput;
   }
   const bool person = !options.observer;
-  std::optional<SyntheticKeys> synthetic_keys;
-  if (options.synthetic_keys) {
-    if (!person) {
-      std::cerr << "fovea experiment: --synthetic-keys stands in for a person's keyboard; a simulated observer "
-                   "(--observer) presses no keys\n";
-      return kExitBadInput;
-    }
-    try {
-      synthetic_keys.emplace(*options.synthetic_keys);
-    } catch (const std::exception& e) {
-      std::cerr << "fovea experiment: --synthetic-keys: " << e.what() << "\n";
-      return kExitBadInput;
-    }
-  }
-  std::string why;
-  if (person && !synthetic_keys && !display_available(why)) {
-    std::cerr << "fovea experiment: a session with a person needs a window, and " << why
-              << "; give --observer MODEL.yaml for a simulated observer (docs/psychophysics.md)\n";
-    return kExitBadInput;
-  }
   // A person answers with keys: SDL's names, checked before anything is written.
   const bool two_interval = design.task == ClipTask::two_interval;
   const std::string first_key_path = two_interval ? "clip_comparison.first_key" : "task.yes_key";

@@ -225,35 +225,12 @@ int experiment_command(const ExperimentOptions& options) {
   }
   const ExperimentSettings& spec = loaded.spec;
   if (spec.method == DesignMethod::clip_comparison) return clip_session(options, loaded);
-  if (!valid_participant(options.participant)) {
-    std::cerr << "--participant " << options.participant
-              << ": expected a name of letters, digits, - _ . (it names the participant's folder; \"pooled\" names `fovea fit`'s pooled fit)\n";
-    return kExitBadInput;
-  }
+  std::optional<SyntheticKeys> synthetic_keys;
+  if (!check_session_options(options, synthetic_keys)) return kExitBadInput;
   const bool person = !options.observer;
   if (person && options.capture_dir) {
     std::cerr << "fovea experiment: --capture draws a simulated session's stimuli; a session with a person is shown in "
                  "its window\n";
-    return kExitBadInput;
-  }
-  std::optional<SyntheticKeys> synthetic_keys;
-  if (options.synthetic_keys) {
-    if (!person) {
-      std::cerr << "fovea experiment: --synthetic-keys stands in for a person's keyboard; a simulated observer "
-                   "(--observer) answers without keys\n";
-      return kExitBadInput;
-    }
-    try {
-      synthetic_keys.emplace(*options.synthetic_keys);
-    } catch (const std::invalid_argument& e) {
-      std::cerr << "fovea experiment: --synthetic-keys: " << e.what() << "\n";
-      return kExitBadInput;
-    }
-  }
-  std::string why;
-  if (person && !synthetic_keys && !display_available(why)) {
-    std::cerr << "fovea experiment: a session with a person needs a window, and " << why
-              << "; give --observer MODEL.yaml for a simulated observer (docs/psychophysics.md)\n";
     return kExitBadInput;
   }
   PerceptionModelSettings observer_model;

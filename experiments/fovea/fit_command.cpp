@@ -188,17 +188,7 @@ void print_table(const std::vector<const GroupFit*>& fits, double confidence, bo
                     with_interval(f.eccentricity_scale_deg), with_interval(f.width), format_significant(f.lapse_rate.value),
                     std::isnan(f.deviance_p) ? "-" : format_significant(f.deviance_p, 2)});
   }
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
-    }
-    std::cout << line << "\n";
-  }
+  std::cout << aligned_table(rows);
   for (const GroupFit* g : fits)
     if (!g->fit.message.empty()) std::cout << g->name << ": " << g->fit.message << "\n";
 }

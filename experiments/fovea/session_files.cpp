@@ -33,6 +33,36 @@ void SessionLog::line(const std::string& text) {
     throw std::runtime_error("session.log: write failed");
 }
 
+bool check_session_options(const ExperimentOptions& options, std::optional<SyntheticKeys>& synthetic_keys) {
+  if (!valid_participant(options.participant)) {
+    std::cerr << "--participant " << options.participant
+              << ": expected a name of letters, digits, - _ . (it names the participant's folder; \"pooled\" names `fovea "
+                 "fit`'s pooled fit)\n";
+    return false;
+  }
+  const bool person = !options.observer;
+  if (options.synthetic_keys) {
+    if (!person) {
+      std::cerr << "fovea experiment: --synthetic-keys stands in for a person's keyboard; a simulated observer "
+                   "(--observer) answers without keys\n";
+      return false;
+    }
+    try {
+      synthetic_keys.emplace(*options.synthetic_keys);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "fovea experiment: --synthetic-keys: " << e.what() << "\n";
+      return false;
+    }
+  }
+  std::string why;
+  if (person && !synthetic_keys && !display_available(why)) {
+    std::cerr << "fovea experiment: a session with a person needs a window, and " << why
+              << "; give --observer MODEL.yaml for a simulated observer (docs/psychophysics.md)\n";
+    return false;
+  }
+  return true;
+}
+
 std::unique_ptr<StimulusDisplay> open_person_display(const config::LoadedExperiment& loaded, bool offscreen,
                                                      const std::string& shown, int& status) {
   const ExperimentSettings& spec = loaded.spec;

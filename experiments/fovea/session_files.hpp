@@ -6,9 +6,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "config/config.hpp"
+#include "fovea/experiment_command.hpp"
+#include "fovea/synthetic_keys.hpp"
 #include "render/stimulus_display.hpp"
 
 namespace fovea {
@@ -32,6 +35,12 @@ class SessionLog {
  private:
   std::FILE* file_;
 };
+
+/// The command line's checks every session makes before anything is written: the
+/// participant's id; --synthetic-keys, a person's only, parsed into `synthetic_keys`; and a
+/// display for a person without them. False, with the message on stderr, when one fails (exit
+/// status 2).
+bool check_session_options(const ExperimentOptions& options, std::optional<SyntheticKeys>& synthetic_keys);
 
 /// The display a person watches: the spec's screen in a full-screen window, or offscreen for
 /// --synthetic-keys. Null, with the message on stderr and `status` the exit status, when it

@@ -79,4 +79,21 @@ std::optional<double> parse_finite_number(std::string_view text) {
   return value;
 }
 
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::string text;
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      text += row[c];
+      if (c + 1 < row.size()) text += std::string(widths[c] - row[c].size() + 2, ' ');
+    }
+    text += '\n';
+  }
+  return text;
+}
+
 }  // namespace fovea

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fovea {
 
@@ -24,6 +25,10 @@ std::optional<double> parse_number(std::string_view text);
 std::optional<double> parse_finite_number(std::string_view text);
 /// `value` to a few significant digits, for messages ("0.293").
 std::string format_significant(double value, int digits = 3);
+
+/// `rows` (the first a header) as lines of text, each cell padded to its column's widest and
+/// columns two spaces apart: a table for a terminal. "" for no rows.
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows);
 
 /// Edit distance (insertions, deletions, substitutions), for "did you mean" suggestions.
 std::size_t edit_distance(const std::string& a, const std::string& b);

@@ -33,3 +33,8 @@ TEST_CASE("edit_distance: insertions, deletions, substitutions", "[core][format]
   CHECK(edit_distance("kitten", "sitting") == 3);
   CHECK(edit_distance("same", "same") == 0);
 }
+
+TEST_CASE("aligned_table pads each column to its widest cell, two spaces apart", "[format]") {
+  CHECK(fovea::aligned_table({{"a", "bb", "c"}, {"ccc", "d", "e"}}) == "a    bb  c\nccc  d   e\n");
+  CHECK(fovea::aligned_table({}).empty());
+}
