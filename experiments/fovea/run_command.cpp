@@ -25,22 +25,6 @@
 namespace fovea {
 namespace {
 
-RunManifest start_manifest(const config::LoadedConfig& loaded, const RunOptions& options, WallTime start) {
-  RunManifest manifest;
-  const BuildInfo build = build_info();
-  manifest.fovea_version = build.version;
-  manifest.git_commit = build.git_commit;
-  manifest.git_dirty = build.git_dirty;
-  manifest.seed = loaded.settings.seed;
-  manifest.command_line = options.command_line;
-  manifest.working_directory = std::filesystem::current_path().string();
-  manifest.config = loaded.source;
-  manifest.machine = describe_machine();
-  manifest.start_time_utc = utc_iso8601(start);
-  manifest.frames_requested = loaded.settings.frames;
-  return manifest;
-}
-
 /// Loads a config (file or built-in) with --set overrides; prints the error and returns
 /// nullopt when it is bad.
 std::optional<config::LoadedConfig> load(const std::optional<std::string>& path,
@@ -56,7 +40,24 @@ std::optional<config::LoadedConfig> load(const std::optional<std::string>& path,
 
 }  // namespace
 
-std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, PointerInput* pointer) {
+RunManifest start_manifest(const config::LoadedConfig& loaded, const std::vector<std::string>& command_line,
+                           WallTime start) {
+  RunManifest manifest;
+  const BuildInfo build = build_info();
+  manifest.fovea_version = build.version;
+  manifest.git_commit = build.git_commit;
+  manifest.git_dirty = build.git_dirty;
+  manifest.seed = loaded.settings.seed;
+  manifest.command_line = command_line;
+  manifest.working_directory = std::filesystem::current_path().string();
+  manifest.config = loaded.source;
+  manifest.machine = describe_machine();
+  manifest.start_time_utc = utc_iso8601(start);
+  manifest.frames_requested = loaded.settings.frames;
+  return manifest;
+}
+
+std::unique_ptr<Animation> make_world(const config::LoadedConfig& loaded, PointerInput* pointer) {
   const auto group = [](std::uint32_t g) { return "world.entities[" + std::to_string(g) + "]."; };
   try {
     // The window's pointer for the mouse (none headless), and the eye trackers.
@@ -65,18 +66,36 @@ std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, Point
     return std::make_unique<Animation>(static_cast<const AnimationSettings&>(loaded.settings),
                                        static_cast<std::uint64_t>(loaded.settings.seed), with_trackers(environment));
   } catch (const PlacementError& e) {
-    std::cerr << loaded.error_at(group(e.group_index()) + "count", e.what()) << "\n";
+    throw config::ConfigError(loaded.error_at(group(e.group_index()) + "count", e.what()));
   } catch (const ModelError& e) {
-    std::cerr << loaded.error_at(group(e.group_index()) + e.setting(), e.what()) << "\n";
+    throw config::ConfigError(loaded.error_at(group(e.group_index()) + e.setting(), e.what()));
   } catch (const std::bad_alloc&) {
-    std::cerr << loaded.source << ": not enough memory to build this world\n";
+    throw config::ConfigError(loaded.source + ": not enough memory to build this world");
   } catch (const SettingError& e) {
     // A setting that cannot work where the program runs (the mouse in a headless run).
-    std::cerr << loaded.error_at(e.key(), e.detail()) << "\n";
+    throw config::ConfigError(loaded.error_at(e.key(), e.detail()));
   } catch (const std::invalid_argument& e) {
-    std::cerr << loaded.source << ": " << e.what() << "\n";
+    throw config::ConfigError(loaded.source + ": " + e.what());
   }
-  return nullptr;
+}
+
+std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, PointerInput* pointer) {
+  try {
+    return make_world(loaded, pointer);
+  } catch (const config::ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return nullptr;
+  }
+}
+
+std::unique_ptr<Demo> make_demo(const config::LoadedConfig& loaded, Animation& world) {
+  try {
+    return Demo::make(world, loaded.settings.demo, static_cast<std::uint64_t>(loaded.settings.seed));
+  } catch (const SettingError& e) {
+    throw config::ConfigError(loaded.error_at(e.key(), e.detail()));
+  } catch (const std::exception& e) {
+    throw config::ConfigError(loaded.error_at("demo.kind", e.what()));
+  }
 }
 
 namespace {
@@ -136,21 +155,6 @@ std::string prepare_capture_folder(const std::filesystem::path& folder) {
   return "";
 }
 
-/// The config's demo on `world`, or null for none; false when the world does not suit it
-/// (the error printed against the demo's key).
-bool make_demo(const config::LoadedConfig& loaded, Animation& world, std::unique_ptr<Demo>& demo) {
-  try {
-    demo = Demo::make(world, loaded.settings.demo, static_cast<std::uint64_t>(loaded.settings.seed));
-    return true;
-  } catch (const SettingError& e) {
-    std::cerr << loaded.error_at(e.key(), e.detail()) << "\n";
-    return false;
-  } catch (const std::exception& e) {
-    std::cerr << loaded.error_at("demo.kind", e.what()) << "\n";
-    return false;
-  }
-}
-
 /// One line per group whose tree file was grown to cover its model (sphere_tree.inflate).
 void say_inflations(const Animation& world) {
   for (const TreeInflation& inflation : world.sphere_tree_inflations()) {
@@ -168,9 +172,10 @@ void say_inflations(const Animation& world) {
 
 }  // namespace
 
-int run_command(const RunOptions& options) {
+int run_command(const RunOptions& options, RunReport* report) {
   const WallTime start = std::chrono::system_clock::now();
-  std::optional<config::LoadedConfig> loaded = load(options.config_path, options.overrides);
+  std::optional<config::LoadedConfig> loaded =
+      options.loaded ? options.loaded : load(options.config_path, options.overrides);
   if (!loaded) return kExitBadInput;
   Settings& settings = loaded->settings;
   const std::optional<DisplayDecision> display = decide_display(options);
@@ -212,7 +217,12 @@ int run_command(const RunOptions& options) {
   std::unique_ptr<Animation> world = build_world(*loaded, viewer ? &viewer->pointer() : nullptr);
   if (!world) return kExitBadInput;
   std::unique_ptr<Demo> demo;
-  if (!make_demo(*loaded, *world, demo)) return kExitBadInput;
+  try {
+    demo = make_demo(*loaded, *world);
+  } catch (const config::ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return kExitBadInput;
+  }
   // In a window the rockfall's player follows the fly camera unless told to walk its path;
   // offscreen pictures walk it, as headless runs do.
   const bool player_follows_camera =
@@ -239,7 +249,7 @@ int run_command(const RunOptions& options) {
 
   // Only now, with everything checked, does anything touch the disk.
   std::filesystem::path folder;
-  RunManifest manifest = start_manifest(*loaded, options, start);
+  RunManifest manifest = start_manifest(*loaded, options.command_line, start);
   try {
     folder = options.out ? create_named_run_folder(*options.out)
                          : create_run_folder("results", settings.name, start);
@@ -249,6 +259,7 @@ int run_command(const RunOptions& options) {
     std::cerr << "fovea: " << e.what() << "\n";
     return kExitFailure;
   }
+  if (report) report->folder = folder;
 
   Stepper stepper(std::move(world), std::move(demo));
   RunWindow window(viewer.get(), settings, folder, capture_folder, options.capture_every, player_follows_camera);
@@ -268,7 +279,7 @@ int run_command(const RunOptions& options) {
   // Stopped by a signal: with the results complete, die by that signal (default action),
   // so a shell loop or a scheduler sees it (exit(130) would tell bash the run handled
   // Ctrl-C itself, and a `for` loop of runs would carry on).
-  if (outcome.stop_signal != 0) {
+  if (outcome.stop_signal != 0 && options.end_by_signal) {
     std::signal(outcome.stop_signal, SIG_DFL);
     std::raise(outcome.stop_signal);
   }
@@ -284,7 +295,12 @@ int validate_command(const std::string& config_path, const std::vector<config::O
   const std::unique_ptr<Animation> world = build_world(*loaded);
   if (!world) return kExitBadInput;
   std::unique_ptr<Demo> demo;
-  if (!make_demo(*loaded, *world, demo)) return kExitBadInput;
+  try {
+    demo = make_demo(*loaded, *world);
+  } catch (const config::ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return kExitBadInput;
+  }
   return kExitOk;
 }
 

@@ -5,10 +5,14 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
 #include <memory>
 
 #include "config/config.hpp"
+#include "demos/demo.hpp"
 #include "frame/animation.hpp"
+#include "record/manifest.hpp"
+#include "record/results_folder.hpp"
 
 namespace fovea {
 
@@ -37,16 +41,40 @@ struct RunOptions {
   std::optional<std::string> capture_dir;  ///< --capture: a PNG of every capture_every-th frame here
   std::int64_t capture_every = 1;
   std::vector<std::string> command_line;   ///< argv, for the manifest
+  /// A config already loaded and checked (the Python module's fovea.run): config_path and
+  /// overrides are then not read.
+  std::optional<config::LoadedConfig> loaded;
+  /// Stopped by SIGINT or SIGTERM, the process ends by that signal once the results are
+  /// complete, as a shell expects of a command. false (the Python module): run_command
+  /// returns 128 + the signal instead, and the caller decides.
+  bool end_by_signal = true;
 };
 
-/// Builds a config's world; a group that cannot be built or placed is reported on stderr
-/// against the line of the setting at fault, and nullptr returned. `pointer` is the
-/// window's mouse for the mouse gaze source (none when headless).
+/// What a run wrote, for a caller that goes on after it (the Python module).
+struct RunReport {
+  std::filesystem::path folder;  ///< the results folder; empty when none was made
+};
+
+/// Builds a config's world. A group that cannot be built or placed, or a setting that
+/// cannot work here (the mouse without a window), throws config::ConfigError whose message
+/// names the line of the setting at fault. `pointer` is the window's mouse for the mouse
+/// gaze source (none when headless).
+std::unique_ptr<Animation> make_world(const config::LoadedConfig& loaded, PointerInput* pointer = nullptr);
+/// The config's demo on `world`, or null for none; throws config::ConfigError, against the
+/// demo's key, when the world does not suit it.
+std::unique_ptr<Demo> make_demo(const config::LoadedConfig& loaded, Animation& world);
+/// make_world, with the error printed on stderr and nullptr returned.
 std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, PointerInput* pointer = nullptr);
 
-/// `fovea run`: loads and checks the config, builds the world, runs it headless and writes
-/// the results folder. Returns the exit status; messages go to stderr.
-int run_command(const RunOptions& options);
+/// The manifest.json a run starts with (status "running"): the build, the seed, the
+/// machine, `command_line` and the config's name and frames.
+RunManifest start_manifest(const config::LoadedConfig& loaded, const std::vector<std::string>& command_line,
+                           WallTime start);
+
+/// `fovea run`: loads and checks the config, builds the world, runs it (in a window,
+/// offscreen or headless) and writes the results folder. Returns the exit status; messages
+/// go to stderr. `report`, when given, learns where the results went.
+int run_command(const RunOptions& options, RunReport* report = nullptr);
 
 /// `fovea validate`: checks a config (keys, types, ranges, and that its entities fit) and
 /// prints nothing on success.

@@ -586,7 +586,8 @@ int sweep_command(const SweepOptions& options) {
               << " runs under a wall-clock budget run one at a time, after the others, so their times are their own\n";
 
   // Run them: up to `jobs` at a time, each a `fovea run` process in its own process group.
-  const std::string fovea_binary = fs::read_symlink("/proc/self/exe", error).string();
+  const std::string fovea_binary =
+      options.fovea_binary.empty() ? fs::read_symlink("/proc/self/exe", error).string() : options.fovea_binary;
   struct Running {
     pid_t pid;
     const RunJob* job;
@@ -728,8 +729,10 @@ int sweep_command(const SweepOptions& options) {
               << (failed.empty() ? "" : ", " + std::to_string(failed.size()) + " failed")
               << (table_written ? "; table: " + table_path.string() : "; the table could not be written") << "\n";
   if (stop_signal != 0) {
-    std::signal(stop_signal, SIG_DFL);
-    std::raise(stop_signal);
+    if (options.end_by_signal) {
+      std::signal(stop_signal, SIG_DFL);
+      std::raise(stop_signal);
+    }
     return 128 + stop_signal;
   }
   if (options.figures && !study.figures.empty() && !rows.empty() &&

@@ -18,6 +18,11 @@ struct SweepOptions {
   bool figures = true;                      ///< false: --no-figures
   bool quiet = false;
   std::vector<std::string> command_line;    ///< argv, for sweep.json
+  /// The program each run is a `fovea run` process of; empty: this program (the Python
+  /// module names the fovea binary built beside it).
+  std::string fovea_binary;
+  /// As RunOptions::end_by_signal: false returns 128 + the signal instead of ending by it.
+  bool end_by_signal = true;
 };
 
 /// `fovea sweep STUDY`: expands the study into runs, runs those of its shard that are not

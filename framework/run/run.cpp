@@ -16,6 +16,15 @@
 #include "run/gaze_log.hpp"
 
 namespace fovea {
+
+FrameLogColumns frame_log_columns(const RunPlan& plan, const Stepper& stepper) {
+  const Demo* demo = stepper.demo();
+  const AnimationSettings& settings = stepper.world().settings();
+  return FrameLogColumns{settings.ground_truth, plan.rendered, stepper.world().grows_trees_on_demand(),
+                         demo ? demo->columns() : std::vector<std::string>{},
+                         settings.metrics.visibility == VisibilityKind::occlusion};
+}
+
 namespace {
 
 /// How often manifest.json's frames_completed is brought up to date during a run.
@@ -36,10 +45,11 @@ struct RunTotals {
   }
 };
 
+}  // namespace
+
 /// The files a run writes frame by frame, each row flushed as written.
-class RunRecords {
- public:
-  RunRecords(const std::filesystem::path& folder, const RunPlan& plan, const Stepper& stepper)
+struct RunRecorder::Records {
+  Records(const std::filesystem::path& folder, const RunPlan& plan, const Stepper& stepper)
       : frames_((folder / "frames.csv").string(), frame_log_columns(plan, stepper),
                 stepper.world().settings().metrics.warmup_frames) {
     const bool ground_truth = stepper.world().settings().ground_truth;
@@ -72,15 +82,9 @@ class RunRecords {
 
   const FrameLog& frames() const { return frames_; }
 
- private:
-  static FrameLogColumns frame_log_columns(const RunPlan& plan, const Stepper& stepper) {
-    const Demo* demo = stepper.demo();
-    const AnimationSettings& settings = stepper.world().settings();
-    return FrameLogColumns{settings.ground_truth, plan.rendered, stepper.world().grows_trees_on_demand(),
-                           demo ? demo->columns() : std::vector<std::string>{},
-                           settings.metrics.visibility == VisibilityKind::occlusion};
-  }
+  RunTotals totals;
 
+ private:
   FrameLog frames_;
   std::optional<EvaluationLog> evaluation_;
   std::optional<CollisionLog> collisions_;
@@ -88,6 +92,8 @@ class RunRecords {
   std::optional<CsvWriter> events_;
   std::vector<std::string> new_events_;
 };
+
+namespace {
 
 /// A tracker's state changes (not found, connected, lost), each said once.
 void print_gaze_messages(Animation& world, std::vector<std::string>& scratch) {
@@ -152,22 +158,67 @@ nlohmann::ordered_json summary_json(const Stepper& stepper, const RunPlan& plan,
 
 }  // namespace
 
+RunRecorder::RunRecorder(const std::filesystem::path& folder, const RunPlan& plan, const Stepper& stepper,
+                         RunManifest manifest)
+    : folder_(folder), plan_(plan), manifest_(std::move(manifest)),
+      records_(std::make_unique<Records>(folder, plan, stepper)) {}
+
+RunRecorder::~RunRecorder() = default;
+
+void RunRecorder::write_frame(Stepper& stepper) {
+  const RunFrame& frame = stepper.last();
+  records_->write_frame(frame, stepper.world());
+  print_gaze_messages(stepper.world(), gaze_messages_);
+  records_->totals.add(frame.stats);
+  ++frames_written_;
+  if (wall_.elapsed_ms() - manifest_written_ms_ > kManifestRefreshMs) {
+    manifest_.frames_completed = frames_written_;
+    write_json_atomically(folder_ / "manifest.json", to_json(manifest_));
+    manifest_written_ms_ = wall_.elapsed_ms();
+  }
+}
+
+void RunRecorder::write_events(RunHooks& hooks, std::int64_t frames) {
+  records_->write_events(hooks, elapsed_s(), frames);
+}
+
+void RunRecorder::write_summary(Stepper& stepper, const RunOutcome& outcome) {
+  print_gaze_messages(stepper.world(), gaze_messages_);
+  write_json_atomically(folder_ / "summary.json",
+                        summary_json(stepper, plan_, outcome, records_->totals, records_->frames()));
+}
+
+void RunRecorder::finish(RunOutcome& outcome) {
+  manifest_.end_time_utc = utc_iso8601(std::chrono::system_clock::now());
+  manifest_.status = outcome.exit_status() == 1                              ? "failed"
+                     : outcome.interrupted || outcome.exit_status() != 0 ? "interrupted"
+                                                                           : "completed";
+  manifest_.exit_status = outcome.exit_status();
+  manifest_.frames_completed = outcome.frames_done;
+  manifest_.frames_requested = plan_.frames;
+  try {
+    write_json_atomically(folder_ / "manifest.json", to_json(manifest_));
+  } catch (const std::exception& e) {
+    outcome.failed = true;
+    outcome.stop_signal = 0;
+    outcome.errors.push_back(e.what());
+  }
+}
+
 RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesystem::path& folder, RunManifest manifest,
                       RunHooks* hooks, const std::function<int()>& stop_signal) {
   RunOutcome outcome;
   Stopwatch wall;
+  std::unique_ptr<RunRecorder> recorder;
   try {
-    RunRecords records(folder, plan, stepper);
-    RunTotals totals;
-    std::vector<std::string> gaze_messages;
+    recorder = std::make_unique<RunRecorder>(folder, plan, stepper, manifest);
     Progress progress(plan.frames, plan.progress);
-    double manifest_written_ms = 0;
     bool window_closed = false;
     while (outcome.frames_done < plan.frames) {
       if (stop_signal() != 0) break;
       if (hooks) {
         const RunHooks::Next next = hooks->before_frame(stepper, outcome.frames_done);
-        records.write_events(*hooks, wall.elapsed_ms() / 1000.0, stepper.world().frames_done());
+        recorder->write_events(*hooks, stepper.world().frames_done());
         if (next == RunHooks::Next::stop) {
           window_closed = true;
           break;
@@ -177,11 +228,9 @@ RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesyst
       RunFrame& frame = stepper.step(hooks && hooks->player_follows_camera());
       if (hooks) {
         hooks->after_step(stepper, outcome.frames_done, frame.measures);
-        records.write_events(*hooks, wall.elapsed_ms() / 1000.0, stepper.world().frames_done());
+        recorder->write_events(*hooks, stepper.world().frames_done());
       }
-      records.write_frame(frame, stepper.world());
-      print_gaze_messages(stepper.world(), gaze_messages);
-      totals.add(frame.stats);
+      recorder->write_frame(stepper);
       ++outcome.frames_done;
       progress.update(outcome.frames_done);
       if (hooks) {
@@ -192,21 +241,15 @@ RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesyst
           break;
         }
       }
-      if (wall.elapsed_ms() - manifest_written_ms > kManifestRefreshMs) {
-        manifest.frames_completed = outcome.frames_done;
-        write_json_atomically(folder / "manifest.json", to_json(manifest));
-        manifest_written_ms = wall.elapsed_ms();
-      }
     }
     progress.finish();
-    print_gaze_messages(stepper.world(), gaze_messages);  // what a tracker said during or just after the last frame
     // Closing the window ends the run as the user asked: results complete, exit status 0. A
     // signal during the last frame still counts: the user asked to stop, and a shell loop of
     // runs must see it.
     outcome.stop_signal = stop_signal();
     outcome.interrupted = window_closed || outcome.failed || outcome.stop_signal != 0;
     outcome.wall_s = wall.elapsed_ms() / 1000.0;
-    write_json_atomically(folder / "summary.json", summary_json(stepper, plan, outcome, totals, records.frames()));
+    recorder->write_summary(stepper, outcome);  // with what a tracker said during or just after the last frame
     outcome.summarised = true;
   } catch (const std::exception& e) {
     // Records that could not be written: the run failed, whatever signal came too.
@@ -217,16 +260,19 @@ RunOutcome run_frames(Stepper& stepper, const RunPlan& plan, const std::filesyst
     outcome.wall_s = wall.elapsed_ms() / 1000.0;
   }
 
-  manifest.end_time_utc = utc_iso8601(std::chrono::system_clock::now());
-  manifest.status = outcome.exit_status() == 1 ? "failed" : outcome.interrupted || outcome.exit_status() != 0 ? "interrupted" : "completed";
-  manifest.exit_status = outcome.exit_status();
-  manifest.frames_completed = outcome.frames_done;
-  try {
-    write_json_atomically(folder / "manifest.json", to_json(manifest));
-  } catch (const std::exception& e) {
-    outcome.failed = true;
-    outcome.stop_signal = 0;
-    outcome.errors.push_back(e.what());
+  if (recorder) {
+    recorder->finish(outcome);
+  } else {
+    // The records could not even be opened: the manifest still says so.
+    manifest.end_time_utc = utc_iso8601(std::chrono::system_clock::now());
+    manifest.status = "failed";
+    manifest.exit_status = outcome.exit_status();
+    manifest.frames_completed = 0;
+    try {
+      write_json_atomically(folder / "manifest.json", to_json(manifest));
+    } catch (const std::exception& e) {
+      outcome.errors.push_back(e.what());
+    }
   }
   return outcome;
 }

@@ -3,9 +3,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/stopwatch.hpp"
 #include "record/manifest.hpp"
 #include "run/run_settings.hpp"
 #include "run/stepper.hpp"
@@ -63,6 +65,53 @@ struct RunOutcome {
   /// stopped by one (130 for SIGINT), else 1 when failed, else 0. A signal outranks a
   /// picture that could not be written, not a record: stop_signal is then 0.
   int exit_status() const { return stop_signal != 0 ? 128 + stop_signal : failed ? 1 : 0; }
+};
+
+/// The optional column groups of a run's frames.csv: what its settings, its demo and the
+/// plan (drawn or not) add to the fixed columns.
+FrameLogColumns frame_log_columns(const RunPlan& plan, const Stepper& stepper);
+
+/// The records of a run, written frame by frame as the frames come (docs/results.md):
+/// what run_frames writes, for a loop that steps the world itself (the Python module's
+/// World, docs/python.md). The caller has made the folder and written config.yaml and the
+/// first manifest.json (`manifest`, status "running"); the constructor opens the CSV files
+/// and throws when it cannot.
+class RunRecorder {
+ public:
+  RunRecorder(const std::filesystem::path& folder, const RunPlan& plan, const Stepper& stepper, RunManifest manifest);
+  ~RunRecorder();
+  RunRecorder(const RunRecorder&) = delete;
+  RunRecorder& operator=(const RunRecorder&) = delete;
+
+  /// The frame the stepper just made: frames.csv and the other records, flushed; the
+  /// tracker's messages to stderr; manifest.json's frames_completed every two seconds.
+  /// Throws when a record cannot be written (the frames before it are kept).
+  void write_frame(Stepper& stepper);
+  /// The hooks' live changes since the last call, into events.csv (a drawn run).
+  void write_events(RunHooks& hooks, std::int64_t frames);
+  /// How many frames the run was asked for, in summary.json and the final manifest.json:
+  /// the plan's until changed (a loop that decides its length as it goes).
+  void set_frames_requested(std::int64_t frames) { plan_.frames = frames; }
+  /// summary.json, after the last frame (throws when it cannot be written).
+  void write_summary(Stepper& stepper, const RunOutcome& outcome);
+  /// The final manifest.json: status, exit status, end time and frames completed from
+  /// `outcome`. Never throws: a manifest that cannot be written marks `outcome` failed.
+  void finish(RunOutcome& outcome);
+
+  std::int64_t frames_written() const { return frames_written_; }
+  /// Wall-clock seconds since the recorder was made.
+  double elapsed_s() const { return wall_.elapsed_ms() / 1000.0; }
+
+ private:
+  struct Records;
+  std::filesystem::path folder_;
+  RunPlan plan_;
+  RunManifest manifest_;
+  std::unique_ptr<Records> records_;
+  Stopwatch wall_;
+  std::int64_t frames_written_ = 0;
+  double manifest_written_ms_ = 0;
+  std::vector<std::string> gaze_messages_;
 };
 
 /// Runs `stepper`'s world for `plan.frames` frames, recording each into `folder` as it goes

@@ -1,0 +1,140 @@
+"""The Python module's worlds against fovea run (docs/python.md): the same code, the same bytes.
+
+Run by ctest through tests/python/run_pytest.sh, from the source folder, with the built
+module on the path and FOVEA_BINARY naming the fovea program built beside it.
+"""
+
+import math
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import fovea
+
+SOURCE = os.environ.get("FOVEA_SOURCE_DIR", os.getcwd())
+BINARY = os.environ.get("FOVEA_BINARY", fovea.fovea_binary)
+PACKED = os.path.join(SOURCE, "configs", "studies", "packed500.yaml")
+
+
+def without_wall_clock(csv_text):
+    """frames.csv without its wall-clock columns (names ending in _ms), as the C++ tests compare it."""
+    rows = [line.split(",") for line in csv_text.splitlines()]
+    keep = [i for i, name in enumerate(rows[0]) if not name.endswith("_ms")]
+    return "\n".join(",".join(row[i] for i in keep) for row in rows)
+
+
+def test_a_world_stepped_from_python_records_the_frames_fovea_run_records(tmp_path):
+    frames = 40
+    sets = ["frames=%d" % frames, "world.entities[0].count=120", "record.collisions=true"]
+    cli_out = tmp_path / "cli"
+    command = [BINARY, "run", PACKED, "--headless", "--quiet", "--out", str(cli_out)]
+    for s in sets:
+        command += ["--set", s]
+    subprocess.run(command, check=True)
+
+    py_out = tmp_path / "python"
+    with fovea.World(PACKED, overrides=sets, record=py_out) as world:
+        for _ in range(frames):
+            world.step()
+    for name in ("frames.csv", "collisions.csv"):
+        cli_text = (cli_out / name).read_text()
+        py_text = (py_out / name).read_text()
+        assert len(cli_text.splitlines()) == frames + 1 if name == "frames.csv" else len(cli_text) > 0
+        if name == "frames.csv":
+            assert without_wall_clock(py_text) == without_wall_clock(cli_text)
+        else:
+            assert py_text == cli_text
+    assert (py_out / "config.yaml").read_text() == (cli_out / "config.yaml").read_text()
+
+
+def test_step_returns_the_frames_csv_row_and_n_steps_at_once(tmp_path):
+    world = fovea.World(PACKED, overrides={"world.entities[0].count": 60, "frames": 10}, record=tmp_path / "run")
+    stats = world.step(3)
+    assert world.frames_done == 3
+    assert stats["frame"] == 2
+    assert math.isclose(world.time_s, 3 * world.config.time_step_s)
+    world.close()
+    header = (tmp_path / "run" / "frames.csv").read_text().splitlines()[0].split(",")
+    assert list(stats) == header
+    last = (tmp_path / "run" / "frames.csv").read_text().splitlines()[-1].split(",")
+    assert last[header.index("sphere_tests")] == str(stats["sphere_tests"])
+    manifest = (tmp_path / "run" / "manifest.json").read_text()
+    assert '"status": "completed"' in manifest and '"frames_completed": 3' in manifest
+    with pytest.raises(ValueError, match="closed"):
+        world.step()
+
+
+def test_entities_and_collisions_are_numpy_arrays_of_the_world():
+    world = fovea.World(PACKED, overrides={"world.entities[0].count": 80})
+    world.step(2)
+    e = world.entities()
+    n = len(e["live"])
+    assert n == 80 and world.live_entity_count == 80
+    assert e["position_m"].shape == (n, 3) and e["orientation_xyzw"].shape == (n, 4)
+    assert e["velocity_mps"].shape == (n, 3) and e["angular_velocity_radps"].shape == (n, 3)
+    assert np.allclose(np.linalg.norm(e["orientation_xyzw"], axis=1), 1.0)
+    # Every entity stays inside the 6 m box the config makes (centred on the origin or not,
+    # its extent is 6 m per axis).
+    assert np.all(np.ptp(e["position_m"], axis=0) < 6.0)
+    c = world.collisions()
+    k = len(c["entity_a"])
+    assert k > 0, "a packed scene has collisions from its first frames"
+    assert np.all(c["entity_a"] < c["entity_b"])
+    assert c["colliding"].dtype == bool and c["probability"].shape == (k,)
+    stats = world.stats
+    assert stats["collisions"] == k
+
+
+def test_live_changes_go_through_the_config_checks():
+    world = fovea.World(PACKED, overrides={"world.entities[0].count": 60})
+    world.set_schedule(kind="round_robin")
+    assert "kind: round_robin" in world.config.yaml
+    before = world.step()
+    world.set_budget(tests=500)
+    after = world.step()
+    # A work budget stops within one step of a collision's level past its count.
+    assert before["sphere_tests"] > 1500 and after["sphere_tests"] < 600 and after["budget_exhausted"] == 1
+    with pytest.raises(fovea.ConfigError) as error:
+        world.set_schedule(kind="fastest")
+    assert error.value.key == "schedule.kind"
+    assert "set_schedule schedule.kind=" in str(error.value)
+    world.set_interrupt_policy("interpenetrate")
+    assert "interrupt_policy: interpenetrate" in world.config.yaml
+
+
+def test_config_errors_carry_file_line_column_and_key(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\nframes: 10\nschedule:\n  kind: fastest\n")
+    with pytest.raises(fovea.ConfigError) as error:
+        fovea.load_config(bad)
+    e = error.value
+    assert (e.file, e.line, e.column, e.key) == (str(bad), 4, 9, "schedule.kind")
+    assert str(e).startswith("%s:4:9: schedule.kind: " % bad)
+    assert isinstance(e, ValueError)
+    # The same message the command line prints.
+    cli = subprocess.run([BINARY, "validate", str(bad)], capture_output=True, text=True)
+    assert cli.returncode == 2 and cli.stderr.strip() == str(e)
+
+
+def test_configs_from_dicts_and_overrides():
+    config = fovea.load_config({"name": "dict", "frames": 5, "world": {"entities": [{"count": 7}]}},
+                               overrides={"seed": 9})
+    assert (config.name, config.frames, config.seed, config.source) == ("dict", 5, 9, "config dict")
+    with pytest.raises(fovea.ConfigError) as error:
+        fovea.load_config(None, overrides=["frames=-1"])
+    assert (error.value.key, error.value.where, error.value.line) == ("frames", "override frames=-1", None)
+    again = fovea.load_config(config, overrides={"frames": 6})
+    assert again.frames == 6 and again.name == "dict"
+    with pytest.raises(fovea.ConfigError, match="no YAML form"):
+        fovea.load_config({"frames": object()})
+
+
+def test_run_calls_fovea_run_and_returns_its_folder(tmp_path):
+    folder = fovea.run(PACKED, overrides={"world.entities[0].count": 40}, frames=5, out=tmp_path / "r")
+    assert folder == tmp_path / "r"
+    assert len((folder / "frames.csv").read_text().splitlines()) == 6
+    with pytest.raises(fovea.RunError) as error:
+        fovea.run(PACKED, frames=5, out=folder)  # not empty: fovea run refuses it
+    assert error.value.status == 1 or error.value.status == 2
