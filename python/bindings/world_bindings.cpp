@@ -3,6 +3,7 @@
 // world stepped here writes the frames.csv `fovea run` writes. Per-entity and per-collision
 // data cross as NumPy arrays, never as one Python object each.
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -79,6 +80,7 @@ class World {
       for (std::int64_t i = 0; i < n; ++i) {
         stepper_->step();
         if (recorder_) recorder_->write_frame(*stepper_);
+        clock_s_.store(stepper_->world().sim_time_s());
       }
     }
     return last_stats();
@@ -128,7 +130,7 @@ class World {
     sample.x_px = x_px;
     sample.y_px = y_px;
     sample.valid = valid;
-    sample.time_s = t_s ? *t_s : stepper_->world().sim_time_s();
+    sample.time_s = t_s ? *t_s : time_s();
     sample.confidence = confidence;
     if (!external->push(sample)) throw py::value_error("set_gaze: " + external->last_rejection());
 #endif
@@ -267,6 +269,8 @@ class World {
     return out;
   }
 
+  /// The world's clock, readable from any thread while a step runs (set_gaze's callers).
+  double time_s() const { return clock_s_.load(); }
   const config::LoadedConfig& config() const { return config_; }
   const Animation& world() const { return stepper_->world(); }
   const std::filesystem::path& folder() const { return folder_; }
@@ -279,6 +283,7 @@ class World {
   std::filesystem::path folder_;
   std::unique_ptr<RunRecorder> recorder_;
   bool closed_ = false;
+  std::atomic<double> clock_s_{0.0};  ///< sim_time_s() after the last step, for other threads
 };
 
 }  // namespace
@@ -353,7 +358,7 @@ the world's gaze source is not external. Thread-safe: a tracker SDK's callback m
            "The last step's collisions as NumPy arrays, one per collisions.csv column (docs/results.md)")
       .def_property_readonly("config", &World::config, "the Config the world runs, live changes included")
       .def_property_readonly("frames_done", [](const World& w) { return w.world().frames_done(); })
-      .def_property_readonly("time_s", [](const World& w) { return w.world().sim_time_s(); },
+      .def_property_readonly("time_s", &World::time_s,
                              "the world's clock: simulated seconds stepped (set_gaze's t_s is on it)")
       .def_property_readonly("live_entity_count", [](const World& w) { return w.world().live_entity_count(); })
       .def_property_readonly("folder", [](const World& w) -> py::object {

@@ -92,10 +92,10 @@ def test_live_changes_go_through_the_config_checks():
     world.set_schedule(kind="round_robin")
     assert "kind: round_robin" in world.config.yaml
     before = world.step()
-    world.set_budget(tests=500)
+    world.set_budget(tests=100)
     after = world.step()
-    # A work budget stops within one step of a collision's level past its count.
-    assert before["sphere_tests"] > 1500 and after["sphere_tests"] < 600 and after["budget_exhausted"] == 1
+    # A work budget stops a few tests past its count (a collision's level goes on to its end).
+    assert before["sphere_tests"] > 300 and after["sphere_tests"] < 150 and after["budget_exhausted"] == 1
     with pytest.raises(fovea.ConfigError) as error:
         world.set_schedule(kind="fastest")
     assert error.value.key == "schedule.kind"
