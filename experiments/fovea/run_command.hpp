@@ -44,6 +44,11 @@ struct RunOptions {
 /// window's mouse for the mouse gaze source (none when headless).
 std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, PointerInput* pointer = nullptr);
 
+/// "" when `fovea run` can run the config; else the error at the key at fault, for stderr.
+/// gaze.source: external is refused: its samples are pushed by a program through fovea's
+/// Python module, and a command has no one to push them. `fovea sweep` asks it of every run.
+std::string run_refusal(const config::LoadedConfig& loaded);
+
 /// `fovea run`: loads and checks the config, builds the world, runs it headless and writes
 /// the results folder. Returns the exit status; messages go to stderr.
 int run_command(const RunOptions& options);
