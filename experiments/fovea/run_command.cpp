@@ -172,11 +172,24 @@ void say_inflations(const Animation& world) {
 
 }  // namespace
 
+std::string run_refusal(const config::LoadedConfig& loaded) {
+  if (loaded.settings.gaze.source == GazeSourceKind::external)
+    return loaded.error_at("gaze.source",
+                           "external gaze is pushed by a program through fovea's Python module (World.set_gaze, "
+                           "docs/python.md), and fovea run has no one to push it; to run on recorded gaze, use "
+                           "source: replay with its file");
+  return "";
+}
+
 int run_command(const RunOptions& options, RunReport* report) {
   const WallTime start = std::chrono::system_clock::now();
   std::optional<config::LoadedConfig> loaded =
       options.loaded ? options.loaded : load(options.config_path, options.overrides);
   if (!loaded) return kExitBadInput;
+  if (const std::string refusal = run_refusal(*loaded); !refusal.empty()) {
+    std::cerr << refusal << "\n";
+    return kExitBadInput;
+  }
   Settings& settings = loaded->settings;
   const std::optional<DisplayDecision> display = decide_display(options);
   if (!display) return kExitBadInput;
@@ -291,6 +304,7 @@ int validate_command(const std::string& config_path, const std::vector<config::O
   if (!loaded) return kExitBadInput;
   // Live gaze (the mouse, a tracker) depends on where the config runs, not on the config:
   // validating on a machine with no window or no tracker must not fail, nor connect to one.
+  // External gaze is valid as written: a program using the Python module runs it.
   loaded->settings.gaze = without_live_input(loaded->settings.gaze);
   const std::unique_ptr<Animation> world = build_world(*loaded);
   if (!world) return kExitBadInput;

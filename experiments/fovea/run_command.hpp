@@ -66,6 +66,11 @@ std::unique_ptr<Demo> make_demo(const config::LoadedConfig& loaded, Animation& w
 /// make_world, with the error printed on stderr and nullptr returned.
 std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, PointerInput* pointer = nullptr);
 
+/// "" when `fovea run` can run the config; else the error at the key at fault, for stderr.
+/// gaze.source: external is refused: its samples are pushed by a program through fovea's
+/// Python module, and a command has no one to push them. `fovea sweep` asks it of every run.
+std::string run_refusal(const config::LoadedConfig& loaded);
+
 /// The manifest.json a run starts with (status "running"): the build, the seed, the
 /// machine, `command_line` and the config's name and frames.
 RunManifest start_manifest(const config::LoadedConfig& loaded, const std::vector<std::string>& command_line,

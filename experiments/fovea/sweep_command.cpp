@@ -424,6 +424,10 @@ int sweep_command(const SweepOptions& options) {
     if (!shard.contains(run.index)) continue;
     try {
       const config::LoadedConfig loaded = config::load_config_file(study.base_config, run.overrides);
+      if (const std::string refusal = run_refusal(loaded); !refusal.empty()) {
+        std::cerr << "fovea sweep: " << describe(study, run) << ": " << refusal << "\n";
+        return kExitBadInput;
+      }
       shard_jobs.push_back({&run, config::resolved_yaml(loaded.settings), loaded.settings.budget.mode == BudgetMode::wall,
                             loaded.settings.metrics.warmup_frames});
     } catch (const config::ConfigError& e) {

@@ -277,10 +277,12 @@ Section<GazeSettings> gaze_schema() {
             {"scripted", GazeSourceKind::scripted},
             {"replay", GazeSourceKind::replay},
             {"pupil", GazeSourceKind::pupil},
-            {"gazepoint", GazeSourceKind::gazepoint}},
+            {"gazepoint", GazeSourceKind::gazepoint},
+            {"external", GazeSourceKind::external}},
            "where the fixation point comes from: fixed (x_px, y_px), mouse (the pointer in the window), "
-           "scripted (seeded fixations and saccades), replay (file), pupil (Pupil Capture) or gazepoint "
-           "(Gazepoint Control); docs/gaze.md");
+           "scripted (seeded fixations and saccades), replay (file), pupil (Pupil Capture), gazepoint "
+           "(Gazepoint Control) or external (samples a program pushes through fovea's Python module, "
+           "World.set_gaze: no fovea command can run it); docs/gaze.md");
   s.number("x_px", &GazeSettings::x_px, between(0, 65536), "fixed fixation point, pixels from the screen's left edge");
   s.number("y_px", &GazeSettings::y_px, between(0, 65536), "fixed fixation point, pixels from the screen's top edge");
   s.section("scripted", &GazeSettings::scripted, scripted_gaze_schema(), "the scripted viewer (docs/gaze.md)");

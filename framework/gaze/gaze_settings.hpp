@@ -15,6 +15,9 @@ enum class GazeSourceKind {
   replay,     ///< a gaze CSV recorded earlier, interpolated at frame times (gaze/replay_gaze.hpp)
   pupil,      ///< Pupil Labs Core through the Pupil Remote network API (trackers/pupil_gaze.hpp)
   gazepoint,  ///< Gazepoint through the Open Gaze API over TCP (trackers/gazepoint_gaze.hpp)
+  /// samples a program pushes, on the run's clock: any tracker's SDK through fovea's Python
+  /// module, World.set_gaze (gaze/external_gaze.hpp); `fovea run` has no one to push them
+  external,
 };
 
 /// Where the scripted viewer's saccades go (docs/gaze.md, "scripted").

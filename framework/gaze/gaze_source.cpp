@@ -7,6 +7,7 @@
 
 #include "core/format.hpp"
 #include "core/setting_error.hpp"
+#include "gaze/external_gaze.hpp"
 #include "gaze/mouse_gaze.hpp"
 #include "gaze/replay_gaze.hpp"
 #include "gaze/scripted_gaze.hpp"
@@ -49,6 +50,7 @@ const char* gaze_source_name(GazeSourceKind kind) {
     case GazeSourceKind::replay: return "replay";
     case GazeSourceKind::pupil: return "pupil";
     case GazeSourceKind::gazepoint: return "gazepoint";
+    case GazeSourceKind::external: return "external";
   }
   return "?";
 }
@@ -90,6 +92,9 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
                                     " needs fovea's eye-tracker support, which this program was built without "
                                     "(fovea_trackers: trackers/trackers.hpp)");
       return environment.make_tracker(settings, screen);
+    case GazeSourceKind::external:
+      // Starts empty: until a program pushes its first sample the frame falls back.
+      return std::make_unique<ExternalGazeSource>();
   }
   throw std::invalid_argument("gaze.source: unknown kind " + std::to_string(static_cast<int>(settings.source)));
 }

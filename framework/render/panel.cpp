@@ -126,6 +126,8 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
 
   if (ImGui::CollapsingHeader("Gaze and perception")) {
     GazeSettings gaze = world.gaze().settings();
+    // Not offered: replay needs a file, external a program pushing (a world running either
+    // still shows its name here).
     if (enum_combo("gaze source", gaze.source,
                    {GazeSourceKind::fixed, GazeSourceKind::mouse, GazeSourceKind::scripted, GazeSourceKind::pupil,
                     GazeSourceKind::gazepoint},

@@ -19,10 +19,7 @@
 
 #include "bindings.hpp"
 #include "fovea/run_command.hpp"
-#if __has_include("gaze/external_gaze.hpp")  // until gaze.source: external lands
 #include "gaze/external_gaze.hpp"
-#define FOVEA_HAS_EXTERNAL_GAZE 1
-#endif
 #include "record/results_folder.hpp"
 #include "run/frame_columns.hpp"
 #include "run/run.hpp"
@@ -118,10 +115,6 @@ class World {
   }
 
   void set_gaze(double x_px, double y_px, const std::optional<double>& t_s, bool valid, double confidence) {
-#ifndef FOVEA_HAS_EXTERNAL_GAZE
-    (void)x_px, (void)y_px, (void)t_s, (void)valid, (void)confidence;
-    throw py::value_error("set_gaze: not built yet");
-#else
     auto* external = dynamic_cast<ExternalGazeSource*>(&stepper_->world().gaze().source());
     if (external == nullptr)
       throw config::ConfigError(config_.error_at("gaze.source", std::string("set_gaze needs gaze.source: external; this world's is ") +
@@ -133,7 +126,6 @@ class World {
     sample.time_s = t_s ? *t_s : time_s();
     sample.confidence = confidence;
     if (!external->push(sample)) throw py::value_error("set_gaze: " + external->last_rejection());
-#endif
   }
 
   /// A live change through the config's own checks: `section`'s keys from `keys`, loaded

@@ -303,6 +303,29 @@ TEST_CASE("fovea run: the mouse needs a window, and a headless run says so", "[c
   CHECK(v.err.empty());
 }
 
+TEST_CASE("fovea run: external gaze has no one to push it, and says so at the key", "[cli][gaze]") {
+  TempDir dir;
+  std::ofstream(dir / "external.yaml") << "frames: 5\ngaze:\n  source: external\n";
+  const std::string message =
+      "gaze.source: external gaze is pushed by a program through fovea's Python module (World.set_gaze, "
+      "docs/python.md), and fovea run has no one to push it; to run on recorded gaze, use source: replay with its file\n";
+  const auto r = run_process({kFovea, "run", "external.yaml", "--headless", "--out", "never"}, dir.path());
+  CHECK(r.status == 2);
+  CHECK(r.err == "external.yaml:3:3: " + message);
+  CHECK(r.out.empty());
+  CHECK_FALSE(std::filesystem::exists(dir / "never"));
+  CHECK_FALSE(std::filesystem::exists(dir / "results"));
+  // Without --out too, and from the command line.
+  const auto set = run_process({kFovea, "run", "--headless", "--set", "gaze.source=external"}, dir.path());
+  CHECK(set.status == 2);
+  CHECK(set.err == "--set gaze.source=external: " + message);
+  CHECK_FALSE(std::filesystem::exists(dir / "results"));
+  // The config is valid: a program using the Python module runs it.
+  const auto v = run_process({kFovea, "validate", "external.yaml"}, dir.path());
+  CHECK(v.status == 0);
+  CHECK(v.err.empty());
+}
+
 TEST_CASE("fovea run: --out refuses a folder that holds results already", "[cli][errors]") {
   TempDir dir;
   REQUIRE(run_process({kFovea, "run", "--frames", "3", "--quiet", "--out", "o"}, dir.path()).status == 0);

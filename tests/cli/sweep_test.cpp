@@ -163,6 +163,20 @@ TEST_CASE("fovea sweep: runs a study into one table, and two shards merged give 
   CHECK(twice.err.find("shard 1 is given twice") != std::string::npos);
 }
 
+TEST_CASE("fovea sweep: a study on external gaze is refused at the key before any run or folder", "[cli][sweep][gaze]") {
+  TempDir dir;
+  std::string base = kBase;
+  base.replace(base.find("source: scripted"), 16, "source: external");
+  write(dir / "base.yaml", base);
+  write(dir / "study.yaml", kStudy);
+  const auto r = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("fovea sweep: run 0 (scheduler=round_robin, budget=300, seed=1): ") &&
+                        Catch::Contains("base.yaml:14:8: gaze.source: external gaze is pushed by a program") &&
+                        Catch::Contains("fovea run has no one to push it"));
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
+
 TEST_CASE("fovea sweep: resumes, running again only the runs whose folder is not complete", "[cli][sweep]") {
   TempDir dir;
   write(dir / "base.yaml", kBase);

@@ -463,6 +463,29 @@ record: {gaze: true}
   CHECK(replay.settings.gaze.file == (dir / "study" / "session.csv").lexically_normal().string());
 }
 
+TEST_CASE("config: gaze.source external loads for a program to push, and an experiment spec refuses it",
+          "[config][gaze]") {
+  const auto loaded = load_config_text("gaze: {source: external, max_age_ms: 40}\n", "test.yaml");
+  CHECK(loaded.settings.gaze.source == GazeSourceKind::external);
+  CHECK(loaded.settings.gaze.max_age_ms == 40);
+  // The resolved config names it and loads back the same.
+  const std::string resolved = config::resolved_yaml(loaded.settings);
+  CHECK(resolved.find("source: external") != std::string::npos);
+  CHECK(load_config_text(resolved, "resolved.yaml").settings.gaze.source == GazeSourceKind::external);
+  // The world builds with it: nothing is contacted, and the frame falls back until a push.
+  Animation world(static_cast<const AnimationSettings&>(loaded.settings), 1);
+  CHECK(std::string(world.step().gaze.source) == "centre");
+
+  try {
+    (void)config::load_experiment_text("gaze: {source: external}\n", "exp.yaml");
+    FAIL("an experiment spec with external gaze was accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()) ==
+          "exp.yaml:1:8: gaze.source: external gaze is pushed by a program through fovea's Python module "
+          "(World.set_gaze), and a session has no one to push it; use pupil or gazepoint for gaze-contingent trials");
+  }
+}
+
 TEST_CASE("config: the evaluation and metrics keys are read, and what cannot work together is refused",
           "[config][evaluation]") {
   const auto loaded = load_config_text(R"(
