@@ -172,7 +172,7 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
         fingerprints = _fovea.study_fingerprints(study, overrides)
         if sweep.get("fingerprint") != fingerprints["fingerprint"]:
             raise ResultsError(
-                folder, "holds another sweep (another study, or another version of this one) than %s" % study)
+                folder, "it holds another sweep (another study, or another version of this one) than %s" % study)
         if sweep.get("table_fingerprint") != fingerprints["table_fingerprint"]:
             advice = ("merge its shards again once each is resumed with the study as it is now"
                       if merged else "`fovea sweep %s --out %s` summarises its runs again" % (study, folder))
