@@ -32,9 +32,11 @@
 #include "fovea/run_command.hpp"
 #include "fovea/stop_signals.hpp"
 #include "record/csv_reader.hpp"
+#include "record/json_file.hpp"
 #include "record/manifest.hpp"
 #include "record/progress.hpp"
 #include "record/results_folder.hpp"
+#include "record/run_folder.hpp"
 #include "study/study_plan.hpp"
 #include "study/study_table.hpp"
 
@@ -60,45 +62,6 @@ std::string describe(const StudySettings& study, const PlannedRun& run) {
   return text + ")";
 }
 
-/// The largest JSON file a sweep reads back. Those it reads are its own and its runs'
-/// (sweep.json, manifest.json): a few kB, a sweep.json that lists a million failed runs about
-/// 12 MB. Anything larger is not one of them, and is refused rather than read into memory.
-constexpr std::uint64_t kMaxSweepJsonBytes = std::uint64_t{16} << 20;
-
-/// A JSON file read back, and what became of the reading.
-struct JsonFile {
-  enum class State {
-    missing,     ///< no such file
-    unreadable,  ///< there, but the OS does not give it (a folder, a pipe, no permission, too large)
-    malformed,   ///< read, but not JSON
-    read,        ///< `json` holds it
-  };
-  State state = State::missing;
-  Json json;
-  std::string problem;  ///< unless read: one line naming the file and why
-};
-
-/// `path` read through read_regular_file (core/file_read.hpp), so a pipe or a device named
-/// sweep.json is refused at once instead of read without end; `what` names the kind of file in
-/// the message ("manifest", "sweep.json").
-JsonFile read_json(const fs::path& path, std::string_view what) {
-  std::error_code error;
-  // A symbolic link to nothing is there, and not readable: not taken for a missing file.
-  if (fs::symlink_status(path, error).type() == fs::file_type::not_found)
-    return {JsonFile::State::missing, Json(), path.string() + ": no such file"};
-  std::string text;
-  try {
-    text = read_regular_file(path.string(), kMaxSweepJsonBytes, what);
-  } catch (const FileReadError& e) {
-    return {JsonFile::State::unreadable, Json(), e.what()};
-  }
-  try {
-    return {JsonFile::State::read, Json::parse(text), ""};
-  } catch (const Json::exception& e) {
-    return {JsonFile::State::malformed, Json(), path.string() + ": not JSON: " + e.what()};
-  }
-}
-
 /// `j[key]` when `j` is an object that has it, else null: a file read back may hold anything.
 Json member(const Json& j, const char* key) { return j.is_object() && j.contains(key) ? j.at(key) : Json(); }
 
@@ -113,21 +76,20 @@ struct RunFolder {
   std::string problem;  ///< why, unless whole
   CsvTable frames;      ///< when whole: its frames.csv
 };
+/// The run-folder check of record/run_folder.hpp, with the sweep's own step between its two
+/// parts: a complete run must be of this run's config.
 RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
-  const auto run_again = [](std::string problem) { return RunFolder{RunFolder::Verdict::run_again, std::move(problem), {}}; };
-  const JsonFile manifest_file = read_json(folder / "manifest.json", "manifest");
-  // A manifest.json the OS does not give (a folder, a pipe, no permission, too large) is not
-  // known to be damaged, and its run may be whole: kept, as a frames.csv that cannot be read
-  // is. One that is missing, or reads but is not JSON (cut short), belongs to a run that
-  // did not end well.
-  if (manifest_file.state == JsonFile::State::unreadable)
-    return {RunFolder::Verdict::keep, "its manifest.json cannot be read (" + manifest_file.problem + ")", {}};
-  if (manifest_file.state == JsonFile::State::missing) return run_again("it has no manifest.json");
-  if (manifest_file.state == JsonFile::State::malformed || !manifest_file.json.is_object())
-    return run_again("its manifest.json is cut short or damaged");
-  const Json* manifest = &manifest_file.json;
-  const Json status = manifest->value("status", Json("unknown"));
-  if (status != "completed") return run_again("its manifest says " + (status.is_string() ? status.get<std::string>() : status.dump()));
+  const auto verdict_of = [](const RunFolderCheck& check) {
+    switch (check.verdict) {
+      case RunFolderCheck::Verdict::whole: return RunFolder::Verdict::whole;
+      case RunFolderCheck::Verdict::incomplete: return RunFolder::Verdict::run_again;
+      case RunFolderCheck::Verdict::unreadable: break;
+    }
+    // Not known to be damaged: kept, as a run of another config is.
+    return RunFolder::Verdict::keep;
+  };
+  const RunFolderCheck manifest = check_run_manifest(folder);
+  if (manifest.verdict != RunFolderCheck::Verdict::whole) return {verdict_of(manifest), manifest.problem, {}};
   std::string config;
   try {
     config = read_file_text((folder / "config.yaml").string());
@@ -135,37 +97,10 @@ RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
     return {RunFolder::Verdict::keep, "a complete run, but its config.yaml cannot be read", {}};
   }
   if (config != job.expected_config) return {RunFolder::Verdict::keep, "a complete run, but its config.yaml is not this run's", {}};
-  // Complete only when frames.csv holds every frame the manifest counts: a file cut short
-  // (copied in part, restored from an older backup) would give the table a row of fewer
-  // frames than the run had. Run again, as a killed run is: its config gives the same frames.
-  const Json counted = manifest->value("frames_completed", Json());
-  if (!counted.is_number_integer()) return run_again("its manifest.json counts no frames_completed");
-  const auto frames_counted = counted.get<std::int64_t>();
-  const fs::path frames_path = folder / "frames.csv";
-  std::error_code error;
-  if (!fs::is_regular_file(frames_path, error)) return run_again("it has no frames.csv");
-  // A file the OS cannot give (unreadable, too large to read) is not known to be damaged:
-  // kept, as a run of another config is. A file that reads but does not parse is damaged.
-  std::string frames_text;
-  try {
-    frames_text = read_file_text(frames_path.string());
-  } catch (const std::runtime_error& e) {
-    return {RunFolder::Verdict::keep, "a complete run, but its frames.csv cannot be read (" + std::string(e.what()) + ")", {}};
-  }
-  RunFolder whole{RunFolder::Verdict::whole, "", {}};
-  try {
-    whole.frames = parse_csv(frames_text, frames_path.string());
-  } catch (const std::runtime_error& e) {
-    return run_again("its frames.csv is cut short or damaged (" + std::string(e.what()) + ")");
-  }
-  const auto frames_held = static_cast<std::int64_t>(whole.frames.rows.size());
-  if (frames_held < frames_counted)
-    return run_again("its frames.csv holds " + std::to_string(frames_held) + " of the " + std::to_string(frames_counted) +
-                     " frames its manifest.json counts");
-  if (frames_held > frames_counted)
-    return run_again("its frames.csv holds " + std::to_string(frames_held) + " frames, its manifest.json counts " +
-                     std::to_string(frames_counted));
-  return whole;
+  // A frames.csv short of the frames its manifest counts is run again, as a killed run is:
+  // its config gives the same frames.
+  RunFolderCheck frames = check_run_frames(folder, manifest.manifest);
+  return {verdict_of(frames), std::move(frames.problem), std::move(frames.frames)};
 }
 
 /// What a run says on stderr, read from its pipe as it comes. It goes to runs/NNNN.log,
@@ -451,7 +386,7 @@ int sweep_command(const SweepOptions& options) {
       std::cerr << "fovea sweep: " << out.string() << ": names a file, not a folder\n";
       return kExitBadInput;
     }
-    const JsonFile before = read_json(sweep_json, "sweep.json");
+    const JsonFile before = read_json_file(sweep_json, "sweep.json");
     if (before.state == JsonFile::State::unreadable) {
       std::cerr << "fovea sweep: " << before.problem << "\n";
       return kExitBadInput;
@@ -752,7 +687,7 @@ int sweep_merge_command(const SweepMergeOptions& options) {
   std::vector<ShardJson> shards;
   for (const std::string& folder : options.folders) {
     const fs::path path = fs::path(folder) / "sweep.json";
-    const JsonFile j = read_json(path, "sweep.json");
+    const JsonFile j = read_json_file(path, "sweep.json");
     if (j.state == JsonFile::State::unreadable) {
       std::cerr << "fovea sweep merge: " << j.problem << "\n";
       return kExitBadInput;
@@ -824,7 +759,7 @@ int sweep_merge_command(const SweepMergeOptions& options) {
 
   const fs::path out = options.out ? fs::path(*options.out) : fs::path("results") / "studies" / first.study;
   std::error_code error;
-  const JsonFile there = read_json(out / "sweep.json", "sweep.json");
+  const JsonFile there = read_json_file(out / "sweep.json", "sweep.json");
   if (there.state == JsonFile::State::unreadable) {
     std::cerr << "fovea sweep merge: " << there.problem << "\n";
     return kExitBadInput;

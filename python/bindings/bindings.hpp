@@ -17,6 +17,8 @@ void bind_config(pybind11::module_& m);
 void bind_world(pybind11::module_& m);
 /// run and sweep: the fovea command's own code, in this process (command_bindings.cpp).
 void bind_commands(pybind11::module_& m);
+/// check_run_folder and study_fingerprints, behind read_run and read_study (results_bindings.cpp).
+void bind_results(pybind11::module_& m);
 
 /// The config a Python argument names: a Config, a path (str or os.PathLike), a dict of keys
 /// (as a YAML document would hold them) or None for the built-in default scene; `overrides`

@@ -22,3 +22,4 @@ from ._fovea import (  # noqa: F401  (the package's public names)
     run,
     sweep,
 )
+from .results import ResultsError, read_run, read_study  # noqa: F401
