@@ -10,17 +10,17 @@ SCRIPT = os.path.join(SOURCE, "experiments", "python", "closed_loop_gaze.py")
 
 def test_the_closed_loop_example_pushes_gaze_plots_p_and_records(tmp_path):
     plot = tmp_path / "p.png"
-    out = subprocess.run([sys.executable, SCRIPT, "--frames", "150", "--plot", str(plot), "--record", str(tmp_path / "run")],
+    out = subprocess.run([sys.executable, SCRIPT, "--frames", "90", "--plot", str(plot), "--record", str(tmp_path / "run")],
                          capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("pushed ") and " into 150 frames" in lines[0]
-    # The recorded blink (1.0 to 1.3 s) lies past 150 frames of 10 ms: every frame had a
+    assert lines[0].startswith("pushed ") and " into 90 frames" in lines[0]
+    # The recorded blink (1.0 to 1.3 s) lies past 90 frames of 10 ms: every frame had a
     # current pushed sample.
-    assert lines[1] == "frames by gaze source: external 150"
+    assert lines[1] == "frames by gaze source: external 90"
     assert plot.stat().st_size > 10000 and plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     frames = (tmp_path / "run" / "frames.csv").read_text().splitlines()
-    assert len(frames) == 151
+    assert len(frames) == 91
 
 
 def test_the_blink_shows_as_hold_then_centre(tmp_path):
