@@ -87,7 +87,7 @@ def main():
 
     print("pushed %d samples from %s into %d frames" % (next_sample, args.gaze or "a recorded run", args.frames))
     print("frames by gaze source: " + ", ".join("%s %d" % kv for kv in sorted(sources.items())))
-    print("mean P (p_est) %.4f, max %.4f" % (sum(p) / len(p), max(p)))
+    print("P (p_est, expected noticed gaps): mean %.3f, max %.3f" % (sum(p) / len(p), max(p)))
 
     import matplotlib
     matplotlib.use("Agg")
@@ -99,7 +99,7 @@ def main():
         if back:
             ax.axvspan(t, t + step, color="0.85", lw=0)
     ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("P (probability noticed)")
+    ax.set_ylabel("P: expected noticed gaps")
     ax.set_title("packed scene, gaze pushed from Python (grey: no current gaze sample, fallback)")
     ax.legend(loc="upper right")
     fig.tight_layout()
