@@ -78,6 +78,12 @@ class World {
         stepper_->step();
         if (recorder_) recorder_->write_frame(*stepper_);
         clock_s_.store(stepper_->world().sim_time_s());
+        // Ctrl-C between frames, as fovea run stops: the frames so far recorded, then
+        // KeyboardInterrupt (the `with` block marks the run interrupted).
+        if (i + 1 < n) {
+          py::gil_scoped_acquire acquire;
+          if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+        }
       }
     }
     return last_stats();

@@ -138,3 +138,22 @@ def test_run_calls_fovea_run_and_returns_its_folder(tmp_path):
     with pytest.raises(fovea.RunError) as error:
         fovea.run(PACKED, frames=5, out=folder)  # not empty: fovea run refuses it
     assert error.value.status == 1 or error.value.status == 2
+
+
+def test_ctrl_c_stops_a_long_step_between_frames_with_the_frames_kept(tmp_path):
+    import json
+    import signal
+    import threading
+
+    world = fovea.World(PACKED, overrides={"world.entities[0].count": 60}, record=tmp_path / "run")
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        with world:
+            world.step(10_000_000)
+    timer.join()
+    done = world.frames_done
+    assert 0 < done < 10_000_000
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert (manifest["status"], manifest["frames_completed"]) == ("interrupted", done)
+    assert len((tmp_path / "run" / "frames.csv").read_text().splitlines()) == done + 1
