@@ -64,6 +64,8 @@ def main():
                         help="the figure (default results/python/closed_loop_p.png)")
     parser.add_argument("--record", help="also write the run's results folder here (a new or empty folder)")
     args = parser.parse_args()
+    if args.frames < 1:
+        parser.error("--frames must be at least 1")
 
     with tempfile.TemporaryDirectory() as scratch:
         gaze_path = args.gaze or record_gaze(scratch, args.frames)

@@ -53,13 +53,14 @@ std::filesystem::path create_run_folder(const std::filesystem::path& parent, con
   throw std::runtime_error(parent.string() + ": too many runs named " + base);
 }
 
-std::filesystem::path create_named_run_folder(const std::filesystem::path& out) {
+std::filesystem::path create_named_run_folder(const std::filesystem::path& out, const char* option) {
   std::error_code ec;
   if (std::filesystem::exists(out, ec)) {
     if (!std::filesystem::is_directory(out, ec))
-      throw std::runtime_error(out.string() + ": --out names a file, not a folder");
+      throw std::runtime_error(out.string() + ": " + option + " names a file, not a folder");
     if (!std::filesystem::is_empty(out, ec))
-      throw std::runtime_error(out.string() + ": --out folder is not empty; choose a new folder so no results are overwritten");
+      throw std::runtime_error(out.string() + ": " + option +
+                               " folder is not empty; choose a new folder so no results are overwritten");
     return out;
   }
   std::filesystem::create_directories(out, ec);

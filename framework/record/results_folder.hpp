@@ -23,9 +23,10 @@ std::string utc_iso8601(WallTime t);
 /// second) and returns it. Throws std::runtime_error.
 std::filesystem::path create_run_folder(const std::filesystem::path& parent, const std::string& name, WallTime t);
 
-/// Creates the folder a user named with --out. It may exist only as an empty folder, so an
-/// earlier run's results are never mixed with or overwritten by a new one.
-std::filesystem::path create_named_run_folder(const std::filesystem::path& out);
+/// Creates the folder a user named with --out (or, from Python, record=: `option` names it
+/// in messages). It may exist only as an empty folder, so an earlier run's results are never
+/// mixed with or overwritten by a new one.
+std::filesystem::path create_named_run_folder(const std::filesystem::path& out, const char* option = "--out");
 
 /// Creates `folder` and the folders above it that are missing. Throws std::runtime_error
 /// "<folder>: cannot create the folder: <the OS's reason>".

@@ -25,6 +25,12 @@ FrameLogColumns frame_log_columns(const RunPlan& plan, const Stepper& stepper) {
                          settings.metrics.visibility == VisibilityKind::occlusion};
 }
 
+void print_gaze_messages(Animation& world, std::vector<std::string>& scratch) {
+  world.gaze().take_messages(scratch);
+  for (const std::string& message : scratch) std::cerr << "fovea: gaze: " << message << "\n";
+  scratch.clear();
+}
+
 namespace {
 
 /// How often manifest.json's frames_completed is brought up to date during a run.
@@ -58,7 +64,7 @@ struct RunRecorder::Records {
     if (plan.record.gaze) gaze_.emplace((folder / "gaze.csv").string());
     // Live changes made in the window (panel, reset), for whoever reads frames.csv later.
     // `frames` is how many frames the world had run when it happened (0 before the first).
-    if (plan.rendered) events_.emplace((folder / "events.csv").string(), std::vector<std::string>{"wall_time_s", "frames", "event"});
+    if (plan.rendered || plan.events) events_.emplace((folder / "events.csv").string(), std::vector<std::string>{"wall_time_s", "frames", "event"});
   }
 
   void write_frame(const RunFrame& frame, const Animation& world) {
@@ -72,12 +78,14 @@ struct RunRecorder::Records {
   /// world has run.
   void write_events(RunHooks& hooks, double wall_time_s, std::int64_t frames) {
     hooks.take_events(new_events_);
-    if (events_)
-      for (const std::string& e : new_events_) {
-        events_->cell(wall_time_s).cell(frames).cell(std::string_view(e));
-        events_->end_row();
-      }
+    for (const std::string& e : new_events_) write_event(e, wall_time_s, frames);
     new_events_.clear();
+  }
+
+  void write_event(std::string_view event, double wall_time_s, std::int64_t frames) {
+    if (!events_) return;
+    events_->cell(wall_time_s).cell(frames).cell(event);
+    events_->end_row();
   }
 
   const FrameLog& frames() const { return frames_; }
@@ -94,13 +102,6 @@ struct RunRecorder::Records {
 };
 
 namespace {
-
-/// A tracker's state changes (not found, connected, lost), each said once.
-void print_gaze_messages(Animation& world, std::vector<std::string>& scratch) {
-  world.gaze().take_messages(scratch);
-  for (const std::string& message : scratch) std::cerr << "fovea: gaze: " << message << "\n";
-  scratch.clear();
-}
 
 nlohmann::ordered_json summary_json(const Stepper& stepper, const RunPlan& plan, const RunOutcome& outcome,
                                     const RunTotals& totals, const FrameLog& frames) {
@@ -180,6 +181,10 @@ void RunRecorder::write_frame(Stepper& stepper) {
 
 void RunRecorder::write_events(RunHooks& hooks, std::int64_t frames) {
   records_->write_events(hooks, elapsed_s(), frames);
+}
+
+void RunRecorder::write_event(std::string_view event, std::int64_t frames) {
+  records_->write_event(event, elapsed_s(), frames);
 }
 
 void RunRecorder::write_summary(Stepper& stepper, const RunOutcome& outcome) {

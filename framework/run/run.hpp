@@ -20,6 +20,8 @@ struct RunPlan {
   RecordSettings record;       ///< collisions.csv, gaze.csv
   bool rendered = false;       ///< a drawn run: render_ms and frame_interval_ms in frames.csv, and events.csv
   bool progress = false;       ///< a progress line redrawn on stderr (a terminal, not --quiet)
+  /// events.csv without drawing: a program that changes the world live (the Python module).
+  bool events = false;
 };
 
 /// What an app adds around each frame of a run: `fovea run`'s window (drawing, the panel's
@@ -71,6 +73,10 @@ struct RunOutcome {
 /// plan (drawn or not) add to the fixed columns.
 FrameLogColumns frame_log_columns(const RunPlan& plan, const Stepper& stepper);
 
+/// A tracker's state changes (not found, connected, lost) since the last call, each said
+/// once on stderr as "fovea: gaze: ...". `scratch` is reused between calls.
+void print_gaze_messages(Animation& world, std::vector<std::string>& scratch);
+
 /// The records of a run, written frame by frame as the frames come (docs/results.md):
 /// what run_frames writes, for a loop that steps the world itself (the Python module's
 /// World, docs/python.md). The caller has made the folder and written config.yaml and the
@@ -89,6 +95,9 @@ class RunRecorder {
   void write_frame(Stepper& stepper);
   /// The hooks' live changes since the last call, into events.csv (a drawn run).
   void write_events(RunHooks& hooks, std::int64_t frames);
+  /// One live change ("schedule.kind: round_robin") into events.csv, made after `frames`
+  /// frames; nothing when the plan has no events.csv.
+  void write_event(std::string_view event, std::int64_t frames);
   /// How many frames the run was asked for, in summary.json and the final manifest.json:
   /// the plan's until changed (a loop that decides its length as it goes).
   void set_frames_requested(std::int64_t frames) { plan_.frames = frames; }

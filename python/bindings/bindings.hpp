@@ -4,6 +4,7 @@
 // and functions to the module `_fovea` that python/fovea/__init__.py re-exports.
 
 #include <string>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 
@@ -35,5 +36,9 @@ std::string yaml_text(const pybind11::handle& value, bool flow);
 /// Overrides from Python: a dict {key: value}, or a list of "key=value" strings, shown in
 /// messages as `who` followed by the assignment.
 std::vector<config::Override> overrides_from(const pybind11::object& overrides, const std::string& who);
+
+/// The manifest's command line for a run started from Python: "python", the script's argv,
+/// and `call` ("fovea.run", "fovea.World").
+std::vector<std::string> python_command_line(const std::string& call);
 
 }  // namespace fovea::python

@@ -3,6 +3,8 @@
 // would give them. Their messages go to stderr as the command's do; a failure raises.
 
 #include <csignal>
+#include <iostream>
+#include <streambuf>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -23,16 +25,63 @@ namespace {
 
 py::object run_error_type;
 
-std::vector<std::string> python_command_line(const std::string& call) {
-  std::vector<std::string> line = {"python"};
-  for (const auto& a : py::module_::import("sys").attr("argv")) line.push_back(py::str(a).cast<std::string>());
-  line.push_back(call);
-  return line;
-}
+/// std::cerr into Python's sys.stderr, line by line, while a command runs without the GIL,
+/// so Jupyter and pytest see what a terminal would; the last complete line is kept for the
+/// exception a failure raises.
+class StderrToPython final : public std::streambuf {
+ public:
+  StderrToPython() : previous_(std::cerr.rdbuf(this)) {}
+  ~StderrToPython() override {
+    try {
+      flush_line();
+    } catch (...) {
+      // sys.stderr gone (interpreter shutting down): nothing to tell it.
+    }
+    std::cerr.rdbuf(previous_);
+  }
+  StderrToPython(const StderrToPython&) = delete;
+  StderrToPython& operator=(const StderrToPython&) = delete;
+
+  const std::string& last_line() const { return last_line_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    line_ += traits_type::to_char_type(c);
+    // A progress line redraws itself with '\r': passed on as it comes.
+    if (c == '\n' || c == '\r') flush_line();
+    return c;
+  }
+  std::streamsize xsputn(const char* text, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; ++i) overflow(traits_type::to_int_type(text[i]));
+    return n;
+  }
+  // std::cerr is unit-buffered: it syncs after every <<, mid-line. Lines are passed on
+  // whole (at '\n' or '\r') so the last one can be kept; the destructor passes the rest.
+  int sync() override { return 0; }
+
+ private:
+  void flush_line() {
+    if (line_.empty()) return;
+    if (line_.back() == '\n' && line_.size() > 1) last_line_ = line_.substr(0, line_.size() - 1);
+    py::gil_scoped_acquire gil;
+    py::object stderr_file = py::module_::import("sys").attr("stderr");
+    stderr_file.attr("write")(line_);
+    stderr_file.attr("flush")();
+    line_.clear();
+  }
+
+  std::streambuf* previous_;
+  std::string line_;
+  std::string last_line_;
+};
 
 /// After a command: Ctrl-C (or SIGTERM) stopped it with its results complete, so Python
-/// hears of it as KeyboardInterrupt (or the signal's default); a failure raises RunError.
-void raise_for_status(int status, const std::string& what, const std::filesystem::path& folder) {
+/// hears of it as KeyboardInterrupt (or the signal's default); bad input (exit status 2)
+/// raises ConfigError with the command's message, file:line:col and all; another failure
+/// RunError.
+void raise_for_status(int status, const std::string& what, const std::filesystem::path& folder,
+                      const std::string& message) {
   if (status == 0) return;
   if (status == 128 + SIGINT) {
     PyErr_SetNone(PyExc_KeyboardInterrupt);
@@ -42,9 +91,9 @@ void raise_for_status(int status, const std::string& what, const std::filesystem
     std::signal(status - 128, SIG_DFL);
     std::raise(status - 128);
   }
+  if (status == kExitBadInput && !message.empty()) throw config::ConfigError(message);
   py::object error = run_error_type(what + " ended with exit status " + std::to_string(status) +
-                                    (status == kExitBadInput ? " (bad input: nothing was run; the message is above)"
-                                                             : " (the message is above)"));
+                                    (message.empty() ? "" : ": " + message));
   error.attr("status") = status;
   error.attr("folder") = folder.empty() ? py::none() : py::cast(folder);
   PyErr_SetObject(run_error_type.ptr(), error.ptr());
@@ -52,6 +101,13 @@ void raise_for_status(int status, const std::string& what, const std::filesystem
 }
 
 }  // namespace
+
+std::vector<std::string> python_command_line(const std::string& call) {
+  std::vector<std::string> line = {"python"};
+  for (const auto& a : py::module_::import("sys").attr("argv")) line.push_back(py::str(a).cast<std::string>());
+  line.push_back(call);
+  return line;
+}
 
 void bind_commands(py::module_& m) {
   run_error_type = py::reinterpret_borrow<py::object>(PyErr_NewExceptionWithDoc(
@@ -80,19 +136,25 @@ void bind_commands(py::module_& m) {
         options.end_by_signal = false;
         RunReport report;
         int status = 0;
+        std::string message;
         {
-          py::gil_scoped_release release;
-          status = run_command(options, &report);
+          StderrToPython to_python;
+          {
+            py::gil_scoped_release release;
+            status = run_command(options, &report);
+          }
+          message = to_python.last_line();
         }
-        raise_for_status(status, "fovea.run", report.folder);
+        raise_for_status(status, "fovea.run", report.folder, message);
         return report.folder;
       },
       py::arg("config") = py::none(), py::arg("overrides") = py::none(), py::arg("out") = py::none(),
       py::arg("frames") = py::none(), py::arg("quiet") = true,
       R"(Runs a config headless as `fovea run --headless` does, in this process; returns its results
 folder (results/<name>-<UTC time>/, or out). config and overrides as load_config takes them;
-frames overrides the config's. Ctrl-C stops the run with its frames kept and raises
-KeyboardInterrupt; a failure raises RunError.)");
+frames overrides the config's. Its messages go to sys.stderr. Ctrl-C stops the run with its
+frames kept and raises KeyboardInterrupt; a config fovea run refuses (gaze.source: external,
+entities that do not fit) raises ConfigError with its message; another failure RunError.)");
 
   m.def(
       "sweep",
@@ -120,11 +182,16 @@ KeyboardInterrupt; a failure raises RunError.)");
           }
         }
         int status = 0;
+        std::string message;
         {
-          py::gil_scoped_release release;
-          status = sweep_command(options);
+          StderrToPython to_python;
+          {
+            py::gil_scoped_release release;
+            status = sweep_command(options);
+          }
+          message = to_python.last_line();
         }
-        raise_for_status(status, "fovea.sweep", folder);
+        raise_for_status(status, "fovea.sweep", folder, message);
         return folder;
       },
       py::arg("study"), py::arg("overrides") = py::none(), py::arg("out") = py::none(), py::arg("jobs") = 0,

@@ -132,7 +132,6 @@ config::LoadedConfig load_config_argument(const py::object& config, const py::ob
     const auto& loaded = config.cast<const config::LoadedConfig&>();
     if (sets.empty()) return loaded;
     // The resolved YAML holds every key with absolute paths, so it loads back the same.
-    config::LoadedConfig again = config::load_config_text(config::resolved_yaml(loaded.settings), loaded.source, sets);
     // Keys keep where the user wrote them; only the overrides' own are new. The resolved
     // text's lines are nobody's file.
     std::map<std::string, std::string> locations = loaded.locations;
@@ -140,8 +139,19 @@ config::LoadedConfig load_config_argument(const py::object& config, const py::ob
       const std::string key = set.assignment.substr(0, set.assignment.find('='));
       locations[key] = set.shown_as;
     }
-    again.locations = std::move(locations);
-    return again;
+    try {
+      config::LoadedConfig again = config::load_config_text(config::resolved_yaml(loaded.settings), loaded.source, sets);
+      again.locations = std::move(locations);
+      return again;
+    } catch (const config::ConfigError& e) {
+      // An error the checks found at a key of the resolved text (a check across keys, set off
+      // by an override) is told at the key's own place, as loading the file would tell it.
+      static const std::regex keyed(R"(^(.*?): ([A-Za-z_][A-Za-z0-9_.\[\]]*): (.*)$)");
+      const std::string message = e.what();
+      std::smatch parts;
+      if (!std::regex_match(message, parts, keyed) || parts[1].str().rfind(loaded.source + ":", 0) != 0) throw;
+      throw config::ConfigError(config::error_at(locations, loaded.source, parts[2].str(), parts[3].str()));
+    }
   }
   if (py::isinstance<py::dict>(config))
     return config::load_config_text(yaml_text(config, false), "config dict", sets);

@@ -47,11 +47,12 @@ class World {
     std::unique_ptr<Animation> world = make_world(config_);
     std::unique_ptr<Demo> demo = make_demo(config_, *world);
     stepper_ = std::make_unique<Stepper>(std::move(world), std::move(demo));
-    plan_ = RunPlan{config_.settings.frames, config_.settings.record, false, false};
+    // events.csv: the live changes (set_schedule, ...), as a window's panel records its own.
+    plan_ = RunPlan{config_.settings.frames, config_.settings.record, false, false, true};
     columns_ = frame_columns(frame_log_columns(plan_, *stepper_));
     if (record) {
       const WallTime start = std::chrono::system_clock::now();
-      folder_ = create_named_run_folder(*record);
+      folder_ = create_named_run_folder(*record, "record=");
       write_file_atomically(folder_ / "config.yaml", config::resolved_yaml(config_.settings));
       const RunManifest manifest = start_manifest(config_, command_line, start);
       write_json_atomically(folder_ / "manifest.json", to_json(manifest));
@@ -61,7 +62,9 @@ class World {
 
   ~World() {
     try {
-      close(false);
+      // Never closed: the script ended without saying the run was done (an exception, or
+      // the object dropped), so its records say interrupted, not completed.
+      close(true);
     } catch (...) {
       // A destructor cannot report; close() called by the script (or `with`) does.
     }
@@ -69,15 +72,29 @@ class World {
 
   /// Steps `n` frames; the last one's frames.csv row as a dict.
   py::dict step(std::int64_t n) {
+    check_idle("step");
     if (n < 1) throw py::value_error("step(n): n must be at least 1, got " + std::to_string(n));
     if (closed_) throw py::value_error("step(): this World's records are closed (close() or the end of `with`)");
-    {
-      // A tracker SDK's thread may call set_gaze while the frame runs.
+    if (failed_) throw std::runtime_error("step(): this World's records could not be written: " + failure_);
+    busy_ = true;
+    try {
+      // A tracker SDK's thread may call set_gaze while the frames run.
       py::gil_scoped_release release;
       for (std::int64_t i = 0; i < n; ++i) {
         stepper_->step();
-        if (recorder_) recorder_->write_frame(*stepper_);
         clock_s_.store(stepper_->world().sim_time_s());
+        if (recorder_) {
+          try {
+            recorder_->write_frame(*stepper_);
+          } catch (const std::exception& e) {
+            // The frame was made but not recorded: the records end here, marked failed.
+            failed_ = true;
+            failure_ = e.what();
+            throw;
+          }
+        } else {
+          print_gaze_messages(stepper_->world(), gaze_messages_);
+        }
         // Ctrl-C between frames, as fovea run stops: the frames so far recorded, then
         // KeyboardInterrupt (the `with` block marks the run interrupted).
         if (i + 1 < n) {
@@ -85,11 +102,22 @@ class World {
           if (PyErr_CheckSignals() != 0) throw py::error_already_set();
         }
       }
+    } catch (...) {
+      busy_ = false;
+      throw;
     }
+    busy_ = false;
     return last_stats();
   }
 
+  /// Refuses a call while step() runs in another thread: the frame owns the world until it
+  /// returns. set_gaze and time_s are the calls meant for such a thread.
+  void check_idle(const char* call) const {
+    if (busy_) throw std::runtime_error(std::string(call) + ": World.step is running in another thread; only set_gaze and time_s may be called meanwhile");
+  }
+
   py::dict last_stats() const {
+    check_idle("stats");
     py::dict row;
     const RunFrame& frame = stepper_->last();
     const FrameRow values{frame.stats, frame.measures, frame.demo_values};
@@ -100,12 +128,15 @@ class World {
   /// Writes summary.json and the final manifest.json; the run is "completed" with the
   /// frames stepped, or "interrupted" when an exception ended the `with` block.
   void close(bool interrupted) {
+    check_idle("close");
     if (closed_) return;
     closed_ = true;
     if (!recorder_) return;
     RunOutcome outcome;
     outcome.frames_done = recorder_->frames_written();
-    outcome.interrupted = interrupted;
+    outcome.interrupted = interrupted || failed_;
+    outcome.failed = failed_;
+    if (failed_) outcome.errors.push_back(failure_);
     outcome.wall_s = recorder_->elapsed_s();
     recorder_->set_frames_requested(outcome.frames_done);
     try {
@@ -131,13 +162,19 @@ class World {
     sample.valid = valid;
     sample.time_s = t_s ? *t_s : time_s();
     sample.confidence = confidence;
-    if (!external->push(sample)) throw py::value_error("set_gaze: " + external->last_rejection());
+    if (!external->push(sample)) {
+      // The source names the field as GazeSample has it; here it is the argument t_s.
+      std::string why = external->last_rejection();
+      if (why.rfind("time_s", 0) == 0) why.replace(0, 6, "t_s");
+      throw py::value_error("set_gaze: " + why);
+    }
   }
 
   /// A live change through the config's own checks: `section`'s keys from `keys`, loaded
   /// over the world's config as `--set` would be, then handed to the world by `apply`.
   template <typename Apply>
   void change(const std::string& section, const std::string& call, const py::dict& keys, Apply apply) {
+    check_idle(call.c_str());
     if (keys.empty()) throw py::value_error(call + ": name the keys to change, as " + call + "(kind=...)");
     py::dict prefixed;
     for (const auto& [k, v] : keys)
@@ -149,9 +186,14 @@ class World {
       throw config::ConfigError(call + ": " + e.what());
     }
     config_ = std::move(changed);
+    // In events.csv, as the control panel's changes are: config.yaml stays the run's start.
+    if (recorder_)
+      for (const auto& [key, value] : prefixed)
+        recorder_->write_event(std::string(py::str(key)) + ": " + yaml_text(value, true), stepper_->world().frames_done());
   }
 
   py::dict entity_arrays() const {
+    check_idle("entities");
     const Animation& world = stepper_->world();
     const auto states = world.states();
     const auto entities = world.entities();
@@ -201,6 +243,7 @@ class World {
   /// The last step's collisions, as collisions.csv has them (docs/results.md), one array
   /// per column, in list order.
   py::dict collision_arrays() const {
+    check_idle("collisions");
     const Animation& world = stepper_->world();
     const NarrowPhase& np = world.narrowphase();
     const auto order = np.order();
@@ -281,6 +324,10 @@ class World {
   std::filesystem::path folder_;
   std::unique_ptr<RunRecorder> recorder_;
   bool closed_ = false;
+  bool busy_ = false;     ///< step() is running (GIL released); read and written with the GIL held
+  bool failed_ = false;   ///< a record could not be written: no more steps, and close() says failed
+  std::string failure_;
+  std::vector<std::string> gaze_messages_;
   std::atomic<double> clock_s_{0.0};  ///< sim_time_s() after the last step, for other threads
 };
 
@@ -296,11 +343,8 @@ manifest.json on close()); use it in a `with` block or call close(). The same co
 seed step to the same frames, byte for byte, as `fovea run --headless`.)")
       .def(py::init([](const py::object& config, const py::object& overrides,
                        const std::optional<std::filesystem::path>& record) {
-             std::vector<std::string> command_line;
-             py::module_ sys = py::module_::import("sys");
-             command_line.push_back("python");
-             for (const auto& a : sys.attr("argv")) command_line.push_back(py::str(a).cast<std::string>());
-             return std::make_unique<World>(load_config_argument(config, overrides), record, std::move(command_line));
+             return std::make_unique<World>(load_config_argument(config, overrides), record,
+                                            python_command_line("fovea.World"));
            }),
            py::arg("config") = py::none(), py::arg("overrides") = py::none(), py::arg("record") = py::none())
       .def("step", &World::step, py::arg("n") = 1,

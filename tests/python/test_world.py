@@ -131,13 +131,79 @@ def test_configs_from_dicts_and_overrides():
         fovea.load_config({"frames": object()})
 
 
-def test_run_calls_fovea_run_and_returns_its_folder(tmp_path):
+def test_run_calls_fovea_run_and_returns_its_folder(tmp_path, capfd):
     folder = fovea.run(PACKED, overrides={"world.entities[0].count": 40}, frames=5, out=tmp_path / "r")
     assert folder == tmp_path / "r"
     assert len((folder / "frames.csv").read_text().splitlines()) == 6
     with pytest.raises(fovea.RunError) as error:
         fovea.run(PACKED, frames=5, out=folder)  # not empty: fovea run refuses it
-    assert error.value.status == 1 or error.value.status == 2
+    assert error.value.status == 1 and "folder is not empty" in str(error.value)
+    # What fovea run refuses as bad input is a ConfigError, at the key, as World would say it.
+    with pytest.raises(fovea.ConfigError) as refused:
+        fovea.run(PACKED, overrides={"gaze.source": "external"}, frames=5, out=tmp_path / "never")
+    assert refused.value.key == "gaze.source" and refused.value.where == "override gaze.source=\"external\""
+    assert not (tmp_path / "never").exists()
+    # The command's messages reach Python's sys.stderr, not only the process's.
+    assert "gaze.source: external gaze is pushed by a program" in capfd.readouterr().err
+
+
+def test_a_world_never_closed_records_an_interrupted_run(tmp_path):
+    import gc
+    import json
+
+    world = fovea.World(PACKED, overrides={"world.entities[0].count": 40}, record=tmp_path / "run")
+    world.step(3)
+    del world
+    gc.collect()
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert (manifest["status"], manifest["frames_completed"]) == ("interrupted", 3)
+
+
+def test_only_set_gaze_and_time_s_may_be_called_while_another_thread_steps(tmp_path):
+    import threading
+
+    world = fovea.World(PACKED, overrides={"gaze.source": "external"}, record=tmp_path / "run")
+    errors, times = [], []
+    stepping = threading.Thread(target=lambda: world.step(400))
+    stepping.start()
+    while stepping.is_alive():
+        times.append(world.time_s)
+        world.set_gaze(960.0, 540.0)
+        for call in (world.close, world.entities, world.collisions, lambda: world.set_schedule(kind="round_robin")):
+            try:
+                call()
+            except RuntimeError as e:
+                errors.append(str(e))
+    stepping.join()
+    assert errors and all("World.step is running in another thread" in e for e in errors)
+    # The clock moved while one step(400) call ran: the frames run without the GIL.
+    assert len({t for t in times if 0 < t < 4.0}) > 2
+    world.close()
+    assert len((tmp_path / "run" / "frames.csv").read_text().splitlines()) == 401
+
+
+def test_live_changes_are_recorded_in_events_csv(tmp_path):
+    with fovea.World(PACKED, overrides={"world.entities[0].count": 40}, record=tmp_path / "run") as world:
+        world.step(3)
+        world.set_schedule(kind="round_robin")
+        world.set_budget(tests=500)
+        world.step(2)
+    rows = [line.split(",") for line in (tmp_path / "run" / "events.csv").read_text().splitlines()]
+    assert rows[0] == ["wall_time_s", "frames", "event"]
+    assert [(r[1], r[2]) for r in rows[1:]] == [("3", '"schedule.kind: ""round_robin"""'), ("3", "budget.tests: 500")]
+    # config.yaml stays what the run started with, as for the window's panel.
+    assert "kind: priority_queues" in (tmp_path / "run" / "config.yaml").read_text()
+
+
+def test_an_error_after_a_live_change_names_the_line_the_user_wrote(tmp_path):
+    config = tmp_path / "g.yaml"
+    config.write_text("name: g\nframes: 5\ngaze:\n  source: fixed\n  x_px: 900\n  y_px: 500\n")
+    loaded = fovea.load_config(config)
+    with pytest.raises(fovea.ConfigError) as direct:
+        fovea.load_config(config, overrides={"perception.view.screen.width_px": 640})
+    with pytest.raises(fovea.ConfigError) as reloaded:
+        fovea.load_config(loaded, overrides={"perception.view.screen.width_px": 640})
+    assert str(reloaded.value) == str(direct.value)
 
 
 def test_ctrl_c_stops_a_long_step_between_frames_with_the_frames_kept(tmp_path):
