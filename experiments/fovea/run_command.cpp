@@ -88,6 +88,16 @@ std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, Point
   }
 }
 
+bool build_demo(const config::LoadedConfig& loaded, Animation& world, std::unique_ptr<Demo>& demo) {
+  try {
+    demo = make_demo(loaded, world);
+    return true;
+  } catch (const config::ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return false;
+  }
+}
+
 std::unique_ptr<Demo> make_demo(const config::LoadedConfig& loaded, Animation& world) {
   try {
     return Demo::make(world, loaded.settings.demo, static_cast<std::uint64_t>(loaded.settings.seed));
@@ -230,12 +240,7 @@ int run_command(const RunOptions& options, RunReport* report) {
   std::unique_ptr<Animation> world = build_world(*loaded, viewer ? &viewer->pointer() : nullptr);
   if (!world) return kExitBadInput;
   std::unique_ptr<Demo> demo;
-  try {
-    demo = make_demo(*loaded, *world);
-  } catch (const config::ConfigError& e) {
-    std::cerr << e.what() << "\n";
-    return kExitBadInput;
-  }
+  if (!build_demo(*loaded, *world, demo)) return kExitBadInput;
   // In a window the rockfall's player follows the fly camera unless told to walk its path;
   // offscreen pictures walk it, as headless runs do.
   const bool player_follows_camera =
@@ -309,12 +314,7 @@ int validate_command(const std::string& config_path, const std::vector<config::O
   const std::unique_ptr<Animation> world = build_world(*loaded);
   if (!world) return kExitBadInput;
   std::unique_ptr<Demo> demo;
-  try {
-    demo = make_demo(*loaded, *world);
-  } catch (const config::ConfigError& e) {
-    std::cerr << e.what() << "\n";
-    return kExitBadInput;
-  }
+  if (!build_demo(*loaded, *world, demo)) return kExitBadInput;
   return kExitOk;
 }
 

@@ -65,6 +65,8 @@ std::unique_ptr<Animation> make_world(const config::LoadedConfig& loaded, Pointe
 std::unique_ptr<Demo> make_demo(const config::LoadedConfig& loaded, Animation& world);
 /// make_world, with the error printed on stderr and nullptr returned.
 std::unique_ptr<Animation> build_world(const config::LoadedConfig& loaded, PointerInput* pointer = nullptr);
+/// make_demo into `demo`, with the error printed on stderr and false returned.
+bool build_demo(const config::LoadedConfig& loaded, Animation& world, std::unique_ptr<Demo>& demo);
 
 /// "" when `fovea run` can run the config; else the error at the key at fault, for stderr.
 /// gaze.source: external is refused: its samples are pushed by a program through fovea's

@@ -314,7 +314,7 @@ Json build_description() {
 
 }  // namespace
 
-int sweep_command(const SweepOptions& options) {
+int sweep_command(const SweepOptions& options, SweepReport* report) {
   // The study, its runs, and this process's share of them: all checked before anything runs.
   StudySettings study;
   std::vector<PlannedRun> runs;
@@ -352,6 +352,7 @@ int sweep_command(const SweepOptions& options) {
   // Slurm array share one command line, and so one --out.
   fs::path out = options.out ? fs::path(*options.out) : fs::path("results") / "studies" / study.name;
   if (!shard.whole()) out /= "shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count);
+  if (report) report->folder = out;
 
   // Every run's config, checked as `fovea run` would check it, and what its folder must hold.
   std::vector<RunJob> shard_jobs;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,12 +26,19 @@ struct SweepOptions {
   bool end_by_signal = true;
 };
 
+/// Where a sweep wrote, for a caller that goes on after it (the Python module).
+struct SweepReport {
+  std::filesystem::path folder;  ///< the study's output folder; empty when the study was refused first
+};
+
 /// `fovea sweep STUDY`: expands the study into runs, runs those of its shard that are not
 /// complete yet as `fovea run` processes, writes table.csv and sweep.json, and draws the
 /// study's figures. Returns the exit status (kExitOk; kExitFailure when a run failed;
 /// kExitBadInput for a bad study or output folder, with nothing run); a stop by SIGINT or
 /// SIGTERM ends the process by that signal, the table holding the runs finished.
-int sweep_command(const SweepOptions& options);
+/// `report`, when given, learns the study's folder (a shard's own, with a shard) once it is
+/// decided.
+int sweep_command(const SweepOptions& options, SweepReport* report = nullptr);
 
 struct SweepMergeOptions {
   std::vector<std::string> folders;       ///< the shards' output folders

@@ -16,7 +16,6 @@
 #include "bindings.hpp"
 #include "fovea/run_command.hpp"
 #include "fovea/sweep_command.hpp"
-#include "study/study_settings.hpp"
 
 namespace py = pybind11;
 
@@ -170,35 +169,26 @@ entities that do not fit) raises ConfigError with its message; another failure R
         options.command_line = python_command_line("fovea.sweep");
         options.fovea_binary = FOVEA_BINARY;
         options.end_by_signal = false;
-        std::filesystem::path folder;
-        if (out) {
-          folder = *out;
-        } else {
-          // Where the command puts it: results/studies/<name>, the study read for its name.
-          try {
-            folder = std::filesystem::path("results") / "studies" / load_study_file(options.study_path, options.overrides).name;
-          } catch (const std::exception&) {
-            // sweep_command reports the bad study itself, below.
-          }
-        }
+        SweepReport report;
         int status = 0;
         std::string message;
         {
           StderrToPython to_python;
           {
             py::gil_scoped_release release;
-            status = sweep_command(options);
+            status = sweep_command(options, &report);
           }
           message = to_python.last_line();
         }
-        raise_for_status(status, "fovea.sweep", folder, message);
-        return folder;
+        raise_for_status(status, "fovea.sweep", report.folder, message);
+        return report.folder;
       },
       py::arg("study"), py::arg("overrides") = py::none(), py::arg("out") = py::none(), py::arg("jobs") = 0,
       py::arg("figures") = true, py::arg("quiet") = true,
       R"(Runs a study as `fovea sweep` does: its runs as `fovea run` processes of the fovea program
 built beside this module, up to jobs at a time (0: the machine's cores), then table.csv,
-sweep.json and the figures; returns the study's folder (results/studies/<name>, or out). A
+sweep.json and the figures; returns the study's folder (results/studies/<name>, or out; a
+shard's own folder inside it when the study is sharded, as under a Slurm array). A
 study already partly run goes on from its finished runs. overrides apply to every run, as
 --set does. A failed run raises RunError once the table is written.)");
 }

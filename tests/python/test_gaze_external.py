@@ -139,4 +139,6 @@ def test_a_tracker_thread_pushes_while_the_world_steps():
         thread.join()
     # Pushes stamped at frames strictly inside the one step(60) call: the GIL was free.
     assert len({t for t in stamps if 0 < t < 0.59}) > 2
-    assert stats["gaze_source"] == "external" and stats["gaze_x_px"] == 960
+    # None refused: stamps read from the clock while it moves never go back. (Which source
+    # the last frame used depends on when the thread last got the GIL, so it is not asserted.)
+    assert stats["gaze_dropped"] == 0
