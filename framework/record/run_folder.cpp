@@ -1,5 +1,6 @@
 #include "record/run_folder.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <system_error>
@@ -50,6 +51,14 @@ RunFolderCheck check_run_frames(const std::filesystem::path& folder, const Json&
     frames_text = read_file_text(frames_path.string());
   } catch (const std::runtime_error& e) {
     return unreadable("a complete run, but its frames.csv cannot be read (" + std::string(e.what()) + ")");
+  }
+  // fovea writes frames.csv in whole lines. A last line without its newline never finished,
+  // even when what is there parses: a number cut after a digit, or after its comma (an empty
+  // last cell), reads as a row as good as the others.
+  if (!frames_text.empty() && frames_text.back() != '\n') {
+    const auto line = std::count(frames_text.begin(), frames_text.end(), '\n') + 1;
+    return incomplete("its frames.csv is cut short or damaged (" + frames_path.string() + ":" + std::to_string(line) +
+                      ": its last row has no line end; it was never finished)");
   }
   RunFolderCheck whole{RunFolderCheck::Verdict::whole, "", Json(), {}};
   try {

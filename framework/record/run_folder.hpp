@@ -32,7 +32,7 @@ struct RunFolderCheck {
 RunFolderCheck check_run_manifest(const std::filesystem::path& folder);
 
 /// The frames' part, for a folder whose manifest (`manifest`, as check_run_manifest read it)
-/// says completed: frames.csv present, readable, whole (it parses) and holding exactly the
+/// says completed: frames.csv present, readable, whole (it parses, and its last line ends) and holding exactly the
 /// frames_completed the manifest counts. A file cut short (copied in part, restored from an
 /// older backup) would otherwise pass for a run of fewer frames.
 RunFolderCheck check_run_frames(const std::filesystem::path& folder, const nlohmann::ordered_json& manifest);

@@ -63,6 +63,19 @@ TEST_CASE("run folder: a run that did not end well, or a file cut short, is inco
     CHECK(check.verdict == RunFolderCheck::Verdict::incomplete);
     CHECK(check.problem.rfind("its frames.csv is cut short or damaged (", 0) == 0);
   }
+  SECTION("a last row cut where what is left still parses") {
+    // Cut inside its last number, after its last comma (an empty cell), or just its newline:
+    // each leaves a row of as many cells as the header, and none finished.
+    const std::filesystem::path folder = run_folder(dir, "completed", 2, 2);
+    for (const char* cut : {"frame,sim_time_s\n0,0.00\n1,0.0", "frame,sim_time_s\n0,0.00\n1,", "frame,sim_time_s\n0,0.00\n1,0.01"}) {
+      INFO(cut);
+      write(folder / "frames.csv", cut);
+      const RunFolderCheck check = check_run_folder(folder);
+      CHECK(check.verdict == RunFolderCheck::Verdict::incomplete);
+      CHECK(check.problem == "its frames.csv is cut short or damaged (" + (folder / "frames.csv").string() +
+                                 ":3: its last row has no line end; it was never finished)");
+    }
+  }
   SECTION("no manifest, a damaged one, no frames.csv") {
     const std::filesystem::path folder = run_folder(dir, "completed", 2, 2);
     write(folder / "manifest.json", R"({"status": "compl)");
