@@ -269,7 +269,7 @@ int run_command(const RunOptions& options, RunReport* report) {
   std::filesystem::path folder;
   RunManifest manifest = start_manifest(*loaded, options.command_line, start);
   try {
-    folder = options.out ? create_named_run_folder(*options.out)
+    folder = options.out ? create_named_run_folder(*options.out, options.out_name.c_str())
                          : create_run_folder("results", settings.name, start);
     write_file_atomically(folder / "config.yaml", config::resolved_yaml(settings));
     write_json_atomically(folder / "manifest.json", to_json(manifest));

@@ -36,6 +36,8 @@ struct RunOptions {
   std::optional<std::string> config_path;  ///< none: the built-in default scene
   std::vector<config::Override> overrides; ///< --set key=value and --frames N, in order
   std::optional<std::string> out;          ///< --out
+  /// How messages name `out`: the Python module's fovea.run says "out=", a keyword argument.
+  std::string out_name = "--out";
   bool quiet = false;
   DisplayChoice display = DisplayChoice::automatic;
   std::optional<std::string> capture_dir;  ///< --capture: a PNG of every capture_every-th frame here

@@ -399,13 +399,15 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
           member(before_shard, "index") != Json(shard.index) || member(before_shard, "count") != Json(shard.count)) {
         std::cerr << "fovea sweep: " << out.string()
                   << " holds another sweep (another study, another version of this one, or another shard); "
-                     "give a new --out, or remove it to start again\n";
+                     "give a new "
+                  << options.out_name << ", or remove it to start again\n";
         return kExitBadInput;
       }
       resuming = true;
       if (const Json commit = member(b, "git_commit"); commit.is_string()) commit_before = commit.get<std::string>();
     } else if (!fs::is_empty(out, error)) {
-      std::cerr << "fovea sweep: " << out.string() << ": not empty and not a sweep's folder; choose a new --out\n";
+      std::cerr << "fovea sweep: " << out.string() << ": not empty and not a sweep's folder; choose a new "
+                << options.out_name << "\n";
       return kExitBadInput;
     }
   }
@@ -503,7 +505,7 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
         // model file changed), or one whose manifest.json or frames.csv the OS cannot read:
         // never deleted, the user decides.
         fatal = folder.string() + ": " + found.problem +
-                "; move the folder away to run it again, or give a new --out";
+                "; move the folder away to run it again, or give a new " + options.out_name;
         break;
       }
       if (!options.quiet) std::cerr << "fovea sweep: " << describe(study, *job.run) << ": " << found.problem << "; running it again\n";

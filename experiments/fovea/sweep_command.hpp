@@ -14,6 +14,7 @@ struct SweepOptions {
   std::string study_path;                   ///< configs/studies/*.yaml with factors
   std::vector<config::Override> overrides;  ///< --set: applied to every run, after the study's keys
   std::optional<std::string> out;           ///< --out; none: results/studies/<name>[/shard-i-of-n]
+  std::string out_name = "--out";           ///< how messages name `out` ("out=" from fovea.sweep)
   int jobs = 0;                             ///< --jobs; 0: SLURM_CPUS_PER_TASK, else the machine's cores
   std::optional<std::string> shard;         ///< --shard i/n; none: Slurm's array task, else all runs
   bool figures = true;                      ///< false: --no-figures

@@ -129,6 +129,7 @@ void bind_commands(py::module_& m) {
         RunOptions options;
         options.loaded = load_config_argument(config, sets);
         if (out) options.out = out->string();
+        options.out_name = "out=";
         options.quiet = quiet;
         options.display = DisplayChoice::headless;
         options.command_line = python_command_line("fovea.run");
@@ -163,6 +164,7 @@ entities that do not fit) raises ConfigError with its message; another failure R
         options.study_path = study.string();
         options.overrides = overrides_from(overrides, "--set");
         if (out) options.out = out->string();
+        options.out_name = "out=";
         options.jobs = jobs;
         options.figures = figures;
         options.quiet = quiet;

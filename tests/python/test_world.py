@@ -137,7 +137,8 @@ def test_run_calls_fovea_run_and_returns_its_folder(tmp_path, capfd):
     assert len((folder / "frames.csv").read_text().splitlines()) == 6
     with pytest.raises(fovea.RunError) as error:
         fovea.run(PACKED, frames=5, out=folder)  # not empty: fovea run refuses it
-    assert error.value.status == 1 and "folder is not empty" in str(error.value)
+    # In the words of the call, not of the command line.
+    assert error.value.status == 1 and "out= folder is not empty" in str(error.value)
     # What fovea run refuses as bad input is a ConfigError, at the key, as World would say it.
     with pytest.raises(fovea.ConfigError) as refused:
         fovea.run(PACKED, overrides={"gaze.source": "external"}, frames=5, out=tmp_path / "never")
