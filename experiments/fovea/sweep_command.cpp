@@ -46,6 +46,26 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
+/// One sweep at a time in a folder: an flock on its .lock file, held until the sweep returns
+/// or its process ends, however it ends. Let go on return too, so a caller that goes on (the
+/// Python module's fovea.sweep, after a stop) can resume the same folder, as can any process.
+class FolderLock {
+ public:
+  explicit FolderLock(const fs::path& lock_file) : fd_(open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    held_ = fd_ >= 0 && flock(fd_, LOCK_EX | LOCK_NB) == 0;
+  }
+  ~FolderLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+  bool held() const { return held_; }
+
+ private:
+  int fd_;
+  bool held_ = false;
+};
+
 /// What a sweep knows of one run of its shard before running it.
 struct RunJob {
   const PlannedRun* run = nullptr;
@@ -422,9 +442,8 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
   }
   // One sweep at a time in a folder: a second one (the command typed twice, a job resubmitted
   // while the first still runs) would take the first one's runs under way for killed ones.
-  // The lock goes with the process, however it ends.
-  const int lock = open((out / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) {
+  const FolderLock lock(out / ".lock");
+  if (!lock.held()) {
     std::cerr << "fovea sweep: " << out.string() << " is in use by another fovea sweep; wait for it to end\n";
     return kExitBadInput;
   }
@@ -616,9 +635,13 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
     running.erase(it);
     const int status = exit_status_of(wait_status);
     r.messages->finish();
-    // A run that ended well is held to what a resume holds it to: a folder that is whole.
-    const RunFolder found = status == 0 ? examine_run_folder(r.folder, *r.job) : RunFolder{};
-    if (status == 0 && found.verdict == RunFolder::Verdict::whole) {
+    // A run that ended well is held to what a resume holds it to: a folder that is whole. So
+    // is one the sweep stopped: the stop may come after its last frame and manifest were
+    // written, and it then dies by the signal with a whole folder, which sweep.json and the
+    // table count as the resume would (else runs_completed says one fewer than the folder holds).
+    const bool look = status == 0 || children_stopped;
+    const RunFolder found = look ? examine_run_folder(r.folder, *r.job) : RunFolder{};
+    if (look && found.verdict == RunFolder::Verdict::whole) {
       summarise(*r.job, r.folder, found.frames);
     } else if (status == 0) {
       failed.push_back(r.job->run->index);

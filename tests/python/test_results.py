@@ -199,6 +199,13 @@ def test_read_study_refuses_another_study_and_an_unfinished_sweep(study, tmp_pat
         fovea.read_study(out, study=study_file, overrides={"budget.tests": 500})
     with pytest.raises(fovea.ConfigError):
         fovea.read_study(out, study=write_study(tmp_path / "bad.yaml", seeds="one"))
+    # fovea.sweep refuses the folder too, naming its out= argument rather than the CLI's --out.
+    with pytest.raises(fovea.ConfigError, match="holds another sweep .*; give a new out=, or remove it"):
+        fovea.sweep(other, out=out, figures=False)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("mine")
+    with pytest.raises(fovea.ConfigError, match="not empty and not a sweep's folder; choose a new out=$"):
+        fovea.sweep(study_file, out=tmp_path / "notes", figures=False)
 
     unfinished = tmp_path / "unfinished"
     unfinished.mkdir()
@@ -216,3 +223,13 @@ def test_read_study_refuses_another_study_and_an_unfinished_sweep(study, tmp_pat
 
     with pytest.raises(fovea.ResultsError, match="no readable sweep.json; expected a fovea sweep's output folder"):
         fovea.read_study(tmp_path)
+
+
+def test_a_second_sweep_of_the_same_folder_in_this_process_resumes_it(study):
+    # The first sweep's lock on its folder is let go when it returns, not when Python ends:
+    # so fovea.sweep after fovea.sweep (after a Ctrl-C, say) resumes instead of being refused
+    # as "in use by another fovea sweep".
+    study_file, out = study
+    assert fovea.sweep(study_file, out=out, figures=False) == out
+    sweep = json.loads((out / "sweep.json").read_text())
+    assert sweep["status"] == "completed" and sweep["runs_completed_before"] == 4
