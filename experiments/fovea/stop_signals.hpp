@@ -1,5 +1,7 @@
 #pragma once
 
+#include <signal.h>
+
 #include <csignal>
 
 namespace fovea {
@@ -9,7 +11,8 @@ namespace fovea {
 /// frames or trials and end cleanly, their records complete.
 int stop_signal_received();
 
-/// Catches SIGINT and SIGTERM for its lifetime, then puts back what was there. The first
+/// Catches SIGINT and SIGTERM for its lifetime, then puts back what was there, flags and
+/// mask included (Python's own handler, inside the Python module, works as before). The first
 /// signal is remembered (stop_signal_received); after it, a second one of either kind kills
 /// the process the ordinary way. A signal the process was started with ignored (a
 /// background job of a non-interactive shell, nohup) stays ignored, as the caller intended.
@@ -21,9 +24,8 @@ class StopSignals {
   StopSignals& operator=(const StopSignals&) = delete;
 
  private:
-  using Handler = void (*)(int);
-  Handler previous_int_;
-  Handler previous_term_;
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
 };
 
 }  // namespace fovea

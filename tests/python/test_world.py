@@ -6,7 +6,10 @@ module on the path and FOVEA_BINARY naming the fovea program built beside it.
 
 import math
 import os
+import signal
 import subprocess
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -224,3 +227,30 @@ def test_ctrl_c_stops_a_long_step_between_frames_with_the_frames_kept(tmp_path):
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert (manifest["status"], manifest["frames_completed"]) == ("interrupted", done)
     assert len((tmp_path / "run" / "frames.csv").read_text().splitlines()) == done + 1
+
+
+def test_ctrl_c_still_interrupts_a_blocking_call_after_a_run(tmp_path):
+    # fovea.run catches SIGINT while it runs, then puts Python's handler back as it was,
+    # flags included: without SA_RESTART, so a Ctrl-C ends a blocking read at once rather
+    # than when the read returns.
+    fovea.run(PACKED, overrides={"world.entities[0].count": 40}, frames=2, out=tmp_path / "r")
+    read_end, write_end = os.pipe()
+    main = threading.main_thread().ident
+
+    def ctrl_c_then_a_byte():
+        time.sleep(0.2)
+        signal.pthread_kill(main, signal.SIGINT)
+        time.sleep(3)
+        os.write(write_end, b"x")
+        os.close(write_end)
+
+    other = threading.Thread(target=ctrl_c_then_a_byte)
+    other.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            os.read(read_end, 1)
+    finally:
+        other.join()
+    # The read was interrupted, not restarted: the byte written after it is still there.
+    assert os.read(read_end, 1) == b"x"
+    os.close(read_end)
