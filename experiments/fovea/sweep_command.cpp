@@ -3,6 +3,7 @@
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,7 +53,13 @@ using Json = nlohmann::ordered_json;
 class FolderLock {
  public:
   explicit FolderLock(const fs::path& lock_file) : fd_(open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    held_ = fd_ >= 0 && flock(fd_, LOCK_EX | LOCK_NB) == 0;
+    if (fd_ < 0) {
+      problem_ = lock_file.string() + ": cannot open the sweep's lock file: " + std::strerror(errno);
+    } else if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      problem_ = errno == EWOULDBLOCK ? "" : lock_file.string() + ": cannot lock it: " + std::strerror(errno);
+    } else {
+      held_ = true;
+    }
   }
   ~FolderLock() {
     if (fd_ >= 0) close(fd_);
@@ -60,10 +67,32 @@ class FolderLock {
   FolderLock(const FolderLock&) = delete;
   FolderLock& operator=(const FolderLock&) = delete;
   bool held() const { return held_; }
+  /// Why the lock is not held when it is not another sweep's: "" when it is.
+  const std::string& problem() const { return problem_; }
 
  private:
   int fd_;
   bool held_ = false;
+  std::string problem_;
+};
+
+/// SIGCHLD at its default while the sweep runs, then as it was: a SIGCHLD inherited as
+/// ignored would reap the runs by itself, and the sweep would never see them end. Put back
+/// on return, for a caller that goes on (the Python module).
+class DefaultChildSignal {
+ public:
+  DefaultChildSignal() {
+    struct sigaction by_default {};
+    by_default.sa_handler = SIG_DFL;
+    sigemptyset(&by_default.sa_mask);
+    sigaction(SIGCHLD, &by_default, &previous_);
+  }
+  ~DefaultChildSignal() { sigaction(SIGCHLD, &previous_, nullptr); }
+  DefaultChildSignal(const DefaultChildSignal&) = delete;
+  DefaultChildSignal& operator=(const DefaultChildSignal&) = delete;
+
+ private:
+  struct sigaction previous_ {};
 };
 
 /// What a sweep knows of one run of its shard before running it.
@@ -443,6 +472,10 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
   // One sweep at a time in a folder: a second one (the command typed twice, a job resubmitted
   // while the first still runs) would take the first one's runs under way for killed ones.
   const FolderLock lock(out / ".lock");
+  if (!lock.held() && !lock.problem().empty()) {
+    std::cerr << "fovea sweep: " << lock.problem() << "\n";
+    return kExitFailure;
+  }
   if (!lock.held()) {
     std::cerr << "fovea sweep: " << out.string() << " is in use by another fovea sweep; wait for it to end\n";
     return kExitBadInput;
@@ -456,9 +489,7 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
     std::cerr << "fovea sweep: warning: " << out.string() << " was run by fovea " << commit_before
               << " and is resumed by " << build_info().git_commit
               << "; its runs' manifests say which made each (git_commit)\n";
-  // A run ended by a signal must be reaped here: a SIGCHLD inherited as ignored would reap
-  // the children by itself, and the sweep would never see them end.
-  std::signal(SIGCHLD, SIG_DFL);
+  const DefaultChildSignal child_signal;
 
   const WallTime start = std::chrono::system_clock::now();
   Json description;
@@ -505,7 +536,8 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
       rows[job.run->index] = summarise_run(study, *job.run, frames, (folder / "frames.csv").string(), job.warmup_frames);
       return true;
     } catch (const std::exception& e) {
-      fatal = e.what();
+      // The first problem is the one to tell: runs stopped because of it may reach here too.
+      if (fatal.empty()) fatal = e.what();
       return false;
     }
   };
@@ -622,15 +654,21 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
       }
     }
     for (Running& r : running) r.messages->read_available();
-    // Collect the runs that ended; poll so a signal is seen within milliseconds.
+    // Collect a run that ended, asking for each by its pid: the process may have children
+    // that are not the sweep's (fovea.sweep runs inside Python), and they are not ours to
+    // reap. Poll, so a signal is seen within milliseconds.
     int wait_status = 0;
-    const pid_t ended = waitpid(-1, &wait_status, WNOHANG);
-    if (ended <= 0) {
+    const auto it = std::find_if(running.begin(), running.end(), [&](const Running& r) {
+      const pid_t ended = waitpid(r.pid, &wait_status, WNOHANG);
+      // ECHILD: reaped by someone else in this process; its exit status is lost, and its
+      // folder says how it ended.
+      if (ended < 0 && errno == ECHILD) wait_status = 0;
+      return ended == r.pid || (ended < 0 && errno == ECHILD);
+    });
+    if (it == running.end()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       continue;
     }
-    const auto it = std::find_if(running.begin(), running.end(), [&](const Running& r) { return r.pid == ended; });
-    if (it == running.end()) continue;
     const Running r = std::move(*it);
     running.erase(it);
     const int status = exit_status_of(wait_status);

@@ -12,6 +12,7 @@ import math
 import os
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -99,7 +100,8 @@ def test_read_run_refuses_what_the_sweep_would_run_again(run_folder, tmp_path):
     # A last line cut mid-write: the sweep calls the file damaged; allowed, the line is dropped.
     cut = copy_run(run_folder, tmp_path / "cut")
     (cut / "frames.csv").write_text("".join(lines[:-1]) + lines[-1][:7])
-    with pytest.raises(fovea.ResultsError, match="its frames.csv (is cut short or damaged|holds)"):
+    with pytest.raises(fovea.ResultsError, match=r"its frames.csv is cut short or damaged \(.*frames.csv:6: its last row "
+                                                  r"has no line end; it was never finished\)"):
         fovea.read_run(cut)
     partial = fovea.read_run(cut, allow_incomplete=True)
     assert len(partial) == 4 and partial.attrs["dropped_unfinished_line"] and not partial.attrs["complete"]
@@ -202,6 +204,9 @@ def test_read_study_refuses_another_study_and_an_unfinished_sweep(study, tmp_pat
     # fovea.sweep refuses the folder too, naming its out= argument rather than the CLI's --out.
     with pytest.raises(fovea.ConfigError, match="holds another sweep .*; give a new out=, or remove it"):
         fovea.sweep(other, out=out, figures=False)
+    # Its overrides are named as overrides, as fovea.run's are, not as the command's --set.
+    with pytest.raises(fovea.ConfigError, match=r"override seed=4: seed is set by the factor seed; a value for every run"):
+        fovea.sweep(study_file, overrides={"seed": 4}, out=tmp_path / "never", figures=False)
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "todo.txt").write_text("mine")
     with pytest.raises(fovea.ConfigError, match="not empty and not a sweep's folder; choose a new out=$"):
@@ -233,3 +238,27 @@ def test_a_second_sweep_of_the_same_folder_in_this_process_resumes_it(study):
     assert fovea.sweep(study_file, out=out, figures=False) == out
     sweep = json.loads((out / "sweep.json").read_text())
     assert sweep["status"] == "completed" and sweep["runs_completed_before"] == 4
+
+
+def test_a_sweep_reaps_its_own_runs_only(tmp_path):
+    # fovea.sweep runs inside Python: a child process the program starts beside it keeps its
+    # exit status for subprocess, instead of being reaped by the sweep as one of its runs.
+    study_file = tmp_path / "long.yaml"
+    # Two runs of the whole packed scene, 1000 frames: seconds each.
+    study_file.write_text(STUDY.format(name="long", base=PACKED, seeds="[1]").replace("frames: 4", "frames: 1000")
+                          .replace('"world.entities[0].count": 40', '"world.entities[0].count": 500'))
+    swept = {}
+    sweep = threading.Thread(target=lambda: swept.update(folder=fovea.sweep(study_file, out=tmp_path / "out", jobs=1, figures=False)))
+    sweep.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not (tmp_path / "out" / "runs" / "0000").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        child = subprocess.Popen(["sh", "-c", "exit 7"])
+        time.sleep(0.3)  # ended, and the sweep has looked for ended runs some 60 times
+        sweeping = sweep.is_alive()
+        assert child.wait() == 7
+    finally:
+        sweep.join()
+    assert sweeping, "the sweep ended before the child did: make its runs longer"
+    assert swept["folder"] == tmp_path / "out"
