@@ -375,7 +375,7 @@ StudySettings parse_study(const StudyParser& p, const YAML::Node& root, const st
         for (const config::Override& set : level.sets)
           if (set.assignment.substr(0, set.assignment.find('=')) == key)
             throw ConfigError(o.shown_as + ": " + key + " is set by the factor " + f.name +
-                              "; a --set cannot change what a factor varies (edit the study instead)");
+                              "; a value for every run cannot change what a factor varies (edit the study instead)");
   }
   if (const YAML::Node exclude = root["exclude"]) parse_exclusions(p, exclude, study);
   parse_metrics(p, root["metrics"], top, study);

@@ -162,7 +162,7 @@ entities that do not fit) raises ConfigError with its message; another failure R
          int jobs, bool figures, bool quiet) {
         SweepOptions options;
         options.study_path = study.string();
-        options.overrides = overrides_from(overrides, "--set");
+        options.overrides = overrides_from(overrides, "override");
         if (out) options.out = out->string();
         options.out_name = "out=";
         options.jobs = jobs;

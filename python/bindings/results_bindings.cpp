@@ -44,7 +44,7 @@ a JSON object, else None. fovea.read_run raises ResultsError from it.)");
   m.def(
       "study_fingerprints",
       [](const std::filesystem::path& study_path, const py::object& overrides) {
-        const StudySettings study = load_study_file(study_path.string(), overrides_from(overrides, "--set"));
+        const StudySettings study = load_study_file(study_path.string(), overrides_from(overrides, "override"));
         // As sweep_command computes them: the base config's text, read as the runs read it.
         const std::string base_text = read_regular_file(study.base_config, kMaxConfigFileBytes, "config");
         py::dict fingerprints;

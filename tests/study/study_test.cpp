@@ -240,8 +240,8 @@ TEST_CASE("Study errors name the file, line, column and key", "[study]") {
   // The sweep's --set cannot change what a factor varies.
   std::ofstream(dir / "base.yaml") << "name: base\nframes: 5\n";
   CHECK_THROWS_WITH(load_study_text(kStudy, "study.yaml", dir.path().string(), {config::set_override("seed=4")}),
-                    "--set seed=4: seed is set by the factor seed; a --set cannot change what a factor varies (edit the "
-                    "study instead)");
+                    "--set seed=4: seed is set by the factor seed; a value for every run cannot change what a factor "
+                    "varies (edit the study instead)");
   CHECK(load_study_text(kStudy, "study.yaml", dir.path().string(), {config::set_override("frames=2")}).sets.size() == 2);
   CHECK(with("{value: {budget_mode: wall, budget: 0.5}", "{value: {mode: wall, budget: 0.5}") ==
         "study.yaml:15:15: factors.budget[1].value: every level of a factor names the same columns, in the same "
