@@ -628,9 +628,11 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
   // The runs under way are stopped once, by the signal the sweep got or SIGTERM: a second
   // signal would end them without their records (fovea run's StopSignals).
   bool children_stopped = false;
+  int children_stop_signal = 0;
   const auto stop_children = [&](int signal) {
     if (children_stopped) return;
     children_stopped = true;
+    children_stop_signal = signal;
     for (const Running& r : running) kill(r.pid, signal);
   };
   while ((!pending.empty() || !pending_wall.empty() || !running.empty())) {
@@ -686,7 +688,9 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
       progress.finish();
       std::cerr << "fovea sweep: " << describe(study, *r.job->run) << " ended, but " << r.folder.string()
                 << " is not a whole run: " << found.problem << "\n";
-    } else if (stop_signal == 0 && !children_stopped) {
+    } else if (!children_stopped || status != 128 + children_stop_signal) {
+      // Failed by itself: before any stop, or after it with another status than the stop's
+      // signal (its records could not be finished, say). A run the stop ended is not a failure.
       failed.push_back(r.job->run->index);
       progress.finish();
       const std::string& said = r.messages->first_line();
