@@ -219,8 +219,8 @@ BulletScene copy_scene(const Animation& world) {
   scene.wall_friction = s.response.walls.friction;
   scene.wall_restitution = s.response.walls.restitution;
   scene.solver_iterations = s.response.iterations;
-  for (ModelId m = 0; m < world.model_prototypes().size(); ++m) {
-    const Entity& e = world.model_prototype(m);
+  for (ModelId m = 0; m < world.model_library().prototypes().size(); ++m) {
+    const Entity& e = world.model_library().prototypes()[m];
     BodyModel b;
     b.mass_kg = e.mass_kg;
     b.bounding_radius_m = e.bounding_radius_m;

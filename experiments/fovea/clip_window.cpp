@@ -107,7 +107,7 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
         return true;
       }
     }
-    scene.update_models(world.models(), world.model_prototypes(), world.model_generations());
+    scene.update_models(world.models(), world.model_library().prototypes(), world.model_library().generations());
     scene.draw(world.view(), world.box(), viewport, world.entities(), world.states(), {},
                SceneStyle{style.background, style.light_direction, style.floor});
     display_->draw_fixation_over();

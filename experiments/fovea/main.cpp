@@ -55,6 +55,9 @@ int run_main(int argc, char** argv) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run->add_flag("--quiet,-q", run_options.quiet, "no progress line and no closing summary on stderr");
+  run->add_flag("--explain-frame", run_options.explain_frame,
+                "print the stages a frame of this config runs, in order (what each reads and writes, its time "
+                "column, its threads), and run nothing");
   bool headless = false, offscreen = false;
   CLI::Option* headless_flag =
       run->add_flag("--headless", headless, "draw nothing (the default when no display is present)");

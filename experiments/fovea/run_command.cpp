@@ -167,11 +167,11 @@ std::string prepare_capture_folder(const std::filesystem::path& folder) {
 
 /// One line per group whose tree file was grown to cover its model (sphere_tree.inflate).
 void say_inflations(const Animation& world) {
-  for (const TreeInflation& inflation : world.sphere_tree_inflations()) {
+  for (const TreeInflation& inflation : world.model_library().inflations()) {
     const EntityGroupSettings& group = world.settings().world.entities[inflation.group];
     const InflationReport& r = inflation.report;
     std::cerr << "fovea: group '" << group.name << "': sphere_tree.inflate grew " << r.grown << " of "
-              << world.sphere_tree(inflation.model).size() << " spheres of "
+              << world.model_library().trees()[inflation.model].size() << " spheres of "
               << std::filesystem::path(group.sphere_tree.file).filename().string() << " to cover the model";
     if (r.grown > 0)
       std::cerr << ", by at most " << format_significant(r.max_growth_m) << " m and "
@@ -191,11 +191,25 @@ std::string run_refusal(const config::LoadedConfig& loaded) {
   return "";
 }
 
+std::string frame_explanation(const config::LoadedConfig& loaded) {
+  const AnimationSettings& settings = loaded.settings;
+  const std::vector<Stage> plan = plan_frame(frame_plan_inputs(settings, *make_scheduler(settings.schedule)));
+  return "The frame of " + loaded.source + ": " + std::to_string(plan.size()) +
+         " stages, in order (docs/architecture.md, \"One frame\").\n" +
+         "Each: the frames.csv column its time goes to, \"on the threads\" where it splits its work over\n" +
+         "them; what it reads and writes; what it does.\n\n" +
+         explain_frame(plan);
+}
+
 int run_command(const RunOptions& options, RunReport* report) {
   const WallTime start = std::chrono::system_clock::now();
   std::optional<config::LoadedConfig> loaded =
       options.loaded ? options.loaded : load(options.config_path, options.overrides);
   if (!loaded) return kExitBadInput;
+  if (options.explain_frame) {
+    std::cout << frame_explanation(*loaded);
+    return kExitOk;
+  }
   if (const std::string refusal = run_refusal(*loaded); !refusal.empty()) {
     std::cerr << refusal << "\n";
     return kExitBadInput;

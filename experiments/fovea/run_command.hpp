@@ -50,7 +50,14 @@ struct RunOptions {
   /// complete, as a shell expects of a command. false (the Python module): run_command
   /// returns 128 + the signal instead, and the caller decides.
   bool end_by_signal = true;
+  /// --explain-frame: print the frame's stage list for the config (frame_explanation) and
+  /// run nothing.
+  bool explain_frame = false;
 };
+
+/// The stages a frame of `loaded` runs, in order, as `fovea run --explain-frame` prints them
+/// (frame/frame_stages.hpp, explain_frame), under a line naming the config.
+std::string frame_explanation(const config::LoadedConfig& loaded);
 
 /// What a run wrote, for a caller that goes on after it (the Python module).
 struct RunReport {

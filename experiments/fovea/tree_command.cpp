@@ -75,8 +75,8 @@ bool load_config_model(const TreeOptions& o, VoxelModel& model, SphereTreeBuildO
   const SphereTreeSettings& trees = groups[static_cast<std::size_t>(o.group)].sphere_tree;
   build = tree_build_options(trees);
   if (!trees.file.empty()) {
-    file_tree = FileTree{world->sphere_tree(id), std::nullopt};  // the file's tree, as the run uses it
-    for (const TreeInflation& inflation : world->sphere_tree_inflations())
+    file_tree = FileTree{world->model_library().trees()[id], std::nullopt};  // the file's tree, as the run uses it
+    for (const TreeInflation& inflation : world->model_library().inflations())
       if (inflation.model == id) file_tree->inflation = inflation.report;
   }
   description = o.model + " group " + std::to_string(o.group) + " ('" + groups[static_cast<std::size_t>(o.group)].name +

@@ -166,7 +166,7 @@ void Rockfall::before_step(Animation& world, bool follow_camera) {
 void Rockfall::release_rock(Animation& world) {
   if (live_rocks_ >= settings_.max_rocks || rock_models_.empty()) return;
   const ModelId model = rock_models_[rng_.below(rock_models_.size())];
-  const double radius_m = world.model_prototype(model).bounding_radius_m;
+  const double radius_m = world.model_library().prototypes()[model].bounding_radius_m;
   const Vec3 corner = grid_corner_m(world, ravine_);
   const Vec3 extent = world.models()[world.entities()[ravine_].model].extent_m();
   EntityState s;
@@ -237,7 +237,7 @@ RockBreak Rockfall::break_rock(Animation& world, EntityId rock_entity, const Vec
   for (Fragment& f : pieces.fragments) {
     const Vec3 origin_m = fragment_origin_in_parent_m(f);
     const ModelId model = world.add_model(std::move(f.model), rock_group_, ModelLifetime::released_when_unused);
-    const Entity& prototype = world.model_prototype(model);
+    const Entity& prototype = world.model_library().prototypes()[model];
     fragment_models.push_back(model);
     masses.push_back({prototype.mass_kg, to_world(e, s, prototype.centre_of_mass_model_m + origin_m), f.side});
   }

@@ -47,7 +47,7 @@ class SceneRenderer {
   SceneRenderer& operator=(const SceneRenderer&) = delete;
 
   /// Meshes the model slots that are new or hold a new model since the last call (a world's
-  /// models added at run time: Animation::model_generations()), each in its prototype's colour.
+  /// models added at run time: ModelLibrary::generations()), each in its prototype's colour.
   void update_models(std::span<const VoxelModel> models, std::span<const Entity> prototypes,
                      std::span<const std::uint32_t> generations);
   /// Clears the picture's viewport and draws every live entity as `view` sees it. `tints` is empty

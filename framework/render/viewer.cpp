@@ -205,7 +205,7 @@ double Viewer::draw(Animation& world, std::uint64_t seed, const std::string& sta
 
   if (overlays && r.overlays.collisions) collision_tints(world, OutcomeColours{}, tints_);
   else tints_.clear();
-  scene_->update_models(world.models(), world.model_prototypes(), world.model_generations());
+  scene_->update_models(world.models(), world.model_library().prototypes(), world.model_library().generations());
   scene_->draw(world.view(), world.box(), viewport, world.entities(), world.states(), tints_,
                SceneStyle{r.background, r.light_direction, r.floor});
 

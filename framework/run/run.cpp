@@ -20,7 +20,7 @@ namespace fovea {
 FrameLogColumns frame_log_columns(const RunPlan& plan, const Stepper& stepper) {
   const Demo* demo = stepper.demo();
   const AnimationSettings& settings = stepper.world().settings();
-  return FrameLogColumns{settings.ground_truth, plan.rendered, stepper.world().grows_trees_on_demand(),
+  return FrameLogColumns{settings.ground_truth, plan.rendered, stepper.world().model_library().grows_trees_on_demand(),
                          demo ? demo->columns() : std::vector<std::string>{},
                          settings.metrics.visibility == VisibilityKind::occlusion};
 }
@@ -123,10 +123,10 @@ nlohmann::ordered_json summary_json(const Stepper& stepper, const RunPlan& plan,
   // Models per builder used (or file), in a fixed order; builders no model used are left out.
   std::array<std::size_t, 3> per_source{};
   for (ModelId m = 0; m < world.models().size(); ++m) {
-    if (!world.has_model(m)) continue;
+    if (!world.model_library().has_model(m)) continue;
     ++models;
     spheres += world.narrowphase().model(m).spheres.size();
-    ++per_source[static_cast<std::size_t>(world.sphere_tree_sources()[m])];
+    ++per_source[static_cast<std::size_t>(world.model_library().tree_sources()[m])];
   }
   nlohmann::ordered_json builders = nlohmann::ordered_json::object();
   for (const TreeSource source : {TreeSource::octree, TreeSource::medial, TreeSource::file})
@@ -134,13 +134,13 @@ nlohmann::ordered_json summary_json(const Stepper& stepper, const RunPlan& plan,
       builders[std::string(tree_source_name(source))] = per_source[static_cast<std::size_t>(source)];
   summary["sphere_trees"] = {{"models", models},
                              {"spheres", spheres},
-                             {"build_ms", world.sphere_tree_build_ms()},
+                             {"build_ms", world.model_library().build_ms()},
                              {"builders", builders}};
   // Tree files grown to cover their models (sphere_tree.inflate): present only then.
-  if (!world.sphere_tree_inflations().empty()) {
+  if (!world.model_library().inflations().empty()) {
     std::size_t grown = 0;
     double max_m = 0, max_fraction = 0;
-    for (const TreeInflation& inflation : world.sphere_tree_inflations()) {
+    for (const TreeInflation& inflation : world.model_library().inflations()) {
       grown += inflation.report.grown;
       max_m = std::max(max_m, inflation.report.max_growth_m);
       max_fraction = std::max(max_fraction, inflation.report.max_growth_fraction);

@@ -169,9 +169,9 @@ TEST_CASE("Rockfall: a rock group of medial trees keeps them for its rocks, its 
   const auto rock_group = static_cast<std::uint32_t>(1);
   int medial_models = 0;
   for (ModelId m = 0; m < world.models().size(); ++m) {
-    if (!world.has_model(m) || world.model_prototype(m).group != rock_group) continue;
-    CHECK(world.sphere_tree_sources()[m] == TreeSource::medial);
-    CHECK(world.sphere_tree(m).cell_min.empty());  // no octree cells: not grown on demand
+    if (!world.model_library().has_model(m) || world.model_library().prototypes()[m].group != rock_group) continue;
+    CHECK(world.model_library().tree_sources()[m] == TreeSource::medial);
+    CHECK(world.model_library().trees()[m].cell_min.empty());  // no octree cells: not grown on demand
     ++medial_models;
   }
   CHECK(medial_models == settings.world.entities[1].model.variants);
@@ -196,8 +196,8 @@ TEST_CASE("Rockfall: a rock group of medial trees keeps them for its rocks, its 
   REQUIRE_FALSE(fragments.empty());
   for (const EntityId f : fragments) {
     const ModelId m = world.entities()[f].model;
-    CHECK(world.sphere_tree_sources()[m] == TreeSource::octree);
-    CHECK(world.sphere_tree(m).size() == 0);  // grown on demand, not whole
+    CHECK(world.model_library().tree_sources()[m] == TreeSource::octree);
+    CHECK(world.model_library().trees()[m].size() == 0);  // grown on demand, not whole
   }
   bool all_finite = true;
   for (int f = 0; f < 300; ++f) {

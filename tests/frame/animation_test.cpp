@@ -235,9 +235,9 @@ TEST_CASE("Animation: every model gets its sphere tree, with the group's levels"
   w.entities[0].sphere_tree.levels = 2;
   w.entities[1].model.resolution_voxels = 32;
   const Animation world(w, 1);
-  REQUIRE(world.sphere_trees().size() == world.models().size());
+  REQUIRE(world.model_library().trees().size() == world.models().size());
   for (const Entity& e : world.entities()) {
-    const SphereTree& tree = world.sphere_tree(e.model);
+    const SphereTree& tree = world.model_library().trees()[e.model];
     CHECK(tree.check_layout() == "");
     CHECK(tree.height() == (e.group == 0 ? 2 : 4));
   }
@@ -273,9 +273,9 @@ TEST_CASE("Animation: sphere_tree.remove_hidden keeps or removes hidden nodes", 
   boxes.model.resolution_voxels = 8;
   boxes.sphere_tree.levels = 3;
   w.entities = {boxes};
-  CHECK(Animation(w, 1).sphere_tree(0).size() == 361);
+  CHECK(Animation(w, 1).model_library().trees()[0].size() == 361);
   w.entities[0].sphere_tree.remove_hidden = false;
-  CHECK(Animation(w, 1).sphere_tree(0).size() == 585);
+  CHECK(Animation(w, 1).model_library().trees()[0].size() == 585);
 }
 
 TEST_CASE("Animation: sphere_tree.builder and fit choose how each model's tree is built", "[world][animation][spheretree]") {
@@ -285,14 +285,14 @@ TEST_CASE("Animation: sphere_tree.builder and fit choose how each model's tree i
   w.entities[1].sphere_tree.branching = 4;
   const Animation medial(w, 1);
   for (ModelId m = 0; m < medial.models().size(); ++m) {
-    const SphereTreeSettings& trees = w.entities[medial.model_prototype(m).group].sphere_tree;
+    const SphereTreeSettings& trees = w.entities[medial.model_library().prototypes()[m].group].sphere_tree;
     const BuiltSphereTree expected = build_sphere_tree(medial.models()[m], tree_build_options(trees));
-    CHECK(medial.sphere_tree(m).radius_m == expected.tree.radius_m);
-    CHECK(medial.sphere_tree_sources()[m] == (medial.model_prototype(m).group == 0 ? TreeSource::octree : TreeSource::medial));
+    CHECK(medial.model_library().trees()[m].radius_m == expected.tree.radius_m);
+    CHECK(medial.model_library().tree_sources()[m] == (medial.model_library().prototypes()[m].group == 0 ? TreeSource::octree : TreeSource::medial));
   }
   // The ball's tree is the octree tree fit to its voxels.
   const VoxelModel& ball = medial.models()[medial.entities()[0].model];
-  CHECK(medial.sphere_tree(medial.entities()[0].model).radius_m ==
+  CHECK(medial.model_library().trees()[medial.entities()[0].model].radius_m ==
         build_octree_sphere_tree(ball, {4, true, SphereFit::voxels}).radius_m);
   // tightest: each model gets whichever tree won, and says which.
   w.entities[1].sphere_tree.builder = SphereTreeBuilder::tightest;
@@ -300,7 +300,7 @@ TEST_CASE("Animation: sphere_tree.builder and fit choose how each model's tree i
   for (const Entity& e : tightest.entities()) {
     if (e.group != 1) continue;
     const BuiltSphereTree expected = build_sphere_tree(tightest.models()[e.model], tree_build_options(w.entities[1].sphere_tree));
-    CHECK(tightest.sphere_tree_sources()[e.model] ==
+    CHECK(tightest.model_library().tree_sources()[e.model] ==
           (expected.used == SphereTreeBuilder::medial ? TreeSource::medial : TreeSource::octree));
   }
 }
@@ -334,20 +334,20 @@ TEST_CASE("Animation: a tree file that misses the voxels is refused, or inflated
   }
   w.entities[0].sphere_tree.inflate = true;
   const Animation inflated(w, 1);
-  REQUIRE(inflated.sphere_tree_inflations().size() == 1);
-  const TreeInflation& report = inflated.sphere_tree_inflations()[0];
+  REQUIRE(inflated.model_library().inflations().size() == 1);
+  const TreeInflation& report = inflated.model_library().inflations()[0];
   CHECK(report.group == 0);
   CHECK(report.report.grown > 0);
   CHECK(report.report.max_growth_m <= 1e-3 * built.radius_m[0] * (1 + 1e-9));
-  CHECK(inflated.sphere_tree_sources()[report.model] == TreeSource::file);
+  CHECK(inflated.model_library().tree_sources()[report.model] == TreeSource::file);
   // The world's tree covers: inflating it again grows nothing.
-  CHECK(inflate_sphere_tree(inflated.sphere_tree(report.model), model, true).report.grown == 0);
+  CHECK(inflate_sphere_tree(inflated.model_library().trees()[report.model], model, true).report.grown == 0);
   // A file that covers already is used as it is.
   w.entities[0].sphere_tree.file = (dir / "built.sph").string();
   const Animation same(w, 1);
-  REQUIRE(same.sphere_tree_inflations().size() == 1);
-  CHECK(same.sphere_tree_inflations()[0].report.grown == 0);
-  CHECK(same.sphere_tree(0).size() == built.size());
+  REQUIRE(same.model_library().inflations().size() == 1);
+  CHECK(same.model_library().inflations()[0].report.grown == 0);
+  CHECK(same.model_library().trees()[0].size() == built.size());
 }
 
 // A scripted viewer watching the scene (gaze.scripted.targets): the Animation hands it the

@@ -74,7 +74,7 @@ TEST_CASE("Lifecycle: on-demand trees give the frames and poses of whole trees, 
     }
     if (budgeted) CHECK(interrupted > 100);
     std::size_t whole_nodes = 0;
-    for (const SphereTree& tree : whole.sphere_trees()) whole_nodes += tree.size();
+    for (const SphereTree& tree : whole.model_library().trees()) whole_nodes += tree.size();
     CHECK(built > 0);
     CHECK(evicted > 0);  // branches idle for 10 frames went
     CHECK(most_nodes < static_cast<std::int64_t>(whole_nodes));
@@ -93,9 +93,9 @@ TEST_CASE("Lifecycle: spawned entities collide, retired ones leave every list, i
   // A fragment-like model, released when unused, on demand.
   VoxelModel block = make_box({6, 6, 6}, 0.05);
   const ModelId block_model = world.add_model(block, 0, ModelLifetime::released_when_unused);
-  CHECK(world.has_model(block_model));
-  CHECK(world.model_generation(block_model) == 1);
-  CHECK(world.sphere_tree(block_model).size() == 0);  // on demand: the narrow phase holds it
+  CHECK(world.model_library().has_model(block_model));
+  CHECK(world.model_library().generations()[block_model] == 1);
+  CHECK(world.model_library().trees()[block_model].size() == 0);  // on demand: the narrow phase holds it
   CHECK(world.narrowphase().model(block_model).spheres.size() == 1);
 
   // Two blocks heading at each other: they meet and the response pushes them apart.
@@ -138,10 +138,10 @@ TEST_CASE("Lifecycle: spawned entities collide, retired ones leave every list, i
     CHECK(c.b != b);
   }
   // The released model went with its last entity; its slot holds the next model added.
-  CHECK_FALSE(world.has_model(block_model));
+  CHECK_FALSE(world.model_library().has_model(block_model));
   const ModelId next = world.add_model(make_ball({8, 8, 8}, 0.05), 0, ModelLifetime::released_when_unused);
   CHECK(next == block_model);
-  CHECK(world.model_generation(next) == 2);
+  CHECK(world.model_library().generations()[next] == 2);
   // And the retired ids go to new entities, which start clean.
   EntityState still;
   still.position_m = {3.0, 1.0, 1.0};
@@ -164,8 +164,8 @@ TEST_CASE("Lifecycle: a kept model stays for later spawns when its last entity r
   world.step();
   world.retire(e);
   for (int i = 0; i < 3; ++i) world.step();
-  CHECK(world.has_model(rock));
-  CHECK(world.model_generation(rock) == 1);
+  CHECK(world.model_library().has_model(rock));
+  CHECK(world.model_library().generations()[rock] == 1);
   const EntityId again = world.spawn(rock, at);
   CHECK(world.is_live(again));
   const FrameStats f = world.step();
