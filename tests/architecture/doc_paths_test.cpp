@@ -7,11 +7,13 @@
 // A file moved or renamed, or a function moved to another file, without its line in the map
 // fails here.
 
-#include <algorithm>
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <set>
 #include <string>

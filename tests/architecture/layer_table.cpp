@@ -1,6 +1,8 @@
 #include "architecture/layer_table.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <regex>
 
 namespace fovea::architecture {

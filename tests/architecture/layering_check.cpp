@@ -69,17 +69,18 @@ std::vector<IncludeLine> includes_of(const std::string& text) {
 }
 
 /// The file `include` in `file` (both from `root`) names, from `root`, found as the compiler
-/// finds it; a path starting with ".." is a file outside the repository; nullopt when it names
-/// no file.
+/// finds it: symbolic links followed, ".." taken physically. A path starting with ".." is a file
+/// outside the repository; nullopt when it names no file.
 std::optional<fs::path> resolve(const fs::path& root, const fs::path& file, const IncludeLine& include,
                                 const std::vector<fs::path>& include_dirs) {
   std::vector<fs::path> candidates;
   if (!include.angled) candidates.push_back(file.parent_path() / include.header);
   for (const fs::path& dir : include_dirs) candidates.push_back(dir / include.header);
+  std::error_code error;
+  const fs::path real_root = fs::canonical(root, error);
   for (const fs::path& candidate : candidates) {
-    const fs::path normal = candidate.lexically_normal();
-    std::error_code error;
-    if (fs::is_regular_file(root / normal, error)) return normal;
+    const fs::path real = fs::canonical(root / candidate, error);
+    if (!error && fs::is_regular_file(real, error)) return real.lexically_relative(real_root);
   }
   return std::nullopt;
 }

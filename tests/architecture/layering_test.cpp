@@ -7,6 +7,7 @@
 // how a change is checked before it lands, and how the tree before issue 21 was shown to fail.
 
 #include <catch2/catch.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
