@@ -195,128 +195,154 @@ std::int64_t brute_force_pairs_after_first_step(const TraceSpec& spec) {
   return count;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"Broad-phase benchmark: fovea's SweepAndPrune beside Bullet's bt32BitAxisSweep3 and\n"
-               "btDbvtBroadphase on the same motion traces (docs/broadphase.md)."};
+/// The command line.
+struct Options {
   std::vector<int> entity_counts = {1000, 10000, 100000};
   std::vector<std::string> layouts = {"uniform", "packed"};
   TraceSpec base;
   std::string out = "results/bench/broadphase.csv";
   int brute_force_up_to = 10000;
   bool fovea_only = false;
-  app.add_option("--entities", entity_counts, "entity counts to run")->delimiter(',')->check(CLI::Range(1, 10000000));
-  app.add_option("--layouts", layouts, "uniform (half a pair per entity) and/or packed (8x denser)")
-      ->delimiter(',')->check(CLI::IsMember({"uniform", "packed"}));
-  app.add_option("--frames", base.frames, "frames per trace (the first builds, the rest are timed)")->check(CLI::Range(2, 100000));
-  app.add_option("--max-speed", base.max_speed_mpf, "fastest entity, metres per frame (cubes are about 1 m)")->check(CLI::Range(0.0, 100.0));
-  app.add_option("--seed", base.seed, "trace seed");
-  app.add_option("--out", out, "CSV file to write");
-  app.add_option("--brute-force-up-to", brute_force_up_to, "check the pair count by brute force up to this many entities");
-  app.add_flag("--fovea-only", fovea_only, "run fovea's broad phases alone (for profiling with perf or callgrind)");
   RegionGrid grid;
   int threads = 1;
-  app.add_option("--proxies-per-region", grid.proxies_per_region, "fovea's regions: the automatic grid's target per region")
+};
+
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("--entities", o.entity_counts, "entity counts to run")->delimiter(',')->check(CLI::Range(1, 10000000));
+  app.add_option("--layouts", o.layouts, "uniform (half a pair per entity) and/or packed (8x denser)")
+      ->delimiter(',')->check(CLI::IsMember({"uniform", "packed"}));
+  app.add_option("--frames", o.base.frames, "frames per trace (the first builds, the rest are timed)")->check(CLI::Range(2, 100000));
+  app.add_option("--max-speed", o.base.max_speed_mpf, "fastest entity, metres per frame (cubes are about 1 m)")->check(CLI::Range(0.0, 100.0));
+  app.add_option("--seed", o.base.seed, "trace seed");
+  app.add_option("--out", o.out, "CSV file to write");
+  app.add_option("--brute-force-up-to", o.brute_force_up_to, "check the pair count by brute force up to this many entities");
+  app.add_flag("--fovea-only", o.fovea_only, "run fovea's broad phases alone (for profiling with perf or callgrind)");
+  app.add_option("--proxies-per-region", o.grid.proxies_per_region, "fovea's regions: the automatic grid's target per region")
       ->check(CLI::Range(1, 100000000));
   app.add_flag("--cpu-time", FrameClock::use_cpu_time,
                "time frames by the thread's CPU time, not the wall clock (a shared machine; with --threads 1 only)");
-  app.add_option("--threads", threads, "fovea's regions: threads sorting the regions (1: none but the caller's)")
+  app.add_option("--threads", o.threads, "fovea's regions: threads sorting the regions (1: none but the caller's)")
       ->check(CLI::Range(1, 64));
+}
+
+/// The mean of per-frame counts; 0 for none.
+double mean_count(const std::vector<std::int64_t>& counts) {
+  double mean = 0;
+  for (std::int64_t c : counts) mean += static_cast<double>(c);
+  return mean / static_cast<double>(std::max<std::size_t>(1, counts.size()));
+}
+
+/// Whether every broad phase reported fovea's exact pairs every frame, and fovea the brute
+/// force's after the first step (up to --brute-force-up-to entities); the first mismatch of
+/// all is said on stderr, and `all_agree` turns false at any.
+void check_pairs(const std::vector<RunResult>& runs, const TraceSpec& spec, const std::string& layout, int n,
+                 int brute_force_up_to, bool& all_agree) {
+  for (std::size_t f = 0; f < runs[0].exact_pairs.size(); ++f)
+    for (std::size_t r = 1; r < runs.size(); ++r)
+      if (runs[r].exact_pairs[f] != runs[0].exact_pairs[f]) {
+        if (all_agree)
+          std::fprintf(stderr, "MISMATCH: %s N=%d frame %zu: fovea %lld exact pairs, %s %lld\n", layout.c_str(), n, f + 1,
+                       static_cast<long long>(runs[0].exact_pairs[f]), runs[r].name.c_str(),
+                       static_cast<long long>(runs[r].exact_pairs[f]));
+        all_agree = false;
+      }
+  if (n <= brute_force_up_to && !runs[0].exact_pairs.empty()) {
+    const std::int64_t brute = brute_force_pairs_after_first_step(spec);
+    if (brute != runs[0].exact_pairs[0]) {
+      std::fprintf(stderr, "MISMATCH: %s N=%d: brute force %lld pairs, fovea %lld\n", layout.c_str(), n,
+                   static_cast<long long>(brute), static_cast<long long>(runs[0].exact_pairs[0]));
+      all_agree = false;
+    }
+  }
+}
+
+/// One trace's rows of the CSV, a row per broad phase.
+void write_rows(std::ofstream& csv, const std::vector<RunResult>& runs, const std::string& layout, int n, int frames,
+                int threads) {
+  const double pairs_mean = mean_count(runs[0].exact_pairs);
+  const double fovea_median = bench::quantile(runs[0].frame_ms, 0.5);
+  const double regions_median = bench::quantile(runs[1].frame_ms, 0.5);
+  for (const RunResult& r : runs) {
+    const double median = bench::quantile(r.frame_ms, 0.5);
+    const double swaps_mean = mean_count(r.swaps);
+    csv << layout << ',' << n << ',' << frames << ',' << r.name << ',' << format_significant(median, 4) << ','
+        << format_significant(bench::quantile(r.frame_ms, 0.95), 4) << ',' << format_significant(median / n * 1000, 4)
+        << ',' << format_significant(pairs_mean / n, 4) << ',' << format_significant(fovea_median / median, 4) << ','
+        << format_significant(regions_median / median, 4) << ','
+        << (r.swaps.empty() ? std::string("NA") : format_significant(swaps_mean / n, 4)) << ','
+        << format_significant(r.setup_ms, 4) << ',' << (r.regions == 0 ? std::string("NA") : std::to_string(r.regions))
+        << ',' << (r.regions == 0 ? std::string("NA") : format_significant(r.memberships_per_proxy, 4)) << ','
+        << (r.regions == 0 ? 1 : threads) << '\n';
+  }
+  csv.flush();
+}
+
+/// One trace's line of the table.
+void print_row(const std::vector<RunResult>& runs, const std::string& layout, int n, bool fovea_only) {
+  const double pairs_mean = mean_count(runs[0].exact_pairs);
+  const double fovea_median = bench::quantile(runs[0].frame_ms, 0.5);
+  const double regions_median = bench::quantile(runs[1].frame_ms, 0.5);
+  const double axis_median = fovea_only ? 0 : bench::quantile(runs[2].frame_ms, 0.5);
+  const double dbvt_median = fovea_only ? 0 : bench::quantile(runs[3].frame_ms, 0.5);
+  std::printf("%-8s %7d %9.3f %9.3f %9.3f %9.3f  %8.3f %8.3f %8.3f  %8.4f %8.4f %8.3f  %7.3f %6zu %6.3f\n", layout.c_str(),
+              n, fovea_median, regions_median, axis_median, dbvt_median, regions_median / fovea_median,
+              fovea_only ? 0 : regions_median / axis_median, fovea_only ? 0 : regions_median / dbvt_median,
+              fovea_median / n * 1000, regions_median / n * 1000, bench::quantile(runs[1].frame_ms, 0.95), pairs_mean / n,
+              runs[1].regions, runs[1].memberships_per_proxy);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Broad-phase benchmark: fovea's SweepAndPrune beside Bullet's bt32BitAxisSweep3 and\n"
+               "btDbvtBroadphase on the same motion traces (docs/broadphase.md)."};
+  Options o;
+  add_options(app, o);
   CLI11_PARSE(app, argc, argv);
-  if (FrameClock::use_cpu_time && threads > 1) {
+  if (FrameClock::use_cpu_time && o.threads > 1) {
     std::fprintf(stderr, "fovea bench broadphase: --cpu-time counts one thread's time; it needs --threads 1\n");
     return 1;
   }
 
-  std::filesystem::path out_path(out);
-  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
-  std::ofstream csv(out_path);
-  if (!csv) {
-    std::fprintf(stderr, "fovea bench broadphase: cannot write %s\n", out.c_str());
-    return 1;
-  }
+  std::ofstream csv = bench::open_csv(o.out, "broadphase");
+  if (!csv) return 1;
   csv << "layout,entities,frames,broadphase,median_ms,p95_ms,median_ms_per_1000_entities,"
          "pairs_per_entity,fovea_over_this,regions_over_this,swaps_per_entity_per_frame,setup_ms,regions,"
          "regions_per_proxy,threads\n";
   csv.flush();
-  ThreadPool pool(threads);
-  ThreadPool* const region_pool = threads > 1 ? &pool : nullptr;
+  ThreadPool pool(o.threads);
+  ThreadPool* const region_pool = o.threads > 1 ? &pool : nullptr;
 
   bool all_agree = true;
   // "single" is fovea's one sweep, "regions" its RegionSweepAndPrune; ms/1k per 1,000 entities.
   std::printf("%-8s %7s %9s %9s %9s %9s  %8s %8s %8s  %8s %8s %8s  %7s %6s %6s\n", "layout", "N", "single", "regions",
               "axis ms", "dbvt ms", "reg/sgl", "reg/axis", "reg/dbvt", "sgl/1k", "reg/1k", "reg p95", "pairs/N",
               "cells", "in/box");
-  for (const std::string& layout_text : layouts) {
-    for (int n : entity_counts) {
-      TraceSpec spec = base;
+  for (const std::string& layout_text : o.layouts) {
+    for (int n : o.entity_counts) {
+      TraceSpec spec = o.base;
       spec.layout = layout_text == "uniform" ? Layout::uniform : Layout::packed;
       spec.entities = n;
       std::fprintf(stderr, "fovea bench broadphase: %s, %d entities, %d frames...\n", layout_text.c_str(), n, spec.frames);
       std::vector<RunResult> runs;
       {
-        auto [single, regions] = run_fovea(spec, grid, region_pool);
+        auto [single, regions] = run_fovea(spec, o.grid, region_pool);
         runs.push_back(std::move(single));
         runs.push_back(std::move(regions));
       }
-      if (!fovea_only) {
+      if (!o.fovea_only) {
         runs.push_back(run_axis_sweep(spec));
         runs.push_back(run_dbvt(spec));
       }
-
       // The same exactly overlapping pairs, every frame, from all three.
-      for (std::size_t f = 0; f < runs[0].exact_pairs.size(); ++f)
-        for (std::size_t r = 1; r < runs.size(); ++r)
-          if (runs[r].exact_pairs[f] != runs[0].exact_pairs[f]) {
-            if (all_agree)
-              std::fprintf(stderr, "MISMATCH: %s N=%d frame %zu: fovea %lld exact pairs, %s %lld\n", layout_text.c_str(), n,
-                           f + 1, static_cast<long long>(runs[0].exact_pairs[f]), runs[r].name.c_str(),
-                           static_cast<long long>(runs[r].exact_pairs[f]));
-            all_agree = false;
-          }
-      if (n <= brute_force_up_to && !runs[0].exact_pairs.empty()) {
-        const std::int64_t brute = brute_force_pairs_after_first_step(spec);
-        if (brute != runs[0].exact_pairs[0]) {
-          std::fprintf(stderr, "MISMATCH: %s N=%d: brute force %lld pairs, fovea %lld\n", layout_text.c_str(), n,
-                       static_cast<long long>(brute), static_cast<long long>(runs[0].exact_pairs[0]));
-          all_agree = false;
-        }
-      }
-
-      double pairs_mean = 0;
-      for (std::int64_t p : runs[0].exact_pairs) pairs_mean += static_cast<double>(p);
-      pairs_mean /= static_cast<double>(std::max<std::size_t>(1, runs[0].exact_pairs.size()));
-      const double fovea_median = bench::quantile(runs[0].frame_ms, 0.5);
-      const double regions_median = bench::quantile(runs[1].frame_ms, 0.5);
-      for (const RunResult& r : runs) {
-        const double median = bench::quantile(r.frame_ms, 0.5);
-        double swaps_mean = 0;
-        for (std::int64_t s : r.swaps) swaps_mean += static_cast<double>(s);
-        swaps_mean /= static_cast<double>(std::max<std::size_t>(1, r.swaps.size()));
-        csv << layout_text << ',' << n << ',' << spec.frames << ',' << r.name << ',' << format_significant(median, 4) << ','
-            << format_significant(bench::quantile(r.frame_ms, 0.95), 4) << ','
-            << format_significant(median / n * 1000, 4) << ',' << format_significant(pairs_mean / n, 4) << ','
-            << format_significant(fovea_median / median, 4) << ',' << format_significant(regions_median / median, 4) << ','
-            << (r.swaps.empty() ? std::string("NA") : format_significant(swaps_mean / n, 4)) << ','
-            << format_significant(r.setup_ms, 4) << ','
-            << (r.regions == 0 ? std::string("NA") : std::to_string(r.regions)) << ','
-            << (r.regions == 0 ? std::string("NA") : format_significant(r.memberships_per_proxy, 4)) << ','
-            << (r.regions == 0 ? 1 : threads) << '\n';
-      }
-      csv.flush();
-      const double axis_median = fovea_only ? 0 : bench::quantile(runs[2].frame_ms, 0.5);
-      const double dbvt_median = fovea_only ? 0 : bench::quantile(runs[3].frame_ms, 0.5);
-      std::printf("%-8s %7d %9.3f %9.3f %9.3f %9.3f  %8.3f %8.3f %8.3f  %8.4f %8.4f %8.3f  %7.3f %6zu %6.3f\n",
-                  layout_text.c_str(), n, fovea_median, regions_median, axis_median, dbvt_median,
-                  regions_median / fovea_median, fovea_only ? 0 : regions_median / axis_median,
-                  fovea_only ? 0 : regions_median / dbvt_median, fovea_median / n * 1000, regions_median / n * 1000,
-                  bench::quantile(runs[1].frame_ms, 0.95), pairs_mean / n, runs[1].regions, runs[1].memberships_per_proxy);
-      std::fflush(stdout);
+      check_pairs(runs, spec, layout_text, n, o.brute_force_up_to, all_agree);
+      write_rows(csv, runs, layout_text, n, spec.frames, o.threads);
+      print_row(runs, layout_text, n, o.fovea_only);
     }
   }
   std::printf("%s\nwrote %s\n", all_agree ? "all the broad phases reported the same exact pairs every frame"
                                           : "MISMATCH: the broad phases disagree (see above)",
-              out.c_str());
+              o.out.c_str());
   return all_agree ? 0 : 1;
 }

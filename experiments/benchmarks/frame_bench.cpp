@@ -267,32 +267,11 @@ struct BulletResult {
 /// fovea's larger-of-the-two agree.
 btScalar bullet_friction(double fovea_friction) { return static_cast<btScalar>(std::sqrt(fovea_friction)); }
 
-/// A Bullet world of `scene`, stepped as fovea's: a single step of dt per frame. Everything
-/// is created before the clock starts. `max_ms` bounds the whole configuration: when the
-/// warm-up projects past it, the run stops and says so.
-BulletResult run_bullet(const BulletScene& scene, BulletShape kind, BulletWalls walls, int warmup, int frames,
-                        double max_ms) {
-  BulletResult r;
-  r.name = kind == BulletShape::sphere ? "bullet_sphere" : "bullet_compound";
-  Stopwatch total;
-  Stopwatch setup;
-  btDefaultCollisionConfiguration configuration;
-  btCollisionDispatcher dispatcher(&configuration);
-  btDbvtBroadphase broadphase;
-  btSequentialImpulseConstraintSolver solver;
-  // Outlived by the shapes and bodies below: the world is destroyed first (see the end).
-  auto owned_world = std::make_unique<btDiscreteDynamicsWorld>(&dispatcher, &broadphase, &solver, &configuration);
-  btDiscreteDynamicsWorld& world = *owned_world;
-  world.setGravity(btVector3(0, 0, 0));
-  // fovea's solver makes response.iterations passes (16 by default); Bullet's default is 10.
-  world.getSolverInfo().m_numIterations = scene.solver_iterations;
-  // fovea bounces every approach without gravity (rest_speed_mps 0); Bullet's default
-  // threshold drops restitution below 0.2 m/s.
-  world.getSolverInfo().m_restitutionVelocityThreshold = 0;
-
-  // One shape per fovea model, shared by its entities, as fovea shares its trees.
-  std::vector<std::unique_ptr<btCollisionShape>> shapes;
-  std::vector<std::unique_ptr<btSphereShape>> leaf_shapes;
+/// One Bullet shape per fovea model, shared by its entities as fovea shares its trees: a
+/// sphere of its bounding radius, or a compound of its leaf spheres (`leaf_shapes` owns
+/// the compounds' children).
+void make_shapes(const BulletScene& scene, BulletShape kind, std::vector<std::unique_ptr<btCollisionShape>>& shapes,
+                 std::vector<std::unique_ptr<btSphereShape>>& leaf_shapes) {
   for (const BodyModel& m : scene.models) {
     if (kind == BulletShape::sphere) {
       shapes.push_back(std::make_unique<btSphereShape>(static_cast<btScalar>(m.bounding_radius_m)));
@@ -309,8 +288,12 @@ BulletResult run_bullet(const BulletScene& scene, BulletShape kind, BulletWalls 
     }
     shapes.push_back(std::move(compound));
   }
+}
 
-  std::vector<std::unique_ptr<btRigidBody>> bodies;
+/// A body per entity, at its initial pose, velocity and spin, never put to sleep.
+void add_entity_bodies(btDiscreteDynamicsWorld& world, const BulletScene& scene,
+                       const std::vector<std::unique_ptr<btCollisionShape>>& shapes,
+                       std::vector<std::unique_ptr<btRigidBody>>& bodies) {
   bodies.reserve(scene.states.size() + 6);
   for (std::size_t i = 0; i < scene.states.size(); ++i) {
     const BodyModel& m = scene.models[scene.model_of[i]];
@@ -328,13 +311,16 @@ BulletResult run_bullet(const BulletScene& scene, BulletShape kind, BulletWalls 
     world.addRigidBody(body.get());
     bodies.push_back(std::move(body));
   }
+}
 
-  // The box's six walls, static. Boxes, 1 m thick outside each face, pair only with bodies
-  // near them. Planes (btStaticPlaneShape, issue 26's first choice) have unbounded boxes, so
-  // every body keeps a pair with each of the six, and a compound one child algorithm per leaf
-  // sphere per plane: 133 ms a step for 200 balls against 1.7 ms with boxes (docs/scale.md).
+/// The box's six walls, static. Boxes, 1 m thick outside each face, pair only with bodies
+/// near them. Planes (btStaticPlaneShape, issue 26's first choice) have unbounded boxes, so
+/// every body keeps a pair with each of the six, and a compound one child algorithm per leaf
+/// sphere per plane: 133 ms a step for 200 balls against 1.7 ms with boxes (docs/scale.md).
+void add_walls(btDiscreteDynamicsWorld& world, const BulletScene& scene, BulletWalls walls,
+               std::vector<std::unique_ptr<btCollisionShape>>& wall_shapes,
+               std::vector<std::unique_ptr<btRigidBody>>& bodies) {
   const Vec3 size = scene.box_size_m;
-  std::vector<std::unique_ptr<btCollisionShape>> wall_shapes;
   for (int axis = 0; axis < 3; ++axis) {
     for (int side = 0; side < 2; ++side) {
       Vec3 normal(0.0);
@@ -362,8 +348,13 @@ BulletResult run_bullet(const BulletScene& scene, BulletShape kind, BulletWalls 
       bodies.push_back(std::move(body));
     }
   }
-  r.setup_ms = setup.elapsed_ms();
+}
 
+/// `warmup` untimed and `frames` timed steps, a single step of dt each, the dispatcher's
+/// manifolds counted after each timed one, into `r`. `total` has run since the configuration
+/// began: when the warm-up projects past `max_ms`, the run stops and says so in r.note.
+void step_bullet(btDiscreteDynamicsWorld& world, btCollisionDispatcher& dispatcher, const BulletScene& scene,
+                 int warmup, int frames, double max_ms, const Stopwatch& total, BulletResult& r) {
   const auto dt = static_cast<btScalar>(scene.time_step_s);
   const int steps = warmup + frames;
   std::vector<double> step_ms, warmup_ms;
@@ -395,6 +386,46 @@ BulletResult run_bullet(const BulletScene& scene, BulletShape kind, BulletWalls 
       }
     }
   }
+  if (!step_ms.empty()) {
+    r.step = summarise(step_ms);
+    r.step_median_ms = r.step.median_ms;
+    r.manifolds = manifolds / static_cast<double>(step_ms.size());
+    r.touching_manifolds = touching / static_cast<double>(step_ms.size());
+  }
+}
+
+/// A Bullet world of `scene`, stepped as fovea's: a single step of dt per frame. Everything
+/// is created before the clock starts. `max_ms` bounds the whole configuration: when the
+/// warm-up projects past it, the run stops and says so.
+BulletResult run_bullet(const BulletScene& scene, BulletShape kind, BulletWalls walls, int warmup, int frames,
+                        double max_ms) {
+  BulletResult r;
+  r.name = kind == BulletShape::sphere ? "bullet_sphere" : "bullet_compound";
+  Stopwatch total;
+  Stopwatch setup;
+  btDefaultCollisionConfiguration configuration;
+  btCollisionDispatcher dispatcher(&configuration);
+  btDbvtBroadphase broadphase;
+  btSequentialImpulseConstraintSolver solver;
+  // Outlived by the shapes and bodies below: the world is destroyed first (see the end).
+  auto owned_world = std::make_unique<btDiscreteDynamicsWorld>(&dispatcher, &broadphase, &solver, &configuration);
+  btDiscreteDynamicsWorld& world = *owned_world;
+  world.setGravity(btVector3(0, 0, 0));
+  // fovea's solver makes response.iterations passes (16 by default); Bullet's default is 10.
+  world.getSolverInfo().m_numIterations = scene.solver_iterations;
+  // fovea bounces every approach without gravity (rest_speed_mps 0); Bullet's default
+  // threshold drops restitution below 0.2 m/s.
+  world.getSolverInfo().m_restitutionVelocityThreshold = 0;
+  std::vector<std::unique_ptr<btCollisionShape>> shapes;
+  std::vector<std::unique_ptr<btSphereShape>> leaf_shapes;
+  make_shapes(scene, kind, shapes, leaf_shapes);
+  std::vector<std::unique_ptr<btRigidBody>> bodies;
+  add_entity_bodies(world, scene, shapes, bodies);
+  std::vector<std::unique_ptr<btCollisionShape>> wall_shapes;
+  add_walls(world, scene, walls, wall_shapes, bodies);
+  r.setup_ms = setup.elapsed_ms();
+
+  step_bullet(world, dispatcher, scene, warmup, frames, max_ms, total, r);
   // Teardown, untimed but quadratic if done body by body: removing a body searches the
   // world's body list and every overlapping pair for it (minutes at 100,000 bodies). The
   // pairs go first, each in constant time, then the world, whose destructor frees each
@@ -405,12 +436,6 @@ BulletResult run_bullet(const BulletScene& scene, BulletShape kind, BulletWalls 
     pairs->removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
   }
   owned_world.reset();
-  if (!step_ms.empty()) {
-    r.step = summarise(step_ms);
-    r.step_median_ms = r.step.median_ms;
-    r.manifolds = manifolds / static_cast<double>(step_ms.size());
-    r.touching_manifolds = touching / static_cast<double>(step_ms.size());
-  }
   return r;
 }
 
@@ -478,11 +503,10 @@ void print_row(const Configuration& c, const FoveaResult& f) {
   std::fflush(stdout);
 }
 
-}  // namespace
+// ---------------------------------------------------------------------------------------
+// The command line and the runs.
 
-int main(int argc, char** argv) {
-  CLI::App app{"Frame benchmark: fovea's whole step (per phase) beside Bullet's btDiscreteDynamicsWorld on the\n"
-               "same scenes, 1,000 to 100,000 entities (docs/scale.md)."};
+struct Options {
   std::vector<int> entity_counts = {1000, 10000, 100000};
   std::vector<std::string> shapes = {"balls", "rocks"};
   std::vector<std::string> layouts = {"uniform", "packed"};
@@ -495,126 +519,111 @@ int main(int argc, char** argv) {
   bool no_compound = false;
   double max_minutes = 3;
   std::string walls_text = "boxes";
-  app.add_option("--entities", entity_counts, "entity counts to run")->delimiter(',')->check(CLI::Range(1, 10000000));
-  app.add_option("--shapes", shapes, "balls (0.5 m, 8 voxels) and/or rocks (0.8 m, 12 voxels, 5 variants)")
+};
+
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("--entities", o.entity_counts, "entity counts to run")->delimiter(',')->check(CLI::Range(1, 10000000));
+  app.add_option("--shapes", o.shapes, "balls (0.5 m, 8 voxels) and/or rocks (0.8 m, 12 voxels, 5 variants)")
       ->delimiter(',')->check(CLI::IsMember({"balls", "rocks"}));
-  app.add_option("--layouts", layouts, "uniform (6.5% solid) and/or packed (20%, or less where the placer cannot)")
+  app.add_option("--layouts", o.layouts, "uniform (6.5% solid) and/or packed (20%, or less where the placer cannot)")
       ->delimiter(',')->check(CLI::IsMember({"uniform", "packed"}));
-  app.add_option("--frames", frames, "timed frames per configuration")->check(CLI::Range(1, 1000000));
-  app.add_option("--warmup", warmup, "untimed frames before them")->check(CLI::Range(0, 1000000));
-  app.add_option("--threads", thread_counts, "fovea's frame threads to run, each a row (0: the machine's cores)")
+  app.add_option("--frames", o.frames, "timed frames per configuration")->check(CLI::Range(1, 1000000));
+  app.add_option("--warmup", o.warmup, "untimed frames before them")->check(CLI::Range(0, 1000000));
+  app.add_option("--threads", o.thread_counts, "fovea's frame threads to run, each a row (0: the machine's cores)")
       ->delimiter(',')->check(CLI::Range(0, 1024));
-  app.add_option("--seed", seed, "the scene's seed (placement, shapes, velocities)");
-  app.add_option("--out", out, "CSV file to write");
-  app.add_flag("--fovea-only", fovea_only, "run fovea alone (for profiling)");
-  app.add_flag("--no-compound", no_compound, "skip Bullet with compounds of leaf spheres");
-  app.add_option("--max-minutes", max_minutes, "stop a Bullet run whose warm-up takes or projects past this many minutes")
+  app.add_option("--seed", o.seed, "the scene's seed (placement, shapes, velocities)");
+  app.add_option("--out", o.out, "CSV file to write");
+  app.add_flag("--fovea-only", o.fovea_only, "run fovea alone (for profiling)");
+  app.add_flag("--no-compound", o.no_compound, "skip Bullet with compounds of leaf spheres");
+  app.add_option("--max-minutes", o.max_minutes, "stop a Bullet run whose warm-up takes or projects past this many minutes")
       ->check(CLI::Range(0.0, 1e6));
-  app.add_option("--bullet-walls", walls_text, "the box's walls in Bullet: boxes (1 m thick) or planes (btStaticPlaneShape; slow for compounds)")
+  app.add_option("--bullet-walls", o.walls_text, "the box's walls in Bullet: boxes (1 m thick) or planes (btStaticPlaneShape; slow for compounds)")
       ->check(CLI::IsMember({"planes", "boxes"}));
-  CLI11_PARSE(app, argc, argv);
-  const BulletWalls walls = walls_text == "planes" ? BulletWalls::planes : BulletWalls::boxes;
+}
 
-  std::filesystem::path out_path(out);
-  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
-  std::ofstream csv(out_path);
-  if (!csv) {
-    std::fprintf(stderr, "fovea bench frame: cannot write %s\n", out.c_str());
-    return 1;
-  }
-  csv << kCsvHeader;
-  csv.flush();
-
-  std::printf("Medians of %d timed frames after %d warm-up frames, ms. fovea's phases: integrate, broad, narrow,\n"
-              "response, metrics, and other (the frame less the five); Bullet's step is one number (its integration, broad phase, narrow phase and\n"
-              "solver together). Bullet runs single-threaded, once per scene. pairs, coll, contacts: fovea's a frame.\n\n",
-              frames, warmup);
-  std::printf("%-5s %-7s %7s %3s | %7s %7s %7s %7s %7s %7s | %8s | %8s %9s | %6s %6s | %8s %8s %8s\n", "shape", "layout", "N",
-              "thr", "integ", "broad", "narrow", "resp", "metr", "other", "frame", "bt_sph", "bt_cmp", "f/sph", "f/cmp", "pairs",
-              "coll", "contacts");
-
-  std::vector<Configuration> done;
-  int failures = 0;
-  for (const std::string& shape_name : shapes) {
-    const ShapeSpec& shape = shape_name == "balls" ? kBalls : kRocks;
-    for (const std::string& layout : layouts) {
-      for (int n : entity_counts) {
-        Configuration c{shape_name, layout, n, 0, 0, 0, {}, {}};
-        std::vector<double> fractions;
-        if (layout == "uniform") fractions = {kUniformSolidFraction};
-        else fractions.assign(kPackedSolidFractions.begin(), kPackedSolidFractions.end());
-        std::optional<BulletScene> scene;
-        std::string yaml_base;
-        for (std::size_t t = 0; t < thread_counts.size(); ++t) {
-          const int threads = thread_counts[t];
-          std::unique_ptr<Animation> world;
-          double setup_ms = 0;
-          // The packed layout takes the first solid fraction the placer fills; later thread
-          // counts reuse it.
-          for (std::size_t k = 0; k < fractions.size() && !world; ++k) {
-            if (t == 0) {
-              c.solid_fraction_nominal = fractions[k];
-              c.box_side_m = box_side_m(shape, n, fractions[k]);
-              yaml_base = scene_yaml(shape, n, c.box_side_m, seed);
-            }
-            std::string yaml = yaml_base;
-            set_threads(yaml, threads);
-            std::fprintf(stderr, "fovea bench frame: %s %s %d entities, %d threads: building (box %.4g m, %.3g solid)...\n",
-                         shape_name.c_str(), layout.c_str(), n, threads, c.box_side_m, c.solid_fraction_nominal);
-            try {
-              Stopwatch setup;
-              const config::LoadedConfig loaded = config::load_config_text(yaml, "frame_bench");
-              world = std::make_unique<Animation>(loaded.settings, loaded.settings.seed);
-              setup_ms = setup.elapsed_ms();
-            } catch (const PlacementError& e) {
-              std::fprintf(stderr, "fovea bench frame: %.3g solid does not place (%s)%s\n", c.solid_fraction_nominal,
-                           e.what(), t == 0 && k + 1 < fractions.size() ? ", trying less" : "");
-              if (t > 0) break;
-            } catch (const std::exception& e) {
-              std::fprintf(stderr, "fovea bench frame: %s\n", e.what());
-              break;
-            }
-          }
-          if (!world) {
-            ++failures;
-            break;
-          }
-          if (!scene) {
-            scene = copy_scene(*world);
-            c.solid_fraction_voxels = scene->solid_volume_m3 / std::pow(c.box_side_m, 3);
-            std::size_t fewest = SIZE_MAX, most = 0;
-            for (const BodyModel& m : scene->models) {
-              fewest = std::min(fewest, m.leaves.size());
-              most = std::max(most, m.leaves.size());
-            }
-            std::fprintf(stderr, "fovea bench frame:   %zu models of %zu to %zu leaf spheres (Bullet's compounds)\n",
-                         scene->models.size(), fewest, most);
-          }
-          std::fprintf(stderr, "fovea bench frame:   built in %.0f ms; %d warm-up and %d timed frames...\n", setup_ms, warmup,
-                       frames);
-          c.fovea.push_back(time_fovea(*world, threads, setup_ms, warmup, frames));
-        }
-        if (!scene) continue;
-        if (!fovea_only) {
-          std::vector<BulletShape> kinds = {BulletShape::sphere};
-          if (!no_compound) kinds.push_back(BulletShape::compound);
-          for (BulletShape kind : kinds) {
-            std::fprintf(stderr, "fovea bench frame:   Bullet, %s...\n", kind == BulletShape::sphere ? "spheres" : "compounds");
-            c.bullet.push_back(run_bullet(*scene, kind, walls, warmup, frames, max_minutes * 60000));
-            const BulletResult& b = c.bullet.back();
-            std::fprintf(stderr, "fovea bench frame:   %s: setup %.0f ms, %.1f manifolds a frame, %.1f touching%s%s\n",
-                         b.name.c_str(), b.setup_ms, b.manifolds, b.touching_manifolds, b.note.empty() ? "" : "; ",
-                         b.note.c_str());
-          }
-        }
-        write_rows(csv, c, frames, warmup, seed, walls_text);
-        for (const FoveaResult& f : c.fovea) print_row(c, f);
-        done.push_back(std::move(c));
-      }
+/// fovea's world of configuration `c` at `threads` threads, or null (said on stderr) when it
+/// cannot be built. The first thread count (`first`) tries the layout's solid fractions in
+/// order until the placer fills one, and fixes c's box and `yaml_base`; later ones reuse them.
+std::unique_ptr<Animation> build_fovea_world(const Options& o, const ShapeSpec& shape, const std::vector<double>& fractions,
+                                             bool first, int threads, Configuration& c, std::string& yaml_base,
+                                             double& setup_ms) {
+  std::unique_ptr<Animation> world;
+  // The packed layout takes the first solid fraction the placer fills; later thread
+  // counts reuse it.
+  for (std::size_t k = 0; k < fractions.size() && !world; ++k) {
+    if (first) {
+      c.solid_fraction_nominal = fractions[k];
+      c.box_side_m = box_side_m(shape, c.entities, fractions[k]);
+      yaml_base = scene_yaml(shape, c.entities, c.box_side_m, o.seed);
+    }
+    std::string yaml = yaml_base;
+    set_threads(yaml, threads);
+    std::fprintf(stderr, "fovea bench frame: %s %s %d entities, %d threads: building (box %.4g m, %.3g solid)...\n",
+                 c.shape.c_str(), c.layout.c_str(), c.entities, threads, c.box_side_m, c.solid_fraction_nominal);
+    try {
+      Stopwatch setup;
+      const config::LoadedConfig loaded = config::load_config_text(yaml, "frame_bench");
+      world = std::make_unique<Animation>(loaded.settings, loaded.settings.seed);
+      setup_ms = setup.elapsed_ms();
+    } catch (const PlacementError& e) {
+      std::fprintf(stderr, "fovea bench frame: %.3g solid does not place (%s)%s\n", c.solid_fraction_nominal, e.what(),
+                   first && k + 1 < fractions.size() ? ", trying less" : "");
+      if (!first) break;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fovea bench frame: %s\n", e.what());
+      break;
     }
   }
+  return world;
+}
 
-  // Per-entity cost, ms per 1,000 entities, per phase.
+/// Configuration `c` in fovea at every thread count, timed into c.fovea; the scene Bullet
+/// gets is copied from the first world built. False when a world could not be built.
+bool time_fovea_configuration(const Options& o, const ShapeSpec& shape, Configuration& c,
+                              std::optional<BulletScene>& scene) {
+  std::vector<double> fractions;
+  if (c.layout == "uniform") fractions = {kUniformSolidFraction};
+  else fractions.assign(kPackedSolidFractions.begin(), kPackedSolidFractions.end());
+  std::string yaml_base;
+  for (std::size_t t = 0; t < o.thread_counts.size(); ++t) {
+    const int threads = o.thread_counts[t];
+    double setup_ms = 0;
+    std::unique_ptr<Animation> world = build_fovea_world(o, shape, fractions, t == 0, threads, c, yaml_base, setup_ms);
+    if (!world) return false;
+    if (!scene) {
+      scene = copy_scene(*world);
+      c.solid_fraction_voxels = scene->solid_volume_m3 / std::pow(c.box_side_m, 3);
+      std::size_t fewest = SIZE_MAX, most = 0;
+      for (const BodyModel& m : scene->models) {
+        fewest = std::min(fewest, m.leaves.size());
+        most = std::max(most, m.leaves.size());
+      }
+      std::fprintf(stderr, "fovea bench frame:   %zu models of %zu to %zu leaf spheres (Bullet's compounds)\n",
+                   scene->models.size(), fewest, most);
+    }
+    std::fprintf(stderr, "fovea bench frame:   built in %.0f ms; %d warm-up and %d timed frames...\n", setup_ms, o.warmup,
+                 o.frames);
+    c.fovea.push_back(time_fovea(*world, threads, setup_ms, o.warmup, o.frames));
+  }
+  return true;
+}
+
+/// Bullet on configuration `c`'s scene: spheres, then compounds unless --no-compound.
+void time_bullet_configuration(const Options& o, const BulletScene& scene, Configuration& c) {
+  const BulletWalls walls = o.walls_text == "planes" ? BulletWalls::planes : BulletWalls::boxes;
+  std::vector<BulletShape> kinds = {BulletShape::sphere};
+  if (!o.no_compound) kinds.push_back(BulletShape::compound);
+  for (BulletShape kind : kinds) {
+    std::fprintf(stderr, "fovea bench frame:   Bullet, %s...\n", kind == BulletShape::sphere ? "spheres" : "compounds");
+    c.bullet.push_back(run_bullet(scene, kind, walls, o.warmup, o.frames, o.max_minutes * 60000));
+    const BulletResult& b = c.bullet.back();
+    std::fprintf(stderr, "fovea bench frame:   %s: setup %.0f ms, %.1f manifolds a frame, %.1f touching%s%s\n",
+                 b.name.c_str(), b.setup_ms, b.manifolds, b.touching_manifolds, b.note.empty() ? "" : "; ", b.note.c_str());
+  }
+}
+
+/// Per-entity cost, ms per 1,000 entities, per phase.
+void print_per_entity(const std::vector<Configuration>& done) {
   std::printf("\nms per 1,000 entities (median / N * 1000); Bullet manifolds a frame (all / touching)\n");
   std::printf("%-5s %-7s %7s %3s | %7s %7s %7s %7s %7s %7s | %8s | %8s %9s | %17s %17s\n", "shape", "layout", "N", "thr",
               "integ", "broad", "narrow", "resp", "metr", "other", "frame", "bt_sph", "bt_cmp", "bt_sph manifolds",
@@ -635,8 +644,10 @@ int main(int argc, char** argv) {
       if (!b.note.empty())
         std::printf("  %s %s %d: %s %s\n", c.shape.c_str(), c.layout.c_str(), c.entities, b.name.c_str(), b.note.c_str());
   }
+}
 
-  // How the per-entity cost grows from 10,000 to 100,000 entities: 1 is linear scaling.
+/// How the per-entity cost grows from 10,000 to 100,000 entities: 1 is linear scaling.
+void print_scaling(const std::vector<Configuration>& done) {
   std::printf("\nper-entity cost at 100,000 over that at 10,000 (1 = linear)\n");
   std::printf("%-5s %-7s %3s | %7s %7s %7s %7s %7s %7s | %8s | %8s %9s\n", "shape", "layout", "thr", "integ", "broad",
               "narrow", "resp", "metr", "other", "frame", "bt_sph", "bt_cmp");
@@ -663,6 +674,49 @@ int main(int argc, char** argv) {
     }
   }
   if (!any_ratio) std::printf("(needs both 10000 and 100000 in --entities)\n");
-  std::printf("\nwrote %s\n", out.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Frame benchmark: fovea's whole step (per phase) beside Bullet's btDiscreteDynamicsWorld on the\n"
+               "same scenes, 1,000 to 100,000 entities (docs/scale.md)."};
+  Options o;
+  add_options(app, o);
+  CLI11_PARSE(app, argc, argv);
+
+  std::ofstream csv = bench::open_csv(o.out, "frame");
+  if (!csv) return 1;
+  csv << kCsvHeader;
+  csv.flush();
+
+  std::printf("Medians of %d timed frames after %d warm-up frames, ms. fovea's phases: integrate, broad, narrow,\n"
+              "response, metrics, and other (the frame less the five); Bullet's step is one number (its integration, broad phase, narrow phase and\n"
+              "solver together). Bullet runs single-threaded, once per scene. pairs, coll, contacts: fovea's a frame.\n\n",
+              o.frames, o.warmup);
+  std::printf("%-5s %-7s %7s %3s | %7s %7s %7s %7s %7s %7s | %8s | %8s %9s | %6s %6s | %8s %8s %8s\n", "shape", "layout", "N",
+              "thr", "integ", "broad", "narrow", "resp", "metr", "other", "frame", "bt_sph", "bt_cmp", "f/sph", "f/cmp", "pairs",
+              "coll", "contacts");
+
+  std::vector<Configuration> done;
+  int failures = 0;
+  for (const std::string& shape_name : o.shapes) {
+    const ShapeSpec& shape = shape_name == "balls" ? kBalls : kRocks;
+    for (const std::string& layout : o.layouts) {
+      for (int n : o.entity_counts) {
+        Configuration c{shape_name, layout, n, 0, 0, 0, {}, {}};
+        std::optional<BulletScene> scene;
+        if (!time_fovea_configuration(o, shape, c, scene)) ++failures;
+        if (!scene) continue;
+        if (!o.fovea_only) time_bullet_configuration(o, *scene, c);
+        write_rows(csv, c, o.frames, o.warmup, o.seed, o.walls_text);
+        for (const FoveaResult& f : c.fovea) print_row(c, f);
+        done.push_back(std::move(c));
+      }
+    }
+  }
+  print_per_entity(done);
+  print_scaling(done);
+  std::printf("\nwrote %s\n", o.out.c_str());
   return failures == 0 ? 0 : 1;
 }

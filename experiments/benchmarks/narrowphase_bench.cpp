@@ -147,6 +147,24 @@ struct Snapshot {
   std::vector<EntityState> states;
 };
 
+/// `count` frames of the world of `settings`, `gap` frames apart after `warmup` frames.
+std::vector<Snapshot> take_snapshots(const AnimationSettings& settings, std::uint64_t seed, int warmup, int count, int gap) {
+  Stepper stepper(std::make_unique<Animation>(settings, seed), nullptr);
+  const Animation& world = stepper.world();
+  for (int f = 0; f < warmup; ++f) stepper.step();
+  std::vector<Snapshot> snapshots;
+  for (int s = 0; s < count; ++s) {
+    if (s > 0)
+      for (int f = 0; f < gap; ++f) stepper.step();
+    const std::span<const CollisionModel> models = world.narrowphase().models();
+    Snapshot snap{NarrowPhase(std::vector<CollisionModel>(models.begin(), models.end())),
+                  std::vector<EntityState>(world.states().begin(), world.states().end())};
+    snap.narrowphase.sync(world.broadphase().pairs(), world.entities(), world.frames_done());
+    snapshots.push_back(std::move(snap));
+  }
+  return snapshots;
+}
+
 /// b's model space to a's, per collision (as Collision::b_to_a_*).
 struct Transform {
   Mat3 rotation{1.0};
@@ -274,17 +292,24 @@ void record_descent(Snapshot& snap, TestRecord& r) {
   return hits;
 }
 
+/// The middle variants' test of pair `i`: b's centre rotated and moved into a's frame with its
+/// collision's transform, then the descent's comparison. Inlined into each variant's loop, so
+/// the variants differ only in what they do with the answer.
+[[gnu::always_inline]] inline bool rotated_pair_hits(const TestRecord& r, std::size_t i) {
+    const Transform& t = r.transforms[r.transform[i]];
+    const Vec3 b = t.rotation * Vec3(r.blx[i], r.bly[i], r.blz[i]) + t.offset_m;
+    const Vec3 d = Vec3(r.ax[i], r.ay[i], r.az[i]) - b;
+    const double reach = r.ra[i] + r.rb[i];
+  return glm::dot(d, d) <= reach * reach;
+}
+
 /// The middle variant: b's centre is rotated and moved into a's frame on every test, with
 /// its collision's transform looked up by index (the descent does this for tests whose
 /// member is on b, and once per target when the target is on b).
 [[gnu::noinline]] std::int64_t bare_rotated_hits(const TestRecord& r, std::size_t begin, std::size_t end) {
   std::int64_t hits = 0;
   for (std::size_t i = begin; i < end; ++i) {
-    const Transform& t = r.transforms[r.transform[i]];
-    const Vec3 b = t.rotation * Vec3(r.blx[i], r.bly[i], r.blz[i]) + t.offset_m;
-    const Vec3 d = Vec3(r.ax[i], r.ay[i], r.az[i]) - b;
-    const double reach = r.ra[i] + r.rb[i];
-    hits += glm::dot(d, d) <= reach * reach;
+    hits += rotated_pair_hits(r, i);
   }
   return hits;
 }
@@ -297,11 +322,7 @@ void record_descent(Snapshot& snap, TestRecord& r) {
   std::uint32_t* const next = out.data();
   std::size_t count = 0;
   for (std::size_t i = begin; i < end; ++i) {
-    const Transform& t = r.transforms[r.transform[i]];
-    const Vec3 b = t.rotation * Vec3(r.blx[i], r.bly[i], r.blz[i]) + t.offset_m;
-    const Vec3 d = Vec3(r.ax[i], r.ay[i], r.az[i]) - b;
-    const double reach = r.ra[i] + r.rb[i];
-    if (glm::dot(d, d) > reach * reach) continue;
+    if (!rotated_pair_hits(r, i)) continue;
     next[count++] = static_cast<std::uint32_t>(i);
   }
   return static_cast<std::int64_t>(count);
@@ -315,12 +336,8 @@ void record_descent(Snapshot& snap, TestRecord& r) {
   std::uint32_t* const next = out.data();
   std::size_t count = 0;
   for (std::size_t i = begin; i < end; ++i) {
-    const Transform& t = r.transforms[r.transform[i]];
-    const Vec3 b = t.rotation * Vec3(r.blx[i], r.bly[i], r.blz[i]) + t.offset_m;
-    const Vec3 d = Vec3(r.ax[i], r.ay[i], r.az[i]) - b;
-    const double reach = r.ra[i] + r.rb[i];
     next[count] = static_cast<std::uint32_t>(i);
-    count += glm::dot(d, d) <= reach * reach;
+    count += rotated_pair_hits(r, i);
   }
   return static_cast<std::int64_t>(count);
 }
@@ -393,19 +410,7 @@ DescentResult run_descent(const std::string& scene, std::uint64_t seed, int warm
                           int snapshot_gap, double min_time_s, int min_reps, std::size_t chunk) {
   DescentResult result;
   result.scene = scene;
-  Stepper stepper(std::make_unique<Animation>(scene_settings(scene), seed), nullptr);
-  const Animation& world = stepper.world();
-  for (int f = 0; f < warmup_frames; ++f) stepper.step();
-  std::vector<Snapshot> snapshots;
-  for (int s = 0; s < snapshot_count; ++s) {
-    if (s > 0)
-      for (int f = 0; f < snapshot_gap; ++f) stepper.step();
-    const std::span<const CollisionModel> models = world.narrowphase().models();
-    Snapshot snap{NarrowPhase(std::vector<CollisionModel>(models.begin(), models.end())),
-                  std::vector<EntityState>(world.states().begin(), world.states().end())};
-    snap.narrowphase.sync(world.broadphase().pairs(), world.entities(), world.frames_done());
-    snapshots.push_back(std::move(snap));
-  }
+  std::vector<Snapshot> snapshots = take_snapshots(scene_settings(scene), seed, warmup_frames, snapshot_count, snapshot_gap);
 
   TestRecord record;
   std::int64_t collisions = 0;
@@ -609,19 +614,7 @@ struct PruneResult {
 PruneResult run_prune(const std::string& scene, std::uint64_t seed, int snapshot_count, double min_time_s, int min_reps) {
   PruneResult result;
   const auto [warmup, gap] = prune_scene_frames(scene);
-  Stepper stepper(std::make_unique<Animation>(prune_scene_settings(scene), seed), nullptr);
-  const Animation& world = stepper.world();
-  for (int f = 0; f < warmup; ++f) stepper.step();
-  std::vector<Snapshot> snapshots;
-  for (int s = 0; s < snapshot_count; ++s) {
-    if (s > 0)
-      for (int f = 0; f < gap; ++f) stepper.step();
-    const std::span<const CollisionModel> models = world.narrowphase().models();
-    Snapshot snap{NarrowPhase(std::vector<CollisionModel>(models.begin(), models.end())),
-                  std::vector<EntityState>(world.states().begin(), world.states().end())};
-    snap.narrowphase.sync(world.broadphase().pairs(), world.entities(), world.frames_done());
-    snapshots.push_back(std::move(snap));
-  }
+  std::vector<Snapshot> snapshots = take_snapshots(prune_scene_settings(scene), seed, warmup, snapshot_count, gap);
   result.frames = snapshot_count;
 
   ScheduleSettings schedule;
@@ -711,6 +704,230 @@ PruneResult run_prune(const std::string& scene, std::uint64_t seed, int snapshot
   return result;
 }
 
+/// The command line.
+struct Options {
+  std::vector<std::string> parts = {"descent", "overshoot", "prune"};
+  std::vector<std::string> prune_scenes = {"packed_rocks", "pile"};
+  int prune_snapshots = 10;
+  std::vector<std::string> scenes = {"packed_rocks", "uniform_balls"};
+  std::uint64_t seed = 1;
+  int warmup_frames = 60;
+  int snapshots = 4;
+  int snapshot_gap = 20;
+  double min_time_s = 1.0;
+  int min_reps = 5;
+  int chunk = 4096;
+  std::vector<double> budgets_ms = {0.1, 0.5, 1.0, 2.0};
+  int overshoot_frames = 3000;
+  std::string overshoot_scene = "packed_rocks";
+  std::vector<std::string> overshoot_schedulers = {"priority_queues", "round_robin"};
+  std::string out = "results/bench/narrowphase.csv";
+};
+
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("--parts", o.parts, "which parts to run")
+      ->delimiter(',')->check(CLI::IsMember({"descent", "overshoot", "prune"}));
+  app.add_option("--prune-scenes", o.prune_scenes, "scenes for the prune part")
+      ->delimiter(',')->check(CLI::IsMember({"packed_rocks", "pile"}));
+  app.add_option("--prune-snapshots", o.prune_snapshots, "frames of each scene the prune part runs (20 apart for the packed\n"
+                 "rocks from frame 60, 50 apart for the pile from frame 200)")->check(CLI::Range(1, 100));
+  app.add_option("--scenes", o.scenes, "scenes for the descent part")
+      ->delimiter(',')->check(CLI::IsMember({"packed_rocks", "uniform_balls"}));
+  app.add_option("--seed", o.seed, "seed of the scenes (shapes, placement, motion, gaze)");
+  app.add_option("--warmup-frames", o.warmup_frames, "frames stepped before the first recorded frame (pairs to form)")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("--snapshots", o.snapshots, "frames of the scene whose collisions the descent part runs")->check(CLI::Range(1, 100));
+  app.add_option("--snapshot-gap", o.snapshot_gap, "frames between two of them")->check(CLI::Range(1, 100000));
+  app.add_option("--min-time", o.min_time_s, "seconds each descent-part variant is timed for, at least")->check(CLI::Range(0.0, 600.0));
+  app.add_option("--min-reps", o.min_reps, "repetitions of each variant, at least (the median is reported)")->check(CLI::Range(1, 10000));
+  app.add_option("--chunk", o.chunk,
+                 "sphere pairs per chunk of the cached bare tests (64 bytes each for the bare test, 92 with the\n"
+                 "middle variants' fields; 512 keeps the bare arrays in a 48 kB L1)")
+      ->check(CLI::Range(16, 1 << 24));
+  app.add_option("--budgets-ms", o.budgets_ms, "wall budgets for the overshoot part, milliseconds")
+      ->delimiter(',')->check(CLI::Range(0.0, 1000.0));
+  app.add_option("--frames,--overshoot-frames", o.overshoot_frames, "frames per wall budget in the overshoot part")
+      ->check(CLI::Range(1, 10000000));
+  app.add_option("--overshoot-scene", o.overshoot_scene, "scene of the overshoot part")
+      ->check(CLI::IsMember({"packed_rocks", "uniform_balls"}));
+  app.add_option("--overshoot-schedulers", o.overshoot_schedulers, "schedulers of the overshoot part")
+      ->delimiter(',')->check(CLI::IsMember({"round_robin", "sequential", "sorted_sequential", "priority_queues"}));
+  app.add_option("--out", o.out, "CSV file to write (long form: part, scene, variant, budget_ms, quantity, value, unit)");
+}
+
+/// Rows of the long-form CSV: part, scene, variant, budget_ms, quantity, value, unit.
+struct Rows {
+  std::ofstream& csv;
+  void operator()(const std::string& part, const std::string& scene, const std::string& variant,
+                  const std::string& budget, const std::string& quantity, double value, const std::string& unit) const {
+    bench::write_long_row(csv, {part, scene, variant, budget}, quantity, value, unit);
+  }
+};
+
+/// Part 1: the descent beside the bare tests, per scene; false when a variant disagrees with
+/// the descent.
+bool report_descent(const Options& o, const Rows& row) {
+  bool ok = true;
+  std::printf("Descent: sphere tests per second on one core, every collision of %d frames to the end\n", o.snapshots);
+  std::printf(
+      "(median of repetitions; \"/ bare\" is ns per test over the bare test's)\n"
+      "  descent_*: NarrowPhase::step under that scheduler with Budget::unlimited() (begin_frame not timed)\n"
+      "  bare: the pairs the descent tested, centres pre-transformed into a's frame, comparison only,\n"
+      "        cache-resident (vectorised: two tests per SSE2 instruction)\n"
+      "  bare_scalar: the same one test at a time; bare_rotating_b: b's centre also rotated into a's frame\n"
+      "  bare_rotating_b_branching: + a data-dependent branch that appends each hit (as the descent once did)\n"
+      "  bare_rotating_b_branchless: the same appends without the branch\n"
+      "  bare_streamed: bare, the whole record read from memory\n\n");
+  std::printf("%-14s %-27s %10s %10s %14s %10s\n", "scene", "variant", "ns/test", "min ns", "Mtests/s/core", "/ bare");
+  for (const std::string& scene : o.scenes) {
+    std::fprintf(stderr, "fovea bench narrowphase: descent, %s...\n", scene.c_str());
+    const DescentResult d = run_descent(scene, o.seed, o.warmup_frames, o.snapshots, o.snapshot_gap, o.min_time_s, o.min_reps,
+                                         static_cast<std::size_t>(o.chunk));
+    ok = ok && d.hits_agree;
+    double bare_ns = std::nan("");
+    double begin_ns = std::nan("");
+    for (const Timing& t : d.timings) {
+      if (t.variant == "bare") bare_ns = bench::quantile(t.ns_per_test, 0.5);
+      if (t.variant == "descent_round_robin") begin_ns = t.begin_frame_ns_per_collision;
+    }
+    std::printf("%s: %lld collisions and %lld sphere tests a frame; %.1f%% of tests hit, %.2f tests a sphere hit,\n"
+                "  %.2f steps (levels) a collision; begin_frame %.1f ns a collision; other processes used %.2f cores\n",
+                scene.c_str(), static_cast<long long>(d.collisions_per_frame), static_cast<long long>(d.tests_per_frame),
+                100 * d.hit_fraction, d.tests_per_sphere_hit, d.steps_per_collision, begin_ns, d.other_load_cores);
+    const auto scene_row = [&](const std::string& variant, const std::string& quantity, double value, const std::string& unit) {
+      row("descent", scene, variant, "NA", quantity, value, unit);
+    };
+    scene_row("all", "collisions_per_frame", static_cast<double>(d.collisions_per_frame), "collisions");
+    scene_row("all", "tests_per_frame", static_cast<double>(d.tests_per_frame), "tests");
+    scene_row("all", "hit_fraction", d.hit_fraction, "fraction");
+    scene_row("all", "tests_per_sphere_hit", d.tests_per_sphere_hit, "tests");
+    scene_row("all", "steps_per_collision", d.steps_per_collision, "steps");
+    scene_row("all", "other_processes_load", d.other_load_cores, "cores");
+    for (const Timing& t : d.timings) {
+      const double median = bench::quantile(t.ns_per_test, 0.5);
+      const double best = *std::min_element(t.ns_per_test.begin(), t.ns_per_test.end());
+      std::printf("%-14s %-27s %10.3f %10.3f %14.1f %10.2f\n", scene.c_str(), t.variant.c_str(), median, best, 1e3 / median,
+                  median / bare_ns);
+      scene_row(t.variant, "ns_per_test_median", median, "ns");
+      scene_row(t.variant, "ns_per_test_min", best, "ns");
+      scene_row(t.variant, "tests_per_s_median", 1e9 / median, "tests/s");
+      scene_row(t.variant, "over_bare", median / bare_ns, "ratio");
+      scene_row(t.variant, "repetitions", static_cast<double>(t.ns_per_test.size()), "count");
+      if (!std::isnan(t.begin_frame_ns_per_collision))
+        scene_row(t.variant, "begin_frame_ns_per_collision", t.begin_frame_ns_per_collision, "ns");
+    }
+    row.csv.flush();
+    std::fflush(stdout);
+  }
+  std::printf("%s\n\n", ok ? "every variant found the descent's intersections, test for test"
+                           : "MISMATCH: a variant disagrees with the descent (see above)");
+  return ok;
+}
+
+/// Part 2: the wall budget's overshoot, per scheduler and budget.
+void report_overshoot(const Options& o, const Rows& row) {
+  std::printf("Wall-budget overshoot: %s, %d frames per budget; microseconds past the deadline over the frames\n"
+              "whose budget ran out (\"before 1st test\": frames whose deadline passed in the bookkeeping before\n"
+              "any sphere test; \"descent p99.9\" leaves them out; \"others\": cores other processes kept busy meanwhile,\n"
+              "whose preemptions make the millisecond tail on a shared machine)\n\n",
+              o.overshoot_scene.c_str(), o.overshoot_frames);
+  const ClockStalls stalls = measure_clock_stalls(2.0);
+  std::printf("The machine itself: a thread spinning on the clock for %.0f s saw %.1f gaps a second over 20 us,\n"
+              "%.1f over 100 us, the longest %.0f us.\n\n",
+              stalls.seconds, static_cast<double>(stalls.over_20us) / stalls.seconds,
+              static_cast<double>(stalls.over_100us) / stalls.seconds, stalls.max_us);
+  row("overshoot", "none", "clock_spin", "NA", "stalls_over_20us_per_s", static_cast<double>(stalls.over_20us) / stalls.seconds, "1/s");
+  row("overshoot", "none", "clock_spin", "NA", "stalls_over_100us_per_s", static_cast<double>(stalls.over_100us) / stalls.seconds, "1/s");
+  row("overshoot", "none", "clock_spin", "NA", "stall_max", stalls.max_us, "us");
+  std::printf("%-17s %9s %9s %9s %10s %9s %9s %9s %9s %8s %14s %7s\n", "scheduler", "budget ms", "tests/fr", "exhausted",
+              "before 1st", "median", "p99", "p99.9", "max", ">20 us", "descent p99.9", "others");
+  for (const std::string& name : o.overshoot_schedulers) {
+    SchedulerKind kind = SchedulerKind::round_robin;
+    for (const SchedulerKind k : {SchedulerKind::round_robin, SchedulerKind::sequential, SchedulerKind::sorted_sequential,
+                                  SchedulerKind::priority_queues})
+      if (name == scheduler_name(k)) kind = k;
+    for (const double budget_ms : o.budgets_ms) {
+      std::fprintf(stderr, "fovea bench narrowphase: overshoot, %s, %s ms...\n", name.c_str(), bench::significant_or_na(budget_ms).c_str());
+      const OvershootResult r = run_overshoot(o.overshoot_scene, kind, budget_ms, o.seed, o.overshoot_frames);
+      const double median = bench::quantile(r.overshoot_us, 0.5);
+      const double p99 = bench::quantile(r.overshoot_us, 0.99);
+      const double p999 = bench::quantile(r.overshoot_us, 0.999);
+      const double max = r.overshoot_us.empty() ? std::nan("") : *std::max_element(r.overshoot_us.begin(), r.overshoot_us.end());
+      const double descent_p999 = bench::quantile(r.overshoot_descent_us, 0.999);
+      std::printf("%-17s %9s %9.0f %9lld %10lld %9.2f %9.2f %9.2f %9.1f %8lld %14.2f %7.2f\n", name.c_str(),
+                  bench::significant_or_na(budget_ms).c_str(), r.full_tests_mean, static_cast<long long>(r.exhausted),
+                  static_cast<long long>(r.exhausted_before_first_test), median, p99, p999, max,
+                  static_cast<long long>(r.over_20us), descent_p999, r.other_load_cores);
+      const std::string b = bench::significant_or_na(budget_ms, 6);
+      row("overshoot", o.overshoot_scene, name, b, "frames", static_cast<double>(r.frames), "frames");
+      row("overshoot", o.overshoot_scene, name, b, "exhausted_frames", static_cast<double>(r.exhausted), "frames");
+      row("overshoot", o.overshoot_scene, name, b, "exhausted_before_first_test", static_cast<double>(r.exhausted_before_first_test), "frames");
+      row("overshoot", o.overshoot_scene, name, b, "sphere_tests_mean", r.full_tests_mean, "tests");
+      row("overshoot", o.overshoot_scene, name, b, "overshoot_median", median, "us");
+      row("overshoot", o.overshoot_scene, name, b, "overshoot_p99", p99, "us");
+      row("overshoot", o.overshoot_scene, name, b, "overshoot_p999", p999, "us");
+      row("overshoot", o.overshoot_scene, name, b, "overshoot_max", max, "us");
+      row("overshoot", o.overshoot_scene, name, b, "frames_over_20us", static_cast<double>(r.over_20us), "frames");
+      row("overshoot", o.overshoot_scene, name, b, "overshoot_descent_p999", descent_p999, "us");
+      row("overshoot", o.overshoot_scene, name, b, "other_processes_load", r.other_load_cores, "cores");
+      row.csv.flush();
+      std::fflush(stdout);
+    }
+  }
+}
+
+/// Part 3: pruning off and on, per scene. `ok`: whether every part so far agreed; returned
+/// false too when pruning changed an outcome (the closing line says MISMATCH for either).
+bool report_prune(const Options& o, const Rows& row, bool ok) {
+  std::printf("Prune to the overlap region (003): every collision of %d frames to the end, pruning off and on\n"
+              "(round robin, Budget::unlimited(); a frame's time is begin_frame and the scheduler's run, on the\n"
+              "steady clock (ms) and the thread's CPU clock (cpu); medians of repetitions, off and on alternating\n"
+              "frame by frame; \"on/off\" of a time is the median of the paired ratios; \"checks\": sphere-box\n"
+              "checks against the region, which pruning does beside the tests it keeps; \"others\": cores other\n"
+              "processes kept busy meanwhile)\n\n",
+              o.prune_snapshots);
+  std::printf("%-13s %10s %10s %10s %7s %10s %9s %9s %7s %9s %9s %7s %5s %6s\n", "scene", "collisions", "tests off",
+              "tests on", "on/off", "checks on", "ms off", "ms on", "on/off", "cpu off", "cpu on", "on/off", "same",
+              "others");
+  for (const std::string& scene : o.prune_scenes) {
+    std::fprintf(stderr, "fovea bench narrowphase: prune, %s...\n", scene.c_str());
+    const PruneResult r = run_prune(scene, o.seed, o.prune_snapshots, o.min_time_s, o.min_reps);
+    ok = ok && r.same_outcomes;
+    const double ms_off = bench::quantile(r.ms_off, 0.5);
+    const double ms_on = bench::quantile(r.ms_on, 0.5);
+    const double ratio = bench::quantile(r.ratio, 0.5);
+    const double cpu_off = bench::quantile(r.cpu_ms_off, 0.5);
+    const double cpu_on = bench::quantile(r.cpu_ms_on, 0.5);
+    const double cpu_ratio = bench::quantile(r.cpu_ratio, 0.5);
+    std::printf("%-13s %10.1f %10.0f %10.0f %7.3f %10.0f %9.4f %9.4f %7.3f %9.4f %9.4f %7.3f %5s %6.2f\n", scene.c_str(),
+                r.collisions_per_frame, r.tests_off, r.tests_on, r.tests_on / r.tests_off, r.checks_on, ms_off, ms_on,
+                ratio, cpu_off, cpu_on, cpu_ratio, r.same_outcomes ? "yes" : "NO", r.other_load_cores);
+    const auto scene_row = [&](const std::string& variant, const std::string& quantity, double value, const std::string& unit) {
+      row("prune", scene, variant, "NA", quantity, value, unit);
+    };
+    scene_row("all", "frames", static_cast<double>(r.frames), "frames");
+    scene_row("all", "collisions_per_frame", r.collisions_per_frame, "collisions");
+    scene_row("off", "tests_per_frame", r.tests_off, "tests");
+    scene_row("on", "tests_per_frame", r.tests_on, "tests");
+    scene_row("on", "overlap_checks_per_frame", r.checks_on, "checks");
+    scene_row("on_over_off", "tests_per_frame", r.tests_on / r.tests_off, "ratio");
+    scene_row("off", "ms_per_frame_median", ms_off, "ms");
+    scene_row("on", "ms_per_frame_median", ms_on, "ms");
+    scene_row("on_over_off", "ms_per_frame_median", ratio, "ratio");
+    scene_row("off", "cpu_ms_per_frame_median", cpu_off, "ms");
+    scene_row("on", "cpu_ms_per_frame_median", cpu_on, "ms");
+    scene_row("on_over_off", "cpu_ms_per_frame_median", cpu_ratio, "ratio");
+    scene_row("all", "repetitions", static_cast<double>(r.ratio.size()), "count");
+    scene_row("all", "same_outcomes", r.same_outcomes ? 1 : 0, "bool");
+    scene_row("all", "other_processes_load", r.other_load_cores, "cores");
+    row.csv.flush();
+    std::fflush(stdout);
+  }
+  std::printf("%s\n", ok ? "pruning found the same status, leaf pair and contact pairs for every collision"
+                         : "MISMATCH: pruning changed an outcome (see above)");
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -728,232 +945,29 @@ int main(int argc, char** argv) {
       "             narrow-phase ms a frame, their ratios, and whether the outcomes agree.\n"
       "Scenes: packed_rocks (configs/studies/packed500.yaml's world) and uniform_balls (2,000\n"
       "balls at random in a 12 m box). Writes one CSV row per measurement (--out)."};
-  std::vector<std::string> parts = {"descent", "overshoot", "prune"};
-  std::vector<std::string> prune_scenes = {"packed_rocks", "pile"};
-  int prune_snapshots = 10;
-  std::vector<std::string> scenes = {"packed_rocks", "uniform_balls"};
-  std::uint64_t seed = 1;
-  int warmup_frames = 60;
-  int snapshots = 4;
-  int snapshot_gap = 20;
-  double min_time_s = 1.0;
-  int min_reps = 5;
-  int chunk = 4096;
-  std::vector<double> budgets_ms = {0.1, 0.5, 1.0, 2.0};
-  int overshoot_frames = 3000;
-  std::string overshoot_scene = "packed_rocks";
-  std::vector<std::string> overshoot_schedulers = {"priority_queues", "round_robin"};
-  std::string out = "results/bench/narrowphase.csv";
-  app.add_option("--parts", parts, "which parts to run")
-      ->delimiter(',')->check(CLI::IsMember({"descent", "overshoot", "prune"}));
-  app.add_option("--prune-scenes", prune_scenes, "scenes for the prune part")
-      ->delimiter(',')->check(CLI::IsMember({"packed_rocks", "pile"}));
-  app.add_option("--prune-snapshots", prune_snapshots, "frames of each scene the prune part runs (20 apart for the packed\n"
-                 "rocks from frame 60, 50 apart for the pile from frame 200)")->check(CLI::Range(1, 100));
-  app.add_option("--scenes", scenes, "scenes for the descent part")
-      ->delimiter(',')->check(CLI::IsMember({"packed_rocks", "uniform_balls"}));
-  app.add_option("--seed", seed, "seed of the scenes (shapes, placement, motion, gaze)");
-  app.add_option("--warmup-frames", warmup_frames, "frames stepped before the first recorded frame (pairs to form)")
-      ->check(CLI::Range(0, 100000));
-  app.add_option("--snapshots", snapshots, "frames of the scene whose collisions the descent part runs")->check(CLI::Range(1, 100));
-  app.add_option("--snapshot-gap", snapshot_gap, "frames between two of them")->check(CLI::Range(1, 100000));
-  app.add_option("--min-time", min_time_s, "seconds each descent-part variant is timed for, at least")->check(CLI::Range(0.0, 600.0));
-  app.add_option("--min-reps", min_reps, "repetitions of each variant, at least (the median is reported)")->check(CLI::Range(1, 10000));
-  app.add_option("--chunk", chunk,
-                 "sphere pairs per chunk of the cached bare tests (64 bytes each for the bare test, 92 with the\n"
-                 "middle variants' fields; 512 keeps the bare arrays in a 48 kB L1)")
-      ->check(CLI::Range(16, 1 << 24));
-  app.add_option("--budgets-ms", budgets_ms, "wall budgets for the overshoot part, milliseconds")
-      ->delimiter(',')->check(CLI::Range(0.0, 1000.0));
-  app.add_option("--frames,--overshoot-frames", overshoot_frames, "frames per wall budget in the overshoot part")
-      ->check(CLI::Range(1, 10000000));
-  app.add_option("--overshoot-scene", overshoot_scene, "scene of the overshoot part")
-      ->check(CLI::IsMember({"packed_rocks", "uniform_balls"}));
-  app.add_option("--overshoot-schedulers", overshoot_schedulers, "schedulers of the overshoot part")
-      ->delimiter(',')->check(CLI::IsMember({"round_robin", "sequential", "sorted_sequential", "priority_queues"}));
-  app.add_option("--out", out, "CSV file to write (long form: part, scene, variant, budget_ms, quantity, value, unit)");
+  Options o;
+  add_options(app, o);
   CLI11_PARSE(app, argc, argv);
 
   // The packed scene and the pile are config files: say so at once when one cannot be read.
+  const auto has = [](const std::vector<std::string>& v, const char* s) { return std::find(v.begin(), v.end(), s) != v.end(); };
   try {
-    if (std::find(scenes.begin(), scenes.end(), "packed_rocks") != scenes.end() || overshoot_scene == "packed_rocks")
-      (void)scene_settings("packed_rocks");
-    if (std::find(parts.begin(), parts.end(), "prune") != parts.end())
-      for (const std::string& scene : prune_scenes) (void)prune_scene_settings(scene);
+    if (has(o.scenes, "packed_rocks") || o.overshoot_scene == "packed_rocks") (void)scene_settings("packed_rocks");
+    if (has(o.parts, "prune"))
+      for (const std::string& scene : o.prune_scenes) (void)prune_scene_settings(scene);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fovea bench narrowphase: %s (run it from the repository root)\n", e.what());
     return 2;
   }
 
-  std::filesystem::path out_path(out);
-  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
-  std::ofstream csv(out_path);
-  if (!csv) {
-    std::fprintf(stderr, "fovea bench narrowphase: cannot write %s\n", out.c_str());
-    return 1;
-  }
+  std::ofstream csv = bench::open_csv(o.out, "narrowphase");
+  if (!csv) return 1;
   csv << "part,scene,variant,budget_ms,quantity,value,unit\n";
-  const auto row = [&](const std::string& part, const std::string& scene, const std::string& variant, const std::string& budget,
-                       const std::string& quantity, double value, const std::string& unit) {
-    csv << part << ',' << scene << ',' << variant << ',' << budget << ',' << quantity << ',' << bench::significant_or_na(value, 6) << ',' << unit << '\n';
-  };
-  const auto has = [](const std::vector<std::string>& v, const char* s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+  const Rows row{csv};
   bool ok = true;
-
-  if (has(parts, "descent")) {
-    std::printf("Descent: sphere tests per second on one core, every collision of %d frames to the end\n", snapshots);
-    std::printf(
-        "(median of repetitions; \"/ bare\" is ns per test over the bare test's)\n"
-        "  descent_*: NarrowPhase::step under that scheduler with Budget::unlimited() (begin_frame not timed)\n"
-        "  bare: the pairs the descent tested, centres pre-transformed into a's frame, comparison only,\n"
-        "        cache-resident (vectorised: two tests per SSE2 instruction)\n"
-        "  bare_scalar: the same one test at a time; bare_rotating_b: b's centre also rotated into a's frame\n"
-        "  bare_rotating_b_branching: + a data-dependent branch that appends each hit (as the descent once did)\n"
-        "  bare_rotating_b_branchless: the same appends without the branch\n"
-        "  bare_streamed: bare, the whole record read from memory\n\n");
-    std::printf("%-14s %-27s %10s %10s %14s %10s\n", "scene", "variant", "ns/test", "min ns", "Mtests/s/core", "/ bare");
-    for (const std::string& scene : scenes) {
-      std::fprintf(stderr, "fovea bench narrowphase: descent, %s...\n", scene.c_str());
-      const DescentResult d = run_descent(scene, seed, warmup_frames, snapshots, snapshot_gap, min_time_s, min_reps,
-                                           static_cast<std::size_t>(chunk));
-      ok = ok && d.hits_agree;
-      double bare_ns = std::nan("");
-      double begin_ns = std::nan("");
-      for (const Timing& t : d.timings) {
-        if (t.variant == "bare") bare_ns = bench::quantile(t.ns_per_test, 0.5);
-        if (t.variant == "descent_round_robin") begin_ns = t.begin_frame_ns_per_collision;
-      }
-      std::printf("%s: %lld collisions and %lld sphere tests a frame; %.1f%% of tests hit, %.2f tests a sphere hit,\n"
-                  "  %.2f steps (levels) a collision; begin_frame %.1f ns a collision; other processes used %.2f cores\n",
-                  scene.c_str(), static_cast<long long>(d.collisions_per_frame), static_cast<long long>(d.tests_per_frame),
-                  100 * d.hit_fraction, d.tests_per_sphere_hit, d.steps_per_collision, begin_ns, d.other_load_cores);
-      const auto scene_row = [&](const std::string& variant, const std::string& quantity, double value, const std::string& unit) {
-        row("descent", scene, variant, "NA", quantity, value, unit);
-      };
-      scene_row("all", "collisions_per_frame", static_cast<double>(d.collisions_per_frame), "collisions");
-      scene_row("all", "tests_per_frame", static_cast<double>(d.tests_per_frame), "tests");
-      scene_row("all", "hit_fraction", d.hit_fraction, "fraction");
-      scene_row("all", "tests_per_sphere_hit", d.tests_per_sphere_hit, "tests");
-      scene_row("all", "steps_per_collision", d.steps_per_collision, "steps");
-      scene_row("all", "other_processes_load", d.other_load_cores, "cores");
-      for (const Timing& t : d.timings) {
-        const double median = bench::quantile(t.ns_per_test, 0.5);
-        const double best = *std::min_element(t.ns_per_test.begin(), t.ns_per_test.end());
-        std::printf("%-14s %-27s %10.3f %10.3f %14.1f %10.2f\n", scene.c_str(), t.variant.c_str(), median, best, 1e3 / median,
-                    median / bare_ns);
-        scene_row(t.variant, "ns_per_test_median", median, "ns");
-        scene_row(t.variant, "ns_per_test_min", best, "ns");
-        scene_row(t.variant, "tests_per_s_median", 1e9 / median, "tests/s");
-        scene_row(t.variant, "over_bare", median / bare_ns, "ratio");
-        scene_row(t.variant, "repetitions", static_cast<double>(t.ns_per_test.size()), "count");
-        if (!std::isnan(t.begin_frame_ns_per_collision))
-          scene_row(t.variant, "begin_frame_ns_per_collision", t.begin_frame_ns_per_collision, "ns");
-      }
-      csv.flush();
-      std::fflush(stdout);
-    }
-    std::printf("%s\n\n", ok ? "every variant found the descent's intersections, test for test"
-                             : "MISMATCH: a variant disagrees with the descent (see above)");
-  }
-
-  if (has(parts, "overshoot")) {
-    std::printf("Wall-budget overshoot: %s, %d frames per budget; microseconds past the deadline over the frames\n"
-                "whose budget ran out (\"before 1st test\": frames whose deadline passed in the bookkeeping before\n"
-                "any sphere test; \"descent p99.9\" leaves them out; \"others\": cores other processes kept busy meanwhile,\n"
-                "whose preemptions make the millisecond tail on a shared machine)\n\n",
-                overshoot_scene.c_str(), overshoot_frames);
-    const ClockStalls stalls = measure_clock_stalls(2.0);
-    std::printf("The machine itself: a thread spinning on the clock for %.0f s saw %.1f gaps a second over 20 us,\n"
-                "%.1f over 100 us, the longest %.0f us.\n\n",
-                stalls.seconds, static_cast<double>(stalls.over_20us) / stalls.seconds,
-                static_cast<double>(stalls.over_100us) / stalls.seconds, stalls.max_us);
-    row("overshoot", "none", "clock_spin", "NA", "stalls_over_20us_per_s", static_cast<double>(stalls.over_20us) / stalls.seconds, "1/s");
-    row("overshoot", "none", "clock_spin", "NA", "stalls_over_100us_per_s", static_cast<double>(stalls.over_100us) / stalls.seconds, "1/s");
-    row("overshoot", "none", "clock_spin", "NA", "stall_max", stalls.max_us, "us");
-    std::printf("%-17s %9s %9s %9s %10s %9s %9s %9s %9s %8s %14s %7s\n", "scheduler", "budget ms", "tests/fr", "exhausted",
-                "before 1st", "median", "p99", "p99.9", "max", ">20 us", "descent p99.9", "others");
-    for (const std::string& name : overshoot_schedulers) {
-      SchedulerKind kind = SchedulerKind::round_robin;
-      for (const SchedulerKind k : {SchedulerKind::round_robin, SchedulerKind::sequential, SchedulerKind::sorted_sequential,
-                                    SchedulerKind::priority_queues})
-        if (name == scheduler_name(k)) kind = k;
-      for (const double budget_ms : budgets_ms) {
-        std::fprintf(stderr, "fovea bench narrowphase: overshoot, %s, %s ms...\n", name.c_str(), bench::significant_or_na(budget_ms).c_str());
-        const OvershootResult r = run_overshoot(overshoot_scene, kind, budget_ms, seed, overshoot_frames);
-        const double median = bench::quantile(r.overshoot_us, 0.5);
-        const double p99 = bench::quantile(r.overshoot_us, 0.99);
-        const double p999 = bench::quantile(r.overshoot_us, 0.999);
-        const double max = r.overshoot_us.empty() ? std::nan("") : *std::max_element(r.overshoot_us.begin(), r.overshoot_us.end());
-        const double descent_p999 = bench::quantile(r.overshoot_descent_us, 0.999);
-        std::printf("%-17s %9s %9.0f %9lld %10lld %9.2f %9.2f %9.2f %9.1f %8lld %14.2f %7.2f\n", name.c_str(),
-                    bench::significant_or_na(budget_ms).c_str(), r.full_tests_mean, static_cast<long long>(r.exhausted),
-                    static_cast<long long>(r.exhausted_before_first_test), median, p99, p999, max,
-                    static_cast<long long>(r.over_20us), descent_p999, r.other_load_cores);
-        const std::string b = bench::significant_or_na(budget_ms, 6);
-        row("overshoot", overshoot_scene, name, b, "frames", static_cast<double>(r.frames), "frames");
-        row("overshoot", overshoot_scene, name, b, "exhausted_frames", static_cast<double>(r.exhausted), "frames");
-        row("overshoot", overshoot_scene, name, b, "exhausted_before_first_test", static_cast<double>(r.exhausted_before_first_test), "frames");
-        row("overshoot", overshoot_scene, name, b, "sphere_tests_mean", r.full_tests_mean, "tests");
-        row("overshoot", overshoot_scene, name, b, "overshoot_median", median, "us");
-        row("overshoot", overshoot_scene, name, b, "overshoot_p99", p99, "us");
-        row("overshoot", overshoot_scene, name, b, "overshoot_p999", p999, "us");
-        row("overshoot", overshoot_scene, name, b, "overshoot_max", max, "us");
-        row("overshoot", overshoot_scene, name, b, "frames_over_20us", static_cast<double>(r.over_20us), "frames");
-        row("overshoot", overshoot_scene, name, b, "overshoot_descent_p999", descent_p999, "us");
-        row("overshoot", overshoot_scene, name, b, "other_processes_load", r.other_load_cores, "cores");
-        csv.flush();
-        std::fflush(stdout);
-      }
-    }
-  }
-  if (has(parts, "prune")) {
-    std::printf("Prune to the overlap region (003): every collision of %d frames to the end, pruning off and on\n"
-                "(round robin, Budget::unlimited(); a frame's time is begin_frame and the scheduler's run, on the\n"
-                "steady clock (ms) and the thread's CPU clock (cpu); medians of repetitions, off and on alternating\n"
-                "frame by frame; \"on/off\" of a time is the median of the paired ratios; \"checks\": sphere-box\n"
-                "checks against the region, which pruning does beside the tests it keeps; \"others\": cores other\n"
-                "processes kept busy meanwhile)\n\n",
-                prune_snapshots);
-    std::printf("%-13s %10s %10s %10s %7s %10s %9s %9s %7s %9s %9s %7s %5s %6s\n", "scene", "collisions", "tests off",
-                "tests on", "on/off", "checks on", "ms off", "ms on", "on/off", "cpu off", "cpu on", "on/off", "same",
-                "others");
-    for (const std::string& scene : prune_scenes) {
-      std::fprintf(stderr, "fovea bench narrowphase: prune, %s...\n", scene.c_str());
-      const PruneResult r = run_prune(scene, seed, prune_snapshots, min_time_s, min_reps);
-      ok = ok && r.same_outcomes;
-      const double ms_off = bench::quantile(r.ms_off, 0.5);
-      const double ms_on = bench::quantile(r.ms_on, 0.5);
-      const double ratio = bench::quantile(r.ratio, 0.5);
-      const double cpu_off = bench::quantile(r.cpu_ms_off, 0.5);
-      const double cpu_on = bench::quantile(r.cpu_ms_on, 0.5);
-      const double cpu_ratio = bench::quantile(r.cpu_ratio, 0.5);
-      std::printf("%-13s %10.1f %10.0f %10.0f %7.3f %10.0f %9.4f %9.4f %7.3f %9.4f %9.4f %7.3f %5s %6.2f\n", scene.c_str(),
-                  r.collisions_per_frame, r.tests_off, r.tests_on, r.tests_on / r.tests_off, r.checks_on, ms_off, ms_on,
-                  ratio, cpu_off, cpu_on, cpu_ratio, r.same_outcomes ? "yes" : "NO", r.other_load_cores);
-      const auto scene_row = [&](const std::string& variant, const std::string& quantity, double value, const std::string& unit) {
-        row("prune", scene, variant, "NA", quantity, value, unit);
-      };
-      scene_row("all", "frames", static_cast<double>(r.frames), "frames");
-      scene_row("all", "collisions_per_frame", r.collisions_per_frame, "collisions");
-      scene_row("off", "tests_per_frame", r.tests_off, "tests");
-      scene_row("on", "tests_per_frame", r.tests_on, "tests");
-      scene_row("on", "overlap_checks_per_frame", r.checks_on, "checks");
-      scene_row("on_over_off", "tests_per_frame", r.tests_on / r.tests_off, "ratio");
-      scene_row("off", "ms_per_frame_median", ms_off, "ms");
-      scene_row("on", "ms_per_frame_median", ms_on, "ms");
-      scene_row("on_over_off", "ms_per_frame_median", ratio, "ratio");
-      scene_row("off", "cpu_ms_per_frame_median", cpu_off, "ms");
-      scene_row("on", "cpu_ms_per_frame_median", cpu_on, "ms");
-      scene_row("on_over_off", "cpu_ms_per_frame_median", cpu_ratio, "ratio");
-      scene_row("all", "repetitions", static_cast<double>(r.ratio.size()), "count");
-      scene_row("all", "same_outcomes", r.same_outcomes ? 1 : 0, "bool");
-      scene_row("all", "other_processes_load", r.other_load_cores, "cores");
-      csv.flush();
-      std::fflush(stdout);
-    }
-    std::printf("%s\n", ok ? "pruning found the same status, leaf pair and contact pairs for every collision"
-                           : "MISMATCH: pruning changed an outcome (see above)");
-  }
-  std::printf("\nwrote %s\n", out.c_str());
+  if (has(o.parts, "descent")) ok = report_descent(o, row) && ok;
+  if (has(o.parts, "overshoot")) report_overshoot(o, row);
+  if (has(o.parts, "prune")) ok = report_prune(o, row, ok);
+  std::printf("\nwrote %s\n", o.out.c_str());
   return ok ? 0 : 1;
 }

@@ -436,18 +436,12 @@ WallRun run_wall(const Settings& settings, std::int64_t rocks, std::int64_t fram
 int perceive_mode(const std::string& config_path, const std::vector<std::string>& sets, const Settings& base,
                   const std::vector<std::int64_t>& counts, const std::vector<std::int64_t>& seeds, double wall_ms,
                   std::int64_t wall_frames, double min_time_s, int min_reps, const std::string& out) {
-  std::filesystem::path out_path(out);
-  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
-  std::ofstream csv(out_path);
-  if (!csv) {
-    std::fprintf(stderr, "fovea bench schedulers: cannot write %s\n", out.c_str());
-    return 1;
-  }
+  std::ofstream csv = bench::open_csv(out, "schedulers");
+  if (!csv) return 1;
   csv << "part,rocks,scheduler,seed,quantity,value,unit\n";
   const auto row = [&](const char* part, std::int64_t rocks, const std::string& scheduler, const std::string& seed,
                        const char* quantity, double value, const char* unit) {
-    csv << part << ',' << rocks << ',' << scheduler << ',' << seed << ',' << quantity << ','
-        << bench::significant_or_na(value, 6) << ',' << unit << '\n';
+    bench::write_long_row(csv, {part, std::to_string(rocks), scheduler, seed}, quantity, value, unit);
   };
   const auto load = [&](std::vector<std::string> s) { return config::load_config_file(config_path, s).settings; };
 
@@ -545,19 +539,8 @@ int perceive_mode(const std::string& config_path, const std::vector<std::string>
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{
-      "Scheduler study (docs/narrowphase.md): round robin, sequential, sorted sequential and priority\n"
-      "queues on one scene (default configs/studies/packed500.yaml, from the working directory: run it\n"
-      "from the repository root, as ./fovea bench schedulers does), the same work budget for all, over\n"
-      "several seeds. Per run: the mean per frame of P and nabla (estimated and true), false and missed\n"
-      "collisions, interrupted collisions and sphere tests. Prints the mean over seeds and each\n"
-      "scheduler's ratio to round robin with a 95% t-interval over the per-seed ratios; then the work\n"
-      "that resolving everything takes, and, by start-of-frame priority band, what each scheduler\n"
-      "resolved and where P comes from. Writes one CSV row per budget x scheduler x seed (--out) and\n"
-      "one per budget x scheduler x seed x band (the same name with _bands)."};
+/// The command line.
+struct Options {
   std::string config_path = "configs/studies/packed500.yaml";
   std::vector<std::int64_t> budgets;
   std::vector<std::int64_t> seeds = {1, 2, 3, 4, 5};
@@ -573,151 +556,114 @@ int main(int argc, char** argv) {
   std::int64_t wall_frames = -1;
   double min_time_s = 1.0;
   int min_reps = 7;
-  app.add_option("--config", config_path, "scene config (its budget.tests, frames and schedule.band_edges are the defaults)");
-  app.add_option("--tests", budgets, "work budgets, sphere tests a frame (default: the config's budget.tests)")
+};
+
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("--config", o.config_path, "scene config (its budget.tests, frames and schedule.band_edges are the defaults)");
+  app.add_option("--tests", o.budgets, "work budgets, sphere tests a frame (default: the config's budget.tests)")
       ->delimiter(',')->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 50));
-  app.add_option("--seeds", seeds, "seeds; each is one world and one viewer for every scheduler")
+  app.add_option("--seeds", o.seeds, "seeds; each is one world and one viewer for every scheduler")
       ->delimiter(',')->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 52));
-  app.add_option("--frames", frames, "frames per run (default: the config's)")->check(CLI::Range(std::int64_t{1}, std::int64_t{10000000}));
-  app.add_option("--schedulers", scheduler_names, "schedulers; round_robin is the reference of the ratios")
+  app.add_option("--frames", o.frames, "frames per run (default: the config's)")->check(CLI::Range(std::int64_t{1}, std::int64_t{10000000}));
+  app.add_option("--schedulers", o.scheduler_names, "schedulers; round_robin is the reference of the ratios")
       ->delimiter(',')->check(CLI::IsMember({"round_robin", "sequential", "sorted_sequential", "priority_queues"}));
-  app.add_option("--set", sets, "a config override key=value, as fovea run --set (repeatable)");
-  app.add_option("--jobs", jobs, "runs at a time (threads; the results do not depend on it)")->check(CLI::Range(1, 256));
-  app.add_flag("--skip-full", skip_full, "do not measure the work that resolving every collision takes");
-  app.add_option("--out", out, "CSV file to write; the band table goes beside it with _bands before .csv");
-  app.add_flag("--perceive", perceive,
+  app.add_option("--set", o.sets, "a config override key=value, as fovea run --set (repeatable)");
+  app.add_option("--jobs", o.jobs, "runs at a time (threads; the results do not depend on it)")->check(CLI::Range(1, 256));
+  app.add_flag("--skip-full", o.skip_full, "do not measure the work that resolving every collision takes");
+  app.add_option("--out", o.out, "CSV file to write; the band table goes beside it with _bands before .csv");
+  app.add_flag("--perceive", o.perceive,
                "instead of the study: what perceive_at_frame_start costs per collision, in sphere tests, on the\n"
                "config's world with --perceive-counts rocks, then priority queues against round robin under a\n"
                "--wall-ms budget, one run each per seed (--out default results/bench/perceive.csv)");
-  app.add_option("--perceive-counts", perceive_counts,
+  app.add_option("--perceive-counts", o.perceive_counts,
                  "--perceive: rock counts; the config's first group gets the count and the box is scaled to keep its\n"
                  "density (500 in 6 m: 2,000 in 9.5 m)")
       ->delimiter(',')->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
-  app.add_option("--wall-ms", wall_ms, "--perceive: the wall budget of the scheduler comparison, ms (0: none)")
+  app.add_option("--wall-ms", o.wall_ms, "--perceive: the wall budget of the scheduler comparison, ms (0: none)")
       ->check(CLI::Range(0.0, 1000.0));
-  app.add_option("--wall-frames", wall_frames, "--perceive: frames per wall-budget run (default: the config's)")
+  app.add_option("--wall-frames", o.wall_frames, "--perceive: frames per wall-budget run (default: the config's)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}));
-  app.add_option("--min-time", min_time_s, "--perceive: seconds each timing is repeated for, at least")->check(CLI::Range(0.0, 600.0));
-  app.add_option("--min-reps", min_reps, "--perceive: repetitions of each timing, at least (the median is reported)")
+  app.add_option("--min-time", o.min_time_s, "--perceive: seconds each timing is repeated for, at least")->check(CLI::Range(0.0, 600.0));
+  app.add_option("--min-reps", o.min_reps, "--perceive: repetitions of each timing, at least (the median is reported)")
       ->check(CLI::Range(1, 10000));
-  CLI11_PARSE(app, argc, argv);
-  if (perceive && app.count("--out") == 0) out = "results/bench/perceive.csv";
+}
 
-  if (!std::filesystem::exists(config_path)) {
-    std::fprintf(stderr,
-                 "fovea bench schedulers: cannot find %s (looked in %s); run from the repository root, as "
-                 "./fovea bench schedulers does, or pass --config\n",
-                 config_path.c_str(), std::filesystem::current_path().string().c_str());
-    return 2;
-  }
-  if (std::find(scheduler_names.begin(), scheduler_names.end(), "round_robin") == scheduler_names.end())
-    scheduler_names.insert(scheduler_names.begin(), "round_robin");
-  std::vector<SchedulerKind> kinds;
-  for (const SchedulerKind k : kAllSchedulers)
-    if (std::find(scheduler_names.begin(), scheduler_names.end(), scheduler_name(k)) != scheduler_names.end()) kinds.push_back(k);
-
-  config::LoadedConfig loaded;
-  try {
-    loaded = config::load_config_file(config_path, sets);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
-    return 2;
-  }
-  const Settings& settings = loaded.settings;
-  if (frames < 0) frames = settings.frames;
-  if (perceive)
-    return perceive_mode(config_path, sets, settings, perceive_counts, seeds, wall_ms, wall_frames < 0 ? frames : wall_frames,
-                         min_time_s, min_reps, out);
-  if (budgets.empty()) budgets.push_back(settings.budget.tests);
-  if (settings.budget.mode != BudgetMode::work)
-    std::fprintf(stderr, "fovea bench schedulers: %s has a wall budget; the study uses work budgets of %lld tests instead\n",
-                 config_path.c_str(), static_cast<long long>(settings.budget.tests));
-  const std::vector<double>& edges = settings.schedule.band_edges;
-  const std::size_t band_count = edges.size() + 1;
-
-  std::filesystem::path out_path(out);
-  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
-  std::filesystem::path bands_path = out_path;
-  bands_path.replace_filename(out_path.stem().string() + "_bands" + out_path.extension().string());
-  std::ofstream csv(out_path);
-  std::ofstream bands_csv(bands_path);
-  if (!csv || !bands_csv) {
-    std::fprintf(stderr, "fovea bench schedulers: cannot write %s or %s\n", out.c_str(), bands_path.string().c_str());
-    return 1;
-  }
-
-  std::int64_t entity_count = 0;
-  for (const EntityGroupSettings& g : settings.world.entities) entity_count += g.count;
-  std::printf("%s: %lld entities, %lld frames, seeds", config_path.c_str(), static_cast<long long>(entity_count),
-              static_cast<long long>(frames));
-  for (std::int64_t s : seeds) std::printf(" %lld", static_cast<long long>(s));
-  std::printf(", ground truth %s\n", settings.ground_truth ? "on" : "off");
-  std::fflush(stdout);
-
-  // The work of resolving everything, per seed.
-  std::vector<FullWork> full(skip_full ? 0 : seeds.size());
+/// What the study measured: every run, and the work of resolving everything per seed.
+struct Study {
+  std::vector<SchedulerKind> kinds;  ///< in kAllSchedulers' order, round robin always
+  std::int64_t frames = 0;
+  std::vector<FullWork> full;        ///< per seed; empty with --skip-full
   double full_mean = std::nan("");
-  if (!skip_full) {
-    std::fprintf(stderr, "fovea bench schedulers: full resolution, %zu seeds...\n", seeds.size());
-    std::vector<Settings> full_settings;
-    try {
-      for (const std::int64_t seed : seeds)
-        full_settings.push_back(load_run_settings(config_path, sets, "round_robin", seed, kUnlimitedTests, true));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
-      return 2;
-    }
-    run_parallel(seeds.size(), jobs, [&](std::size_t i) { full[i] = full_work(full_settings[i], frames); });
-    full_mean = 0;
-    double full_max = 0;
-    for (const FullWork& w : full) {
-      full_mean += w.mean_tests / static_cast<double>(full.size());
-      full_max = std::max(full_max, w.max_tests);
-    }
-    std::printf("resolving every collision takes %s sphere tests a frame (mean over frames and seeds; most in one frame %s)\n",
-                table_num(full_mean).c_str(), table_num(full_max).c_str());
-  }
-
-  // Every run's settings are loaded here, before any thread starts.
   std::vector<Run> runs;
-  std::vector<Settings> run_settings;
-  try {
-    for (const std::int64_t b : budgets)
-      for (const SchedulerKind k : kinds)
-        for (const std::int64_t s : seeds) {
-          runs.push_back(Run{b, k, s, {}, {}, 0});
-          run_settings.push_back(load_run_settings(config_path, sets, scheduler_name(k), s, b, false));
-        }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
-    return 2;
-  }
-  std::mutex progress_mutex;
-  std::size_t done = 0;
-  Stopwatch total_clock;
-  run_parallel(runs.size(), jobs, [&](std::size_t i) {
-    runs[i] = run_one(run_settings[i], frames);
-    const std::lock_guard<std::mutex> lock(progress_mutex);
-    ++done;
-    std::fprintf(stderr, "\rfovea bench schedulers: %zu/%zu runs (%.0f s)", done, runs.size(), total_clock.elapsed_ms() / 1000);
-  });
-  std::fprintf(stderr, "\n");
 
-  csv << "budget_tests,scheduler,seed,frames,full_resolution_tests,p_est,nabla_est_m,p_true,nabla_true_m,"
-         "false_collisions,missed_collisions,interrupted,sphere_tests,collisions,resolved_colliding,"
-         "resolved_not_colliding,visible,p_est_ratio_rr,p_true_ratio_rr,nabla_est_ratio_rr,nabla_true_ratio_rr\n";
-  bands_csv << "budget_tests,scheduler,seed,band,band_low,band_high,collisions,resolved,interrupted_touching,"
-               "interrupted_apart,p_est,p_est_touching,p_true\n";
-
-  const auto find_run = [&](std::int64_t b, SchedulerKind k, std::int64_t s) -> const Run& {
+  const Run& find_run(std::int64_t b, SchedulerKind k, std::int64_t s) const {
     for (const Run& r : runs)
       if (r.budget_tests == b && r.kind == k && r.seed == s) return r;
     return runs.front();
-  };
-  struct Column {
-    const char* name;
-    double RunMetrics::*field;
-  };
+  }
+};
+
+/// The work of resolving everything, per seed, into the study, and its line; false, said
+/// on stderr, when a seed's config cannot be loaded.
+bool measure_full_work(const Options& o, Study& study) {
+  study.full.resize(o.seeds.size());
+  std::fprintf(stderr, "fovea bench schedulers: full resolution, %zu seeds...\n", o.seeds.size());
+  std::vector<Settings> full_settings;
+  try {
+    for (const std::int64_t seed : o.seeds)
+      full_settings.push_back(load_run_settings(o.config_path, o.sets, "round_robin", seed, kUnlimitedTests, true));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
+    return false;
+  }
+  run_parallel(o.seeds.size(), o.jobs, [&](std::size_t i) { study.full[i] = full_work(full_settings[i], study.frames); });
+  study.full_mean = 0;
+  double full_max = 0;
+  for (const FullWork& w : study.full) {
+    study.full_mean += w.mean_tests / static_cast<double>(study.full.size());
+    full_max = std::max(full_max, w.max_tests);
+  }
+  std::printf("resolving every collision takes %s sphere tests a frame (mean over frames and seeds; most in one frame %s)\n",
+              table_num(study.full_mean).c_str(), table_num(full_max).c_str());
+  return true;
+}
+
+/// Every budget x scheduler x seed run, `jobs` at a time; their settings are loaded first,
+/// before any thread starts. False, said on stderr, when one cannot be loaded.
+bool run_study(const Options& o, Study& study, const Stopwatch& total_clock) {
+  std::vector<Settings> run_settings;
+  try {
+    for (const std::int64_t b : o.budgets)
+      for (const SchedulerKind k : study.kinds)
+        for (const std::int64_t s : o.seeds) {
+          study.runs.push_back(Run{b, k, s, {}, {}, 0});
+          run_settings.push_back(load_run_settings(o.config_path, o.sets, scheduler_name(k), s, b, false));
+        }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
+    return false;
+  }
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  run_parallel(study.runs.size(), o.jobs, [&](std::size_t i) {
+    study.runs[i] = run_one(run_settings[i], study.frames);
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    ++done;
+    std::fprintf(stderr, "\rfovea bench schedulers: %zu/%zu runs (%.0f s)", done, study.runs.size(),
+                 total_clock.elapsed_ms() / 1000);
+  });
+  std::fprintf(stderr, "\n");
+  return true;
+}
+
+/// A column of the tables: its heading and the run's metric.
+struct Column {
+  const char* name;
+  double RunMetrics::*field;
+};
+
+/// Budget `b`'s mean table and its ratios to round robin with their t-intervals.
+void print_means_and_ratios(const Options& o, const Study& study, std::int64_t b) {
   const Column columns[] = {{"p_est", &RunMetrics::p_est},
                             {"nabla_est_m", &RunMetrics::nabla_est_m},
                             {"p_true", &RunMetrics::p_true},
@@ -730,94 +676,190 @@ int main(int argc, char** argv) {
                                   {"P true", &RunMetrics::p_true},
                                   {"nabla est", &RunMetrics::nabla_est_m},
                                   {"nabla true", &RunMetrics::nabla_true_m}};
-  const std::string t_label = "t with " + std::to_string(seeds.size() - 1) + " df";
+  const std::string t_label = "t with " + std::to_string(o.seeds.size() - 1) + " df";
+  std::printf("\n== work budget %lld sphere tests a frame", static_cast<long long>(b));
+  if (!std::isnan(study.full_mean))
+    std::printf(" (%s%% of full resolution)",
+                bench::significant_or_na(100.0 * static_cast<double>(b) / study.full_mean, 3).c_str());
+  std::printf("\nmean per frame, mean over seeds:\n%-18s", "scheduler");
+  for (const Column& c : columns) std::printf(" %12s", c.name);
+  std::printf("\n");
+  for (const SchedulerKind k : study.kinds) {
+    std::printf("%-18s", scheduler_name(k));
+    for (const Column& c : columns) {
+      double sum = 0;
+      for (const std::int64_t s : o.seeds) sum += study.find_run(b, k, s).m.*c.field;
+      std::printf(" %12s", table_num(sum / static_cast<double>(o.seeds.size())).c_str());
+    }
+    std::printf("\n");
+  }
+  std::printf("ratio to round_robin: mean of the per-seed ratios [95%% CI, %s]\n%-18s", t_label.c_str(), "scheduler");
+  for (const Column& c : ratio_columns) std::printf(" %-24s", c.name);
+  std::printf("\n");
+  for (const SchedulerKind k : study.kinds) {
+    if (k == SchedulerKind::round_robin) continue;
+    std::printf("%-18s", scheduler_name(k));
+    for (const Column& c : ratio_columns) {
+      std::vector<double> ratios;
+      for (const std::int64_t s : o.seeds)
+        ratios.push_back(study.find_run(b, k, s).m.*c.field / study.find_run(b, SchedulerKind::round_robin, s).m.*c.field);
+      std::printf(" %-24s", interval_text(t_interval(ratios)).c_str());
+    }
+    std::printf("\n");
+  }
+}
 
+/// Budget `b`'s table of where P comes from, by start-of-frame priority band.
+void print_bands(const Options& o, const Study& study, std::int64_t b, const std::vector<double>& edges) {
+  const std::size_t band_count = edges.size() + 1;
+  std::printf("by start-of-frame priority band (the priority queue it goes in; per frame, mean over seeds):\n");
+  std::printf("%-18s %-13s %10s %9s %9s %9s %9s %9s %12s\n", "scheduler", "band", "collisions", "resolved", "int.touch",
+              "int.apart", "P est", "P true", "P est touch");
+  for (const SchedulerKind k : study.kinds) {
+    for (std::size_t q = 0; q < band_count; ++q) {
+      BandMetrics mean;
+      for (const std::int64_t s : o.seeds) {
+        const BandMetrics& x = study.find_run(b, k, s).bands[q];
+        const double w = 1.0 / static_cast<double>(o.seeds.size());
+        mean.collisions += w * x.collisions;
+        mean.resolved += w * x.resolved;
+        mean.interrupted_touching += w * x.interrupted_touching;
+        mean.interrupted_apart += w * x.interrupted_apart;
+        mean.p_est += w * x.p_est;
+        mean.p_est_touching += w * x.p_est_touching;
+        mean.p_true += w * x.p_true;
+      }
+      const std::string label = q == 0 ? "f >= " + bench::significant_or_na(edges[0], 3)
+                                : q + 1 == band_count ? "f < " + bench::significant_or_na(edges[q - 1], 3) + "/off"
+                                                      : "[" + bench::significant_or_na(edges[q], 3) + ", " + bench::significant_or_na(edges[q - 1], 3) + ")";
+      std::printf("%-18s %-13s %10.1f %9.1f %9.1f %9.1f %9.3f %9.3f %12.3f\n", q == 0 ? scheduler_name(k) : "",
+                  label.c_str(), mean.collisions, mean.resolved, mean.interrupted_touching, mean.interrupted_apart,
+                  mean.p_est, mean.p_true, mean.p_est_touching);
+    }
+  }
+}
+
+/// Budget `b`'s rows: one per scheduler and seed in `csv`, one per band more in `bands_csv`.
+/// Returns the collisions the priority queues held in another band than their priority's.
+std::int64_t write_budget_rows(const Options& o, const Study& study, std::int64_t b, const std::vector<double>& edges,
+                               std::ofstream& csv, std::ofstream& bands_csv) {
+  const std::size_t band_count = edges.size() + 1;
   std::int64_t queue_mismatches = 0;
-  for (const std::int64_t b : budgets) {
-    std::printf("\n== work budget %lld sphere tests a frame", static_cast<long long>(b));
-    if (!std::isnan(full_mean)) std::printf(" (%s%% of full resolution)", bench::significant_or_na(100.0 * static_cast<double>(b) / full_mean, 3).c_str());
-    std::printf("\nmean per frame, mean over seeds:\n%-18s", "scheduler");
-    for (const Column& c : columns) std::printf(" %12s", c.name);
-    std::printf("\n");
-    for (const SchedulerKind k : kinds) {
-      std::printf("%-18s", scheduler_name(k));
-      for (const Column& c : columns) {
-        double sum = 0;
-        for (const std::int64_t s : seeds) sum += find_run(b, k, s).m.*c.field;
-        std::printf(" %12s", table_num(sum / static_cast<double>(seeds.size())).c_str());
-      }
-      std::printf("\n");
-    }
-    std::printf("ratio to round_robin: mean of the per-seed ratios [95%% CI, %s]\n%-18s", t_label.c_str(), "scheduler");
-    for (const Column& c : ratio_columns) std::printf(" %-24s", c.name);
-    std::printf("\n");
-    for (const SchedulerKind k : kinds) {
-      if (k == SchedulerKind::round_robin) continue;
-      std::printf("%-18s", scheduler_name(k));
-      for (const Column& c : ratio_columns) {
-        std::vector<double> ratios;
-        for (const std::int64_t s : seeds) ratios.push_back(find_run(b, k, s).m.*c.field / find_run(b, SchedulerKind::round_robin, s).m.*c.field);
-        std::printf(" %-24s", interval_text(t_interval(ratios)).c_str());
-      }
-      std::printf("\n");
-    }
-
-    // Where P comes from, by start-of-frame priority band.
-    std::printf("by start-of-frame priority band (the priority queue it goes in; per frame, mean over seeds):\n");
-    std::printf("%-18s %-13s %10s %9s %9s %9s %9s %9s %12s\n", "scheduler", "band", "collisions", "resolved", "int.touch",
-                "int.apart", "P est", "P true", "P est touch");
-    for (const SchedulerKind k : kinds) {
+  for (const SchedulerKind k : study.kinds)
+    for (std::size_t si = 0; si < o.seeds.size(); ++si) {
+      const std::int64_t s = o.seeds[si];
+      const Run& r = study.find_run(b, k, s);
+      const RunMetrics& rr = study.find_run(b, SchedulerKind::round_robin, s).m;
+      queue_mismatches += r.queue_mismatches;
+      csv << b << ',' << scheduler_name(k) << ',' << s << ',' << study.frames << ','
+          << (study.full.empty() ? std::string("NA") : bench::significant_or_na(study.full[si].mean_tests, 8));
+      for (const double v : {r.m.p_est, r.m.nabla_est_m, r.m.p_true, r.m.nabla_true_m, r.m.false_collisions,
+                             r.m.missed_collisions, r.m.interrupted, r.m.sphere_tests, r.m.collisions,
+                             r.m.resolved_colliding, r.m.resolved_not_colliding, r.m.visible, r.m.p_est / rr.p_est,
+                             r.m.p_true / rr.p_true, r.m.nabla_est_m / rr.nabla_est_m, r.m.nabla_true_m / rr.nabla_true_m})
+        csv << ',' << bench::significant_or_na(v, 8);
+      csv << '\n';
       for (std::size_t q = 0; q < band_count; ++q) {
-        BandMetrics mean;
-        for (const std::int64_t s : seeds) {
-          const BandMetrics& x = find_run(b, k, s).bands[q];
-          const double w = 1.0 / static_cast<double>(seeds.size());
-          mean.collisions += w * x.collisions;
-          mean.resolved += w * x.resolved;
-          mean.interrupted_touching += w * x.interrupted_touching;
-          mean.interrupted_apart += w * x.interrupted_apart;
-          mean.p_est += w * x.p_est;
-          mean.p_est_touching += w * x.p_est_touching;
-          mean.p_true += w * x.p_true;
-        }
-        const std::string label = q == 0 ? "f >= " + bench::significant_or_na(edges[0], 3)
-                                  : q + 1 == band_count ? "f < " + bench::significant_or_na(edges[q - 1], 3) + "/off"
-                                                        : "[" + bench::significant_or_na(edges[q], 3) + ", " + bench::significant_or_na(edges[q - 1], 3) + ")";
-        std::printf("%-18s %-13s %10.1f %9.1f %9.1f %9.1f %9.3f %9.3f %12.3f\n", q == 0 ? scheduler_name(k) : "",
-                    label.c_str(), mean.collisions, mean.resolved, mean.interrupted_touching, mean.interrupted_apart,
-                    mean.p_est, mean.p_true, mean.p_est_touching);
+        const BandMetrics& x = r.bands[q];
+        const double low = q + 1 == band_count ? -1.0 : edges[q];
+        const double high = q == 0 ? 1.0 : edges[q - 1];
+        bands_csv << b << ',' << scheduler_name(k) << ',' << s << ',' << q << ',' << bench::significant_or_na(low, 8) << ',' << bench::significant_or_na(high, 8);
+        for (const double v : {x.collisions, x.resolved, x.interrupted_touching, x.interrupted_apart, x.p_est,
+                               x.p_est_touching, x.p_true})
+          bands_csv << ',' << bench::significant_or_na(v, 8);
+        bands_csv << '\n';
       }
     }
+  return queue_mismatches;
+}
 
-    for (const SchedulerKind k : kinds)
-      for (std::size_t si = 0; si < seeds.size(); ++si) {
-        const std::int64_t s = seeds[si];
-        const Run& r = find_run(b, k, s);
-        const RunMetrics& rr = find_run(b, SchedulerKind::round_robin, s).m;
-        queue_mismatches += r.queue_mismatches;
-        csv << b << ',' << scheduler_name(k) << ',' << s << ',' << frames << ','
-            << (full.empty() ? std::string("NA") : bench::significant_or_na(full[si].mean_tests, 8));
-        for (const double v : {r.m.p_est, r.m.nabla_est_m, r.m.p_true, r.m.nabla_true_m, r.m.false_collisions,
-                               r.m.missed_collisions, r.m.interrupted, r.m.sphere_tests, r.m.collisions,
-                               r.m.resolved_colliding, r.m.resolved_not_colliding, r.m.visible, r.m.p_est / rr.p_est,
-                               r.m.p_true / rr.p_true, r.m.nabla_est_m / rr.nabla_est_m, r.m.nabla_true_m / rr.nabla_true_m})
-          csv << ',' << bench::significant_or_na(v, 8);
-        csv << '\n';
-        for (std::size_t q = 0; q < band_count; ++q) {
-          const BandMetrics& x = r.bands[q];
-          const double low = q + 1 == band_count ? -1.0 : edges[q];
-          const double high = q == 0 ? 1.0 : edges[q - 1];
-          bands_csv << b << ',' << scheduler_name(k) << ',' << s << ',' << q << ',' << bench::significant_or_na(low, 8) << ',' << bench::significant_or_na(high, 8);
-          for (const double v : {x.collisions, x.resolved, x.interrupted_touching, x.interrupted_apart, x.p_est,
-                                 x.p_est_touching, x.p_true})
-            bands_csv << ',' << bench::significant_or_na(v, 8);
-          bands_csv << '\n';
-        }
-      }
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Scheduler study (docs/narrowphase.md): round robin, sequential, sorted sequential and priority\n"
+      "queues on one scene (default configs/studies/packed500.yaml, from the working directory: run it\n"
+      "from the repository root, as ./fovea bench schedulers does), the same work budget for all, over\n"
+      "several seeds. Per run: the mean per frame of P and nabla (estimated and true), false and missed\n"
+      "collisions, interrupted collisions and sphere tests. Prints the mean over seeds and each\n"
+      "scheduler's ratio to round robin with a 95% t-interval over the per-seed ratios; then the work\n"
+      "that resolving everything takes, and, by start-of-frame priority band, what each scheduler\n"
+      "resolved and where P comes from. Writes one CSV row per budget x scheduler x seed (--out) and\n"
+      "one per budget x scheduler x seed x band (the same name with _bands)."};
+  Options o;
+  add_options(app, o);
+  CLI11_PARSE(app, argc, argv);
+  if (o.perceive && app.count("--out") == 0) o.out = "results/bench/perceive.csv";
+
+  if (!std::filesystem::exists(o.config_path)) {
+    std::fprintf(stderr,
+                 "fovea bench schedulers: cannot find %s (looked in %s); run from the repository root, as "
+                 "./fovea bench schedulers does, or pass --config\n",
+                 o.config_path.c_str(), std::filesystem::current_path().string().c_str());
+    return 2;
+  }
+  if (std::find(o.scheduler_names.begin(), o.scheduler_names.end(), "round_robin") == o.scheduler_names.end())
+    o.scheduler_names.insert(o.scheduler_names.begin(), "round_robin");
+  Study study;
+  for (const SchedulerKind k : kAllSchedulers)
+    if (std::find(o.scheduler_names.begin(), o.scheduler_names.end(), scheduler_name(k)) != o.scheduler_names.end())
+      study.kinds.push_back(k);
+
+  config::LoadedConfig loaded;
+  try {
+    loaded = config::load_config_file(o.config_path, o.sets);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fovea bench schedulers: %s\n", e.what());
+    return 2;
+  }
+  const Settings& settings = loaded.settings;
+  study.frames = o.frames < 0 ? settings.frames : o.frames;
+  if (o.perceive)
+    return perceive_mode(o.config_path, o.sets, settings, o.perceive_counts, o.seeds, o.wall_ms,
+                         o.wall_frames < 0 ? study.frames : o.wall_frames, o.min_time_s, o.min_reps, o.out);
+  if (o.budgets.empty()) o.budgets.push_back(settings.budget.tests);
+  if (settings.budget.mode != BudgetMode::work)
+    std::fprintf(stderr, "fovea bench schedulers: %s has a wall budget; the study uses work budgets of %lld tests instead\n",
+                 o.config_path.c_str(), static_cast<long long>(settings.budget.tests));
+  const std::vector<double>& edges = settings.schedule.band_edges;
+
+  std::filesystem::path out_path(o.out);
+  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
+  std::filesystem::path bands_path = out_path;
+  bands_path.replace_filename(out_path.stem().string() + "_bands" + out_path.extension().string());
+  std::ofstream csv(out_path);
+  std::ofstream bands_csv(bands_path);
+  if (!csv || !bands_csv) {
+    std::fprintf(stderr, "fovea bench schedulers: cannot write %s or %s\n", o.out.c_str(), bands_path.string().c_str());
+    return 1;
+  }
+
+  std::int64_t entity_count = 0;
+  for (const EntityGroupSettings& g : settings.world.entities) entity_count += g.count;
+  std::printf("%s: %lld entities, %lld frames, seeds", o.config_path.c_str(), static_cast<long long>(entity_count),
+              static_cast<long long>(study.frames));
+  for (std::int64_t s : o.seeds) std::printf(" %lld", static_cast<long long>(s));
+  std::printf(", ground truth %s\n", settings.ground_truth ? "on" : "off");
+  std::fflush(stdout);
+
+  if (!o.skip_full && !measure_full_work(o, study)) return 2;
+  Stopwatch total_clock;
+  if (!run_study(o, study, total_clock)) return 2;
+
+  csv << "budget_tests,scheduler,seed,frames,full_resolution_tests,p_est,nabla_est_m,p_true,nabla_true_m,"
+         "false_collisions,missed_collisions,interrupted,sphere_tests,collisions,resolved_colliding,"
+         "resolved_not_colliding,visible,p_est_ratio_rr,p_true_ratio_rr,nabla_est_ratio_rr,nabla_true_ratio_rr\n";
+  bands_csv << "budget_tests,scheduler,seed,band,band_low,band_high,collisions,resolved,interrupted_touching,"
+               "interrupted_apart,p_est,p_est_touching,p_true\n";
+  std::int64_t queue_mismatches = 0;
+  for (const std::int64_t b : o.budgets) {
+    print_means_and_ratios(o, study, b);
+    print_bands(o, study, b, edges);
+    queue_mismatches += write_budget_rows(o, study, b, edges, csv, bands_csv);
   }
   if (queue_mismatches > 0)
     std::printf("\nWARNING: %lld collisions sat in another priority queue than their start-of-frame priority puts them in\n",
                 static_cast<long long>(queue_mismatches));
-  std::printf("\nwrote %s and %s (%.0f s)\n", out.c_str(), bands_path.string().c_str(), total_clock.elapsed_ms() / 1000);
+  std::printf("\nwrote %s and %s (%.0f s)\n", o.out.c_str(), bands_path.string().c_str(), total_clock.elapsed_ms() / 1000);
   return 0;
 }

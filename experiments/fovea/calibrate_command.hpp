@@ -5,11 +5,13 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "fovea/command_context.hpp"
 #include "psychophysics/psychometric_fit.hpp"
 
 namespace fovea {
 
-/// `fovea calibrate`'s options (docs/cli.md#fovea-calibrate), filled by main.cpp.
+/// `fovea calibrate`'s options (docs/cli.md#fovea-calibrate), filled from the command line by
+/// register_calibrate_command.
 struct CalibrateOptions {
   std::string spec_path;                    ///< configs/experiments/*.yaml
   std::vector<config::Override> overrides;  ///< --set key=value on the spec
@@ -28,5 +30,8 @@ struct CalibrateOptions {
 /// participant and parameter) and calibration_summary.csv, and prints per parameter the
 /// bias, the intervals' coverage and their median width. Returns the exit status.
 int calibrate_command(const CalibrateOptions& options);
+
+/// `fovea calibrate` on the command line: adds its subcommand, options and callback to `app`.
+void register_calibrate_command(CLI::App& app, CommandContext& context);
 
 }  // namespace fovea

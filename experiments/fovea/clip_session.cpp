@@ -8,13 +8,15 @@
 #include <optional>
 #include <thread>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include <SDL.h>
 
 #include "core/file_read.hpp"
 #include "core/format.hpp"
 #include "fovea/clip_window.hpp"
-#include "fovea/run_command.hpp"
+#include "fovea/exit_status.hpp"
 #include "fovea/session_files.hpp"
 #include "fovea/stop_signals.hpp"
 #include "fovea/synthetic_keys.hpp"
@@ -98,6 +100,321 @@ std::string reference_name(const ClipComparisonSettings& design) {
 /// same reference clip for every cell of a repetition, and it is deterministic.
 using ClipKey = std::tuple<std::string, std::uint64_t, int, std::int64_t>;
 
+/// The scenes, each as its clips will run it: seen on the spec's screen, from the cross, for
+/// clip_s. False, said on stderr against the scene's file, when one cannot be loaded.
+bool load_scenes(const config::LoadedExperiment& loaded, bool person, std::vector<LoadedScene>& scenes) {
+  const ExperimentSettings& spec = loaded.spec;
+  const ClipComparisonSettings& design = spec.clip_comparison;
+  for (std::size_t i = 0; i < design.scenes.size(); ++i) {
+    LoadedScene scene;
+    try {
+      scene.config = config::load_config_file(design.scenes[i].file, std::vector<config::Override>{});
+    } catch (const std::exception& e) {
+      std::cerr << loaded.error_at("clip_comparison.scenes[" + std::to_string(i) + "].file", e.what()) << "\n";
+      return false;
+    }
+    scene.config.settings.gaze = clip_gaze(spec, person);
+    scene.clip_frames =
+        std::max(1, static_cast<int>(std::lround(design.clip_s / scene.config.settings.world.time_step_s)));
+    scenes.push_back(std::move(scene));
+  }
+  return true;
+}
+
+/// What the participant's folder holds of earlier sessions, which decides whether this one
+/// may start.
+struct EarlierClips {
+  SessionFolder where;
+  std::vector<ClipTrialRecord> done;
+  std::int64_t session = 1;           ///< this session's number: one past the last recorded
+};
+
+/// Reads trials.csv and checks it: only with --resume when it holds trials, run with the
+/// spec given (experiment.yaml), each row the trial this spec and participant plan there.
+/// False, said on stderr, when not.
+bool read_earlier_clips(const ExperimentOptions& options, const ExperimentSettings& spec,
+                        const std::vector<ClipTrial>& plan, EarlierClips& earlier) {
+  earlier.where = session_folder(options, spec);
+  const std::filesystem::path& folder = earlier.where.folder;
+  const std::vector<ClipTrialRecord>& done = earlier.done;
+  const auto read = [](const std::string& path) { return read_clip_records(path); };
+  if (!read_trials_before(options, earlier.where, read, earlier.done)) return false;
+  if (!done.empty()) {
+    std::string before;
+    try {
+      before = read_regular_file((folder / "experiment.yaml").string(), kMaxConfigFileBytes, "experiment");
+    } catch (const std::exception& e) {
+      std::cerr << "fovea experiment: --resume: " << folder.string()
+                << " holds trials, and its experiment.yaml cannot be read: " << e.what() << "\n";
+      return false;
+    }
+    if (!spec_kept(folder, before, earlier.where.resolved_spec)) return false;
+  }
+  // Each row must be the trial the design had there: a file of another spec or seed is refused.
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    const ClipTrialRecord& r = done[i];
+    const bool matches = i < plan.size() && r.participant == options.participant && r.trial == plan[i].trial &&
+                         r.condition == plan[i].condition.index && r.repetition == plan[i].repetition;
+    if (!matches) {
+      std::cerr << "fovea experiment: " << earlier.where.trials_path.string() << ": row " << i + 1
+                << " is not the trial this spec and participant plan there (another spec, seed or participant?)\n";
+      return false;
+    }
+    earlier.session = std::max(earlier.session, r.session + 1);
+  }
+  return true;
+}
+
+/// A clip comparison's session once everything is checked and open: trial after trial, each
+/// appended to trials.csv on the disk before the next (a person's clips' frames to
+/// clip_frames.csv), until the plan is done, the person quits or a signal stops it.
+class ClipSession {
+ public:
+  ClipSession(const ExperimentOptions& options, const ExperimentSettings& spec, const std::vector<LoadedScene>& scenes,
+              const std::vector<ClipTrial>& plan, const EarlierClips& earlier, const PerceptionModel& observer_f)
+      : options_(options), spec_(spec), design_(spec.clip_comparison), scenes_(scenes), plan_(plan), earlier_(earlier),
+        observer_f_(observer_f), person_(!options.observer), two_interval_(design_.task == ClipTask::two_interval),
+        gaze_environment_(person_ && tracked(spec) ? with_trackers({}) : GazeEnvironment{}),
+        observer_(static_cast<std::uint64_t>(spec.seed), options.participant) {}
+
+  int answered_now() const { return answered_now_; }
+
+  /// The whole session on `display` (a person's; null for a simulated observer), a person
+  /// answering with `keys` or `synthetic_keys` standing in for them. Returns the exit status;
+  /// throws when a record cannot be written.
+  int run(StimulusDisplay* display, const std::vector<SDL_Keycode>& keys, std::optional<SyntheticKeys>& synthetic_keys);
+
+ private:
+  /// The session's files: experiment.yaml (first session), trials.json, session.log with its
+  /// opening lines, trials.csv and a person's clip_frames.csv.
+  void open_records(StimulusDisplay* display, const std::optional<SyntheticKeys>& synthetic_keys);
+  /// The record of trial `t` of `clips` before it is run: what the plan makes it.
+  ClipTrialRecord planned_record(const ClipTrial& t, const TrialClips& clips) const;
+  /// A person's trial into `r`: the cross, the clips in the trial's order with the cross
+  /// between, then the question; shown again from its first clip while the fixation strays.
+  /// False when the person quits (the trial is left unrecorded: --resume shows it again).
+  bool person_trial(ClipWindow& window, const ClipTrial& t, const TrialClips& clips, ClipTrialRecord& r);
+  /// One clip on the screen, its timings to clip_frames.csv and the record: 1 shown, 0
+  /// stopped for a fixation that strayed (with a tracker), -1 the person quit.
+  int show(ClipWindow& window, const ClipRunSettings& clip, const char* which, std::int64_t trial, ClipSeen& seen,
+           double& duration_s, std::int64_t& dropped);
+  /// A simulated observer's trial into `r`: the clips played (each once a session) and answered.
+  void simulated_trial(const ClipTrial& t, const TrialClips& clips, ClipTrialRecord& r);
+  /// `clip` of `scene` played, or as it was played before this session.
+  ClipSeen play(const ClipRunSettings& clip, int scene);
+
+  const ExperimentOptions& options_;
+  const ExperimentSettings& spec_;
+  const ClipComparisonSettings& design_;
+  const std::vector<LoadedScene>& scenes_;
+  const std::vector<ClipTrial>& plan_;
+  const EarlierClips& earlier_;
+  const PerceptionModel& observer_f_;
+  bool person_;
+  bool two_interval_;
+  GazeEnvironment gaze_environment_;
+  ClipObserver observer_;
+  std::optional<SessionLog> log_;
+  std::optional<CsvWriter> trials_;
+  std::unique_ptr<CsvWriter> frames_;  ///< a person's clips, frame by frame: clip_frames.csv
+  std::map<ClipKey, ClipSeen> played_;
+  int attempt_ = 0;             ///< of the trial on the screen, from 0
+  double deviation_deg_ = 0;    ///< the last clip's largest gaze deviation from the cross
+  int answered_now_ = 0;
+};
+
+void ClipSession::open_records(StimulusDisplay* display, const std::optional<SyntheticKeys>& synthetic_keys) {
+  const std::filesystem::path& folder = earlier_.where.folder;
+  const std::size_t done = earlier_.done.size();
+  if (done == 0) write_file_atomically(folder / "experiment.yaml", earlier_.where.resolved_spec);
+  // The data dictionary beside the trials, for a lab's pipeline (BIDS's sidecar).
+  write_file_atomically(folder / "trials.json", clip_records_sidecar_json());
+  SessionLog& log = log_.emplace(folder / "session.log");
+  trials_.emplace(earlier_.where.trials_path.string(), clip_record_header(), CsvWriter::Open::append);
+  log.line("session " + std::to_string(earlier_.session) + " of participant " + options_.participant +
+           " started, clip comparison" + (done == 0 ? "" : ", resuming after " + std::to_string(done) + " trials") +
+           (person_ ? ", a person at the window" : ", simulated observer " + *options_.observer));
+  if (person_ && spec_.display.development_run)
+    log.line("a development run (display.development_run): a pilot or test, not data");
+  if (synthetic_keys) log.line("keys from --synthetic-keys, drawn offscreen");
+  if (person_) log.line(display_log_line(*display));
+  if (person_)
+    frames_ = std::make_unique<CsvWriter>((folder / "clip_frames.csv").string(),
+                                          std::vector<std::string>{"participant", "session", "trial", "attempt", "clip",
+                                                                   "frame", "t_ms", "dropped"},
+                                          CsvWriter::Open::append);
+}
+
+int ClipSession::run(StimulusDisplay* display, const std::vector<SDL_Keycode>& keys,
+                     std::optional<SyntheticKeys>& synthetic_keys) {
+  open_records(display, synthetic_keys);
+  ClipWindow window(spec_, display, keys, synthetic_keys ? &*synthetic_keys : nullptr);
+  bool quit =
+      person_ && !window.wait_for_space(Screen::instructions, spec_.task.instructions + "\n\nPress Space to start.");
+  int answered_this_session = 0;
+  Progress progress(static_cast<std::int64_t>(plan_.size()), !options_.quiet && Progress::stderr_is_terminal(),
+                    Progress::Output::redrawn, stderr, "trial");
+  for (std::size_t i = earlier_.done.size(); i < plan_.size() && !quit; ++i) {
+    if (stop_signal_received() != 0) break;
+    const ClipTrial& t = plan_[i];
+    if (person_ && spec_.task.break_every > 0 && answered_this_session > 0 &&
+        i % static_cast<std::size_t>(spec_.task.break_every) == 0 &&
+        !window.wait_for_space(Screen::pause, "Break. " + std::to_string(i) + " of " + std::to_string(plan_.size()) +
+                                                  " trials done.\n\nPress Space when you are ready to go on.")) {
+      quit = true;
+      break;
+    }
+    const TrialClips clips = clips_of(spec_, scenes_[static_cast<std::size_t>(t.condition.scene)], t);
+    ClipTrialRecord r = planned_record(t, clips);
+    if (person_) {
+      if (!person_trial(window, t, clips, r)) {
+        quit = true;
+        break;
+      }
+    } else {
+      simulated_trial(t, clips, r);
+    }
+    if (options_.observer_pace_ms > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options_.observer_pace_ms));
+    r.ended_utc = now_utc();
+    for (const std::string& cell : clip_record_cells(r)) trials_->cell(std::string_view(cell));
+    trials_->end_row(CsvWriter::Flush::durable);  // on the disk before the next trial starts
+    ++answered_now_;
+    ++answered_this_session;
+    progress.update(static_cast<std::int64_t>(i + 1));
+  }
+  progress.finish();
+  const auto answered = static_cast<std::int64_t>(earlier_.done.size()) + answered_now_;
+  return log_session_end(*log_, earlier_.session, answered, quit);
+}
+
+ClipTrialRecord ClipSession::planned_record(const ClipTrial& t, const TrialClips& clips) const {
+  ClipTrialRecord r;
+  r.participant = options_.participant;
+  r.session = earlier_.session;
+  r.block = t.block;
+  r.trial = t.trial;
+  r.trial_in_block = t.trial_in_block;
+  r.condition = t.condition.index;
+  r.scene = design_.scenes[static_cast<std::size_t>(t.condition.scene)].name;
+  r.scheduler = scheduler_name(clips.test.scheduler);
+  r.budget_tests = clips.test.budget_tests;
+  r.reference = reference_name(design_);
+  r.repetition = t.repetition;
+  r.task = clip_task_name(design_.task);
+  r.observer = person_ ? "human" : "simulated";
+  r.started_utc = now_utc();
+  return r;
+}
+
+int ClipSession::show(ClipWindow& window, const ClipRunSettings& clip, const char* which, std::int64_t trial,
+                      ClipSeen& seen, double& duration_s, std::int64_t& dropped) {
+  ClipPlayer player(clip, observer_f_, gaze_environment_);
+  ClipTiming timing;
+  if (!window.show(player, person_ && tracked(spec_), timing)) return -1;
+  for (std::size_t f = 0; f < timing.frame_ms.size(); ++f) {
+    for (const std::string& cell : {options_.participant, std::to_string(earlier_.session), std::to_string(trial),
+                                    std::to_string(attempt_), std::string(which), std::to_string(f),
+                                    format_number(timing.frame_ms[f]), std::string(timing.dropped[f] ? "1" : "0")})
+      frames_->cell(std::string_view(cell));
+    frames_->end_row(CsvWriter::Flush::later);
+  }
+  deviation_deg_ = timing.deviation_deg;
+  if (timing.fixation_broken) return 0;
+  seen = player.finish();
+  duration_s = timing.duration_s;
+  dropped = timing.dropped_frames;
+  return 1;
+}
+
+bool ClipSession::person_trial(ClipWindow& window, const ClipTrial& t, const TrialClips& clips, ClipTrialRecord& r) {
+  ClipSeen seen_test, seen_reference;
+  const bool test_first = t.test_first || !two_interval_;
+  const auto show_test = [&] {
+    return show(window, clips.test, clips.shows_reference ? "reference" : "test", t.trial, seen_test, r.duration_test_s,
+                r.dropped_test);
+  };
+  const auto show_reference = [&] {
+    return show(window, *clips.reference, "reference", t.trial, seen_reference, r.duration_reference_s,
+                r.dropped_reference);
+  };
+  // A clip stopped for a fixation that strayed is logged, and the trial shown again from its
+  // first clip (the same clips: they are deterministic).
+  int shown = 0;
+  for (attempt_ = 0; shown == 0; ++attempt_) {
+    shown = window.fixation(spec_.task.inter_trial_interval_s) ? (test_first ? show_test() : show_reference()) : -1;
+    if (shown == 1 && two_interval_)
+      shown = window.fixation(spec_.task.inter_trial_interval_s) ? (test_first ? show_reference() : show_test()) : -1;
+    if (shown == 0) {
+      log_->line("trial " + std::to_string(t.trial) + ": the fixation left " + format_significant(spec_.fixation_radius_deg) +
+                 " deg during a clip (" + format_significant(deviation_deg_) + " deg away); it is shown again");
+      if (!window.message("Please keep your eyes on the cross.", 1.0)) shown = -1;
+    }
+  }
+  double reaction_time_ms = 0;
+  const std::string question =
+      two_interval_ ? "Which clip looked wrong?\n\nPress " + design_.first_key + " for the first, " + design_.second_key +
+                          " for the second."
+                    : "Did you see an error?\n\nPress " + spec_.task.yes_key + " for yes, " + spec_.task.no_key + " for no.";
+  const int key = shown == 1 ? window.answer(question, reaction_time_ms) : -1;
+  if (key < 0) return false;
+  r.reaction_time_ms = reaction_time_ms;
+  if (clips.shows_reference) {
+    std::swap(r.duration_test_s, r.duration_reference_s);
+    std::swap(r.dropped_test, r.dropped_reference);
+  }
+  if (two_interval_) {
+    r.order = t.test_first ? "test_first" : "reference_first";
+    r.p_test = seen_test.p_seen;
+    r.p_reference = seen_reference.p_seen;
+    r.episodes_test = seen_test.episodes;
+    r.episodes_reference = seen_reference.episodes;
+    r.response = key == 0 ? "first" : "second";
+    r.noticed = (key == 0) == t.test_first ? 1 : 0;
+  } else {
+    r.order = clips.shows_reference ? "reference" : "test";
+    (clips.shows_reference ? r.p_reference : r.p_test) = seen_test.p_seen;
+    (clips.shows_reference ? r.episodes_reference : r.episodes_test) = seen_test.episodes;
+    r.response = key == 0 ? "yes" : "no";
+    r.noticed = key == 0 ? 1 : 0;
+  }
+  frames_->flush(true);  // the clips' frames on the disk with the trial
+  return true;
+}
+
+ClipSeen ClipSession::play(const ClipRunSettings& clip, int scene) {
+  const ClipKey key{design_.scenes[static_cast<std::size_t>(scene)].name, clip.world_seed, static_cast<int>(clip.scheduler),
+                    clip.budget_tests};
+  const auto found = played_.find(key);
+  if (found != played_.end()) return found->second;
+  const ClipSeen seen = play_clip(clip, observer_f_);
+  played_.emplace(key, seen);
+  return seen;
+}
+
+void ClipSession::simulated_trial(const ClipTrial& t, const TrialClips& clips, ClipTrialRecord& r) {
+  const ClipSeen test = play(clips.test, t.condition.scene);
+  if (two_interval_) {
+    const ClipSeen reference = play(*clips.reference, t.condition.scene);
+    r.order = t.test_first ? "test_first" : "reference_first";
+    r.p_test = test.p_seen;
+    r.p_reference = reference.p_seen;
+    r.episodes_test = test.episodes;
+    r.episodes_reference = reference.episodes;
+    const ClipChoice choice = t.test_first ? observer_.two_interval(test.p_seen, reference.p_seen, t.trial, 0)
+                                           : observer_.two_interval(reference.p_seen, test.p_seen, t.trial, 0);
+    r.response = choice == ClipChoice::first ? "first" : "second";
+    r.noticed = (choice == ClipChoice::first) == t.test_first ? 1 : 0;
+    return;
+  }
+  r.order = clips.shows_reference ? "reference" : "test";
+  (clips.shows_reference ? r.p_reference : r.p_test) = test.p_seen;
+  (clips.shows_reference ? r.episodes_reference : r.episodes_test) = test.episodes;
+  const bool yes = observer_.yes_no(test.p_seen, t.trial, 0);
+  r.response = yes ? "yes" : "no";
+  r.noticed = yes ? 1 : 0;
+}
+
 }  // namespace
 
 int clip_session(const ExperimentOptions& options, const config::LoadedExperiment& loaded) {
@@ -113,92 +430,25 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
   const bool person = !options.observer;
   // A person answers with keys: SDL's names, checked before anything is written.
   const bool two_interval = design.task == ClipTask::two_interval;
-  const std::string first_key_path = two_interval ? "clip_comparison.first_key" : "task.yes_key";
-  const std::string second_key_path = two_interval ? "clip_comparison.second_key" : "task.no_key";
-  const SDL_Keycode first_key = SDL_GetKeyFromName((two_interval ? design.first_key : spec.task.yes_key).c_str());
-  const SDL_Keycode second_key = SDL_GetKeyFromName((two_interval ? design.second_key : spec.task.no_key).c_str());
-  if (person && (first_key == SDLK_UNKNOWN || second_key == SDLK_UNKNOWN)) {
-    std::cerr << loaded.error_at(first_key == SDLK_UNKNOWN ? first_key_path : second_key_path,
-                                 "not a key name SDL knows (1, 2, y, n, Left, Right, ...)")
-              << "\n";
-    return kExitBadInput;
-  }
+  const std::vector<std::pair<std::string, std::string>> key_names =
+      two_interval ? std::vector<std::pair<std::string, std::string>>{{"clip_comparison.first_key", design.first_key},
+                                                                      {"clip_comparison.second_key", design.second_key}}
+                   : std::vector<std::pair<std::string, std::string>>{{"task.yes_key", spec.task.yes_key},
+                                                                      {"task.no_key", spec.task.no_key}};
+  const std::vector<SDL_Keycode> keys = answer_keys(key_names);
+  if (person && !keys_known(loaded, key_names, keys, "1, 2, y, n, Left, Right, ...")) return kExitBadInput;
   // The model whose P the records give each clip: the simulated observer's, or for a person
   // the default perception model (configs/perception/default.yaml's values).
   PerceptionModelSettings observer_model;
-  if (!person) {
-    try {
-      observer_model = config::load_perception_model_file(*options.observer);
-    } catch (const config::ConfigError& e) {
-      std::cerr << "--observer " << e.what() << "\n";
-      return kExitBadInput;
-    }
-  }
+  if (!load_observer_model(options, observer_model)) return kExitBadInput;
   const PerceptionModel observer_f(observer_model);
 
-  // The scenes, each as its clips will run it.
   std::vector<LoadedScene> scenes;
-  for (std::size_t i = 0; i < design.scenes.size(); ++i) {
-    LoadedScene scene;
-    try {
-      scene.config = config::load_config_file(design.scenes[i].file, std::vector<config::Override>{});
-    } catch (const std::exception& e) {
-      std::cerr << loaded.error_at("clip_comparison.scenes[" + std::to_string(i) + "].file", e.what()) << "\n";
-      return kExitBadInput;
-    }
-    scene.config.settings.gaze = clip_gaze(spec, person);
-    scene.clip_frames =
-        std::max(1, static_cast<int>(std::lround(design.clip_s / scene.config.settings.world.time_step_s)));
-    scenes.push_back(std::move(scene));
-  }
+  if (!load_scenes(loaded, person, scenes)) return kExitBadInput;
   const std::vector<ClipTrial> plan = plan_clip_trials(design, static_cast<std::uint64_t>(spec.seed));
-
   // The participant's folder: what earlier sessions left decides whether this one may start.
-  const std::filesystem::path folder =
-      options.out ? std::filesystem::path(*options.out)
-                  : std::filesystem::path("results") / "experiments" / spec.name / options.participant;
-  const std::filesystem::path trials_path = folder / "trials.csv";
-  const std::string resolved = config::resolved_experiment_yaml(spec);
-  std::vector<ClipTrialRecord> done;
-  try {
-    if (std::filesystem::exists(trials_path)) done = read_clip_records(trials_path.string());
-  } catch (const std::exception& e) {
-    std::cerr << "fovea experiment: " << e.what() << "\n";
-    return kExitBadInput;
-  }
-  if (!done.empty() && !options.resume) {
-    std::cerr << "fovea experiment: " << folder.string() << " holds " << done.size() << " trials of participant "
-              << options.participant << " already; --resume continues that session, or give another --participant\n";
-    return kExitBadInput;
-  }
-  if (!done.empty()) {
-    std::string before;
-    try {
-      before = read_regular_file((folder / "experiment.yaml").string(), kMaxConfigFileBytes, "experiment");
-    } catch (const std::exception& e) {
-      std::cerr << "fovea experiment: --resume: " << folder.string()
-                << " holds trials, and its experiment.yaml cannot be read: " << e.what() << "\n";
-      return kExitBadInput;
-    }
-    if (before != resolved) {
-      std::cerr << "fovea experiment: --resume: the spec differs from the one the session began with ("
-                << (folder / "experiment.yaml").string() << "); a resumed session must keep its design\n";
-      return kExitBadInput;
-    }
-  }
-  // Each row must be the trial the design had there: a file of another spec or seed is refused.
-  std::int64_t session = 1;
-  for (std::size_t i = 0; i < done.size(); ++i) {
-    const ClipTrialRecord& r = done[i];
-    const bool matches = i < plan.size() && r.participant == options.participant && r.trial == plan[i].trial &&
-                         r.condition == plan[i].condition.index && r.repetition == plan[i].repetition;
-    if (!matches) {
-      std::cerr << "fovea experiment: " << trials_path.string() << ": row " << i + 1
-                << " is not the trial this spec and participant plan there (another spec, seed or participant?)\n";
-      return kExitBadInput;
-    }
-    session = std::max(session, r.session + 1);
-  }
+  EarlierClips earlier;
+  if (!read_earlier_clips(options, spec, plan, earlier)) return kExitBadInput;
 
   std::unique_ptr<StimulusDisplay> display;
   if (person) {
@@ -209,218 +459,23 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
   }
   // The participant's folder once the window is open: a display refused leaves nothing behind.
   try {
-    create_folders(folder);
+    create_folders(earlier.where.folder);
   } catch (const std::runtime_error& e) {
     std::cerr << "fovea experiment: " << e.what() << "\n";
     return kExitFailure;
   }
-  const GazeEnvironment gaze_environment = person && tracked(spec) ? with_trackers({}) : GazeEnvironment{};
+  ClipSession session(options, spec, scenes, plan, earlier, observer_f);
 
   StopSignals stop_signals;
   int status = kExitOk;
-  bool quit = false;
-  int answered_now = 0;
   try {
-    if (done.empty()) write_file_atomically(folder / "experiment.yaml", resolved);
-    // The data dictionary beside the trials, for a lab's pipeline (BIDS's sidecar).
-    write_file_atomically(folder / "trials.json", clip_records_sidecar_json());
-    SessionLog log(folder / "session.log");
-    CsvWriter trials(trials_path.string(), clip_record_header(), CsvWriter::Open::append);
-    log.line("session " + std::to_string(session) + " of participant " + options.participant +
-             " started, clip comparison" + (done.empty() ? "" : ", resuming after " + std::to_string(done.size()) + " trials") +
-             (person ? ", a person at the window" : ", simulated observer " + *options.observer));
-    if (person && spec.display.development_run)
-      log.line("a development run (display.development_run): a pilot or test, not data");
-    if (synthetic_keys) log.line("keys from --synthetic-keys, drawn offscreen");
-    if (person)
-      log.line("display: " + display->window().description() + ", " + std::to_string(display->window().width_px()) +
-               " x " + std::to_string(display->window().height_px()) + " pixels, refresh " +
-               std::to_string(display->window().refresh_hz()) + " Hz, vsync " + (display->window().vsync() ? "on" : "off"));
-    // A person's clips, frame by frame: clip_frames.csv beside trials.csv.
-    std::unique_ptr<CsvWriter> frames;
-    if (person)
-      frames = std::make_unique<CsvWriter>((folder / "clip_frames.csv").string(),
-                                           std::vector<std::string>{"participant", "session", "trial", "attempt", "clip",
-                                                                    "frame", "t_ms", "dropped"},
-                                           CsvWriter::Open::append);
-    ClipWindow window(spec, display.get(), {first_key, second_key}, synthetic_keys ? &*synthetic_keys : nullptr);
-    quit = person && !window.wait_for_space(Screen::instructions, spec.task.instructions + "\n\nPress Space to start.");
-    int answered_this_session = 0;
-    // One clip on the screen, its timings to clip_frames.csv and the record: 1 shown, 0
-    // stopped for a fixation that strayed (with a tracker), -1 the person quit.
-    const bool contingent = person && tracked(spec);
-    int attempt = 0;
-    double deviation_deg = 0;
-    const auto show = [&](const ClipRunSettings& clip, const char* which, std::int64_t trial, ClipSeen& seen,
-                          double& duration_s, std::int64_t& dropped) {
-      ClipPlayer player(clip, observer_f, gaze_environment);
-      ClipTiming timing;
-      if (!window.show(player, contingent, timing)) return -1;
-      for (std::size_t f = 0; f < timing.frame_ms.size(); ++f) {
-        for (const std::string& cell : {options.participant, std::to_string(session), std::to_string(trial),
-                                        std::to_string(attempt), std::string(which), std::to_string(f),
-                                        format_number(timing.frame_ms[f]), std::string(timing.dropped[f] ? "1" : "0")})
-          frames->cell(std::string_view(cell));
-        frames->end_row(CsvWriter::Flush::later);
-      }
-      deviation_deg = timing.deviation_deg;
-      if (timing.fixation_broken) return 0;
-      seen = player.finish();
-      duration_s = timing.duration_s;
-      dropped = timing.dropped_frames;
-      return 1;
-    };
-    const ClipObserver observer(static_cast<std::uint64_t>(spec.seed), options.participant);
-    std::map<ClipKey, ClipSeen> played;
-    const auto play = [&](const ClipRunSettings& clip, int scene) {
-      const ClipKey key{design.scenes[static_cast<std::size_t>(scene)].name, clip.world_seed,
-                        static_cast<int>(clip.scheduler), clip.budget_tests};
-      const auto found = played.find(key);
-      if (found != played.end()) return found->second;
-      const ClipSeen seen = play_clip(clip, observer_f);
-      played.emplace(key, seen);
-      return seen;
-    };
-    Progress progress(static_cast<std::int64_t>(plan.size()), !options.quiet && Progress::stderr_is_terminal(),
-                      Progress::Output::redrawn, stderr, "trial");
-    for (std::size_t i = done.size(); i < plan.size() && !quit; ++i) {
-      if (stop_signal_received() != 0) break;
-      const ClipTrial& t = plan[i];
-      if (person && spec.task.break_every > 0 && answered_this_session > 0 && i % static_cast<std::size_t>(spec.task.break_every) == 0 &&
-          !window.wait_for_space(Screen::pause, "Break. " + std::to_string(i) + " of " + std::to_string(plan.size()) +
-                                 " trials done.\n\nPress Space when you are ready to go on.")) {
-        quit = true;
-        break;
-      }
-      const TrialClips clips = clips_of(spec, scenes[static_cast<std::size_t>(t.condition.scene)], t);
-      ClipTrialRecord r;
-      r.participant = options.participant;
-      r.session = session;
-      r.block = t.block;
-      r.trial = t.trial;
-      r.trial_in_block = t.trial_in_block;
-      r.condition = t.condition.index;
-      r.scene = design.scenes[static_cast<std::size_t>(t.condition.scene)].name;
-      r.scheduler = scheduler_name(clips.test.scheduler);
-      r.budget_tests = clips.test.budget_tests;
-      r.reference = reference_name(design);
-      r.repetition = t.repetition;
-      r.task = clip_task_name(design.task);
-      r.observer = person ? "human" : "simulated";
-      r.started_utc = now_utc();
-      if (person) {
-        // The cross, then the clips in the trial's order with the cross between, then the
-        // question; Escape leaves the trial unrecorded (--resume shows it again).
-        ClipSeen seen_test, seen_reference;
-        const bool test_first = t.test_first || !two_interval;
-        const auto show_test = [&] {
-          return show(clips.test, clips.shows_reference ? "reference" : "test", t.trial, seen_test, r.duration_test_s,
-                      r.dropped_test);
-        };
-        const auto show_reference = [&] {
-          return show(*clips.reference, "reference", t.trial, seen_reference, r.duration_reference_s, r.dropped_reference);
-        };
-        // A clip stopped for a fixation that strayed is logged, and the trial shown again
-        // from its first clip (the same clips: they are deterministic).
-        int shown = 0;
-        for (attempt = 0; shown == 0; ++attempt) {
-          shown = window.fixation(spec.task.inter_trial_interval_s) ? (test_first ? show_test() : show_reference()) : -1;
-          if (shown == 1 && two_interval)
-            shown = window.fixation(spec.task.inter_trial_interval_s) ? (test_first ? show_reference() : show_test()) : -1;
-          if (shown == 0) {
-            log.line("trial " + std::to_string(t.trial) + ": the fixation left " + format_significant(spec.fixation_radius_deg) +
-                     " deg during a clip (" + format_significant(deviation_deg) + " deg away); it is shown again");
-            if (!window.message("Please keep your eyes on the cross.", 1.0)) shown = -1;
-          }
-        }
-        double reaction_time_ms = 0;
-        const int key = shown == 1 ? window.answer(two_interval ? "Which clip looked wrong?\n\nPress " + design.first_key +
-                                                                 " for the first, " + design.second_key + " for the second."
-                                                           : "Did you see an error?\n\nPress " + spec.task.yes_key +
-                                                                 " for yes, " + spec.task.no_key + " for no.",
-                                              reaction_time_ms)
-                              : -1;
-        if (key < 0) {
-          quit = true;
-          break;
-        }
-        r.reaction_time_ms = reaction_time_ms;
-        if (clips.shows_reference) {
-          std::swap(r.duration_test_s, r.duration_reference_s);
-          std::swap(r.dropped_test, r.dropped_reference);
-        }
-        if (two_interval) {
-          r.order = t.test_first ? "test_first" : "reference_first";
-          r.p_test = seen_test.p_seen;
-          r.p_reference = seen_reference.p_seen;
-          r.episodes_test = seen_test.episodes;
-          r.episodes_reference = seen_reference.episodes;
-          r.response = key == 0 ? "first" : "second";
-          r.noticed = (key == 0) == t.test_first ? 1 : 0;
-        } else {
-          r.order = clips.shows_reference ? "reference" : "test";
-          (clips.shows_reference ? r.p_reference : r.p_test) = seen_test.p_seen;
-          (clips.shows_reference ? r.episodes_reference : r.episodes_test) = seen_test.episodes;
-          r.response = key == 0 ? "yes" : "no";
-          r.noticed = key == 0 ? 1 : 0;
-        }
-        frames->flush(true);  // the clips' frames on the disk with the trial
-      } else if (design.task == ClipTask::two_interval) {
-        const ClipSeen test = play(clips.test, t.condition.scene);
-        const ClipSeen reference = play(*clips.reference, t.condition.scene);
-        r.order = t.test_first ? "test_first" : "reference_first";
-        r.p_test = test.p_seen;
-        r.p_reference = reference.p_seen;
-        r.episodes_test = test.episodes;
-        r.episodes_reference = reference.episodes;
-        const ClipChoice choice = t.test_first ? observer.two_interval(test.p_seen, reference.p_seen, t.trial, 0)
-                                               : observer.two_interval(reference.p_seen, test.p_seen, t.trial, 0);
-        r.response = choice == ClipChoice::first ? "first" : "second";
-        r.noticed = (choice == ClipChoice::first) == t.test_first ? 1 : 0;
-      } else {
-        const ClipSeen test = play(clips.test, t.condition.scene);
-        r.order = clips.shows_reference ? "reference" : "test";
-        (clips.shows_reference ? r.p_reference : r.p_test) = test.p_seen;
-        (clips.shows_reference ? r.episodes_reference : r.episodes_test) = test.episodes;
-        const bool yes = observer.yes_no(test.p_seen, t.trial, 0);
-        r.response = yes ? "yes" : "no";
-        r.noticed = yes ? 1 : 0;
-      }
-      if (options.observer_pace_ms > 0)
-        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.observer_pace_ms));
-      r.ended_utc = now_utc();
-      for (const std::string& cell : clip_record_cells(r)) trials.cell(std::string_view(cell));
-      trials.end_row(CsvWriter::Flush::durable);  // on the disk before the next trial starts
-      ++answered_now;
-      ++answered_this_session;
-      progress.update(static_cast<std::int64_t>(i + 1));
-    }
-    progress.finish();
-    const std::size_t answered = done.size() + static_cast<std::size_t>(answered_now);
-    if (quit) {
-      log.line("session " + std::to_string(session) + " ended by the participant (Escape or the window closed) after " +
-               std::to_string(answered) + " trials; --resume continues it");
-    } else if (stop_signal_received() != 0) {
-      log.line("session " + std::to_string(session) + " stopped by signal " + std::to_string(stop_signal_received()) +
-               " after " + std::to_string(answered) + " trials; --resume continues it");
-      status = 128 + stop_signal_received();
-    } else {
-      log.line("session " + std::to_string(session) + " complete: " + std::to_string(answered) + " trials");
-    }
+    status = session.run(display.get(), keys, synthetic_keys);
   } catch (const std::exception& e) {
     std::cerr << "fovea experiment: " << e.what() << "\n";
     return kExitFailure;
   }
-  if (synthetic_keys && synthetic_keys->left() > 0) {
-    std::cerr << "fovea experiment: --synthetic-keys: the session ended with " << synthetic_keys->left()
-              << " keys not pushed (next: " << synthetic_keys->next() << ")\n";
-    if (status == kExitOk) status = kExitFailure;
-  }
-  if (!options.quiet)
-    std::cerr << "fovea experiment: participant " << options.participant << ", session " << session << ": "
-              << answered_now << " trials this session, " << done.size() + static_cast<std::size_t>(answered_now)
-              << " in all -> " << trials_path.string() << "\n";
-  return status;
+  return close_session(options, synthetic_keys, status, earlier.session, session.answered_now(),
+                       static_cast<std::int64_t>(earlier.done.size()) + session.answered_now(), earlier.where.trials_path);
 }
 
 }  // namespace fovea

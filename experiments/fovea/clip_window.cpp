@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <utility>
 
 #include "perception/view.hpp"
 #include "psychophysics/frame_timing.hpp"
@@ -20,61 +21,14 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 ClipWindow::ClipWindow(const ExperimentSettings& spec, StimulusDisplay* display, std::vector<SDL_Keycode> keys,
                        SyntheticKeys* script)
-    : spec_(spec), display_(display), keys_(std::move(keys)), script_(script) {}
-
-ClipWindow::Key ClipWindow::pump(Screen screen) {
-  if (script_ != nullptr) script_->offer(screen);
-  Key key = Key::none;
-  SDL_Event e;
-  while (SDL_PollEvent(&e)) {
-    if (e.type == SDL_QUIT) return Key::quit;
-    if (e.type != SDL_KEYDOWN || e.key.repeat) continue;
-    const SDL_Keycode k = e.key.keysym.sym;
-    if (k == SDLK_ESCAPE) return Key::quit;
-    bool known = false;
-    for (std::size_t i = 0; i < keys_.size(); ++i)
-      if (k == keys_[i]) {
-        key = Key::answer;
-        answer_index_ = static_cast<int>(i);
-        known = true;
-      }
-    if (!known && k == SDLK_SPACE) {
-      key = Key::space;
-      known = true;
-    }
-    if (known) last_key_ms_ = e.key.timestamp;
-  }
-  return key;
-}
-
-bool ClipWindow::wait_for_space(Screen screen, const std::string& text) {
-  while (true) {
-    display_->draw_message(text);
-    display_->present();
-    const Key key = pump(screen);
-    if (key == Key::quit) return false;
-    if (key == Key::space) return true;
-  }
-}
+    : SessionScreen(display, std::move(keys), script), spec_(spec) {}
 
 bool ClipWindow::fixation(double seconds) {
-  const Clock::time_point from = Clock::now();
-  while (seconds_since(from) < seconds) {
-    display_->draw_fixation();
-    display_->present();
-    if (pump(Screen::blank) == Key::quit) return false;
-  }
-  return true;
+  return for_seconds(Screen::blank, seconds, [&] { display().draw_fixation(); });
 }
 
 bool ClipWindow::message(const std::string& text, double seconds) {
-  const Clock::time_point from = Clock::now();
-  while (seconds_since(from) < seconds) {
-    display_->draw_message(text);
-    display_->present();
-    if (pump(Screen::none) == Key::quit) return false;
-  }
-  return true;
+  return for_seconds(Screen::none, seconds, [&] { display().draw_message(text); });
 }
 
 bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
@@ -82,7 +36,7 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
   const Animation& world = player.world();
   SceneRenderer scene(world.models(), world.entities());
   const RenderSettings style;  // the renderer's defaults: no floor, its background and light
-  GlWindow& window = display_->window();
+  GlWindow& window = display().window();
   const PictureViewport viewport = fit_viewport(window.width_px(), window.height_px(), spec_.screen);
   const double step_s = world.settings().world.time_step_s;
   // The display's reported refresh, or the spec's when it reports none (as a disc trial's).
@@ -110,8 +64,8 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
     scene.update_models(world.models(), world.model_library().prototypes(), world.model_library().generations());
     scene.draw(world.view(), world.box(), viewport, world.entities(), world.states(), {},
                SceneStyle{style.background, style.light_direction, style.floor});
-    display_->draw_fixation_over();
-    display_->present();
+    display().draw_fixation_over();
+    display().present();
     const Clock::time_point now = Clock::now();
     swaps_s.push_back(std::chrono::duration<double>(now.time_since_epoch()).count());
     if (timing.frame_ms.empty()) first = now;
@@ -125,8 +79,8 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
     if (player.done()) break;  // its last frame was shown
   }
   // The cross after the clip: its swap ends the clip's time on the screen.
-  display_->draw_fixation();
-  display_->present();
+  display().draw_fixation();
+  display().present();
   swaps_s.push_back(std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
   const StimulusTiming shown = stimulus_timing(swaps_s, refresh_hz);
   timing.duration_s = shown.duration_s;
@@ -135,21 +89,10 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
 }
 
 int ClipWindow::answer(const std::string& prompt, double& reaction_time_ms) {
-  display_->draw_message(prompt);
-  display_->present();
+  display().draw_message(prompt);
+  display().present();
   const Uint64 shown_ms = SDL_GetTicks64();
-  // What was pressed before now does not answer; Escape or closing the window still quits.
-  if (pump(Screen::none) == Key::quit) return -1;
-  while (true) {
-    display_->draw_message(prompt);
-    display_->present();
-    const Key key = pump(Screen::answer);
-    if (key == Key::quit) return -1;
-    if (key == Key::answer) {
-      reaction_time_ms = static_cast<double>(last_key_ms_ >= shown_ms ? last_key_ms_ - shown_ms : 0);
-      return answer_index_;
-    }
-  }
+  return wait_for_answer(shown_ms, reaction_time_ms, [&] { display().draw_message(prompt); });
 }
 
 }  // namespace fovea

@@ -10,6 +10,7 @@
 
 #include <SDL.h>
 
+#include "fovea/session_screen.hpp"
 #include "fovea/synthetic_keys.hpp"
 #include "psychophysics/clip_run.hpp"
 #include "psychophysics/experiment_settings.hpp"
@@ -32,16 +33,15 @@ struct ClipTiming {
   double deviation_deg = 0;
 };
 
-class ClipWindow {
+/// A clip comparison's screens, on a person's SessionScreen: its instructions, breaks
+/// (wait_for_space) and keys, and the cross, the clips and the question.
+class ClipWindow : public SessionScreen {
  public:
   /// `keys`: the answer keys in order (2IFC: first, second; yes/no: yes, no). `script`: the
   /// synthetic keys of a test or pilot, or null for a keyboard.
   ClipWindow(const ExperimentSettings& spec, StimulusDisplay* display, std::vector<SDL_Keycode> keys,
              SyntheticKeys* script);
 
-  /// A text screen until Space (`screen`: instructions or a break); false when the person
-  /// quits (Escape, the window closed).
-  bool wait_for_space(Screen screen, const std::string& text);
   /// The cross alone for `seconds`; false when the person quits.
   bool fixation(double seconds);
   /// One clip, live: the world stepped at its time step against the display's clock (as
@@ -57,15 +57,7 @@ class ClipWindow {
   int answer(const std::string& prompt, double& reaction_time_ms);
 
  private:
-  enum class Key { none, space, answer, quit };
-  Key pump(Screen screen);
-
   const ExperimentSettings& spec_;
-  StimulusDisplay* display_;  ///< null for a simulated observer, who is never shown anything
-  std::vector<SDL_Keycode> keys_;
-  SyntheticKeys* script_;
-  int answer_index_ = -1;
-  Uint64 last_key_ms_ = 0;
 };
 
 }  // namespace fovea

@@ -1,16 +1,19 @@
 #include "fovea/experiment_command.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <deque>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
-
-#include <unistd.h>
+#include <utility>
+#include <vector>
 
 #include <SDL.h>
 
@@ -18,8 +21,9 @@
 #include "core/file_read.hpp"
 #include "core/format.hpp"
 #include "fovea/clip_session.hpp"
-#include "fovea/run_command.hpp"
+#include "fovea/exit_status.hpp"
 #include "fovea/session_files.hpp"
+#include "fovea/session_screen.hpp"
 #include "fovea/stop_signals.hpp"
 #include "fovea/synthetic_keys.hpp"
 #include "gaze/gaze.hpp"
@@ -51,16 +55,16 @@ struct PersonAnswer {
   StimulusTiming timing;           ///< the stimulus as the display showed it
 };
 
-/// What a person sees and does in a session: the instructions, breaks, and each trial's
+/// What a person sees and does in a disc session: the instructions, breaks, and each trial's
 /// blank interval, stimulus (gaze-contingent with a tracker) and answer, in real time at the
 /// display's refresh.
-class PersonScreens {
+class PersonScreens : public SessionScreen {
  public:
   /// `refresh_hz`: the display's, against which dropped frames are counted. `keys`: the
   /// synthetic keys of a test or pilot, or null for a keyboard.
   PersonScreens(const ExperimentSettings& spec, StimulusDisplay* display, Gaze* gaze, SDL_Keycode yes, SDL_Keycode no,
                 double refresh_hz, SyntheticKeys* keys)
-      : spec_(spec), display_(display), gaze_(gaze), yes_(yes), no_(no), refresh_hz_(refresh_hz), keys_(keys),
+      : SessionScreen(display, {yes, no}, keys), spec_(spec), gaze_(gaze), refresh_hz_(refresh_hz),
         start_(Clock::now()) {}
 
   /// The instructions until Space; false when the person quits.
@@ -73,21 +77,61 @@ class PersonScreens {
                                              " trials done.\n\nPress Space when you are ready to go on.");
   }
 
+  /// One trial: the blank interval, the stimulus, and the answer (or the fixation lost).
   PersonAnswer trial(const StimulusPlan& plan) {
     PersonAnswer answer;
     // The blank interval, the cross alone.
-    if (!for_seconds(Screen::blank, spec_.task.inter_trial_interval_s, [&] { display_->draw_fixation(); })) return quit();
-    // The stimulus, with the fixation watched when a tracker gives it.
+    if (!for_seconds(Screen::blank, spec_.task.inter_trial_interval_s, [&] { display().draw_fixation(); })) return quit();
+    const Clock::time_point shown = Clock::now();
+    answer.started_utc = now_utc();
+    swap_times_s_.clear();
+    const std::optional<bool> aborted = show_stimulus(plan, shown, answer);
+    if (!aborted) return quit();
+    if (*aborted) {
+      answer.response = TrialResponse::aborted;
+      answer.fixation_kept = false;
+      display().draw_message("Please keep your eyes on the cross.");
+      display().present();
+      swap_times_s_.push_back(seconds_since(shown));
+      answer.timing = stimulus_timing(swap_times_s_, refresh_hz_);
+      if (!for_seconds(Screen::none, 1.0, [&] { display().draw_message("Please keep your eyes on the cross."); }))
+        return quit();
+      return answer;
+    }
+    // The answer: the cross until a key. The reaction time runs from the first frame without
+    // the stimulus (its present() returned) to the key's event time (SDL's milliseconds);
+    // keys pressed during the stimulus are not answers.
+    display().draw_fixation();
+    display().present();
+    swap_times_s_.push_back(seconds_since(shown));
+    answer.timing = stimulus_timing(swap_times_s_, refresh_hz_);
+    const Uint64 ended_ms = SDL_GetTicks64();
+    const int key = wait_for_answer(ended_ms, answer.reaction_time_ms, [&] { display().draw_fixation(); });
+    if (key < 0) return quit();
+    answer.response = key == 0 ? TrialResponse::yes : TrialResponse::no;
+    return answer;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+  static PersonAnswer quit() {
+    PersonAnswer a;
+    a.quit = true;
+    return a;
+  }
+
+  /// The stimulus from `shown` on, with the fixation watched when a tracker gives it: the
+  /// gaze's counts into `answer`. Whether it was aborted (the fixation strayed, or too few
+  /// valid samples to know); nullopt when the person quit.
+  std::optional<bool> show_stimulus(const StimulusPlan& plan, Clock::time_point shown, PersonAnswer& answer) {
     const bool contingent = spec_.gaze.source == GazeSourceKind::pupil || spec_.gaze.source == GazeSourceKind::gazepoint;
     const double centre_x = 0.5 * spec_.screen.width_px, centre_y = 0.5 * spec_.screen.height_px;
     double deviation = 0;
-    const Clock::time_point shown = Clock::now();
-    answer.started_utc = now_utc();
     bool aborted = false;
     bool first_frame = true;
     std::uint64_t dropped_before = 0;
     int frames = 0;
-    swap_times_s_.clear();
     while (true) {
       const double t = seconds_since(shown);
       if (t > plan.duration_s) break;
@@ -106,10 +150,10 @@ class PersonScreens {
           break;
         }
       }
-      display_->draw(plan, t);
-      display_->present();
+      display().draw(plan, t);
+      display().present();
       swap_times_s_.push_back(seconds_since(shown));
-      if (pump(Screen::stimulus) == Key::quit) return quit();
+      if (pump(Screen::stimulus) == Key::quit) return std::nullopt;
     }
     if (contingent) {
       // Without valid samples for most of the stimulus nobody knows where the eyes were (a
@@ -118,100 +162,331 @@ class PersonScreens {
         aborted = true;
         answer.gaze_lost = true;
       }
-      answer.gaze_max_deviation_deg =
-          answer.gaze_samples > 0 ? deviation : std::numeric_limits<double>::quiet_NaN();
+      answer.gaze_max_deviation_deg = answer.gaze_samples > 0 ? deviation : std::numeric_limits<double>::quiet_NaN();
     }
-    if (aborted) {
-      answer.response = TrialResponse::aborted;
-      answer.fixation_kept = false;
-      display_->draw_message("Please keep your eyes on the cross.");
-      display_->present();
-      swap_times_s_.push_back(seconds_since(shown));
-      answer.timing = stimulus_timing(swap_times_s_, refresh_hz_);
-      if (!for_seconds(Screen::none, 1.0, [&] { display_->draw_message("Please keep your eyes on the cross."); }))
-        return quit();
-      return answer;
-    }
-    // The answer: the cross until a key. The reaction time runs from the first frame without
-    // the stimulus (its present() returned) to the key's event time (SDL's milliseconds);
-    // keys pressed during the stimulus are not answers.
-    display_->draw_fixation();
-    display_->present();
-    swap_times_s_.push_back(seconds_since(shown));
-    answer.timing = stimulus_timing(swap_times_s_, refresh_hz_);
-    const Uint64 ended_ms = SDL_GetTicks64();
-    // What was pressed before now does not answer; Escape or closing the window still quits.
-    if (pump(Screen::none) == Key::quit) return quit();
-    while (true) {
-      display_->draw_fixation();
-      display_->present();
-      const Key key = pump(Screen::answer);
-      if (key == Key::quit) return quit();
-      if (key == Key::yes || key == Key::no) {
-        answer.response = key == Key::yes ? TrialResponse::yes : TrialResponse::no;
-        answer.reaction_time_ms = static_cast<double>(last_key_ms_ >= ended_ms ? last_key_ms_ - ended_ms : 0);
-        return answer;
-      }
-    }
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  enum class Key { none, yes, no, space, quit };
-  static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-  static PersonAnswer quit() {
-    PersonAnswer a;
-    a.quit = true;
-    return a;
-  }
-  /// The events since the last call, on `screen`: the last key that matters, or quit.
-  Key pump(Screen screen) {
-    if (keys_ != nullptr) keys_->offer(screen);
-    Key key = Key::none;
-    SDL_Event e;
-    while (SDL_PollEvent(&e)) {
-      if (e.type == SDL_QUIT) return Key::quit;
-      if (e.type != SDL_KEYDOWN || e.key.repeat) continue;
-      const SDL_Keycode k = e.key.keysym.sym;
-      if (k == SDLK_ESCAPE) return Key::quit;
-      if (k == yes_) key = Key::yes;
-      else if (k == no_) key = Key::no;
-      else if (k == SDLK_SPACE) key = Key::space;
-      else continue;
-      last_key_ms_ = e.key.timestamp;
-    }
-    return key;
-  }
-  template <class Draw>
-  bool for_seconds(Screen screen, double seconds, Draw&& draw) {
-    const Clock::time_point from = Clock::now();
-    while (seconds_since(from) < seconds) {
-      draw();
-      display_->present();
-      if (pump(screen) == Key::quit) return false;
-    }
-    return true;
-  }
-  bool wait_for_space(Screen screen, const std::string& text) {
-    while (true) {
-      display_->draw_message(text);
-      display_->present();
-      const Key key = pump(screen);
-      if (key == Key::quit) return false;
-      if (key == Key::space) return true;
-    }
+    return aborted;
   }
 
   const ExperimentSettings& spec_;
-  StimulusDisplay* display_;
   Gaze* gaze_;
-  SDL_Keycode yes_, no_;
   double refresh_hz_;
-  SyntheticKeys* keys_;
   Clock::time_point start_;
   std::vector<double> swap_times_s_;  ///< the stimulus's swaps, seconds from its start (reused)
-  Uint64 last_key_ms_ = 0;  ///< SDL's event time of the last key pump() returned
 };
+
+/// Every stimulus must be drawable before the first trial, not fail at trial 150: plan each
+/// constant-stimuli trial, and each staircase's or psi's extremes in a few directions. False,
+/// said on stderr, when one cannot be planned.
+bool stimuli_drawable(const config::LoadedExperiment& loaded) {
+  const ExperimentSettings& spec = loaded.spec;
+  try {
+    if (spec.method == DesignMethod::constant_stimuli) {
+      for (const PlannedTrial& t : plan_constant_stimuli(spec.constant_stimuli, static_cast<std::uint64_t>(spec.seed)))
+        (void)plan_stimulus(spec, t, static_cast<std::uint64_t>(spec.seed));
+      return true;
+    }
+    // Staircases and psi procedures: the smallest and largest gap each may show.
+    const bool psi = spec.method == DesignMethod::psi;
+    const std::vector<double>& eccentricities = psi ? spec.psi.eccentricities_deg : spec.staircase.eccentricities_deg;
+    const double smallest = psi ? spec.psi.grid.min_gap_deg : spec.staircase.rules.min_value;
+    const double largest = psi ? spec.psi.grid.max_gap_deg : spec.staircase.rules.max_value;
+    PlannedTrial t;
+    for (const double e : eccentricities)
+      for (const double g : {smallest, largest})
+        for (const double direction : {0.0, 90.0, 180.0, 270.0}) {
+          t.condition.eccentricity_deg = e;
+          t.condition.gap_deg = g;
+          t.direction_deg = direction;
+          (void)plan_stimulus(spec, t, static_cast<std::uint64_t>(spec.seed));
+          ++t.trial;
+        }
+  } catch (const std::exception& e) {
+    std::cerr << loaded.error_at("stimulus.entities", e.what()) << "\n";
+    return false;
+  }
+  return true;
+}
+
+/// What the participant's folder holds of earlier sessions, which decides whether this one
+/// may start.
+struct EarlierSessions {
+  SessionFolder where;
+  std::vector<TrialRecord> done;
+};
+
+/// Reads trials.csv and checks it: only with --resume when it holds trials, all of this
+/// participant, run with the spec given (experiment.yaml). False, said on stderr, when not.
+bool read_earlier_sessions(const ExperimentOptions& options, const ExperimentSettings& spec, EarlierSessions& earlier) {
+  earlier.where = session_folder(options, spec);
+  const std::filesystem::path& folder = earlier.where.folder;
+  const std::vector<TrialRecord>& done = earlier.done;
+  const auto read = [](const std::string& path) { return read_trial_records(path); };
+  if (!read_trials_before(options, earlier.where, read, earlier.done)) return false;
+  for (const TrialRecord& r : done)
+    if (r.participant != options.participant) {
+      std::cerr << "fovea experiment: " << earlier.where.trials_path.string() << " holds trials of participant " << r.participant
+                << ", not " << options.participant << "\n";
+      return false;
+    }
+  if (done.empty()) return true;
+  if (!std::filesystem::exists(folder / "experiment.yaml")) {
+    std::cerr << "fovea experiment: " << folder.string()
+              << " holds trials but no experiment.yaml: without the spec they were run with, a resumed session "
+                 "cannot be checked to keep its design\n";
+    return false;
+  }
+  std::string before;
+  try {
+    before = read_regular_file((folder / "experiment.yaml").string(), kMaxConfigFileBytes, "experiment");
+  } catch (const std::exception& e) {
+    std::cerr << "fovea experiment: --resume: " << e.what() << "\n";
+    return false;
+  }
+  return spec_kept(folder, before, earlier.where.resolved_spec);
+}
+
+/// Where the trials are shown: a person's window (and, gaze-contingent, the tracker's gaze),
+/// or with --capture an offscreen display for pictures; neither for a simulated observer
+/// without --capture.
+struct SessionDisplay {
+  std::unique_ptr<StimulusDisplay> display;
+  std::unique_ptr<Gaze> gaze;
+};
+
+/// Opens the session's display; kExitOk, or the exit status with the reason on stderr.
+int open_session_display(const ExperimentOptions& options, const config::LoadedExperiment& loaded, bool synthetic_keys,
+                         SessionDisplay& shown) {
+  const ExperimentSettings& spec = loaded.spec;
+  if (!options.observer) {
+    // Synthetic keys draw offscreen: the same frames and events, no display needed.
+    int refused = kExitOk;
+    shown.display = open_person_display(loaded, synthetic_keys, "trials", refused);
+    if (!shown.display) return refused;
+    try {
+      // Only a tracker's gaze is read (the trials are gaze-contingent); the fixation is the
+      // cross's otherwise, wherever the other sources would put it.
+      if (spec.gaze.source == GazeSourceKind::pupil || spec.gaze.source == GazeSourceKind::gazepoint)
+        shown.gaze = std::make_unique<Gaze>(spec.gaze, spec.screen, static_cast<std::uint64_t>(spec.seed), with_trackers({}));
+    } catch (const std::exception& e) {
+      std::cerr << "fovea experiment: " << e.what() << "\n";
+      return kExitFailure;
+    }
+  } else if (options.capture_dir) {
+    try {
+      create_folders(*options.capture_dir);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "fovea experiment: --capture " << e.what() << "\n";
+      return kExitFailure;
+    }
+    try {
+      shown.display = std::make_unique<StimulusDisplay>(spec, DisplayMode::offscreen);
+    } catch (const std::exception& e) {
+      std::cerr << "fovea experiment: --capture " << *options.capture_dir << ": " << e.what() << "\n";
+      return kExitFailure;
+    }
+  }
+  return kExitOk;
+}
+
+/// A disc session once everything is checked and open: trial after trial, each appended to
+/// trials.csv on the disk before the next, until the design is done, the person quits or a
+/// signal stops it.
+class DiscSession {
+ public:
+  DiscSession(const ExperimentOptions& options, const ExperimentSettings& spec, const EarlierSessions& earlier,
+              SessionDisplay& shown, const PerceptionModelSettings& observer_model)
+      : options_(options), spec_(spec), earlier_(earlier), shown_(shown), observer_model_(observer_model),
+        person_(!options.observer), sequence_(spec, earlier.done) {
+    // Sessions are numbered 1, 2, ... in the session column.
+    for (const TrialRecord& r : earlier.done) {
+      const std::optional<double> number = parse_finite_number(r.session);
+      if (number) session_ = std::max(session_, static_cast<std::int64_t>(*number) + 1);
+    }
+    // How often each planned trial was shown already (aborted ones come again).
+    for (const TrialRecord& r : earlier.done) ++attempts_[r.trial];
+  }
+
+  std::int64_t session() const { return session_; }
+  int answered_now() const { return answered_now_; }
+  int answered() const { return sequence_.answered(); }
+
+  /// The whole session, its records written as it goes: a person answers with `keys` (yes,
+  /// no), or `synthetic_keys` stand in for them. Returns the exit status; throws when a
+  /// record cannot be written.
+  int run(const std::vector<SDL_Keycode>& keys, std::optional<SyntheticKeys>& synthetic_keys);
+
+ private:
+  /// A break every break_every answers (once at each count: an aborted trial does not bring
+  /// the same break back), none before this session's first trial. Breaks fall on the
+  /// design's count (a resumed session keeps the blocks' rhythm). False when the person quits.
+  bool take_break(PersonScreens& screens);
+  /// The record of `trial` before it is shown: what the design and the screen make it.
+  TrialRecord planned_record(const PlannedTrial& trial) const;
+  /// A person's trial into `r`; false when they quit (the trial shown is not recorded:
+  /// --resume shows it again).
+  bool person_trial(PersonScreens& screens, const PlannedTrial& trial, TrialRecord& r);
+  /// A simulated observer's answer into `r`, the stimulus drawn first with --capture.
+  void simulated_trial(const PlannedTrial& trial, TrialRecord& r);
+  /// Appends `r` to trials.csv, durably, and tells the design its answer.
+  void record(const TrialRecord& r);
+
+  const ExperimentOptions& options_;
+  const ExperimentSettings& spec_;
+  const EarlierSessions& earlier_;
+  SessionDisplay& shown_;
+  const PerceptionModelSettings& observer_model_;
+  bool person_;
+  TrialSequence sequence_;
+  std::optional<SimulatedObserver> observer_;
+  std::int64_t session_ = 1;
+  std::map<std::int64_t, int> attempts_;
+  std::optional<SessionLog> log_;
+  std::optional<CsvWriter> trials_;
+  int answered_now_ = 0;
+  int answered_this_session_ = 0;
+  int last_break_at_ = 0;
+};
+
+int DiscSession::run(const std::vector<SDL_Keycode>& keys, std::optional<SyntheticKeys>& synthetic_keys) {
+  const std::filesystem::path& folder = earlier_.where.folder;
+  const std::vector<TrialRecord>& done = earlier_.done;
+  // The spec of the trials: written again while the folder holds none (a session that
+  // ended before its first trial leaves no design behind to keep).
+  if (done.empty()) write_file_atomically(folder / "experiment.yaml", earlier_.where.resolved_spec);
+  // The data dictionary beside the trials, for a lab's pipeline (BIDS's sidecar).
+  write_file_atomically(folder / "trials.json", trial_records_sidecar_json());
+  SessionLog& log = log_.emplace(folder / "session.log");
+  trials_.emplace(earlier_.where.trials_path.string(), trial_record_header(), CsvWriter::Open::append);
+  log.line("session " + std::to_string(session_) + " of participant " + options_.participant + " started" +
+           (done.empty() ? "" : ", resuming after " + std::to_string(done.size()) + " trials") +
+           (person_ ? ", a person at the window" : ", simulated observer " + *options_.observer));
+  if (person_) log.line(display_log_line(*shown_.display));
+  if (person_ && spec_.display.development_run)
+    log.line("development run (display.development_run): the trials' timing is not held to the spec; not data");
+  if (synthetic_keys) log.line("keys from --synthetic-keys, drawn offscreen");
+  observer_.emplace(observer_model_, static_cast<std::uint64_t>(spec_.seed), options_.participant);
+  StimulusDisplay* const display = shown_.display.get();
+  const double refresh_hz =
+      person_ && display->window().refresh_hz() > 0 ? display->window().refresh_hz() : spec_.display.refresh_hz;
+  PersonScreens screens(spec_, display, shown_.gaze.get(), keys[0], keys[1], refresh_hz,
+                        synthetic_keys ? &*synthetic_keys : nullptr);
+  bool quit = person_ && !screens.instructions(spec_.task.instructions);
+  Progress progress(sequence_.planned(), !options_.quiet && Progress::stderr_is_terminal(), Progress::Output::redrawn,
+                    stderr, "trial");
+  while (!quit) {
+    const std::optional<PlannedTrial> trial = sequence_.next();
+    if (!trial || stop_signal_received() != 0) break;
+    if (!take_break(screens)) {
+      quit = true;
+      break;
+    }
+    TrialRecord r = planned_record(*trial);
+    if (person_) {
+      if (!person_trial(screens, *trial, r)) {
+        quit = true;
+        break;
+      }
+    } else {
+      simulated_trial(*trial, r);
+    }
+    record(r);
+    progress.update(sequence_.answered());
+  }
+  progress.finish();
+  return log_session_end(log, session_, sequence_.answered(), quit);
+}
+
+bool DiscSession::take_break(PersonScreens& screens) {
+  const int answered = sequence_.answered();
+  if (person_ && spec_.task.break_every > 0 && answered_this_session_ > 0 && answered % spec_.task.break_every == 0 &&
+      answered != last_break_at_) {
+    last_break_at_ = answered;
+    return screens.pause(sequence_.answered(), sequence_.planned());
+  }
+  return true;
+}
+
+TrialRecord DiscSession::planned_record(const PlannedTrial& trial) const {
+  TrialRecord r;
+  r.participant = options_.participant;
+  r.session = std::to_string(session_);
+  r.block = trial.block;
+  r.trial = trial.trial;
+  r.trial_in_block = trial.trial_in_block;
+  r.condition = trial.condition.index;
+  r.staircase = trial.condition.staircase;
+  r.catch_trial = trial.condition.catch_trial;
+  r.gap_deg = shown_gap_deg(trial.condition);
+  r.eccentricity_deg = trial.condition.eccentricity_deg;
+  r.direction_deg = trial.direction_deg;
+  const ScreenPlacement at = place_on_screen(spec_.screen, r.eccentricity_deg, r.gap_deg);
+  r.gap_px = at.gap_px;
+  r.eccentricity_px = at.eccentricity_px;
+  r.observer = "simulated";
+  r.started_utc = now_utc();
+  return r;
+}
+
+bool DiscSession::person_trial(PersonScreens& screens, const PlannedTrial& trial, TrialRecord& r) {
+  const StimulusPlan stimulus = plan_stimulus(spec_, trial, static_cast<std::uint64_t>(spec_.seed));
+  const PersonAnswer answer = screens.trial(stimulus);
+  if (answer.quit) return false;
+  r.response = answer.response;
+  r.reaction_time_ms = answer.reaction_time_ms;
+  r.fixation_kept = answer.fixation_kept;
+  r.gaze_samples = answer.gaze_samples;
+  r.gaze_max_deviation_deg = answer.gaze_max_deviation_deg;
+  r.observer = "human";
+  r.started_utc = answer.started_utc;
+  r.stimulus_duration_s = answer.timing.duration_s;
+  r.stimulus_frames = answer.timing.frames;
+  r.dropped_frames = answer.timing.dropped_frames;
+  if (answer.gaze_lost)
+    log_->line("trial " + std::to_string(r.trial) + ": " + std::to_string(r.gaze_samples) +
+               " valid gaze samples, under half the stimulus's frames: aborted, it comes again");
+  if (answer.gaze_dropped > 0)
+    log_->line("trial " + std::to_string(r.trial) + ": the tracker's input dropped " +
+               std::to_string(answer.gaze_dropped) + " times during the stimulus (malformed or lost)");
+  std::vector<std::string> messages;
+  if (shown_.gaze) shown_.gaze->take_messages(messages);
+  for (const std::string& m : messages) log_->line("gaze: " + m);
+  return true;
+}
+
+void DiscSession::simulated_trial(const PlannedTrial& trial, TrialRecord& r) {
+  if (shown_.display) {
+    const StimulusPlan stimulus = plan_stimulus(spec_, trial, static_cast<std::uint64_t>(spec_.seed));
+    shown_.display->draw(stimulus, stimulus.collision_time_s);
+    char name[32];
+    std::snprintf(name, sizeof name, "trial_%06d.png", trial.trial);
+    write_png(std::filesystem::path(*options_.capture_dir) / name, shown_.display->capture());
+  }
+  if (options_.observer_pace_ms > 0)
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options_.observer_pace_ms));
+  r.response = observer_->answer(trial, attempts_[trial.trial]++);
+  r.reaction_time_ms = std::numeric_limits<double>::quiet_NaN();
+  r.fixation_kept = true;
+  r.gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
+  r.gaze_samples = 0;
+  r.stimulus_duration_s = std::numeric_limits<double>::quiet_NaN();
+  r.stimulus_frames = 0;
+  r.dropped_frames = 0;
+}
+
+void DiscSession::record(const TrialRecord& r) {
+  TrialRecord ended = r;
+  ended.ended_utc = now_utc();
+  for (const std::string& cell : trial_record_cells(ended)) trials_->cell(std::string_view(cell));
+  trials_->end_row(CsvWriter::Flush::durable);  // on the disk before the next trial starts
+  sequence_.record(ended.response);
+  if (ended.response != TrialResponse::aborted) ++answered_this_session_;
+  if (ended.response == TrialResponse::aborted && ended.gaze_samples * 2 >= 1 && !std::isnan(ended.gaze_max_deviation_deg) &&
+      ended.gaze_max_deviation_deg > spec_.fixation_radius_deg)
+    log_->line("trial " + std::to_string(ended.trial) + " aborted: the fixation left " +
+               format_significant(spec_.fixation_radius_deg) + " deg (" + format_significant(ended.gaze_max_deviation_deg) +
+               " deg away); it comes again at the end of its block");
+  ++answered_now_;
+}
 
 }  // namespace
 
@@ -234,150 +509,32 @@ int experiment_command(const ExperimentOptions& options) {
     return kExitBadInput;
   }
   PerceptionModelSettings observer_model;
-  if (!person) {
-    try {
-      observer_model = config::load_perception_model_file(*options.observer);
-    } catch (const config::ConfigError& e) {
-      std::cerr << "--observer " << e.what() << "\n";
-      return kExitBadInput;
-    }
-  }
+  if (!load_observer_model(options, observer_model)) return kExitBadInput;
   // A person answers with keys: SDL's names, checked before anything is written.
-  const SDL_Keycode yes_key = SDL_GetKeyFromName(spec.task.yes_key.c_str());
-  const SDL_Keycode no_key = SDL_GetKeyFromName(spec.task.no_key.c_str());
-  if (person && (yes_key == SDLK_UNKNOWN || no_key == SDLK_UNKNOWN)) {
-    std::cerr << loaded.error_at(yes_key == SDLK_UNKNOWN ? "task.yes_key" : "task.no_key",
-                                 "not a key name SDL knows (y, n, Left, Right, Space, Return, ...)")
-              << "\n";
-    return kExitBadInput;
-  }
-
-  // Every stimulus must be drawable before the first trial, not fail at trial 150: plan each
-  // constant-stimuli trial, and each staircase's or psi's extremes in a few directions.
-  try {
-    if (spec.method == DesignMethod::constant_stimuli) {
-      for (const PlannedTrial& t : plan_constant_stimuli(spec.constant_stimuli, static_cast<std::uint64_t>(spec.seed)))
-        (void)plan_stimulus(spec, t, static_cast<std::uint64_t>(spec.seed));
-    } else {
-      // Staircases and psi procedures: the smallest and largest gap each may show.
-      const bool psi = spec.method == DesignMethod::psi;
-      const std::vector<double>& eccentricities = psi ? spec.psi.eccentricities_deg : spec.staircase.eccentricities_deg;
-      const double smallest = psi ? spec.psi.grid.min_gap_deg : spec.staircase.rules.min_value;
-      const double largest = psi ? spec.psi.grid.max_gap_deg : spec.staircase.rules.max_value;
-      PlannedTrial t;
-      for (const double e : eccentricities)
-        for (const double g : {smallest, largest})
-          for (const double direction : {0.0, 90.0, 180.0, 270.0}) {
-            t.condition.eccentricity_deg = e;
-            t.condition.gap_deg = g;
-            t.direction_deg = direction;
-            (void)plan_stimulus(spec, t, static_cast<std::uint64_t>(spec.seed));
-            ++t.trial;
-          }
-    }
-  } catch (const std::exception& e) {
-    std::cerr << loaded.error_at("stimulus.entities", e.what()) << "\n";
-    return kExitBadInput;
-  }
+  const std::vector<std::pair<std::string, std::string>> key_names = {{"task.yes_key", spec.task.yes_key},
+                                                                      {"task.no_key", spec.task.no_key}};
+  const std::vector<SDL_Keycode> keys = answer_keys(key_names);
+  if (person && !keys_known(loaded, key_names, keys, "y, n, Left, Right, Space, Return, ...")) return kExitBadInput;
+  if (!stimuli_drawable(loaded)) return kExitBadInput;
 
   // The participant's folder: what earlier sessions left decides whether this one may start.
-  const std::filesystem::path folder =
-      options.out ? std::filesystem::path(*options.out)
-                  : std::filesystem::path("results") / "experiments" / spec.name / options.participant;
-  const std::filesystem::path trials_path = folder / "trials.csv";
-  const std::string resolved = config::resolved_experiment_yaml(spec);
-  std::vector<TrialRecord> done;
+  EarlierSessions earlier;
+  if (!read_earlier_sessions(options, spec, earlier)) return kExitBadInput;
+  SessionDisplay shown;
+  std::optional<DiscSession> session;
   try {
-    if (std::filesystem::exists(trials_path)) done = read_trial_records(trials_path.string());
+    session.emplace(options, spec, earlier, shown, observer_model);
   } catch (const std::exception& e) {
-    std::cerr << "fovea experiment: " << e.what() << "\n";
+    std::cerr << "fovea experiment: " << earlier.where.trials_path.string() << ": " << e.what() << "\n";
     return kExitBadInput;
   }
-  if (!done.empty() && !options.resume) {
-    std::cerr << "fovea experiment: " << folder.string() << " holds " << done.size() << " trials of participant "
-              << options.participant << " already; --resume continues that session, or give another --participant\n";
-    return kExitBadInput;
-  }
-  for (const TrialRecord& r : done)
-    if (r.participant != options.participant) {
-      std::cerr << "fovea experiment: " << trials_path.string() << " holds trials of participant " << r.participant
-                << ", not " << options.participant << "\n";
-      return kExitBadInput;
-    }
-  if (!done.empty() && !std::filesystem::exists(folder / "experiment.yaml")) {
-    std::cerr << "fovea experiment: " << folder.string()
-              << " holds trials but no experiment.yaml: without the spec they were run with, a resumed session "
-                 "cannot be checked to keep its design\n";
-    return kExitBadInput;
-  }
-  if (options.resume && !done.empty()) {
-    std::string before;
-    try {
-      before = read_regular_file((folder / "experiment.yaml").string(), kMaxConfigFileBytes, "experiment");
-    } catch (const std::exception& e) {
-      std::cerr << "fovea experiment: --resume: " << e.what() << "\n";
-      return kExitBadInput;
-    }
-    if (before != resolved) {
-      std::cerr << "fovea experiment: --resume: the spec differs from the one the session began with ("
-                << (folder / "experiment.yaml").string() << "); a resumed session must keep its design\n";
-      return kExitBadInput;
-    }
-  }
-  std::optional<TrialSequence> sequence;
-  try {
-    sequence.emplace(spec, done);
-  } catch (const std::exception& e) {
-    std::cerr << "fovea experiment: " << trials_path.string() << ": " << e.what() << "\n";
-    return kExitBadInput;
-  }
-
-  // Sessions are numbered 1, 2, ... in the session column.
-  std::int64_t session = 1;
-  for (const TrialRecord& r : done) {
-    const std::optional<double> number = parse_finite_number(r.session);
-    if (number) session = std::max(session, static_cast<std::int64_t>(*number) + 1);
-  }
-  // How often each planned trial was shown already (aborted ones come again).
-  std::map<std::int64_t, int> attempts;
-  for (const TrialRecord& r : done) ++attempts[r.trial];
-
   // The window a person watches; or, for --capture, pictures of the stimuli offscreen.
-  std::unique_ptr<StimulusDisplay> display;
-  std::unique_ptr<Gaze> gaze;
-  if (person) {
-    // Synthetic keys draw offscreen: the same frames and events, no display needed.
-    int refused = kExitOk;
-    display = open_person_display(loaded, synthetic_keys.has_value(), "trials", refused);
-    if (!display) return refused;
-    try {
-      // Only a tracker's gaze is read (the trials are gaze-contingent); the fixation is the
-      // cross's otherwise, wherever the other sources would put it.
-      if (spec.gaze.source == GazeSourceKind::pupil || spec.gaze.source == GazeSourceKind::gazepoint)
-        gaze = std::make_unique<Gaze>(spec.gaze, spec.screen, static_cast<std::uint64_t>(spec.seed), with_trackers({}));
-    } catch (const std::exception& e) {
-      std::cerr << "fovea experiment: " << e.what() << "\n";
-      return kExitFailure;
-    }
-  } else if (options.capture_dir) {
-    try {
-      create_folders(*options.capture_dir);
-    } catch (const std::runtime_error& e) {
-      std::cerr << "fovea experiment: --capture " << e.what() << "\n";
-      return kExitFailure;
-    }
-    try {
-      display = std::make_unique<StimulusDisplay>(spec, DisplayMode::offscreen);
-    } catch (const std::exception& e) {
-      std::cerr << "fovea experiment: --capture " << *options.capture_dir << ": " << e.what() << "\n";
-      return kExitFailure;
-    }
-  }
-
+  if (const int refused = open_session_display(options, loaded, synthetic_keys.has_value(), shown); refused != kExitOk)
+    return refused;
   // The participant's folder once the window is open (a display refused leaves nothing
   // behind) and before the instructions: one that cannot be made is said now.
   try {
-    create_folders(folder);
+    create_folders(earlier.where.folder);
   } catch (const std::runtime_error& e) {
     std::cerr << "fovea experiment: " << e.what() << "\n";
     return kExitFailure;
@@ -385,150 +542,56 @@ int experiment_command(const ExperimentOptions& options) {
 
   StopSignals stop_signals;
   int status = kExitOk;
-  int answered_now = 0;
   try {
-    // The spec of the trials: written again while the folder holds none (a session that
-    // ended before its first trial leaves no design behind to keep).
-    if (done.empty()) write_file_atomically(folder / "experiment.yaml", resolved);
-    // The data dictionary beside the trials, for a lab's pipeline (BIDS's sidecar).
-    write_file_atomically(folder / "trials.json", trial_records_sidecar_json());
-    SessionLog log(folder / "session.log");
-    CsvWriter trials(trials_path.string(), trial_record_header(), CsvWriter::Open::append);
-    log.line("session " + std::to_string(session) + " of participant " + options.participant + " started" +
-             (done.empty() ? "" : ", resuming after " + std::to_string(done.size()) + " trials") +
-             (person ? ", a person at the window" : ", simulated observer " + *options.observer));
-    if (person)
-      log.line("display: " + display->window().description() + ", " + std::to_string(display->window().width_px()) +
-               " x " + std::to_string(display->window().height_px()) + " pixels, refresh " +
-               std::to_string(display->window().refresh_hz()) + " Hz, vsync " + (display->window().vsync() ? "on" : "off"));
-    if (person && spec.display.development_run)
-      log.line("development run (display.development_run): the trials' timing is not held to the spec; not data");
-    if (synthetic_keys) log.line("keys from --synthetic-keys, drawn offscreen");
-    const SimulatedObserver observer(observer_model, static_cast<std::uint64_t>(spec.seed), options.participant);
-    const double refresh_hz =
-        person && display->window().refresh_hz() > 0 ? display->window().refresh_hz() : spec.display.refresh_hz;
-    PersonScreens screens(spec, display.get(), gaze.get(), yes_key, no_key, refresh_hz,
-                          synthetic_keys ? &*synthetic_keys : nullptr);
-    bool quit = person && !screens.instructions(spec.task.instructions);
-    int answered_this_session = 0;
-    int last_break_at = 0;
-    Progress progress(sequence->planned(), !options.quiet && Progress::stderr_is_terminal(), Progress::Output::redrawn,
-                      stderr, "trial");
-    while (!quit) {
-      const std::optional<PlannedTrial> trial = sequence->next();
-      if (!trial || stop_signal_received() != 0) break;
-      // A break every break_every answers (once at each count: an aborted trial does not
-      // bring the same break back), none before this session's first trial.
-      // Breaks fall on the design's count (a resumed session keeps the blocks' rhythm).
-      const int answered = sequence->answered();
-      if (person && spec.task.break_every > 0 && answered_this_session > 0 && answered % spec.task.break_every == 0 &&
-          answered != last_break_at) {
-        last_break_at = answered;
-        if (!screens.pause(sequence->answered(), sequence->planned())) {
-          quit = true;
-          break;
-        }
-      }
-      TrialRecord r;
-      r.participant = options.participant;
-      r.session = std::to_string(session);
-      r.block = trial->block;
-      r.trial = trial->trial;
-      r.trial_in_block = trial->trial_in_block;
-      r.condition = trial->condition.index;
-      r.staircase = trial->condition.staircase;
-      r.catch_trial = trial->condition.catch_trial;
-      r.gap_deg = shown_gap_deg(trial->condition);
-      r.eccentricity_deg = trial->condition.eccentricity_deg;
-      r.direction_deg = trial->direction_deg;
-      const ScreenPlacement at = place_on_screen(spec.screen, r.eccentricity_deg, r.gap_deg);
-      r.gap_px = at.gap_px;
-      r.eccentricity_px = at.eccentricity_px;
-      r.observer = "simulated";
-      r.started_utc = now_utc();
-      if (person) {
-        const StimulusPlan stimulus = plan_stimulus(spec, *trial, static_cast<std::uint64_t>(spec.seed));
-        const PersonAnswer answer = screens.trial(stimulus);
-        if (answer.quit) {
-          quit = true;  // the trial shown is not recorded: --resume shows it again
-          break;
-        }
-        r.response = answer.response;
-        r.reaction_time_ms = answer.reaction_time_ms;
-        r.fixation_kept = answer.fixation_kept;
-        r.gaze_samples = answer.gaze_samples;
-        r.gaze_max_deviation_deg = answer.gaze_max_deviation_deg;
-        r.observer = "human";
-        r.started_utc = answer.started_utc;
-        r.stimulus_duration_s = answer.timing.duration_s;
-        r.stimulus_frames = answer.timing.frames;
-        r.dropped_frames = answer.timing.dropped_frames;
-        if (answer.gaze_lost)
-          log.line("trial " + std::to_string(r.trial) + ": " + std::to_string(r.gaze_samples) +
-                   " valid gaze samples, under half the stimulus's frames: aborted, it comes again");
-        if (answer.gaze_dropped > 0)
-          log.line("trial " + std::to_string(r.trial) + ": the tracker's input dropped " +
-                   std::to_string(answer.gaze_dropped) + " times during the stimulus (malformed or lost)");
-        std::vector<std::string> messages;
-        if (gaze) gaze->take_messages(messages);
-        for (const std::string& m : messages) log.line("gaze: " + m);
-      } else if (display) {
-        const StimulusPlan stimulus = plan_stimulus(spec, *trial, static_cast<std::uint64_t>(spec.seed));
-        display->draw(stimulus, stimulus.collision_time_s);
-        char name[32];
-        std::snprintf(name, sizeof name, "trial_%06d.png", trial->trial);
-        write_png(std::filesystem::path(*options.capture_dir) / name, display->capture());
-      }
-      if (!person) {
-        if (options.observer_pace_ms > 0)
-          std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options.observer_pace_ms));
-        r.response = observer.answer(*trial, attempts[trial->trial]++);
-        r.reaction_time_ms = std::numeric_limits<double>::quiet_NaN();
-        r.fixation_kept = true;
-        r.gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
-        r.gaze_samples = 0;
-        r.stimulus_duration_s = std::numeric_limits<double>::quiet_NaN();
-        r.stimulus_frames = 0;
-        r.dropped_frames = 0;
-      }
-      r.ended_utc = now_utc();
-      for (const std::string& cell : trial_record_cells(r)) trials.cell(std::string_view(cell));
-      trials.end_row(CsvWriter::Flush::durable);  // on the disk before the next trial starts
-      sequence->record(r.response);
-      if (r.response != TrialResponse::aborted) ++answered_this_session;
-      if (r.response == TrialResponse::aborted && r.gaze_samples * 2 >= 1 && !std::isnan(r.gaze_max_deviation_deg) &&
-          r.gaze_max_deviation_deg > spec.fixation_radius_deg)
-        log.line("trial " + std::to_string(r.trial) + " aborted: the fixation left " +
-                 format_significant(spec.fixation_radius_deg) + " deg (" + format_significant(r.gaze_max_deviation_deg) +
-                 " deg away); it comes again at the end of its block");
-      ++answered_now;
-      progress.update(sequence->answered());
-    }
-    progress.finish();
-    if (quit) {
-      log.line("session " + std::to_string(session) + " ended by the participant (Escape or the window closed) after " +
-               std::to_string(sequence->answered()) + " trials; --resume continues it");
-    } else if (stop_signal_received() != 0) {
-      log.line("session " + std::to_string(session) + " stopped by signal " + std::to_string(stop_signal_received()) +
-               " after " + std::to_string(sequence->answered()) + " trials; --resume continues it");
-      status = 128 + stop_signal_received();
-    } else {
-      log.line("session " + std::to_string(session) + " complete: " + std::to_string(sequence->answered()) + " trials");
-    }
+    status = session->run(keys, synthetic_keys);
   } catch (const std::exception& e) {
     std::cerr << "fovea experiment: " << e.what() << "\n";
     return kExitFailure;
   }
-  if (synthetic_keys && synthetic_keys->left() > 0) {
-    std::cerr << "fovea experiment: --synthetic-keys: the session ended with " << synthetic_keys->left()
-              << " keys not pushed (next: " << synthetic_keys->next() << ")\n";
-    if (status == kExitOk) status = kExitFailure;
-  }
-  if (!options.quiet)
-    std::cerr << "fovea experiment: participant " << options.participant << ", session " << session << ": "
-              << answered_now << " trials this session, " << sequence->answered() << " in all -> "
-              << trials_path.string() << "\n";
-  return status;
+  return close_session(options, synthetic_keys, status, session->session(), session->answered_now(),
+                       session->answered(), earlier.where.trials_path);
+}
+
+void register_experiment_command(CLI::App& app, CommandContext& context) {
+  const auto o = std::make_shared<ExperimentOptions>();
+  const auto out = std::make_shared<std::string>();
+  const auto observer = std::make_shared<std::string>();
+  const auto capture = std::make_shared<std::string>();
+  const auto synthetic_keys = std::make_shared<std::string>();
+  const auto sets = std::make_shared<std::vector<std::string>>();
+  CLI::App* experiment = app.add_subcommand(
+      "experiment", "Run or resume a participant's session of a psychophysics experiment (docs/psychophysics.md)");
+  experiment->add_option("spec", o->spec_path, "the experiment spec, configs/experiments/*.yaml")->required();
+  experiment->add_option("--participant", o->participant,
+                         "the participant's id (letters, digits, - _ .): their folder and every trials.csv row")
+      ->required();
+  experiment->add_flag("--resume", o->resume,
+                       "continue the participant's session at the next trial, with the same randomisation");
+  experiment->add_option("--out", *out, "the participant's folder (default results/experiments/<name>/<participant>/)");
+  experiment->add_option("--observer", *observer,
+                         "a perception-model YAML (configs/perception/default.yaml): a simulated observer answers "
+                         "each trial with its f(e, g), so the session runs without a person or a display; without "
+                         "it a person watches the window and answers with the task's keys");
+  experiment->add_option("--observer-pace-ms", o->observer_pace_ms,
+                         "with --observer: each trial takes this long, as a person's would (default 0)")
+      ->check(CLI::Range(0.0, 600000.0));
+  experiment->add_option("--capture", *capture,
+                         "with --observer: draw each trial offscreen at its collision into this folder, trial_NNNNNN.png");
+  experiment->add_option("--synthetic-keys", *synthetic_keys,
+                         "a person's session drawn offscreen, its keys pushed into SDL's event queue from this script "
+                         "when the session waits on each screen: comma-separated SCREEN:KEY, SCREEN one of "
+                         "instructions, break, blank, stimulus, answer (e.g. instructions:Space,answer:y,answer:Escape); "
+                         "for tests and pilots, with display.development_run: true");
+  add_set_option(*experiment, *sets, "override a spec key, e.g. --set constant_stimuli.repetitions=5 (repeatable)");
+  experiment->add_flag("--quiet,-q", o->quiet, "no progress line and no closing summary on stderr");
+  experiment->callback([=, &context] {
+    o->overrides = set_overrides(*sets);
+    if (!out->empty()) o->out = *out;
+    if (!observer->empty()) o->observer = *observer;
+    if (!capture->empty()) o->capture_dir = *capture;
+    if (!synthetic_keys->empty()) o->synthetic_keys = *synthetic_keys;
+    context.exit_status = experiment_command(*o);
+  });
 }
 
 }  // namespace fovea

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "fovea/command_context.hpp"
 
 namespace fovea {
 
@@ -32,5 +33,8 @@ struct ExperimentOptions {
 /// an experiment spec, appending each trial to trials.csv on the disk (fsync) as it ends.
 /// Returns the exit status; messages go to stderr.
 int experiment_command(const ExperimentOptions& options);
+
+/// `fovea experiment` on the command line: adds its subcommand, options and callback to `app`.
+void register_experiment_command(CLI::App& app, CommandContext& context);
 
 }  // namespace fovea

@@ -1,5 +1,6 @@
 #include "fovea/fit_command.hpp"
 
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -7,15 +8,17 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
-#include "core/build_info.hpp"
 #include "core/format.hpp"
+#include "fovea/exit_status.hpp"
+#include "fovea/fit_options.hpp"
 #include "fovea/plotting.hpp"
-#include "fovea/run_command.hpp"
 #include "perception/perception_model.hpp"
 #include "psychophysics/psychometric_fit.hpp"
 #include "psychophysics/trial_records.hpp"
@@ -128,8 +131,6 @@ GroupFit fit_group(const Group& group, const FitSettings& settings) {
   return g;
 }
 
-const char* function_name(PsychometricFunction f) { return f == PsychometricFunction::logistic ? "logistic" : "weibull"; }
-
 nlohmann::ordered_json estimate_json(const ParameterEstimate& p) {
   return {{"value", p.value}, {"ci_low", p.ci_low}, {"ci_high", p.ci_high}};
 }
@@ -142,7 +143,7 @@ nlohmann::ordered_json fit_json(const GroupFit& g, const std::vector<std::string
   if (!members.empty()) j["participants"] = members;
   j["trials"] = f.trials;
   j["catch_trials"] = f.catch_trials;
-  j["function"] = function_name(f.model.function);
+  j["function"] = psychometric_function_name(f.model.function);
   j["parameters"] = {{"threshold_deg", estimate_json(f.threshold_deg)},
                      {"eccentricity_scale_deg", estimate_json(f.eccentricity_scale_deg)},
                      {"width", estimate_json(f.width)},
@@ -238,108 +239,117 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return !error && ca == cb;
 }
 
-}  // namespace
+/// Where `fovea fit` writes: the model file -o names and, beside it, <stem>_fit.json and
+/// <stem>_conditions.csv; the plots go to --plots or beside them.
+struct FitOutputs {
+  fs::path model;
+  std::string stem;
+  fs::path folder;
+  fs::path json;
+  fs::path conditions;
+  fs::path plots_folder;
+};
 
-int fit_command(const FitOptions& options) {
-  // Everything is read and checked, and every fit made, before anything is written.
-  const fs::path model_path = options.model_path;
-  if (model_path.empty() || !model_path.has_filename()) {
+/// The outputs -o names; nullopt, said on stderr, when it names no file.
+std::optional<FitOutputs> fit_outputs(const FitOptions& options) {
+  FitOutputs o;
+  o.model = options.model_path;
+  if (o.model.empty() || !o.model.has_filename()) {
     std::cerr << "fovea fit: -o needs a file name for the model, such as model.yaml\n";
-    return kExitBadInput;
+    return std::nullopt;
   }
   std::error_code error;
-  if (fs::is_directory(model_path, error)) {
+  if (fs::is_directory(o.model, error)) {
     std::cerr << "fovea fit: -o " << options.model_path << ": is a folder; name the model file, such as "
-              << (model_path / "model.yaml").string() << "\n";
-    return kExitBadInput;
+              << (o.model / "model.yaml").string() << "\n";
+    return std::nullopt;
   }
-  const std::string stem = model_path.stem().string();
-  const fs::path folder = model_path.parent_path();
-  const fs::path json_path = folder / (stem + "_fit.json");
-  const fs::path conditions_path = folder / (stem + "_conditions.csv");
-  const fs::path plots_folder = options.plots_dir ? fs::path(*options.plots_dir) : folder;
+  o.stem = o.model.stem().string();
+  o.folder = o.model.parent_path();
+  o.json = o.folder / (o.stem + "_fit.json");
+  o.conditions = o.folder / (o.stem + "_conditions.csv");
+  o.plots_folder = options.plots_dir ? fs::path(*options.plots_dir) : o.folder;
+  return o;
+}
 
-  std::vector<InputSummary> inputs;
+/// What the trials files held: each file's counts, and the counted trials by participant in
+/// the order they first appear.
+struct FitInputs {
+  std::vector<InputSummary> files;
   std::vector<Group> participants;
-  for (const std::string& file : options.trials_files) {
-    for (const fs::path& output : {model_path, json_path, conditions_path})
-      if (same_file(file, output)) {
-        std::cerr << "fovea fit: " << file << " is an input; writing " << output.string()
-                  << " would overwrite it: choose another -o\n";
-        return kExitBadInput;
-      }
-    std::vector<TrialRecord> records;
-    try {
-      records = read_trial_records(file, trial_record_fit_columns());
-    } catch (const std::runtime_error& e) {
-      std::cerr << e.what() << "\n";
-      return kExitBadInput;
-    }
-    InputSummary summary;
-    summary.file = file;
-    for (const TrialRecord& r : records) {
-      ++summary.rows;
-      if (r.participant == kPooledParticipant) {
-        std::cerr << file << ":" << r.line << ": participant: \"" << kPooledParticipant
-                  << "\" is the name fovea fit gives the fit over all participants; rename this participant\n";
-        return kExitBadInput;
-      }
-      if (r.response == TrialResponse::aborted) {
-        ++summary.aborted;
-        continue;
-      }
-      if (!r.fixation_kept) {
-        ++summary.fixation_lost;
-        continue;
-      }
-      ++summary.counted;
-      auto group = std::find_if(participants.begin(), participants.end(),
-                                [&](const Group& g) { return g.name == r.participant; });
-      if (group == participants.end()) group = participants.insert(participants.end(), Group{r.participant, {}});
-      group->trials.push_back({r.eccentricity_deg, r.gap_deg, r.response == TrialResponse::yes});
-    }
-    inputs.push_back(summary);
-  }
-  if (participants.empty()) {
-    int rows = 0;
-    for (const InputSummary& s : inputs) rows += s.rows;
-    std::cerr << "fovea fit: no trial to fit: " << (rows == 0 ? std::string("the files hold no rows")
-                                                             : "all " + std::to_string(rows) +
-                                                                   " rows are aborted or lost fixation")
-              << "\n";
-    return kExitBadInput;
-  }
+};
 
-  // Where the outputs go, before the fits: one that cannot be written is said now, not after
-  // the bootstrap.
-  // A missing folder is made when the fits are written: then only whether it can be made.
+/// Reads one trials file into `inputs`; false, said on stderr, when it is one of the outputs,
+/// cannot be read, or names a participant as the pooled fit is named.
+bool read_trials_file(const std::string& file, const FitOutputs& outputs, FitInputs& inputs) {
+  for (const fs::path& output : {outputs.model, outputs.json, outputs.conditions})
+    if (same_file(file, output)) {
+      std::cerr << "fovea fit: " << file << " is an input; writing " << output.string()
+                << " would overwrite it: choose another -o\n";
+      return false;
+    }
+  std::vector<TrialRecord> records;
+  try {
+    records = read_trial_records(file, trial_record_fit_columns());
+  } catch (const std::runtime_error& e) {
+    std::cerr << e.what() << "\n";
+    return false;
+  }
+  InputSummary summary;
+  summary.file = file;
+  for (const TrialRecord& r : records) {
+    ++summary.rows;
+    if (r.participant == kPooledParticipant) {
+      std::cerr << file << ":" << r.line << ": participant: \"" << kPooledParticipant
+                << "\" is the name fovea fit gives the fit over all participants; rename this participant\n";
+      return false;
+    }
+    if (r.response == TrialResponse::aborted) {
+      ++summary.aborted;
+      continue;
+    }
+    if (!r.fixation_kept) {
+      ++summary.fixation_lost;
+      continue;
+    }
+    ++summary.counted;
+    std::vector<Group>& participants = inputs.participants;
+    auto group =
+        std::find_if(participants.begin(), participants.end(), [&](const Group& g) { return g.name == r.participant; });
+    if (group == participants.end()) group = participants.insert(participants.end(), Group{r.participant, {}});
+    group->trials.push_back({r.eccentricity_deg, r.gap_deg, r.response == TrialResponse::yes});
+  }
+  inputs.files.push_back(summary);
+  return true;
+}
+
+/// Where the outputs go, before the fits: one that cannot be written is said now, not after
+/// the bootstrap. A missing folder is made when the fits are written: then only whether it
+/// can be made. False, said on stderr, when one cannot.
+bool outputs_writable(const FitOptions& options, const FitOutputs& o) {
+  std::error_code error;
   const std::vector<std::pair<std::string, fs::path>> outputs = {
-      {"-o " + model_path.string(), model_path}, {json_path.string(), json_path}, {conditions_path.string(), conditions_path}};
-  const bool folder_missing = !folder.empty() && !fs::exists(folder, error);
+      {"-o " + o.model.string(), o.model}, {o.json.string(), o.json}, {o.conditions.string(), o.conditions}};
+  const bool folder_missing = !o.folder.empty() && !fs::exists(o.folder, error);
   for (const auto& [name, path] : outputs)
-    if (const std::string problem = folder_missing ? folder_write_problem(folder) : file_write_problem(path); !problem.empty()) {
+    if (const std::string problem = folder_missing ? folder_write_problem(o.folder) : file_write_problem(path);
+        !problem.empty()) {
       std::cerr << "fovea fit: " << name << ": cannot write: " << problem << "\n";
-      return kExitFailure;
+      return false;
     }
   if (options.plots && options.plots_dir)
-    if (const std::string problem = folder_write_problem(plots_folder); !problem.empty()) {
-      std::cerr << "fovea fit: --plots " << plots_folder.string() << ": cannot write: " << problem << "\n";
-      return kExitFailure;
+    if (const std::string problem = folder_write_problem(o.plots_folder); !problem.empty()) {
+      std::cerr << "fovea fit: --plots " << o.plots_folder.string() << ": cannot write: " << problem << "\n";
+      return false;
     }
+  return true;
+}
 
-  FitSettings settings;
-  settings.function = options.function;
-  settings.bootstrap_samples = options.bootstrap_samples;
-  settings.seed = options.seed;
-  settings.max_lapse_rate = options.max_lapse_rate;
-  settings.fit_lapse = options.fit_lapse;
-  settings.guess_rate = options.guess_rate;
-  settings.interval = options.interval;
-  settings.bias_correction = options.bias_correction;
-
-  std::vector<GroupFit> fits;
-  Group pooled{std::string(kPooledParticipant), {}};
-  for (const Group& p : participants) pooled.trials.insert(pooled.trials.end(), p.trials.begin(), p.trials.end());
+/// Every fit: each participant's, in order, then the pooled one, last. False, said on
+/// stderr, when one fails.
+bool fit_everyone(const FitInputs& inputs, const Group& pooled, const FitSettings& settings,
+                  std::vector<GroupFit>& fits) {
+  const std::vector<Group>& participants = inputs.participants;
   try {
     for (const Group& p : participants) fits.push_back(fit_group(p, settings));
     if (participants.size() > 1) {
@@ -350,89 +360,161 @@ int fit_command(const FitOptions& options) {
       fits.back().name = kPooledParticipant;
     }
   } catch (const std::invalid_argument& e) {
-    const std::string who = fits.size() < participants.size() ? "participant " + participants[fits.size()].name : std::string(kPooledParticipant);
+    const std::string who = fits.size() < participants.size() ? "participant " + participants[fits.size()].name
+                                                              : std::string(kPooledParticipant);
     std::cerr << "fovea fit: " << who << ": " << without_prefix(e.what()) << "\n";
-    return kExitBadInput;
+    return false;
   }
-  const GroupFit& pooled_fit = fits.back();
+  return true;
+}
 
-  std::vector<const GroupFit*> fit_order;
-  std::vector<const Group*> group_order;
-  for (std::size_t i = 0; i < participants.size(); ++i) {
-    fit_order.push_back(&fits[i]);
-    group_order.push_back(&participants[i]);
-  }
-  fit_order.push_back(&pooled_fit);
-  group_order.push_back(&pooled);
-
-  nlohmann::ordered_json j;
-  const BuildInfo build = build_info();
-  j["fovea_version"] = build.version;
-  j["git_commit"] = build.git_commit;
-  j["command_line"] = options.command_line;
+/// <stem>_fit.json: what made it, the inputs, the settings, the output files and every fit.
+nlohmann::ordered_json fits_json(const FitOptions& options, const FitOutputs& outputs, const FitInputs& inputs,
+                                 const std::vector<GroupFit>& fits) {
+  nlohmann::ordered_json j = made_by_json(options.command_line);
   nlohmann::ordered_json input_list = nlohmann::ordered_json::array();
-  for (const InputSummary& s : inputs)
+  for (const InputSummary& s : inputs.files)
     input_list.push_back({{"file", s.file},
                           {"rows", s.rows},
                           {"counted", s.counted},
                           {"aborted", s.aborted},
                           {"fixation_lost", s.fixation_lost}});
   j["inputs"] = input_list;
-  j["settings"] = {{"function", function_name(settings.function)},
-                   {"bootstrap_samples", settings.bootstrap_samples},
-                   {"seed", settings.seed},
-                   {"max_lapse_rate", settings.max_lapse_rate},
-                   {"fit_lapse", settings.fit_lapse},
-                   {"confidence", settings.confidence},
-                   {"guess_rate", guess_rate_method_name(settings.guess_rate)},
-                   {"interval", interval_method_name(settings.interval)},
-                   {"bias_correction", bias_correction_name(settings.bias_correction)}};
+  j["settings"] = fit_settings_json(options.fit, options.fit.seed);
   // Names only: the outputs are written side by side and stay valid when the folder moves.
-  j["model_file"] = model_path.filename().string();
-  j["conditions_file"] = conditions_path.filename().string();
+  j["model_file"] = outputs.model.filename().string();
+  j["conditions_file"] = outputs.conditions.filename().string();
   nlohmann::ordered_json participant_list = nlohmann::ordered_json::array();
   std::vector<std::string> names;
-  for (std::size_t i = 0; i < participants.size(); ++i) {
+  for (std::size_t i = 0; i < inputs.participants.size(); ++i) {
     participant_list.push_back(fit_json(fits[i], {}));
-    names.push_back(participants[i].name);
+    names.push_back(inputs.participants[i].name);
   }
   j["participants"] = participant_list;
-  j["pooled"] = fit_json(pooled_fit, names);
+  j["pooled"] = fit_json(fits.back(), names);
+  return j;
+}
 
+/// Writes <stem>_conditions.csv, <stem>_fit.json and the model file; false, said on stderr,
+/// when one cannot be written.
+bool write_fit_outputs(const FitOutputs& o, const FitInputs& inputs, const std::vector<const GroupFit*>& fit_order,
+                       const std::vector<const Group*>& group_order, const nlohmann::ordered_json& j) {
   try {
-    if (!folder.empty()) create_folders(folder);
-    write_conditions(conditions_path, fit_order, group_order);
-    write_json_atomically(json_path, j);
+    if (!o.folder.empty()) create_folders(o.folder);
+    write_conditions(o.conditions, fit_order, group_order);
+    write_json_atomically(o.json, j);
     // Where the model came from, ahead of the fit's own header (no user text: a participant
     // name could hold a line break, which would end the comment).
-    const std::string provenance = "# written by fovea fit from " + std::to_string(inputs.size()) +
-                                   (inputs.size() == 1 ? " trials file" : " trials files") + ", " +
-                                   (participants.size() == 1 ? std::string("one participant")
-                                                             : "pooled over " + std::to_string(participants.size()) +
-                                                                   " participants") +
-                                   "; every fit is in " + json_path.filename().string() + "\n";
-    write_file_atomically(model_path, provenance + fitted_model_yaml(pooled_fit.fit));
+    const std::size_t participants = inputs.participants.size();
+    const std::string provenance =
+        "# written by fovea fit from " + std::to_string(inputs.files.size()) +
+        (inputs.files.size() == 1 ? " trials file" : " trials files") + ", " +
+        (participants == 1 ? std::string("one participant") : "pooled over " + std::to_string(participants) + " participants") +
+        "; every fit is in " + o.json.filename().string() + "\n";
+    write_file_atomically(o.model, provenance + fitted_model_yaml(fit_order.back()->fit));
   } catch (const std::exception& e) {
     std::cerr << "fovea fit: " << e.what() << "\n";
-    return kExitFailure;
+    return false;
   }
+  return true;
+}
 
-  // One participant: the pooled row would repeat theirs.
-  if (participants.size() == 1) fit_order.pop_back();
-  print_table(fit_order, settings.confidence, settings.bootstrap_samples > 0);
-  std::cerr << "fovea fit: wrote " << model_path.string() << " (" << (participants.size() > 1 ? "pooled fit" : "the fit")
-            << "), " << json_path.string() << ", " << conditions_path.string() << "\n";
-
-  if (!options.plots) return kExitOk;
+/// The plots into their folder, made if need be; the exit status.
+int plot_fits(const FitOutputs& o) {
   try {
-    if (!plots_folder.empty()) create_folders(plots_folder);
+    if (!o.plots_folder.empty()) create_folders(o.plots_folder);
   } catch (const std::exception& e) {
     std::cerr << "fovea fit: --plots " << e.what() << "\n";
     return kExitFailure;
   }
-  return draw_fit_plots(json_path, conditions_path, plots_folder.empty() ? fs::path(".") : plots_folder, stem)
+  return draw_fit_plots(o.json, o.conditions, o.plots_folder.empty() ? fs::path(".") : o.plots_folder, o.stem)
              ? kExitOk
              : kExitFailure;
+}
+
+}  // namespace
+
+int fit_command(const FitOptions& options) {
+  // Everything is read and checked, and every fit made, before anything is written.
+  const std::optional<FitOutputs> outputs = fit_outputs(options);
+  if (!outputs) return kExitBadInput;
+  FitInputs inputs;
+  for (const std::string& file : options.trials_files)
+    if (!read_trials_file(file, *outputs, inputs)) return kExitBadInput;
+  if (inputs.participants.empty()) {
+    int rows = 0;
+    for (const InputSummary& s : inputs.files) rows += s.rows;
+    std::cerr << "fovea fit: no trial to fit: "
+              << (rows == 0 ? std::string("the files hold no rows")
+                            : "all " + std::to_string(rows) + " rows are aborted or lost fixation")
+              << "\n";
+    return kExitBadInput;
+  }
+  if (!outputs_writable(options, *outputs)) return kExitFailure;
+
+  Group pooled{std::string(kPooledParticipant), {}};
+  for (const Group& p : inputs.participants)
+    pooled.trials.insert(pooled.trials.end(), p.trials.begin(), p.trials.end());
+  std::vector<GroupFit> fits;
+  if (!fit_everyone(inputs, pooled, options.fit, fits)) return kExitBadInput;
+  // The participants' fits and groups, then the pooled ones: the order of every output.
+  std::vector<const GroupFit*> fit_order;
+  std::vector<const Group*> group_order;
+  for (std::size_t i = 0; i < inputs.participants.size(); ++i) {
+    fit_order.push_back(&fits[i]);
+    group_order.push_back(&inputs.participants[i]);
+  }
+  fit_order.push_back(&fits.back());
+  group_order.push_back(&pooled);
+  if (!write_fit_outputs(*outputs, inputs, fit_order, group_order, fits_json(options, *outputs, inputs, fits)))
+    return kExitFailure;
+
+  // One participant: the pooled row would repeat theirs.
+  if (inputs.participants.size() == 1) fit_order.pop_back();
+  print_table(fit_order, options.fit.confidence, options.fit.bootstrap_samples > 0);
+  std::cerr << "fovea fit: wrote " << outputs->model.string() << " ("
+            << (inputs.participants.size() > 1 ? "pooled fit" : "the fit") << "), " << outputs->json.string() << ", "
+            << outputs->conditions.string() << "\n";
+  return options.plots ? plot_fits(*outputs) : kExitOk;
+}
+
+void register_fit_command(CLI::App& app, CommandContext& context) {
+  const auto o = std::make_shared<FitOptions>();
+  const auto function = std::make_shared<std::string>("logistic");
+  const auto no_lapse = std::make_shared<bool>(false);
+  const auto plots_dir = std::make_shared<std::string>();
+  const auto no_plots = std::make_shared<bool>(false);
+  o->command_line = context.command_line;
+  CLI::App* fit = app.add_subcommand(
+      "fit", "Fit the perception model f(e, g) to experiments' trials.csv, per participant and pooled; "
+             "write the model file, the fits and plots");
+  fit->add_option("trials", o->trials_files, "trials.csv files (one or more; sessions of one or more participants)")
+      ->required();
+  fit->add_option("-o,--output", o->model_path,
+                  "the model file to write (the pooled fit, as perception.model.file reads it); "
+                  "<stem>_fit.json and <stem>_conditions.csv go beside it")
+      ->required();
+  fit->add_option("--function", *function, "the sigmoid F: logistic or weibull (default logistic)")
+      ->check(CLI::IsMember({"logistic", "weibull"}));
+  fit->add_option("--bootstrap", o->fit.bootstrap_samples,
+                  "parametric-bootstrap refits per fit, for the intervals and the deviance p (default 200; 0: none)")
+      ->check(CLI::Range(0, 100000));
+  fit->add_option("--seed", o->fit.seed, "seed of the bootstrap (default 1)")->check(CLI::NonNegativeNumber);
+  CLI::Option* max_lapse =
+      fit->add_option("--max-lapse", o->fit.max_lapse_rate, "upper bound of the lapse rate lambda (default 0.06)")
+          ->check(CLI::Range(0.0, 0.5));
+  fit->add_flag("--no-lapse", *no_lapse, "hold the lapse rate at 0 (3 free parameters)")->excludes(max_lapse);
+  add_fit_method_options(*fit, o->fit);
+  CLI::Option* plots =
+      fit->add_option("--plots", *plots_dir, "write the PNG plots into this folder (default: beside the model file)");
+  fit->add_flag("--no-plots", *no_plots, "draw no plots")->excludes(plots);
+  fit->callback([=, &context] {
+    o->fit.function = psychometric_function_of(*function);
+    o->fit.fit_lapse = !*no_lapse;
+    if (!plots_dir->empty()) o->plots_dir = *plots_dir;
+    o->plots = !*no_plots;
+    context.exit_status = fit_command(*o);
+  });
 }
 
 }  // namespace fovea

@@ -1,5 +1,7 @@
 #include "fovea/run_command.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <csignal>
 #include <filesystem>
 #include <iostream>
@@ -165,6 +167,47 @@ std::string prepare_capture_folder(const std::filesystem::path& folder) {
   return "";
 }
 
+/// The viewer `display` asks for (none when it draws nothing), into `viewer`. Offscreen,
+/// what depends on the wall clock (the panel's numbers, the frame-time graph) is left out of
+/// the picture unless the config asks for it, so the same config and seed give the same
+/// pictures. A window that cannot be opened where none was asked for (a DISPLAY naming no
+/// reachable server) is done without, as without a display, and `said` says so. False, said
+/// on stderr, when drawing was asked for and cannot be had.
+bool open_viewer(const RunOptions& options, const config::LoadedConfig& loaded, const DisplayDecision& display,
+                 std::unique_ptr<Viewer>& viewer, std::string& said) {
+  const Settings& settings = loaded.settings;
+  RenderSettings render = settings.render;
+  if (display.mode == DisplayMode::offscreen) {
+    if (!loaded.locations.count("render.panel")) render.panel = false;
+    if (!loaded.locations.count("render.overlays.frame_graph")) render.overlays.frame_graph = false;
+  }
+  if (display.draw) {
+    try {
+      viewer = std::make_unique<Viewer>(render, display.mode, settings.perception.view.screen, "fovea: " + settings.name);
+    } catch (const RenderError& e) {
+      if (options.display != DisplayChoice::automatic || display.mode != DisplayMode::window) {
+        std::cerr << "fovea: " << e.what() << "\n"
+                  << "fovea: --headless runs without drawing; --offscreen draws without a display\n";
+        return false;
+      }
+      // A DISPLAY that names no reachable server (a dead ssh -X session, a CI job without
+      // Xvfb): the run goes on as it would without one, and says so.
+      said = std::string("no window: ") + e.what() + "; " +
+             (options.capture_dir ? "drawing offscreen for --capture" : "running headless");
+      if (options.capture_dir) {
+        try {
+          render.panel = loaded.locations.count("render.panel") && settings.render.panel;
+          viewer = std::make_unique<Viewer>(render, DisplayMode::offscreen, settings.perception.view.screen, "fovea");
+        } catch (const RenderError& offscreen_error) {
+          std::cerr << "fovea: " << offscreen_error.what() << "\n";
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 /// One line per group whose tree file was grown to cover its model (sphere_tree.inflate).
 void say_inflations(const Animation& world) {
   for (const TreeInflation& inflation : world.model_library().inflations()) {
@@ -217,40 +260,10 @@ int run_command(const RunOptions& options, RunReport* report) {
   Settings& settings = loaded->settings;
   const std::optional<DisplayDecision> display = decide_display(options);
   if (!display) return kExitBadInput;
-  // The window comes first: the mouse gaze source reads its pointer. Offscreen, what depends
-  // on the wall clock (the panel's numbers, the frame-time graph) is left out of the picture
-  // unless the config asks for it, so the same config and seed give the same pictures.
-  RenderSettings render = settings.render;
-  if (display->mode == DisplayMode::offscreen) {
-    if (!loaded->locations.count("render.panel")) render.panel = false;
-    if (!loaded->locations.count("render.overlays.frame_graph")) render.overlays.frame_graph = false;
-  }
+  // The window comes first: the mouse gaze source reads its pointer.
   std::unique_ptr<Viewer> viewer;
   std::string said = display->said;
-  if (display->draw) {
-    try {
-      viewer = std::make_unique<Viewer>(render, display->mode, settings.perception.view.screen, "fovea: " + settings.name);
-    } catch (const RenderError& e) {
-      if (options.display != DisplayChoice::automatic || display->mode != DisplayMode::window) {
-        std::cerr << "fovea: " << e.what() << "\n"
-                  << "fovea: --headless runs without drawing; --offscreen draws without a display\n";
-        return kExitFailure;
-      }
-      // A DISPLAY that names no reachable server (a dead ssh -X session, a CI job without
-      // Xvfb): the run goes on as it would without one, and says so.
-      said = std::string("no window: ") + e.what() + "; " +
-             (options.capture_dir ? "drawing offscreen for --capture" : "running headless");
-      if (options.capture_dir) {
-        try {
-          render.panel = loaded->locations.count("render.panel") && settings.render.panel;
-          viewer = std::make_unique<Viewer>(render, DisplayMode::offscreen, settings.perception.view.screen, "fovea");
-        } catch (const RenderError& offscreen_error) {
-          std::cerr << "fovea: " << offscreen_error.what() << "\n";
-          return kExitFailure;
-        }
-      }
-    }
-  }
+  if (!open_viewer(options, *loaded, *display, viewer, said)) return kExitFailure;
   std::unique_ptr<Animation> world = build_world(*loaded, viewer ? &viewer->pointer() : nullptr);
   if (!world) return kExitBadInput;
   std::unique_ptr<Demo> demo;
@@ -339,6 +352,82 @@ int keys_command(bool experiment) {
     std::cout << "\n    " << key.doc << "\n";
   }
   return kExitOk;
+}
+
+namespace {
+
+/// `fovea run`'s command line as CLI11 fills it, before it becomes RunOptions: what has no
+/// place of its own there (an option given or not, two flags for one choice).
+struct RunArguments {
+  RunOptions options;
+  std::string config_path;
+  std::string frames;  // checked by the config, as `frames`
+  CLI::Option* frames_option = nullptr;
+  std::string out;
+  std::vector<std::string> sets;
+  bool headless = false;
+  bool offscreen = false;
+  std::string capture_dir;
+};
+
+RunOptions run_options_of(const RunArguments& a) {
+  RunOptions options = a.options;
+  if (!a.config_path.empty()) options.config_path = a.config_path;
+  options.overrides = set_overrides(a.sets);
+  // --frames N is `--set frames=N` under its own name: the config's checks and messages.
+  if (a.frames_option->count() > 0)
+    options.overrides.push_back({"frames=" + a.frames, "--frames " + (a.frames.empty() ? "''" : a.frames)});
+  if (!a.out.empty()) options.out = a.out;
+  if (a.headless) options.display = DisplayChoice::headless;
+  if (a.offscreen) options.display = DisplayChoice::offscreen;
+  if (!a.capture_dir.empty()) options.capture_dir = a.capture_dir;
+  return options;
+}
+
+}  // namespace
+
+void register_run_command(CLI::App& app, CommandContext& context) {
+  const auto a = std::make_shared<RunArguments>();
+  a->options.command_line = context.command_line;
+  CLI::App* run = app.add_subcommand(
+      "run", "Run a scene and write results/<name>-<UTC time>/; in a window when a display is present (docs/render.md)");
+  run->add_option("config", a->config_path, "YAML config (default: the built-in configs/default.yaml)");
+  a->frames_option =
+      run->add_option("--frames", a->frames, "frames to run, overriding the config's `frames` (same checks)");
+  run->add_option("--out", a->out, "write the results here instead (a new or empty folder)");
+  add_set_option(*run, a->sets, "override a config key, e.g. --set world.entities[0].count=500 (repeatable)");
+  run->add_flag("--quiet,-q", a->options.quiet, "no progress line and no closing summary on stderr");
+  run->add_flag("--explain-frame", a->options.explain_frame,
+                "print the stages a frame of this config runs, in order (what each reads and writes, its time "
+                "column, its threads), and run nothing");
+  CLI::Option* headless =
+      run->add_flag("--headless", a->headless, "draw nothing (the default when no display is present)");
+  run->add_flag("--offscreen", a->offscreen,
+                "draw into an offscreen context, no display needed (Mesa's EGL): the same pictures as a window")
+      ->excludes(headless);
+  CLI::Option* capture = run->add_option("--capture", a->capture_dir,
+                                         "write a PNG of every drawn frame (see --capture-every) into this folder, "
+                                         "frame_000000.png ...; draws offscreen when there is no display");
+  run->add_option("--capture-every", a->options.capture_every, "with --capture: every N-th frame only (default 1)")
+      ->needs(capture)
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  run->callback([a, &context] { context.exit_status = run_command(run_options_of(*a)); });
+}
+
+void register_validate_command(CLI::App& app, CommandContext& context) {
+  const auto path = std::make_shared<std::string>();
+  const auto sets = std::make_shared<std::vector<std::string>>();
+  CLI::App* validate = app.add_subcommand("validate", "Check a config; print nothing and exit 0 when it is valid");
+  validate->add_option("config", *path, "YAML config to check")->required();
+  add_set_option(*validate, *sets, "override a config key before checking (repeatable)");
+  validate->callback([path, sets, &context] { context.exit_status = validate_command(*path, set_overrides(*sets)); });
+}
+
+void register_keys_command(CLI::App& app, CommandContext& context) {
+  const auto experiment = std::make_shared<bool>(false);
+  CLI::App* keys = app.add_subcommand("keys", "List every config key with its type, default and meaning");
+  keys->add_flag("--experiment", *experiment, "the keys of an experiment spec instead (docs/psychophysics.md)");
+  keys->callback([experiment, &context] { context.exit_status = keys_command(*experiment); });
 }
 
 }  // namespace fovea

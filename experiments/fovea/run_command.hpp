@@ -10,20 +10,13 @@
 
 #include "config/config.hpp"
 #include "demos/demo.hpp"
+#include "fovea/command_context.hpp"
+#include "fovea/exit_status.hpp"
 #include "frame/animation.hpp"
 #include "record/manifest.hpp"
 #include "record/results_folder.hpp"
 
 namespace fovea {
-
-/// Exit statuses of the fovea command (docs/cli.md).
-enum ExitStatus : int {
-  kExitOk = 0,
-  kExitFailure = 1,       ///< the run could not write its results
-  kExitBadInput = 2,      ///< bad command line or config: nothing was written
-  // Stopped by SIGINT or SIGTERM: results complete up to then, and the process ends by that
-  // signal, which shells report as 128 + its number (130, 143).
-};
 
 /// Whether and where a run draws its frames (docs/render.md).
 enum class DisplayChoice {
@@ -99,5 +92,11 @@ int validate_command(const std::string& config_path, const std::vector<config::O
 /// `fovea keys`: prints every config key (or, with `experiment`, every experiment-spec key)
 /// with its type, default and meaning.
 int keys_command(bool experiment = false);
+
+/// `fovea run`, `fovea validate` and `fovea keys` on the command line: each adds its
+/// subcommand, options and callback to `app` (main.cpp).
+void register_run_command(CLI::App& app, CommandContext& context);
+void register_validate_command(CLI::App& app, CommandContext& context);
+void register_keys_command(CLI::App& app, CommandContext& context);
 
 }  // namespace fovea

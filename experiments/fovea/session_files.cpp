@@ -9,7 +9,8 @@
 
 #include "config/schema.hpp"
 #include "core/format.hpp"
-#include "fovea/run_command.hpp"
+#include "fovea/exit_status.hpp"
+#include "fovea/stop_signals.hpp"
 #include "record/results_folder.hpp"
 #include "psychophysics/trial_records.hpp"
 
@@ -103,6 +104,94 @@ std::unique_ptr<StimulusDisplay> open_person_display(const config::LoadedExperim
     return nullptr;
   }
   return display;
+}
+
+bool load_observer_model(const ExperimentOptions& options, PerceptionModelSettings& model) {
+  if (!options.observer) return true;
+  try {
+    model = config::load_perception_model_file(*options.observer);
+  } catch (const config::ConfigError& e) {
+    std::cerr << "--observer " << e.what() << "\n";
+    return false;
+  }
+  return true;
+}
+
+std::vector<SDL_Keycode> answer_keys(const std::vector<std::pair<std::string, std::string>>& paths_and_names) {
+  std::vector<SDL_Keycode> keys;
+  for (const auto& [path, name] : paths_and_names) keys.push_back(SDL_GetKeyFromName(name.c_str()));
+  return keys;
+}
+
+bool keys_known(const config::LoadedExperiment& loaded,
+                const std::vector<std::pair<std::string, std::string>>& paths_and_names,
+                const std::vector<SDL_Keycode>& keys, const char* examples) {
+  for (std::size_t k = 0; k < keys.size(); ++k)
+    if (keys[k] == SDLK_UNKNOWN) {
+      std::cerr << loaded.error_at(paths_and_names[k].first, std::string("not a key name SDL knows (") + examples + ")")
+                << "\n";
+      return false;
+    }
+  return true;
+}
+
+SessionFolder session_folder(const ExperimentOptions& options, const ExperimentSettings& spec) {
+  SessionFolder where;
+  where.folder = options.out ? std::filesystem::path(*options.out)
+                             : std::filesystem::path("results") / "experiments" / spec.name / options.participant;
+  where.trials_path = where.folder / "trials.csv";
+  where.resolved_spec = config::resolved_experiment_yaml(spec);
+  return where;
+}
+
+bool may_start_session(const ExperimentOptions& options, const std::filesystem::path& folder,
+                       std::size_t trials_before) {
+  if (trials_before == 0 || options.resume) return true;
+  std::cerr << "fovea experiment: " << folder.string() << " holds " << trials_before << " trials of participant "
+            << options.participant << " already; --resume continues that session, or give another --participant\n";
+  return false;
+}
+
+bool spec_kept(const std::filesystem::path& folder, const std::string& before, const std::string& resolved) {
+  if (before == resolved) return true;
+  std::cerr << "fovea experiment: --resume: the spec differs from the one the session began with ("
+            << (folder / "experiment.yaml").string() << "); a resumed session must keep its design\n";
+  return false;
+}
+
+std::string display_log_line(StimulusDisplay& display) {
+  GlWindow& w = display.window();
+  return "display: " + w.description() + ", " + std::to_string(w.width_px()) + " x " + std::to_string(w.height_px()) +
+         " pixels, refresh " + std::to_string(w.refresh_hz()) + " Hz, vsync " + (w.vsync() ? "on" : "off");
+}
+
+int log_session_end(SessionLog& log, std::int64_t session, std::int64_t answered, bool quit) {
+  if (quit) {
+    log.line("session " + std::to_string(session) + " ended by the participant (Escape or the window closed) after " +
+             std::to_string(answered) + " trials; --resume continues it");
+    return kExitOk;
+  }
+  if (stop_signal_received() != 0) {
+    log.line("session " + std::to_string(session) + " stopped by signal " + std::to_string(stop_signal_received()) +
+             " after " + std::to_string(answered) + " trials; --resume continues it");
+    return 128 + stop_signal_received();
+  }
+  log.line("session " + std::to_string(session) + " complete: " + std::to_string(answered) + " trials");
+  return kExitOk;
+}
+
+int close_session(const ExperimentOptions& options, const std::optional<SyntheticKeys>& synthetic_keys, int status,
+                  std::int64_t session, std::int64_t answered_now, std::int64_t answered,
+                  const std::filesystem::path& trials_path) {
+  if (synthetic_keys && synthetic_keys->left() > 0) {
+    std::cerr << "fovea experiment: --synthetic-keys: the session ended with " << synthetic_keys->left()
+              << " keys not pushed (next: " << synthetic_keys->next() << ")\n";
+    if (status == kExitOk) status = kExitFailure;
+  }
+  if (!options.quiet)
+    std::cerr << "fovea experiment: participant " << options.participant << ", session " << session << ": "
+              << answered_now << " trials this session, " << answered << " in all -> " << trials_path.string() << "\n";
+  return status;
 }
 
 }  // namespace fovea

@@ -6,10 +6,12 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "fovea/command_context.hpp"
 
 namespace fovea {
 
-/// `fovea sweep`'s options (docs/studies.md), filled by main.cpp from the command line.
+/// `fovea sweep`'s options (docs/studies.md), filled from the command line by
+/// register_sweep_command.
 struct SweepOptions {
   std::string study_path;                   ///< configs/studies/*.yaml with factors
   std::vector<config::Override> overrides;  ///< --set: applied to every run, after the study's keys
@@ -52,5 +54,9 @@ struct SweepMergeOptions {
 /// `fovea sweep merge DIR...`: joins the tables of a study's shards into one table, as an
 /// unsharded sweep would have written it, and draws the figures.
 int sweep_merge_command(const SweepMergeOptions& options);
+
+/// `fovea sweep` and its `merge` on the command line: adds the subcommands, their options and
+/// callbacks to `app`.
+void register_sweep_command(CLI::App& app, CommandContext& context);
 
 }  // namespace fovea

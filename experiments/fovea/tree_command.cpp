@@ -1,5 +1,7 @@
 #include "fovea/tree_command.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -276,6 +278,50 @@ int tree_command(const TreeOptions& o) {
   if (!o.export_vox.empty())
     ok &= export_file(o.export_vox, [&](std::ostream& out) { write_vox(out, std::span(&model, 1)); });
   return ok && (o.csv ? not_measured.empty() : true) ? kExitOk : kExitFailure;
+}
+
+void register_tree_command(CLI::App& app, CommandContext& context) {
+  const auto o = std::make_shared<TreeOptions>();
+  CLI::App* tree = app.add_subcommand(
+      "tree", "Build a model's sphere tree; print per depth its spheres and tightness, and the build time");
+  tree->add_option("model", o->model,
+                   "a built-in shape (ball, box, rock, l_shape, humanoid), a .vox file, or a config (.yaml) "
+                   "with --group and --variant")
+      ->required();
+  tree->add_option("--group", o->group, "with a config: the entity group, from 0 (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  tree->add_option("--variant", o->variant, "with a config: the group's model variant, from 0 (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  tree->add_option("--builder", o->builder,
+                   "octree (004's), medial (spheres on the medial axis) or tightest (both, the tighter kept) "
+                   "(default octree)")
+      ->check(CLI::IsMember({"octree", "medial", "tightest"}));
+  tree->add_option("--levels", o->levels, "levels of spheres below the root (default 4)")->check(CLI::Range(0, 16));
+  tree->add_option("--fit", o->fit,
+                   "octree spheres: cell (004's, around the occupied box of each cell) or voxels (the smallest "
+                   "around the voxels each node covers) (default cell)")
+      ->check(CLI::IsMember({"cell", "voxels"}));
+  tree->add_option("--branching", o->branching, "most children per node of a medial tree, 2 to 8 (default 8)")
+      ->check(CLI::Range(2, 8));
+  tree->add_option("--resolution", o->resolution_voxels, "voxels along the longest side, built-in shapes (default 32)")
+      ->check(CLI::Range(1, 256));
+  tree->add_option("--size", o->size_m, "length of the longest side in metres (default 1)")
+      ->check(CLI::Range(1e-6, 1e6));
+  tree->add_option("--seed", o->seed, "seed of a rock's shape (default 1)")->check(CLI::NonNegativeNumber);
+  tree->add_option("--model-index", o->model_index, "which model of a .vox file holding several (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  tree->add_flag("--keep-hidden", o->keep_hidden,
+                 "keep nodes hidden on all six sides (004 removes them; a config says it per group)");
+  tree->add_option("--export-obj", o->export_obj, "write the model's surface as a Wavefront .obj");
+  tree->add_option("--export-sph", o->export_sph, "write the tree as a Sphere-Tree Construction Toolkit .sph");
+  tree->add_option("--export-vox", o->export_vox, "write the model as a MagicaVoxel .vox");
+  tree->add_flag("--csv", o->csv, "print the per-depth table as CSV only");
+  tree->callback([o, tree, &context] {
+    for (const char* option : {"--builder", "--levels", "--fit", "--branching", "--resolution", "--size", "--seed",
+                               "--model-index", "--keep-hidden"})
+      o->model_options_given = o->model_options_given || tree->count(option) > 0;
+    context.exit_status = tree_command(*o);
+  });
 }
 
 }  // namespace fovea

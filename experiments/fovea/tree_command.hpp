@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "fovea/command_context.hpp"
+
 namespace fovea {
 
 struct TreeOptions {
@@ -32,5 +34,8 @@ struct TreeOptions {
 /// made it, per depth the sphere count and the tightness (one-sided Hausdorff distance from
 /// the spheres to the model, and its upper bound), and the build time.
 int tree_command(const TreeOptions& options);
+
+/// `fovea tree` on the command line: adds its subcommand, options and callback to `app`.
+void register_tree_command(CLI::App& app, CommandContext& context);
 
 }  // namespace fovea

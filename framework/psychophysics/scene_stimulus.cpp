@@ -100,6 +100,135 @@ Circle circle_of(const ScenePlan& plan, const Vec3& centre_m, double radius_m) {
   return c;
 }
 
+/// The viewer's eye as the plan's camera: at the origin, looking down -z, a pinhole whose
+/// focal length puts each point on the screen pixel on its ray from the eye.
+void set_eye_camera(const ScreenSettings& screen, ScenePlan& plan) {
+  plan.view.screen = screen;
+  plan.focal_px = screen.viewing_distance_cm * screen.width_px / screen.width_cm;
+  CameraSettings& camera = plan.view.camera;
+  camera.frame_box = false;
+  camera.position_m = Vec3(0.0);
+  camera.target_m = Vec3(0, 0, -1);
+  camera.up = Vec3(0, 1, 0);
+  // View's focal length is 0.5 height / tan(fov / 2): this fov makes it focal_px.
+  camera.vertical_fov_deg = 2 * std::atan(0.5 * screen.height_px / plan.focal_px) / kToRad;
+}
+
+/// Where the target pair meets, eye frame: the target plane is z = -depth_m, the target
+/// point on the ray through the screen point at the target's eccentricity, and the pair moves
+/// along `radial`, the screen-parallel radial direction in that plane (so each point's image
+/// moves along the radius by focal * shift / depth).
+struct TargetGeometry {
+  double depth_m = 0;
+  Vec3 target_m{0.0};
+  Vec3 radial{0.0};
+  double speed_mps = 0;  ///< the stimulus's angular speed at the target plane's depth
+  LineFrame line{};      ///< the screen line from the fixation along the target's direction
+};
+
+/// The pair: each rock at its collision pose, shifted along the radial direction (bisection:
+/// the crossing moves monotonically with the shift) until its facing edge is where
+/// place_on_screen puts the gap's end; then moving towards it until collision_time_s and
+/// bouncing back. Appends paths[0] (inner) and paths[1] (outer).
+void pose_target_pair(const ExperimentSettings& spec, const std::vector<VoxelModel>& models, const TargetGeometry& at,
+                      double gap_deg, double bounding_m, Rng& rng, ScenePlan& plan) {
+  const StimulusSettings& s = spec.stimulus;
+  const int variants = static_cast<int>(models.size());
+  for (int k = 0; k < 2; ++k) {
+    ScenePath p;
+    p.model = k % variants;
+    p.orientation0 = random_rotation(rng);
+    const VoxelModel& model = models[static_cast<std::size_t>(p.model)];
+    const std::vector<IVec3> voxels = surface_voxels(model);
+    const double sign = k == 0 ? -1.0 : 1.0;  // inner rock inwards of the target, outer outwards
+    const double goal = k == 0 ? plan.inner_edge_px : plan.outer_edge_px;
+    // The facing edge, pixels along the line, with the rock's centre at target + sign * shift * d.
+    const auto facing_edge = [&](double shift) {
+      double lo = 0, hi = 0;
+      crossing(plan, model, voxels, at.target_m + sign * shift * at.radial, p.orientation0, at.line, lo, hi);
+      return k == 0 ? hi : lo;
+    };
+    // At shift 0 the centre (inside the star-shaped rock) is on the target: the facing edge
+    // is beyond it, past the goal. Far enough out it is short of the goal.
+    double near_shift = 0, far_shift = 2 * bounding_m + std::abs(gap_deg * kToRad) * 2 * at.depth_m;
+    while (sign * (facing_edge(far_shift) - goal) < 0 && far_shift < 1e3) far_shift *= 2;
+    for (int step = 0; step < 80; ++step) {
+      const double mid = 0.5 * (near_shift + far_shift);
+      (sign * (facing_edge(mid) - goal) < 0 ? near_shift : far_shift) = mid;
+    }
+    const Vec3 at_collision = at.target_m + sign * 0.5 * (near_shift + far_shift) * at.radial;
+    p.velocity_mps = -sign * at.speed_mps * at.radial;
+    p.position0_m = at_collision - p.velocity_mps * s.collision_time_s;
+    p.bounce_time_s = s.collision_time_s;
+    plan.paths.push_back(p);
+  }
+}
+
+/// Path `i`'s screen circles, every 5 ms of the stimulus.
+std::vector<Circle> circles_of(const ScenePlan& plan, std::size_t i, double duration_s, double bounding_m) {
+  const int samples = static_cast<int>(std::floor(duration_s / 0.005)) + 1;
+  std::vector<Circle> out(static_cast<std::size_t>(samples));
+  for (int n = 0; n < samples; ++n) {
+    Vec3 position;
+    Quat q;
+    scene_pose(plan, i, std::min(n * 0.005, duration_s), position, q);
+    out[static_cast<std::size_t>(n)] = circle_of(plan, position, bounding_m);
+  }
+  return out;
+}
+
+/// Distractors: straight runs in the screen-parallel plane of a seeded depth, each turning
+/// about a seeded axis, kept apart from everything as the discs' are: on the screen, off the
+/// cross, and a rock's size from every other's circle throughout. Appended after the pair.
+/// Throws std::runtime_error when one finds no place in 2,000 tries.
+void place_distractors(const ExperimentSettings& spec, const PlannedTrial& trial, const TargetGeometry& at,
+                       double bounding_m, int variants, Rng& rng, ScenePlan& plan) {
+  const ScreenSettings& screen = spec.screen;
+  const StimulusSettings& s = spec.stimulus;
+  const SceneStimulusSettings& sc = s.scene;
+  const double fix_x = at.line.fx, fix_y = at.line.fy;
+  std::vector<std::vector<Circle>> circles{circles_of(plan, 0, s.duration_s, bounding_m),
+                                           circles_of(plan, 1, s.duration_s, bounding_m)};
+  const double rock_px = plan.focal_px * scene_rock_size_m(spec) / at.depth_m;
+  const double cross_px = 0.5 * s.fixation_size_deg * radial_px_per_deg(screen, 0) + rock_px;
+  for (int n = 2; n < s.entities; ++n) {
+    bool placed = false;
+    for (int attempt = 0; attempt < 2000 && !placed; ++attempt) {
+      ScenePath p;
+      p.model = n % variants;
+      const double z = at.depth_m * std::exp(rng.uniform(-1.0, 1.0) * std::log(sc.depth_spread));
+      const double x0 = rng.uniform(0.0, screen.width_px), y0 = rng.uniform(0.0, screen.height_px);
+      p.position0_m = Vec3((x0 - fix_x) / plan.focal_px * z, -(y0 - fix_y) / plan.focal_px * z, -z);
+      const double a = rng.uniform(0.0, 2 * std::numbers::pi);
+      p.velocity_mps = Vec3(std::cos(a), std::sin(a), 0.0) * (s.speed_degps * kToRad * z);
+      p.orientation0 = random_rotation(rng);
+      p.angular_velocity_radps = rng.unit_vector() * (sc.tumble_degps * kToRad);
+      plan.paths.push_back(p);
+      const std::vector<Circle> mine = circles_of(plan, plan.paths.size() - 1, s.duration_s, bounding_m);
+      bool clear = true;
+      for (std::size_t t = 0; t < mine.size() && clear; ++t) {
+        const Circle& c = mine[t];
+        clear = c.in_front && c.x - c.r >= 0 && c.x + c.r <= screen.width_px && c.y - c.r >= 0 &&
+                c.y + c.r <= screen.height_px && std::hypot(c.x - fix_x, c.y - fix_y) > cross_px + c.r;
+        for (std::size_t other = 0; other < circles.size() && clear; ++other) {
+          const Circle& o = circles[other][t];
+          clear = std::hypot(c.x - o.x, c.y - o.y) > c.r + o.r + rock_px;
+        }
+      }
+      if (clear) {
+        circles.push_back(mine);
+        placed = true;
+      } else {
+        plan.paths.pop_back();
+      }
+    }
+    if (!placed)
+      throw std::runtime_error("scene stimulus: cannot place " + std::to_string(s.entities) + " rocks of " +
+                               std::to_string(s.entity_size_deg) + " deg apart on this screen for trial " +
+                               std::to_string(trial.trial) + "; use fewer stimulus.entities or smaller ones");
+  }
+}
+
 }  // namespace
 
 double scene_depth_m(const ExperimentSettings& spec) {
@@ -149,128 +278,34 @@ ScenePlan plan_scene(const ExperimentSettings& spec, const PlannedTrial& trial, 
                      const std::vector<VoxelModel>& models) {
   const ScreenSettings& screen = spec.screen;
   const StimulusSettings& s = spec.stimulus;
-  const SceneStimulusSettings& sc = s.scene;
   ScenePlan plan;
-  plan.view.screen = screen;
-  plan.focal_px = screen.viewing_distance_cm * screen.width_px / screen.width_cm;
-  CameraSettings& camera = plan.view.camera;
-  camera.frame_box = false;
-  camera.position_m = Vec3(0.0);
-  camera.target_m = Vec3(0, 0, -1);
-  camera.up = Vec3(0, 1, 0);
-  // View's focal length is 0.5 height / tan(fov / 2): this fov makes it focal_px.
-  camera.vertical_fov_deg = 2 * std::atan(0.5 * screen.height_px / plan.focal_px) / kToRad;
+  set_eye_camera(screen, plan);
 
   const double fix_x = 0.5 * screen.width_px, fix_y = 0.5 * screen.height_px;
   const double e = trial.condition.eccentricity_deg, g = shown_gap_deg(trial.condition);
   const double theta = stimulus_direction_deg(s.directions, trial.direction_deg) * kToRad;
   plan.direction_x = std::cos(theta);
   plan.direction_y = -std::sin(theta);
-  const ScreenPlacement at = place_on_screen(screen, e, g);
+  const ScreenPlacement placed = place_on_screen(screen, e, g);
   const double inner_edge = place_on_screen(screen, e - 0.5 * g, 0).eccentricity_px;
   plan.inner_edge_px = inner_edge;
-  plan.outer_edge_px = inner_edge + at.gap_px;
+  plan.outer_edge_px = inner_edge + placed.gap_px;
 
-  // The target plane: z = -depth. The target point is on the ray through the screen point
-  // at the target's eccentricity; the pair moves along d, the radial direction in that plane
-  // (screen-parallel, so each point's image moves along the radius by focal * shift / depth).
-  const double depth = scene_depth_m(spec);
-  const double ecc_px = at.eccentricity_px;
-  const Vec3 target(ecc_px * plan.direction_x / plan.focal_px * depth, -ecc_px * plan.direction_y / plan.focal_px * depth,
-                    -depth);
-  const Vec3 d(plan.direction_x, -plan.direction_y, 0.0);
-  const double speed_mps = s.speed_degps * kToRad * depth;
-  const LineFrame line{fix_x, fix_y, plan.direction_x, plan.direction_y};
+  TargetGeometry at;
+  at.depth_m = scene_depth_m(spec);
+  const double depth = at.depth_m;
+  const double ecc_px = placed.eccentricity_px;
+  at.target_m = Vec3(ecc_px * plan.direction_x / plan.focal_px * depth, -ecc_px * plan.direction_y / plan.focal_px * depth,
+                     -depth);
+  at.radial = Vec3(plan.direction_x, -plan.direction_y, 0.0);
+  at.speed_mps = s.speed_degps * kToRad * depth;
+  at.line = LineFrame{fix_x, fix_y, plan.direction_x, plan.direction_y};
 
   Rng rng(seed, rng_stream(RngStream::trial_direction, kSceneTrial | static_cast<std::uint64_t>(trial.trial)));
   if (models.empty()) throw std::invalid_argument("plan_scene: no rock models to pose");
-  const int variants = static_cast<int>(models.size());
   const double bounding_m = 0.5 * std::sqrt(3.0) * scene_rock_size_m(spec);
-
-  // The pair: each rock at its collision pose, shifted along d (bisection: the crossing
-  // moves monotonically with the shift) until its facing edge is where place_on_screen puts
-  // the gap's end.
-  for (int k = 0; k < 2; ++k) {
-    ScenePath p;
-    p.model = k % variants;
-    p.orientation0 = random_rotation(rng);
-    const VoxelModel& model = models[static_cast<std::size_t>(p.model)];
-    const std::vector<IVec3> voxels = surface_voxels(model);
-    const double sign = k == 0 ? -1.0 : 1.0;  // inner rock inwards of the target, outer outwards
-    const double goal = k == 0 ? plan.inner_edge_px : plan.outer_edge_px;
-    // The facing edge, pixels along the line, with the rock's centre at target + sign * shift * d.
-    const auto facing_edge = [&](double shift) {
-      double lo = 0, hi = 0;
-      crossing(plan, model, voxels, target + sign * shift * d, p.orientation0, line, lo, hi);
-      return k == 0 ? hi : lo;
-    };
-    // At shift 0 the centre (inside the star-shaped rock) is on the target: the facing edge
-    // is beyond it, past the goal. Far enough out it is short of the goal.
-    double near_shift = 0, far_shift = 2 * bounding_m + std::abs(g * kToRad) * 2 * depth;
-    while (sign * (facing_edge(far_shift) - goal) < 0 && far_shift < 1e3) far_shift *= 2;
-    for (int step = 0; step < 80; ++step) {
-      const double mid = 0.5 * (near_shift + far_shift);
-      (sign * (facing_edge(mid) - goal) < 0 ? near_shift : far_shift) = mid;
-    }
-    const Vec3 at_collision = target + sign * 0.5 * (near_shift + far_shift) * d;
-    p.velocity_mps = -sign * speed_mps * d;
-    p.position0_m = at_collision - p.velocity_mps * s.collision_time_s;
-    p.bounce_time_s = s.collision_time_s;
-    plan.paths.push_back(p);
-  }
-
-  // Distractors: straight runs in the screen-parallel plane of a seeded depth, each turning
-  // about a seeded axis, kept apart from everything as the discs' are.
-  const int samples = static_cast<int>(std::floor(s.duration_s / 0.005)) + 1;
-  const auto circles_of = [&](std::size_t i) {
-    std::vector<Circle> out(static_cast<std::size_t>(samples));
-    for (int n = 0; n < samples; ++n) {
-      Vec3 position;
-      Quat q;
-      scene_pose(plan, i, std::min(n * 0.005, s.duration_s), position, q);
-      out[static_cast<std::size_t>(n)] = circle_of(plan, position, bounding_m);
-    }
-    return out;
-  };
-  std::vector<std::vector<Circle>> circles{circles_of(0), circles_of(1)};
-  const double rock_px = plan.focal_px * scene_rock_size_m(spec) / depth;
-  const double cross_px = 0.5 * s.fixation_size_deg * radial_px_per_deg(screen, 0) + rock_px;
-  for (int n = 2; n < s.entities; ++n) {
-    bool placed = false;
-    for (int attempt = 0; attempt < 2000 && !placed; ++attempt) {
-      ScenePath p;
-      p.model = n % variants;
-      const double z = depth * std::exp(rng.uniform(-1.0, 1.0) * std::log(sc.depth_spread));
-      const double x0 = rng.uniform(0.0, screen.width_px), y0 = rng.uniform(0.0, screen.height_px);
-      p.position0_m = Vec3((x0 - fix_x) / plan.focal_px * z, -(y0 - fix_y) / plan.focal_px * z, -z);
-      const double a = rng.uniform(0.0, 2 * std::numbers::pi);
-      p.velocity_mps = Vec3(std::cos(a), std::sin(a), 0.0) * (s.speed_degps * kToRad * z);
-      p.orientation0 = random_rotation(rng);
-      p.angular_velocity_radps = rng.unit_vector() * (sc.tumble_degps * kToRad);
-      plan.paths.push_back(p);
-      const std::vector<Circle> mine = circles_of(plan.paths.size() - 1);
-      bool clear = true;
-      for (std::size_t t = 0; t < mine.size() && clear; ++t) {
-        const Circle& c = mine[t];
-        clear = c.in_front && c.x - c.r >= 0 && c.x + c.r <= screen.width_px && c.y - c.r >= 0 &&
-                c.y + c.r <= screen.height_px && std::hypot(c.x - fix_x, c.y - fix_y) > cross_px + c.r;
-        for (std::size_t other = 0; other < circles.size() && clear; ++other) {
-          const Circle& o = circles[other][t];
-          clear = std::hypot(c.x - o.x, c.y - o.y) > c.r + o.r + rock_px;
-        }
-      }
-      if (clear) {
-        circles.push_back(mine);
-        placed = true;
-      } else {
-        plan.paths.pop_back();
-      }
-    }
-    if (!placed)
-      throw std::runtime_error("scene stimulus: cannot place " + std::to_string(s.entities) + " rocks of " +
-                               std::to_string(s.entity_size_deg) + " deg apart on this screen for trial " +
-                               std::to_string(trial.trial) + "; use fewer stimulus.entities or smaller ones");
-  }
+  pose_target_pair(spec, models, at, g, bounding_m, rng, plan);
+  place_distractors(spec, trial, at, bounding_m, static_cast<int>(models.size()), rng, plan);
   return plan;
 }
 

@@ -122,30 +122,41 @@ double Response::reach_of(const CollisionModel& model) {
 ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> entities,
                               std::span<EntityState> states, std::span<Vec3> correction_m, ThreadPool* pool) {
   ResponseStats stats;
-  const auto entity_count = static_cast<std::uint32_t>(entities.size());
-  entity_count_ = entity_count;
+  entity_count_ = static_cast<std::uint32_t>(entities.size());
+  prepare_bodies(entities.size());
+  manifolds_.clear();
+  reserve_geometric(manifolds_, narrowphase.size() + entities.size());  // room for every entity on a wall
+  stats.contact_tests = entity_manifolds(narrowphase, entities, states, pool);
+  stats.wall_contacts = wall_manifolds(narrowphase, entities, states, pool);
+  stats.contacts = static_cast<std::int64_t>(manifolds_.size());
+  solve(entities, states, correction_m, pool, stats);
+  remember_impulses();
+  return stats;
+}
 
+void Response::prepare_bodies(std::size_t entity_count) {
   // The bodies as the solver sees them: entities, then the six walls. An entity's body is
   // built when a contact first needs it (touch), so an entity without contacts costs
   // nothing here; the walls are built every frame.
   ++frame_;
-  const std::size_t body_count = entities.size() + walls_.size();
+  const std::size_t body_count = entity_count + walls_.size();
   if (bodies_.size() != body_count) {
     bodies_.resize(body_count);
     body_frame_.resize(body_count, 0);
   }
-  rotation_.resize(entities.size());
+  rotation_.resize(entity_count);
   for (std::size_t w = 0; w < walls_.size(); ++w) {
-    const std::size_t body = entities.size() + w;
+    const std::size_t body = entity_count + w;
     RigidBody& b = bodies_[body];
     b = RigidBody{};
     b.restitution = settings_.walls.restitution;
     b.friction = settings_.walls.friction;
     body_frame_[body] = frame_;
   }
+}
 
-  manifolds_.clear();
-  reserve_geometric(manifolds_, narrowphase.size() + entities.size());  // room for every entity on a wall
+std::int64_t Response::entity_manifolds(NarrowPhase& narrowphase, std::span<const Entity> entities,
+                                        std::span<const EntityState> states, ThreadPool* pool) {
   // Entity pairs: one manifold per collision treated as colliding (004 section 3.5), in
   // list order. Their bodies first, on this thread (two collisions may share an entity).
   contact_slots_.clear();
@@ -183,12 +194,18 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
     scratch.candidates.reserve(max_pairs + 256);
     scratch.stack.reserve(1024);
   }
+  std::int64_t contact_tests = 0;
   for (std::size_t j = 0; j < contact_slots_.size(); ++j)
-    if (!narrowphase.contact_pairs_read_only(contact_slots_[j])) stats.contact_tests += manifold_at(j, contact_scratch_[0]);
+    if (!narrowphase.contact_pairs_read_only(contact_slots_[j])) contact_tests += manifold_at(j, contact_scratch_[0]);
   for_chunks(pool, contact_slots_.size(), 256, [&](std::size_t chunk, std::size_t begin, std::size_t end) {
     for (std::size_t j = begin; j < end; ++j)
       if (narrowphase.contact_pairs_read_only(contact_slots_[j])) manifold_at(j, contact_scratch_[chunk]);  // no tests
   });
+  return contact_tests;
+}
+
+std::int64_t Response::wall_manifolds(NarrowPhase& narrowphase, std::span<const Entity> entities,
+                                      std::span<const EntityState> states, ThreadPool* pool) {
   // The walls, for every dynamic entity. Most are far from all six: an entity whose centre
   // is farther from a wall than any of its leaf spheres reaches is passed over without a
   // look at its tree (the walk's own root test, below, would reject it; the margin keeps
@@ -199,7 +216,7 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
   for (const CollisionModel& model : narrowphase.models()) reach_by_model_m_.push_back(reach_of(model));
   if (near_walls_.size() < max_chunk_count(pool)) near_walls_.resize(max_chunk_count(pool));
   for (std::vector<std::uint64_t>& near : near_walls_) near.clear();
-  for_chunks(pool, entity_count, 4096, [&](std::size_t chunk, std::size_t begin, std::size_t end) {
+  for_chunks(pool, entity_count_, 4096, [&](std::size_t chunk, std::size_t begin, std::size_t end) {
     std::vector<std::uint64_t>& near = near_walls_[chunk];
     for (std::size_t i = begin; i < end; ++i) {
       if (entities[i].is_static) continue;
@@ -211,6 +228,7 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
       }
     }
   });
+  std::int64_t wall_contacts = 0;
   for (const std::vector<std::uint64_t>& chunk : near_walls_)
     for (const std::uint64_t near : chunk) {
       const auto i = static_cast<std::uint32_t>(near >> 32);
@@ -219,17 +237,20 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
       plane_contacts(narrowphase.growable(entities[i].model), states[i], walls_[w], node_stack_, candidates_);
       if (candidates_.empty()) continue;
       touch(i, entities[i], states[i]);
-      manifolds_.push_back(manifold_of(entity_count + w, i, candidates_));
-      ++stats.wall_contacts;
+      manifolds_.push_back(manifold_of(entity_count_ + w, i, candidates_));
+      ++wall_contacts;
     }
-  stats.contacts = static_cast<std::int64_t>(manifolds_.size());
+  return wall_contacts;
+}
 
+void Response::solve(std::span<const Entity> entities, std::span<EntityState> states, std::span<Vec3> correction_m,
+                     ThreadPool* pool, ResponseStats& stats) {
   // One solve over all of them, from the same state (004 section 4), island by island (on
   // the threads), and the dynamic entities' new velocities back to the world.
   const ImpulseSolverStats solved = islands_.solve(bodies_, manifolds_, solver_settings_, correction_m, pool);
   for (const ContactManifold& m : manifolds_)
     for (const std::uint32_t body : {m.body_a, m.body_b}) {
-      if (body >= entity_count || entities[body].is_static) continue;
+      if (body >= entity_count_ || entities[body].is_static) continue;
       states[body].linear_velocity_mps = bodies_[body].linear_velocity_mps;
       states[body].angular_velocity_radps = bodies_[body].angular_velocity_radps;
     }
@@ -237,7 +258,9 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
   stats.energy_change_j = solved.energy_change_j;
   stats.bounces_limited = solved.bounces_limited;
   stats.compressions_limited = solved.compressions_limited;
+}
 
+void Response::remember_impulses() {
   // This frame's impulses, by body pair and feature, for the next frame's warm start.
   // Both buffers (they swap every frame) grow with the manifolds' own bound, together.
   cache_next_.clear();
@@ -256,7 +279,6 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
   std::sort(cache_next_.begin(), cache_next_.end(),
             [](const CachedManifold& x, const CachedManifold& y) { return x.key < y.key; });
   cache_.swap(cache_next_);
-  return stats;
 }
 
 }  // namespace fovea

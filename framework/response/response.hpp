@@ -98,6 +98,23 @@ class Response {
     std::vector<ContactCandidate> candidates;
   };
 
+  /// apply()'s steps, in order. The bodies array sized for this frame's entities and the
+  /// walls, the walls' bodies built, the frame counted.
+  void prepare_bodies(std::size_t entity_count);
+  /// The entity pairs' manifolds, one per colliding collision in list order, their bodies
+  /// touched; returns the sphere tests the contacts took.
+  std::int64_t entity_manifolds(NarrowPhase& narrowphase, std::span<const Entity> entities,
+                                std::span<const EntityState> states, ThreadPool* pool);
+  /// The walls' manifolds after them, entity by entity and wall by wall; returns how many.
+  std::int64_t wall_manifolds(NarrowPhase& narrowphase, std::span<const Entity> entities,
+                              std::span<const EntityState> states, ThreadPool* pool);
+  /// One impulse solve over every manifold, the dynamic entities' velocities written back;
+  /// the solver's counts into `stats`.
+  void solve(std::span<const Entity> entities, std::span<EntityState> states, std::span<Vec3> correction_m,
+             ThreadPool* pool, ResponseStats& stats);
+  /// This frame's impulses by body pair and feature, the next frame's warm start.
+  void remember_impulses();
+
   /// Builds entity `id`'s body (and its rotation) the first time this frame a contact needs it.
   void touch(std::uint32_t id, const Entity& entity, const EntityState& state);
   /// How far any leaf sphere of `model` reaches from the entity's centre of mass: |root

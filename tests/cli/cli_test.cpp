@@ -1124,3 +1124,29 @@ TEST_CASE("fovea: an output that cannot be written is one line saying where and 
   CHECK(run.status == 1);
   CHECK(run.err == "fovea: afile/run: cannot create results folder: Not a directory\n");
 }
+
+TEST_CASE("fovea run --explain-frame: the config's stage list on stdout, nothing run or written", "[cli]") {
+  TempDir dir;
+  {
+    std::ofstream(dir.path() / "small.yaml") << kSmallConfig;
+  }
+  const test::ProcessResult plain = run_process({kFovea, "run", "small.yaml", "--explain-frame"}, dir.path());
+  CHECK(plain.status == 0);
+  CHECK(plain.err.empty());
+  CHECK(plain.out.rfind("The frame of small.yaml: ", 0) == 0);
+  CHECK(plain.out.find("1. gaze  [frame_ms]") != std::string::npos);
+  CHECK(plain.out.find(". evaluate  [") == std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "results"));
+
+  // --set changes the plan as it changes the run: an evaluation on the side comes in.
+  const test::ProcessResult evaluated = run_process(
+      {kFovea, "run", "small.yaml", "--explain-frame", "--set", "evaluate.schedulers=[round_robin]"}, dir.path());
+  CHECK(evaluated.status == 0);
+  CHECK(evaluated.out.find(". evaluate  [evaluation_ms, on the threads]") != std::string::npos);
+
+  // A config error is reported as for a run.
+  const test::ProcessResult bad =
+      run_process({kFovea, "run", "small.yaml", "--explain-frame", "--set", "schedule.kind=nope"}, dir.path());
+  CHECK(bad.status == 2);
+  CHECK(bad.out.empty());
+}

@@ -1,0 +1,321 @@
+#include "fovea/sweep_merge.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include "config/schema.hpp"
+#include "fovea/plotting.hpp"
+#include "fovea/sweep_progress.hpp"
+#include "record/json_file.hpp"
+#include "record/results_folder.hpp"
+#include "study/study_table.hpp"
+
+namespace fovea {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+/// sweep.json's closing fields and status; false when it cannot be written (said).
+bool close_sweep_json(SweepJson& sweep_json, const SweepTally& tally, const SweepEnd& end, bool table_written,
+                      double wall_s) {
+  Json& description = sweep_json.fields();
+  description["end_time_utc"] = utc_iso8601(std::chrono::system_clock::now());
+  description["wall_time_s"] = wall_s;
+  description["runs_completed"] = tally.rows.size();
+  description["runs_completed_before"] = end.done_before;
+  description["runs_failed"] = tally.failed;
+  std::string status_text = "completed";
+  if (end.stop_signal != 0) status_text = "interrupted";
+  if (!tally.fatal.empty() || !tally.failed.empty() || !table_written) status_text = "failed";
+  description["status"] = status_text;
+  return sweep_json.write();
+}
+
+/// A shard's sweep.json as `fovea sweep merge` reads it, its fields checked.
+struct ShardJson {
+  Json json;
+  Shard shard;
+  std::int64_t runs_total = 0;
+  std::vector<std::string> columns;
+  std::string study;  ///< the study's name: the default folder of the merged table
+};
+
+/// `json`, a sweep.json as read back, with every field merge uses checked for presence and
+/// type, so an edited or damaged file is one line naming it and the field, never undefined
+/// behaviour (a missing key of a const object), a division by zero (a shard count of 0) or a
+/// loop without end (a runs_total of 10^18). Throws std::runtime_error "<path>: <field>: why".
+ShardJson check_shard_json(const Json& json, const fs::path& path) {
+  const auto refuse = [&](const std::string& field, const std::string& why) {
+    return std::runtime_error(path.string() + ": " + field + ": " + why);
+  };
+  const auto found = [](const Json& value) {
+    if (value.is_object()) return std::string("an object");
+    if (value.is_array()) return std::string("a list");
+    std::string text = value.dump();
+    if (text.size() > 40) text = text.substr(0, 40) + "...";
+    return text;
+  };
+  const auto field = [&](const Json& object, const std::string& name, const char* key) -> const Json& {
+    if (!object.contains(key)) throw refuse(name, "missing");
+    return object.at(key);
+  };
+  // A whole number in [low, high]: non-negative integers are parsed as unsigned.
+  const auto whole_number = [&](const Json& object, const std::string& name, const char* key, std::uint64_t low,
+                                std::uint64_t high) {
+    const Json& value = field(object, name, key);
+    if (!value.is_number_unsigned() || value.get<std::uint64_t>() < low || value.get<std::uint64_t>() > high)
+      throw refuse(name, "expected a whole number from " + std::to_string(low) + " to " + std::to_string(high) + ", found " +
+                             found(value));
+    return value.get<std::uint64_t>();
+  };
+  ShardJson s;
+  s.json = json;
+  const Json& study = field(json, "study", "study");
+  if (!study.is_string() || !config::is_valid_name(study.get<std::string>()) || study == "." || study == "..")
+    throw refuse("study", "expected a name (letters, digits, - _ .), found " + found(study));
+  s.study = study.get<std::string>();
+  if (!field(json, "fingerprint", "fingerprint").is_string())
+    throw refuse("fingerprint", "expected a text, found " + found(json.at("fingerprint")));
+  if (json.contains("table_fingerprint") && !json.at("table_fingerprint").is_string())
+    throw refuse("table_fingerprint", "expected a text, found " + found(json.at("table_fingerprint")));
+  s.runs_total = static_cast<std::int64_t>(whole_number(json, "runs_total", "runs_total", 1, kMaxStudyRuns));
+  const Json& shard = field(json, "shard", "shard");
+  if (!shard.is_object()) throw refuse("shard", "expected an object with index and count, found " + found(shard));
+  // At most as many shards as parse_shard accepts.
+  s.shard.count = static_cast<int>(whole_number(shard, "shard.count", "count", 1, 1'000'000));
+  s.shard.index = static_cast<int>(whole_number(shard, "shard.index", "index", 0, static_cast<std::uint64_t>(s.shard.count - 1)));
+  const Json& columns = field(json, "columns", "columns");
+  if (!columns.is_array() || columns.empty() ||
+      !std::all_of(columns.begin(), columns.end(), [](const Json& c) { return c.is_string(); }))
+    throw refuse("columns", "expected a list of column names, found " + found(columns));
+  s.columns = columns.get<std::vector<std::string>>();
+  if (json.contains("figures") && !json.at("figures").is_array())
+    throw refuse("figures", "expected a list, found " + found(json.at("figures")));
+  return s;
+}
+
+/// Every folder's sweep.json, checked; false, said on stderr, when one is missing, damaged,
+/// or a merged table's.
+bool read_shards(const SweepMergeOptions& options, std::vector<ShardJson>& shards) {
+  for (const std::string& folder : options.folders) {
+    const fs::path path = fs::path(folder) / "sweep.json";
+    const JsonFile j = read_json_file(path, "sweep.json");
+    if (j.state == JsonFile::State::unreadable) {
+      std::cerr << "fovea sweep merge: " << j.problem << "\n";
+      return false;
+    }
+    if (j.state != JsonFile::State::read || !j.json.is_object() || !j.json.contains("fingerprint") ||
+        !j.json.contains("columns")) {
+      std::cerr << "fovea sweep merge: " << folder << ": no readable sweep.json; expected a fovea sweep's output folder\n";
+      return false;
+    }
+    if (j.json.contains("merged_from")) {
+      std::cerr << "fovea sweep merge: " << folder << ": already a merged table; merge the shards' folders\n";
+      return false;
+    }
+    try {
+      shards.push_back(check_shard_json(j.json, path));
+    } catch (const std::runtime_error& e) {
+      std::cerr << "fovea sweep merge: " << e.what() << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Whether every folder is a shard of one sweep: the same fingerprint and shard count, each
+/// shard once. False, said on stderr, when not.
+bool shards_agree(const SweepMergeOptions& options, const std::vector<ShardJson>& shards) {
+  const ShardJson& first = shards.front();
+  std::set<int> shard_indices;
+  for (std::size_t s = 0; s < shards.size(); ++s) {
+    const ShardJson& j = shards[s];
+    if (j.json.at("fingerprint") != first.json.at("fingerprint") || j.columns != first.columns ||
+        member(j.json, "table_fingerprint") != member(first.json, "table_fingerprint") || j.runs_total != first.runs_total) {
+      std::cerr << "fovea sweep merge: " << options.folders[s] << ": another study (or another version of it) than "
+                << options.folders[0] << "\n";
+      return false;
+    }
+    if (j.shard.count != first.shard.count) {
+      std::cerr << "fovea sweep merge: " << options.folders[s] << ": split into " << j.shard.count << " shards, "
+                << options.folders[0] << " into " << first.shard.count << "\n";
+      return false;
+    }
+    if (!shard_indices.insert(j.shard.index).second) {
+      std::cerr << "fovea sweep merge: " << options.folders[s] << ": shard " << j.shard.index << " is given twice\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The rows of every shard's table.csv, each checked to be one of its shard's runs; false,
+/// said on stderr, when a table cannot be read or holds a run not its own.
+bool read_shard_rows(const SweepMergeOptions& options, const std::vector<ShardJson>& shards, StudyRows& rows) {
+  const std::vector<std::string>& columns = shards.front().columns;
+  const std::int64_t total = shards.front().runs_total;
+  for (std::size_t s = 0; s < shards.size(); ++s) {
+    try {
+      const std::string table = (fs::path(options.folders[s]) / "table.csv").string();
+      StudyRows shard_rows = read_study_table(table, columns);
+      const Shard shard = shards[s].shard;
+      for (auto& [run, row] : shard_rows) {
+        if (run < 0 || run >= total) {
+          std::cerr << "fovea sweep merge: " << table << ": run " << run << " is not one of the study's " << total
+                    << " runs\n";
+          return false;
+        }
+        if (!shard.contains(run)) {
+          std::cerr << "fovea sweep merge: " << table << ": run " << run << " is not shard " << shard.index << "/"
+                    << shard.count << "'s\n";
+          return false;
+        }
+        rows.emplace(run, std::move(row));
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "fovea sweep merge: " << e.what() << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Whether `out` may take the merged table: new, or a merged table's folder, never a sweep's
+/// own. False, said on stderr, when not.
+bool merge_folder_free(const fs::path& out) {
+  const JsonFile there = read_json_file(out / "sweep.json", "sweep.json");
+  if (there.state == JsonFile::State::unreadable) {
+    std::cerr << "fovea sweep merge: " << there.problem << "\n";
+    return false;
+  }
+  if (there.state == JsonFile::State::read && !(there.json.is_object() && there.json.contains("merged_from"))) {
+    std::cerr << "fovea sweep merge: " << out.string() << " holds a sweep's own runs; give another --out\n";
+    return false;
+  }
+  return true;
+}
+
+/// The merged sweep.json: the study's fields from the first shard, each shard's folder and
+/// state, the runs present and missing, the build, the command line and the time.
+Json merged_sweep_json(const SweepMergeOptions& options, const std::vector<ShardJson>& shards, const StudyRows& rows,
+                       const std::vector<std::int64_t>& missing) {
+  const ShardJson& first = shards.front();
+  Json merged;
+  for (const char* key : {"study", "study_file", "base_config", "fingerprint", "table_fingerprint", "runs_total", "columns",
+                          "factor_columns", "figures"})
+    merged[key] = member(first.json, key);
+  merged["merged_from"] = Json::array();
+  for (std::size_t s = 0; s < shards.size(); ++s)
+    merged["merged_from"].push_back(Json{{"folder", fs::absolute(options.folders[s]).lexically_normal().string()},
+                                         {"shard", shards[s].json.at("shard")},
+                                         {"status", shards[s].json.value("status", Json("unknown"))},
+                                         {"wall_time_s", member(shards[s].json, "wall_time_s")},
+                                         {"machine", member(shards[s].json, "machine")}});
+  merged["runs_present"] = rows.size();
+  merged["runs_missing"] = missing;
+  merged.update(build_description());
+  merged["command_line"] = options.command_line;
+  merged["time_utc"] = utc_iso8601(std::chrono::system_clock::now());
+  return merged;
+}
+
+}  // namespace
+
+int merge_sweep_runs(const SweepPlan& plan, const SweepFolder& folder, const SweepOptions& options,
+                     const SweepTally& tally, SweepJson& sweep_json, const SweepEnd& end) {
+  // The table of every run finished so far, then the figures.
+  int exit_status = kExitOk;
+  bool table_written = true;
+  try {
+    write_study_table(folder.table.string(), plan.study.table_columns(), tally.rows);
+  } catch (const std::exception& e) {
+    std::cerr << "fovea sweep: " << e.what() << "\n";
+    table_written = false;
+    exit_status = kExitFailure;
+  }
+  const double wall_s = end.progress->elapsed_s();
+  if (!close_sweep_json(sweep_json, tally, end, table_written, wall_s)) exit_status = kExitFailure;
+  if (!tally.fatal.empty()) {
+    std::cerr << "fovea sweep: " << tally.fatal << "\n";
+    return tally.fatal_status;
+  }
+  if (!options.quiet)
+    std::cerr << "fovea sweep: " << tally.rows.size() << " of " << plan.shard_runs.size() << " runs complete ("
+              << tally.rows.size() - static_cast<std::size_t>(end.done_before) << " run now, in " << clock_text(wall_s)
+              << ")" << (tally.failed.empty() ? "" : ", " + std::to_string(tally.failed.size()) + " failed")
+              << (table_written ? "; table: " + folder.table.string() : "; the table could not be written") << "\n";
+  if (end.stop_signal != 0) {
+    if (options.end_by_signal) {
+      std::signal(end.stop_signal, SIG_DFL);
+      std::raise(end.stop_signal);
+    }
+    return 128 + end.stop_signal;
+  }
+  if (options.figures && !plan.study.figures.empty() && !tally.rows.empty() &&
+      draw_plots({"study", folder.out.string()}, "fovea sweep") == PlotOutcome::failed)
+    exit_status = kExitFailure;
+  if (!tally.failed.empty()) exit_status = kExitFailure;
+  return exit_status;
+}
+
+int sweep_merge_command(const SweepMergeOptions& options) {
+  std::vector<ShardJson> shards;
+  if (!read_shards(options, shards) || !shards_agree(options, shards)) return kExitBadInput;
+  StudyRows rows;
+  if (!read_shard_rows(options, shards, rows)) return kExitBadInput;
+  const ShardJson& first = shards.front();
+  std::vector<std::int64_t> missing;
+  for (std::int64_t run = 0; run < first.runs_total; ++run)
+    if (!rows.contains(run)) missing.push_back(run);
+
+  const fs::path out = options.out ? fs::path(*options.out) : fs::path("results") / "studies" / first.study;
+  if (!merge_folder_free(out)) return kExitBadInput;
+  const Json merged = merged_sweep_json(options, shards, rows, missing);
+  try {
+    create_folders(out);
+    write_study_table((out / "table.csv").string(), first.columns, rows);
+    write_json_atomically(out / "sweep.json", merged);
+  } catch (const std::exception& e) {
+    std::cerr << "fovea sweep merge: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  if (!options.quiet) {
+    std::cerr << "fovea sweep merge: " << rows.size() << " of " << first.runs_total << " runs from " << shards.size()
+              << " shards; table: " << (out / "table.csv").string() << "\n";
+    if (!missing.empty())
+      std::cerr << "fovea sweep merge: " << missing.size() << " runs missing, the first " << missing.front()
+                << " (a shard not given, unfinished or failed; resume it, then merge again)\n";
+  }
+  if (options.figures && !member(first.json, "figures").empty() && !rows.empty() &&
+      draw_plots({"study", out.string()}, "fovea sweep merge") == PlotOutcome::failed)
+    return kExitFailure;
+  return missing.empty() ? kExitOk : kExitFailure;
+}
+
+void register_sweep_merge_command(CLI::App& sweep, CommandContext& context) {
+  const auto o = std::make_shared<SweepMergeOptions>();
+  const auto out = std::make_shared<std::string>();
+  const auto no_figures = std::make_shared<bool>(false);
+  o->command_line = context.command_line;
+  CLI::App* merge = sweep.add_subcommand(
+      "merge", "Join the tables of a study's shards (their --out folders) into one, as an unsharded sweep writes it");
+  merge->add_option("folders", o->folders, "the shards' folders")->required();
+  merge->add_option("--out", *out, "where to write table.csv, sweep.json and figures/ (default results/studies/<name>/)");
+  merge->add_flag("--no-figures", *no_figures, "write the table only");
+  merge->add_flag("--quiet,-q", o->quiet, "no closing summary on stderr");
+  merge->callback([=, &context] {
+    if (!out->empty()) o->out = *out;
+    o->figures = !*no_figures;
+    context.exit_status = sweep_merge_command(*o);
+  });
+}
+
+}  // namespace fovea

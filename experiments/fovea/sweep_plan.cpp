@@ -1,0 +1,106 @@
+#include "fovea/sweep_plan.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+#include <thread>
+
+#include "config/schema.hpp"
+#include "core/file_read.hpp"
+#include "core/format.hpp"
+#include "fovea/run_command.hpp"
+
+namespace fovea {
+namespace {
+
+namespace fs = std::filesystem;
+
+int default_jobs() {
+  if (const char* cpus = std::getenv("SLURM_CPUS_PER_TASK")) {
+    const auto n = parse_finite_number(cpus);
+    if (n && *n >= 1 && *n <= 4096) return static_cast<int>(*n);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// --shard, else Slurm's array task, else the whole study; nullopt, said on stderr, when
+/// either is malformed.
+std::optional<Shard> choose_shard(const SweepOptions& options) {
+  if (options.shard) {
+    const std::optional<Shard> given = parse_shard(*options.shard);
+    if (!given)
+      std::cerr << "fovea sweep: --shard " << *options.shard << ": expected i/n with 0 <= i < n, such as 0/4\n";
+    return given;
+  }
+  try {
+    if (const auto slurm = slurm_shard(std::getenv("SLURM_ARRAY_TASK_ID"), std::getenv("SLURM_ARRAY_TASK_COUNT"),
+                                       std::getenv("SLURM_ARRAY_TASK_MIN")))
+      return *slurm;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "fovea sweep: " << e.what() << "\n";
+    return std::nullopt;
+  }
+  return Shard{};
+}
+
+}  // namespace
+
+std::string describe_run(const StudySettings& study, const PlannedRun& run) {
+  const std::vector<std::string> columns = study.factor_columns();
+  std::string text = "run " + std::to_string(run.index) + " (";
+  for (std::size_t c = 0; c < columns.size(); ++c) text += (c == 0 ? "" : ", ") + columns[c] + "=" + run.cells[c];
+  return text + ")";
+}
+
+std::optional<SweepPlan> plan_sweep(const SweepOptions& options) {
+  SweepPlan plan;
+  std::string base_text;
+  try {
+    plan.study = load_study_file(options.study_path, options.overrides);
+    plan.runs = plan_runs(plan.study);
+    // Under a config's limit, and named as one: the runs read the same file as their config.
+    base_text = read_regular_file(plan.study.base_config, kMaxConfigFileBytes, "config");
+  } catch (const std::exception& e) {
+    std::cerr << "fovea sweep: " << e.what() << "\n";
+    return std::nullopt;
+  }
+  const std::optional<Shard> shard = choose_shard(options);
+  if (!shard) return std::nullopt;
+  plan.shard = *shard;
+  plan.jobs = options.jobs > 0 ? options.jobs : default_jobs();
+  plan.fingerprint = plan_fingerprint(base_text, plan.runs);
+  // A shard writes a folder of its own inside the study's, with --out too: the tasks of a
+  // Slurm array share one command line, and so one --out.
+  plan.out = options.out ? fs::path(*options.out) : fs::path("results") / "studies" / plan.study.name;
+  if (!plan.shard.whole())
+    plan.out /= "shard-" + std::to_string(plan.shard.index) + "-of-" + std::to_string(plan.shard.count);
+  return plan;
+}
+
+bool check_run_configs(SweepPlan& plan) {
+  for (const PlannedRun& run : plan.runs) {
+    if (!plan.shard.contains(run.index)) continue;
+    try {
+      const config::LoadedConfig loaded = config::load_config_file(plan.study.base_config, run.overrides);
+      if (const std::string refusal = run_refusal(loaded); !refusal.empty()) {
+        std::cerr << "fovea sweep: " << describe_run(plan.study, run) << ": " << refusal << "\n";
+        return false;
+      }
+      plan.shard_runs.push_back({run, config::resolved_yaml(loaded.settings),
+                                    loaded.settings.budget.mode == BudgetMode::wall,
+                                    loaded.settings.metrics.warmup_frames});
+    } catch (const config::ConfigError& e) {
+      std::cerr << "fovea sweep: " << describe_run(plan.study, run) << ": " << e.what() << "\n";
+      return false;
+    }
+  }
+  if (plan.shard_runs.empty()) {
+    std::cerr << "fovea sweep: shard " << plan.shard.index << "/" << plan.shard.count << " holds no run: the study has "
+              << plan.runs.size() << " runs\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace fovea

@@ -1,0 +1,50 @@
+#pragma once
+
+// The first step of `fovea sweep` (docs/studies.md): the study's factors crossed into runs,
+// this process's shard of them, the folder they go to, and each run's config checked as
+// `fovea run` would check it. Nothing is written or started here.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fovea/sweep_command.hpp"
+#include "study/study_plan.hpp"
+
+namespace fovea {
+
+/// What a sweep knows of one run of its shard before running it.
+struct RunJob {
+  PlannedRun run;
+  std::string expected_config;     ///< config.yaml as the run writes it: a complete folder must hold this
+  bool wall_budget = false;        ///< measures time: runs with no other run beside it
+  std::int64_t warmup_frames = 0;  ///< the run's metrics.warmup_frames: left out of its row's statistics
+};
+
+/// A sweep's plan: the study, all its runs, and the share of them this process runs.
+struct SweepPlan {
+  StudySettings study;
+  std::vector<PlannedRun> runs;  ///< every run of the study, whatever the shard
+  Shard shard;
+  int jobs = 1;                  ///< runs at a time
+  std::string fingerprint;       ///< of the base config's text and the runs: a resumed folder must match
+  /// The study's output folder: --out or results/studies/<name>, with the shard's own folder
+  /// inside it when sharded.
+  std::filesystem::path out;
+  std::vector<RunJob> shard_runs;  ///< filled by check_run_configs, in run order
+};
+
+/// The study loaded with --set, its runs, the shard (--shard, else Slurm's array task, else
+/// all), the jobs and the folder. nullopt, said on stderr, when the study or the shard is bad.
+std::optional<SweepPlan> plan_sweep(const SweepOptions& options);
+
+/// Each run of the shard loaded and checked as `fovea run` would, into plan.shard_runs.
+/// False, said on stderr, at the first run refused or when the shard holds no run.
+bool check_run_configs(SweepPlan& plan);
+
+/// "run 3 (entities=100, placement=packed, ...)": a run as messages name it.
+std::string describe_run(const StudySettings& study, const PlannedRun& run);
+
+}  // namespace fovea
