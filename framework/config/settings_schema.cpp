@@ -9,9 +9,7 @@ namespace {
 
 Section<ModelSettings> model_schema() {
   Section<ModelSettings> s;
-  std::vector<std::pair<std::string, Shape>> shapes;
-  for (const auto& [name, shape] : kShapeNames) shapes.emplace_back(name, shape);
-  s.choice("shape", &ModelSettings::shape, shapes,
+  s.choice("shape", &ModelSettings::shape, kModelShapes,
            "built-in voxel model generator, or file for a MagicaVoxel .vox model (model.file)");
   s.number("size_m", &ModelSettings::size_m, between(1e-6, 1e6), "length of the model's longest side, metres");
   s.number("resolution_voxels", &ModelSettings::resolution_voxels, between(1, 256), "voxels along the longest side");
@@ -26,15 +24,14 @@ Section<ModelSettings> model_schema() {
 
 Section<SphereTreeSettings> sphere_tree_schema() {
   Section<SphereTreeSettings> s;
-  s.choice("builder", &SphereTreeSettings::builder,
-           {{"octree", SphereTreeBuilder::octree}, {"medial", SphereTreeBuilder::medial}, {"tightest", SphereTreeBuilder::tightest}},
+  s.choice("builder", &SphereTreeSettings::builder, kSphereTreeBuilders,
            "octree (004's octree tree), medial (spheres on the medial axis) or tightest (both built, the tighter "
            "kept per model); docs/spheretree.md");
   s.number("levels", &SphereTreeSettings::levels, between(0, 16), "levels of spheres below the root");
   s.boolean("remove_hidden", &SphereTreeSettings::remove_hidden,
             "cover only the surface voxels: remove nodes hidden on all six sides, as 004 does (docs/spheretree.md: what "
             "it costs)");
-  s.choice("fit", &SphereTreeSettings::fit, {{"cell", SphereFit::cell}, {"voxels", SphereFit::voxels}},
+  s.choice("fit", &SphereTreeSettings::fit, kSphereFits,
            "octree spheres: cell (004's, around the occupied box of the node's cell) or voxels (the smallest around "
            "the voxels the node must cover)");
   s.number("branching", &SphereTreeSettings::branching, between(2, 8), "most children per node of a medial tree");
@@ -67,11 +64,9 @@ Section<EntityGroupSettings> group_schema() {
   s.section("material", &EntityGroupSettings::material, material_schema(), "physical material and colour");
   s.section("sphere_tree", &EntityGroupSettings::sphere_tree, sphere_tree_schema(),
             "how the group's sphere trees are made (004 section 3.3)");
-  s.choice("placement", &EntityGroupSettings::placement,
-           {{"random", Placement::random}, {"packed", Placement::packed}, {"floor", Placement::floor}, {"demo", Placement::demo}},
+  s.choice("placement", &EntityGroupSettings::placement, kPlacements,
            "initial positions: random (no overlaps), packed (a lattice in the box's min corner), floor (one entity centred on the box's floor: scenery) or demo (placed by the demo)");
-  s.choice("bounds", &EntityGroupSettings::bounds,
-           {{"fixed", BoundsKind::fixed}, {"dynamic", BoundsKind::dynamic}, {"auto", BoundsKind::automatic}},
+  s.choice("bounds", &EntityGroupSettings::bounds, kBoundsKinds,
            "broad-phase box: fixed (a cube that holds the entity at any orientation), dynamic (the "
            "tight box at its current orientation, every frame) or auto (dynamic when the model is "
            "at least twice as long as it is thin)");
@@ -92,28 +87,16 @@ Section<WorldSettings> world_schema() {
   return s;
 }
 
-std::vector<std::pair<std::string, SchedulerKind>> scheduler_kinds() {
-  return {{"round_robin", SchedulerKind::round_robin},
-          {"sequential", SchedulerKind::sequential},
-          {"sorted_sequential", SchedulerKind::sorted_sequential},
-          {"priority_queues", SchedulerKind::priority_queues},
-          {"adaptive_queues", SchedulerKind::adaptive_queues},
-          {"hybrid", SchedulerKind::hybrid},
-          {"oracle", SchedulerKind::oracle},
-          {"eccentricity", SchedulerKind::eccentricity},
-          {"random", SchedulerKind::random}};
-}
-
 Section<ScheduleSettings> schedule_schema() {
   Section<ScheduleSettings> s;
-  s.choice("kind", &ScheduleSettings::kind, scheduler_kinds(),
+  s.choice("kind", &ScheduleSettings::kind, kSchedulerKinds,
            "the order collisions are refined in (004 section 3.4.3; docs/narrowphase.md)");
   s.number("queues", &ScheduleSettings::queues, between(1, 64), "K, the number of priority queues (priority_queues)");
   s.numbers("band_edges", &ScheduleSettings::band_edges, between(0, 1), 63,
             "K - 1 priorities f(e, g), strictly decreasing: queue 0 takes collisions at or above the first");
   s.number("hybrid_levels", &ScheduleSettings::hybrid_levels, between(0, 64),
            "levels of the descent every collision gets in round robin before hybrid turns to priorities");
-  s.choice("priorities", &ScheduleSettings::priorities, {{"roots", PriorityGap::roots}, {"refined", PriorityGap::refined}},
+  s.choice("priorities", &ScheduleSettings::priorities, kPriorityGaps,
            "the gap a start-of-frame priority is taken from: roots (004: the entities' centres) or refined "
            "(also last frame's deepest sphere pair of a persistent pair)");
   return s;
@@ -132,11 +115,7 @@ Section<NarrowPhaseSettings> narrowphase_schema() {
 
 Section<BudgetSettings> budget_schema() {
   Section<BudgetSettings> s;
-  s.choice("mode", &BudgetSettings::mode,
-           {{"wall", BudgetMode::wall},
-            {"work", BudgetMode::work},
-            {"unlimited", BudgetMode::unlimited},
-            {"fraction", BudgetMode::fraction}},
+  s.choice("mode", &BudgetSettings::mode, kBudgetModes,
            "wall: stop on the clock after ms; work: stop after tests sphere tests (reproducible to the byte); "
            "unlimited: full resolution; fraction: that share of the frame's full-resolution tests (evaluate.budgets only)");
   s.number("ms", &BudgetSettings::ms, between(0, 1e6), "wall budget of the narrow phase per frame, milliseconds");
@@ -148,8 +127,7 @@ Section<BudgetSettings> budget_schema() {
 
 Section<MetricsSettings> metrics_schema() {
   Section<MetricsSettings> s;
-  s.choice("visibility", &MetricsSettings::visibility,
-           {{"none", VisibilityKind::none}, {"occlusion", VisibilityKind::occlusion}},
+  s.choice("visibility", &MetricsSettings::visibility, kVisibilityKinds,
            "occlusion: the *_visible columns count a gap only where the eye sees it past the other entities "
            "(docs/metrics.md)");
   s.number("min_f", &MetricsSettings::min_f, between(0, 1),
@@ -161,17 +139,15 @@ Section<MetricsSettings> metrics_schema() {
 
 Section<EvaluatedTreeSettings> evaluated_trees_schema() {
   Section<EvaluatedTreeSettings> s;
-  s.choice("builder", &EvaluatedTreeSettings::builder,
-           {{"octree", SphereTreeBuilder::octree}, {"medial", SphereTreeBuilder::medial}, {"tightest", SphereTreeBuilder::tightest}},
+  s.choice("builder", &EvaluatedTreeSettings::builder, kSphereTreeBuilders,
            "the builder of every model's tree in this set (sphere_tree.builder)");
-  s.choice("fit", &EvaluatedTreeSettings::fit, {{"cell", SphereFit::cell}, {"voxels", SphereFit::voxels}},
-           "octree spheres in this set (sphere_tree.fit)");
+  s.choice("fit", &EvaluatedTreeSettings::fit, kSphereFits, "octree spheres in this set (sphere_tree.fit)");
   return s;
 }
 
 Section<EvaluationSettings> evaluation_schema() {
   Section<EvaluationSettings> s;
-  s.choices("schedulers", &EvaluationSettings::schedulers, scheduler_kinds(), 9,
+  s.choices("schedulers", &EvaluationSettings::schedulers, kSchedulerKinds,
             "schedulers run on the side every frame on the same collisions, poses and budget: evaluation.csv "
             "(docs/evaluation.md)");
   s.list("budgets", &EvaluationSettings::budgets, budget_schema(), "budgets",
@@ -189,8 +165,7 @@ Section<PerceptionModelSettings> perception_model_schema(bool with_file) {
   if (with_file)
     s.path("file", &PerceptionModelSettings::file,
            "a perception-model YAML file (the keys below) whose values replace these; \"\" for none");
-  s.choice("function", &PerceptionModelSettings::function,
-           {{"logistic", PsychometricFunction::logistic}, {"weibull", PsychometricFunction::weibull}},
+  s.choice("function", &PerceptionModelSettings::function, kPsychometricFunctions,
            "the sigmoid F of f(e, g) (docs/perception.md)");
   s.number("threshold_deg", &PerceptionModelSettings::threshold_deg, between(1e-6, 180),
            "T0: the gap, degrees, noticed at F = 0.5 at the fixation point");
@@ -250,10 +225,7 @@ Section<ScriptedGazeSettings> scripted_gaze_schema() {
            "standard deviation of fixation durations (log-normal), ms");
   s.number("margin", &ScriptedGazeSettings::margin, {0, 0.5, false, true},
            "fraction of the screen's width and height kept clear of fixations at each edge");
-  s.choice("targets", &ScriptedGazeSettings::targets,
-           {{"screen", ScriptedTargetKind::screen},
-            {"entities", ScriptedTargetKind::entities},
-            {"collisions", ScriptedTargetKind::collisions}},
+  s.choice("targets", &ScriptedGazeSettings::targets, kScriptedTargets,
            "where saccades go: screen (uniform inside the margins), entities (an entity's centre on the screen, "
            "chosen in proportion to its speed there) or collisions (one of the last step's collisions on the "
            "screen); docs/gaze.md");
@@ -264,21 +236,14 @@ Section<GazeFallbackSettings> gaze_fallback_schema() {
   Section<GazeFallbackSettings> s;
   s.number("hold_ms", &GazeFallbackSettings::hold_ms, between(0, 1e6),
            "hold the last valid fixation this long after its time stamp, ms");
-  s.choice("then", &GazeFallbackSettings::then, {{"centre", GazeFallbackKind::centre}, {"mouse", GazeFallbackKind::mouse}},
+  s.choice("then", &GazeFallbackSettings::then, kGazeFallbacks,
            "after the hold: the screen's centre, or the mouse (needs a window)");
   return s;
 }
 
 Section<GazeSettings> gaze_schema() {
   Section<GazeSettings> s;
-  s.choice("source", &GazeSettings::source,
-           {{"fixed", GazeSourceKind::fixed},
-            {"mouse", GazeSourceKind::mouse},
-            {"scripted", GazeSourceKind::scripted},
-            {"replay", GazeSourceKind::replay},
-            {"pupil", GazeSourceKind::pupil},
-            {"gazepoint", GazeSourceKind::gazepoint},
-            {"external", GazeSourceKind::external}},
+  s.choice("source", &GazeSettings::source, kGazeSources,
            "where the fixation point comes from: fixed (x_px, y_px), mouse (the pointer in the window), "
            "scripted (seeded fixations and saccades), replay (file), pupil (Pupil Capture), gazepoint "
            "(Gazepoint Control) or external (samples a program pushes through fovea's Python module, "
@@ -291,7 +256,7 @@ Section<GazeSettings> gaze_schema() {
   s.number("port", &GazeSettings::port, between(0, 65535),
            "pupil, gazepoint: the tracker's port; 0 for its default (Pupil Remote 50020, Gazepoint 4242)");
   s.text("surface", &GazeSettings::surface, "pupil: the surface defined on the screen in Pupil Capture's Surface Tracker");
-  s.choice("topic", &GazeSettings::topic, {{"surface", PupilTopic::surface}, {"gaze", PupilTopic::gaze}},
+  s.choice("topic", &GazeSettings::topic, kPupilTopics,
            "pupil: surface (gaze mapped onto the surface) or gaze (the world image taken as the screen)");
   s.number("min_confidence", &GazeSettings::min_confidence, between(0, 1),
            "pupil: samples below this confidence are not used");
@@ -323,8 +288,7 @@ Section<ResponseSettings> response_schema() {
   s.number("friction", &ResponseSettings::friction, between(0, 100),
            "Coulomb friction of every group's material that does not set material.friction");
   s.section("walls", &ResponseSettings::walls, walls_schema(), "the material of the world box's six walls");
-  s.choice("solver", &ResponseSettings::solver,
-           {{"gauss_seidel", ImpulseSolverKind::gauss_seidel}, {"jacobi", ImpulseSolverKind::jacobi}},
+  s.choice("solver", &ResponseSettings::solver, kImpulseSolvers,
            "how the passes go over the contacts: gauss_seidel (each point sees the ones before it) or jacobi "
            "(every point of a pass from the same velocities); both apply the frame's impulses together");
   s.number("iterations", &ResponseSettings::iterations, between(1, 1000),
@@ -372,7 +336,7 @@ Section<RenderSettings> render_schema() {
            "frames shown per second; 0 for one per time step, real time (docs/render.md, Frame pacing)");
   s.boolean("stimulus", &RenderSettings::stimulus, "a clean stimulus: no overlays, no panel");
   s.boolean("panel", &RenderSettings::panel, "the control panel (not drawn in stimulus mode)");
-  s.choice("camera_mode", &RenderSettings::camera_mode, {{"orbit", CameraMode::orbit}, {"fly", CameraMode::fly}},
+  s.choice("camera_mode", &RenderSettings::camera_mode, kCameraModes,
            "orbit (drag to turn about the target, wheel to zoom) or fly (drag to look, W A S D Q E to move)");
   s.number("fly_speed_mps", &RenderSettings::fly_speed_mps, between(0, 1e6),
            "the fly camera's speed, metres per second; 0 for half the world box's largest side a second");
@@ -449,8 +413,7 @@ Section<CrowdSettings> crowd_schema() {
 
 Section<DemoSettings> demo_schema() {
   Section<DemoSettings> s;
-  s.choice("kind", &DemoSettings::kind, {{"none", DemoKind::none}, {"rockfall", DemoKind::rockfall}, {"crowd", DemoKind::crowd}},
-           "the demo the run plays (docs/demos.md): none, rockfall or crowd");
+  s.choice("kind", &DemoSettings::kind, kDemoKinds, "the demo the run plays (docs/demos.md): none, rockfall or crowd");
   s.section("rockfall", &DemoSettings::rockfall, rockfall_schema(), "the rockfall: rocks, breaking, the player");
   s.section("crowd", &DemoSettings::crowd, crowd_schema(), "the crowd: walkers crossing a plaza");
   return s;
@@ -483,10 +446,9 @@ Section<StimulusSettings> stimulus_schema() {
   s.number("fixation_size_deg", &StimulusSettings::fixation_size_deg, {0, 90, true, false}, "the cross's arms, end to end, degrees");
   s.vec3("colour", &StimulusSettings::colour, between(0, 1), "the entities' colour, linear RGB in [0, 1]");
   s.vec3("background", &StimulusSettings::background, between(0, 1), "the background, linear RGB in [0, 1]");
-  s.choice("kind", &StimulusSettings::kind, {{"discs", StimulusKind::discs}, {"scene", StimulusKind::scene}},
+  s.choice("kind", &StimulusSettings::kind, kStimulusKinds,
            "discs (flat, in the screen's plane) or scene (voxel rocks in depth, lit, drawn by fovea's renderer)");
-  s.choice("directions", &StimulusSettings::directions,
-           {{"any", StimulusDirections::any}, {"horizontal", StimulusDirections::horizontal}},
+  s.choice("directions", &StimulusSettings::directions, kStimulusDirections,
            "the target's direction from fixation: any (uniform) or horizontal (left or right: the screen's widest extent)");
   s.section("scene", &StimulusSettings::scene, scene_stimulus_schema(), "the rocks, light and anti-aliasing of kind: scene");
   return s;
@@ -512,8 +474,7 @@ Section<StaircaseSettings> staircase_rules_schema() {
   s.number("n_down", &StaircaseSettings::n_down, between(1, 100), "hits in a row that make it smaller (1-up-3-down tracks 79.4 %)");
   s.numbers("step_sizes", &StaircaseSettings::step_sizes, {0, 1e6, true, false}, 64,
             "step sizes in step_type's units, the next one after each reversal, the last kept");
-  s.choice("step_type", &StaircaseSettings::step_type,
-           {{"linear", StepType::linear}, {"log", StepType::log}, {"db", StepType::db}},
+  s.choice("step_type", &StaircaseSettings::step_type, kStepTypes,
            "linear (degrees), log (log10 units) or db (decibels), as PsychoPy's StairHandler");
   s.number("n_trials", &StaircaseSettings::n_trials, between(1, 100000), "trials per staircase, at least");
   s.number("n_reversals", &StaircaseSettings::n_reversals, between(0, 10000), "reversals per staircase, at least");
@@ -537,8 +498,7 @@ Section<InterleavedStaircaseSettings> staircase_design_schema() {
 /// (psychophysics/psi.hpp).
 Section<PsiSettings> psi_grid_schema() {
   Section<PsiSettings> s;
-  s.choice("function", &PsiSettings::function,
-           {{"logistic", PsychometricFunction::logistic}, {"weibull", PsychometricFunction::weibull}},
+  s.choice("function", &PsiSettings::function, kPsychometricFunctions,
            "the sigmoid F the psi assumes, as perception.model.function (fit with the same)");
   s.number("guess_rate", &PsiSettings::guess_rate, {0, 1, false, true}, "gamma assumed: the rate of yes with no gap");
   s.number("min_gap_deg", &PsiSettings::min_gap_deg, {0, 180, true, false}, "the smallest gap a trial may show, degrees");
@@ -593,13 +553,12 @@ Section<ClipComparisonSettings> clip_comparison_schema() {
   Section<ClipComparisonSettings> s;
   s.list("scenes", &ClipComparisonSettings::scenes, clip_scene_schema(), "scenes (name, file)",
          "the scenes, each a world config; every trial's clips start from its seed and warm-up");
-  s.choices("schedulers", &ClipComparisonSettings::schedulers, scheduler_kinds(), 9, "the schedulers tested");
+  s.choices("schedulers", &ClipComparisonSettings::schedulers, kSchedulerKinds, "the schedulers tested");
   s.numbers("budgets_tests", &ClipComparisonSettings::budgets_tests, between(1, 1e15), 64,
             "the budgets tested, sphere tests per frame (work budgets: the clips are deterministic)");
-  s.choice("reference", &ClipComparisonSettings::reference,
-           {{"full", ClipReference::full}, {"scheduler", ClipReference::scheduler}},
+  s.choice("reference", &ClipComparisonSettings::reference, kClipReferences,
            "what the test clip is compared against: full (every collision resolved) or scheduler (reference_scheduler at the same budget)");
-  s.choice("reference_scheduler", &ClipComparisonSettings::reference_scheduler, scheduler_kinds(),
+  s.choice("reference_scheduler", &ClipComparisonSettings::reference_scheduler, kSchedulerKinds,
            "the reference's scheduler, with reference: scheduler");
   s.number("clip_s", &ClipComparisonSettings::clip_s, {0, 60, true, false}, "each clip's length, seconds of the scene's time");
   s.number("warmup_frames", &ClipComparisonSettings::warmup_frames, between(0, 1e6),
@@ -607,7 +566,7 @@ Section<ClipComparisonSettings> clip_comparison_schema() {
   s.number("repetitions", &ClipComparisonSettings::repetitions, between(1, 10000),
            "trials of each scene x scheduler x budget, each from its own world seed");
   s.number("blocks", &ClipComparisonSettings::blocks, between(1, 10000), "blocks, each shuffled on its own");
-  s.choice("task", &ClipComparisonSettings::task, {{"2ifc", ClipTask::two_interval}, {"yes_no", ClipTask::yes_no}},
+  s.choice("task", &ClipComparisonSettings::task, kClipTasks,
            "2ifc (two clips, which looked wrong?) or yes_no (one clip, did you see an error?, answered with task.yes_key and no_key)");
   s.text("first_key", &ClipComparisonSettings::first_key, "2ifc: the key for the first clip, as SDL names keys");
   s.text("second_key", &ClipComparisonSettings::second_key, "2ifc: the key for the second clip");
@@ -633,10 +592,7 @@ const Section<ExperimentSettings>& experiment_schema() {
     s.number("seed", &ExperimentSettings::seed, between(0, 9007199254740992.0), "seed of the design's order and the stimuli");
     s.section("screen", &ExperimentSettings::screen, screen_schema(), "the physical screen: every size in degrees comes from it");
     s.section("stimulus", &ExperimentSettings::stimulus, stimulus_schema(), "what a trial shows");
-    s.choice("method", &ExperimentSettings::method,
-             {{"constant_stimuli", DesignMethod::constant_stimuli}, {"staircase", DesignMethod::staircase},
-              {"psi", DesignMethod::psi},
-              {"clip_comparison", DesignMethod::clip_comparison}},
+    s.choice("method", &ExperimentSettings::method, kDesignMethods,
              "constant_stimuli (a gap x eccentricity grid), staircase or psi (adaptive, interleaved, one per eccentricity), or clip_comparison (scenes under schedulers at budgets)");
     s.section("constant_stimuli", &ExperimentSettings::constant_stimuli, constant_stimuli_schema(),
               "the grid, with method: constant_stimuli");
@@ -656,10 +612,6 @@ const Section<ExperimentSettings>& experiment_schema() {
   return schema;
 }
 
-namespace {
-
-}  // namespace
-
 const Section<Settings>& settings_schema() {
   static const Section<Settings> schema = [] {
     Section<Settings> s;
@@ -673,8 +625,7 @@ const Section<Settings>& settings_schema() {
                                 "how the active collisions are scheduled (004 section 3.4.3)");
     s.section<BudgetSettings>("budget", &Settings::budget, budget_schema(),
                               "when collision processing stops each frame (004 section 3.4)");
-    s.choice<InterruptPolicy>("interrupt_policy", &Settings::interrupt_policy,
-                              {{"repulse", InterruptPolicy::repulse}, {"interpenetrate", InterruptPolicy::interpenetrate}},
+    s.choice<InterruptPolicy>("interrupt_policy", &Settings::interrupt_policy, kInterruptPolicies,
                               "collisions unresolved at the budget: repulse (treat as real) or interpenetrate (drop)");
     s.section<NarrowPhaseSettings>("narrowphase", &Settings::narrowphase, narrowphase_schema(),
                                    "descents that save tests and find what 004's finds (docs/narrowphase.md)");
