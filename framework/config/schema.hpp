@@ -451,4 +451,13 @@ class Section {
   std::vector<Field> fields_;
 };
 
+/// The section `fill` lists the keys of: each part's keys are a function that adds them, in
+/// the order a config file and `fovea keys` show them (settings_schema.cpp).
+template <class T>
+Section<T> keys_of(void (*fill)(Section<T>&)) {
+  Section<T> section;
+  fill(section);
+  return section;
+}
+
 }  // namespace fovea::config

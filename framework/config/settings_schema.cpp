@@ -7,8 +7,7 @@ namespace {
 // lightest material still has a representable inertia (about 1e-36 kg m^2), a kilometre one
 // of the densest no overflow, and speeds cannot carry entities to infinity in any run.
 
-Section<ModelSettings> model_schema() {
-  Section<ModelSettings> s;
+void model_keys(Section<ModelSettings>& s) {
   s.choice("shape", &ModelSettings::shape, kModelShapes,
            "built-in voxel model generator, or file for a MagicaVoxel .vox model (model.file)");
   s.number("size_m", &ModelSettings::size_m, between(1e-6, 1e6), "length of the model's longest side, metres");
@@ -19,11 +18,9 @@ Section<ModelSettings> model_schema() {
   s.path("file", &ModelSettings::file, "MagicaVoxel .vox file of the model, with shape: file");
   s.number("file_model", &ModelSettings::file_model, between(0, 1023),
            "which model of a .vox file holding several, 0 for the first");
-  return s;
 }
 
-Section<SphereTreeSettings> sphere_tree_schema() {
-  Section<SphereTreeSettings> s;
+void sphere_tree_keys(Section<SphereTreeSettings>& s) {
   s.choice("builder", &SphereTreeSettings::builder, kSphereTreeBuilders,
            "octree (004's octree tree), medial (spheres on the medial axis) or tightest (both built, the tighter "
            "kept per model); docs/spheretree.md");
@@ -44,25 +41,21 @@ Section<SphereTreeSettings> sphere_tree_schema() {
             "build the octree tree's branches only when a collision first needs them (001), not all at the start");
   s.number("evict_after_frames", &SphereTreeSettings::evict_after_frames, between(1, 1000000000),
            "with on_demand: frames a branch may go unused before it is dropped");
-  return s;
 }
 
-Section<MaterialSettings> material_schema() {
-  Section<MaterialSettings> s;
+void material_keys(Section<MaterialSettings>& s) {
   s.number("density_kgpm3", &MaterialSettings::density_kgpm3, between(1e-3, 1e6), "density, kilograms per cubic metre");
   s.number("restitution", &MaterialSettings::restitution, between(0, 1), "coefficient of restitution: 1 elastic, 0 dead");
   s.number("friction", &MaterialSettings::friction, between(0, 100), "Coulomb friction coefficient");
   s.vec3("colour", &MaterialSettings::colour, between(0, 1), "linear RGB, each in [0, 1]");
-  return s;
 }
 
-Section<EntityGroupSettings> group_schema() {
-  Section<EntityGroupSettings> s;
+void group_keys(Section<EntityGroupSettings>& s) {
   s.name("name", &EntityGroupSettings::name, "group name, used in messages and records");
   s.number("count", &EntityGroupSettings::count, between(0, 10'000'000), "number of entities in the group");
-  s.section("model", &EntityGroupSettings::model, model_schema(), "the voxel model of the group's entities");
-  s.section("material", &EntityGroupSettings::material, material_schema(), "physical material and colour");
-  s.section("sphere_tree", &EntityGroupSettings::sphere_tree, sphere_tree_schema(),
+  s.section("model", &EntityGroupSettings::model, keys_of(model_keys), "the voxel model of the group's entities");
+  s.section("material", &EntityGroupSettings::material, keys_of(material_keys), "physical material and colour");
+  s.section("sphere_tree", &EntityGroupSettings::sphere_tree, keys_of(sphere_tree_keys),
             "how the group's sphere trees are made (004 section 3.3)");
   s.choice("placement", &EntityGroupSettings::placement, kPlacements,
            "initial positions: random (no overlaps), packed (a lattice in the box's min corner), floor (one entity centred on the box's floor: scenery) or demo (placed by the demo)");
@@ -75,20 +68,16 @@ Section<EntityGroupSettings> group_schema() {
   s.number("spin_radps", &EntityGroupSettings::spin_radps, between(0, 1e6),
            "initial angular speed, radians per second, random axis");
   s.boolean("static", &EntityGroupSettings::is_static, "static entities never move and have infinite mass");
-  return s;
 }
 
-Section<WorldSettings> world_schema() {
-  Section<WorldSettings> s;
+void world_keys(Section<WorldSettings>& s) {
   s.vec3("box_size_m", &WorldSettings::box_size_m, between(1e-6, 1e9), "size of the world box, metres; it spans [0, size]");
   s.moved("gravity_mps2", "response.gravity_mps2");
   s.number("time_step_s", &WorldSettings::time_step_s, {0, 1, true, false}, "fixed simulation time step, seconds");
-  s.list("entities", &WorldSettings::entities, group_schema(), "entity groups", "the groups of entities, placed in order");
-  return s;
+  s.list("entities", &WorldSettings::entities, keys_of(group_keys), "entity groups", "the groups of entities, placed in order");
 }
 
-Section<ScheduleSettings> schedule_schema() {
-  Section<ScheduleSettings> s;
+void schedule_keys(Section<ScheduleSettings>& s) {
   s.choice("kind", &ScheduleSettings::kind, kSchedulerKinds,
            "the order collisions are refined in (004 section 3.4.3; docs/narrowphase.md)");
   s.number("queues", &ScheduleSettings::queues, between(1, 64), "K, the number of priority queues (priority_queues)");
@@ -99,22 +88,18 @@ Section<ScheduleSettings> schedule_schema() {
   s.choice("priorities", &ScheduleSettings::priorities, kPriorityGaps,
            "the gap a start-of-frame priority is taken from: roots (004: the entities' centres) or refined "
            "(also last frame's deepest sphere pair of a persistent pair)");
-  return s;
 }
 
-Section<NarrowPhaseSettings> narrowphase_schema() {
-  Section<NarrowPhaseSettings> s;
+void narrowphase_keys(Section<NarrowPhaseSettings>& s) {
   s.boolean("coherence", &NarrowPhaseSettings::coherence,
             "a pair colliding last frame re-tests the sphere pairs down to last frame's leaf pair first "
             "(coherence across frames; same outcomes, fewer tests)");
   s.boolean("prune_to_overlap", &NarrowPhaseSettings::prune_to_overlap,
             "skip spheres whose leaves cannot reach the overlap of the boxes around the two trees' leaf spheres (Smith and Kitamura; "
             "same outcomes, fewer tests)");
-  return s;
 }
 
-Section<BudgetSettings> budget_schema() {
-  Section<BudgetSettings> s;
+void budget_keys(Section<BudgetSettings>& s) {
   s.choice("mode", &BudgetSettings::mode, kBudgetModes,
            "wall: stop on the clock after ms; work: stop after tests sphere tests (reproducible to the byte); "
            "unlimited: full resolution; fraction: that share of the frame's full-resolution tests (evaluate.budgets only)");
@@ -122,11 +107,9 @@ Section<BudgetSettings> budget_schema() {
   s.number("tests", &BudgetSettings::tests, between(0, 1e15), "work budget per frame, sphere-sphere tests");
   s.number("fraction", &BudgetSettings::fraction, between(0, 1),
            "fraction budget: the share of the sphere tests full resolution needs this frame");
-  return s;
 }
 
-Section<MetricsSettings> metrics_schema() {
-  Section<MetricsSettings> s;
+void metrics_keys(Section<MetricsSettings>& s) {
   s.choice("visibility", &MetricsSettings::visibility, kVisibilityKinds,
            "occlusion: the *_visible columns count a gap only where the eye sees it past the other entities "
            "(docs/metrics.md)");
@@ -134,28 +117,23 @@ Section<MetricsSettings> metrics_schema() {
            "suprathreshold P (p_*_supra) counts only collisions with f at least this");
   s.number("warmup_frames", &MetricsSettings::warmup_frames, between(0, 1e12),
            "frames left out of summary.json's statistics and a study's: the start-up transient");
-  return s;
 }
 
-Section<EvaluatedTreeSettings> evaluated_trees_schema() {
-  Section<EvaluatedTreeSettings> s;
+void evaluated_trees_keys(Section<EvaluatedTreeSettings>& s) {
   s.choice("builder", &EvaluatedTreeSettings::builder, kSphereTreeBuilders,
            "the builder of every model's tree in this set (sphere_tree.builder)");
   s.choice("fit", &EvaluatedTreeSettings::fit, kSphereFits, "octree spheres in this set (sphere_tree.fit)");
-  return s;
 }
 
-Section<EvaluationSettings> evaluation_schema() {
-  Section<EvaluationSettings> s;
+void evaluation_keys(Section<EvaluationSettings>& s) {
   s.choices("schedulers", &EvaluationSettings::schedulers, kSchedulerKinds,
             "schedulers run on the side every frame on the same collisions, poses and budget: evaluation.csv "
             "(docs/evaluation.md)");
-  s.list("budgets", &EvaluationSettings::budgets, budget_schema(), "budgets",
+  s.list("budgets", &EvaluationSettings::budgets, keys_of(budget_keys), "budgets",
          "budgets each evaluated scheduler runs under, crossed with them; none: the run's budget");
-  s.list("trees", &EvaluationSettings::trees, evaluated_trees_schema(), "tree sets",
+  s.list("trees", &EvaluationSettings::trees, keys_of(evaluated_trees_keys), "tree sets",
          "other sphere trees every evaluated scheduler and budget also runs on, on the same poses and collisions; "
          "none: the run's own trees only");
-  return s;
 }
 
 }  // namespace
@@ -180,8 +158,7 @@ Section<PerceptionModelSettings> perception_model_schema(bool with_file) {
 
 namespace {
 
-Section<CameraSettings> camera_schema() {
-  Section<CameraSettings> s;
+void camera_keys(Section<CameraSettings>& s) {
   s.boolean("frame_box", &CameraSettings::frame_box,
             "look at the world box's centre from its +z side, the whole box in view (position_m and target_m unused)");
   s.vec3("position_m", &CameraSettings::position_m, between(-1e9, 1e9), "camera position, metres (frame_box: false)");
@@ -189,37 +166,29 @@ Section<CameraSettings> camera_schema() {
   s.vec3("up", &CameraSettings::up, between(-1e9, 1e9), "the camera's up direction, world space");
   s.number("vertical_fov_deg", &CameraSettings::vertical_fov_deg, {0, 179, false, false},
            "vertical field of view, degrees; 0: the angle the screen subtends at the viewing distance");
-  return s;
 }
 
-Section<ScreenSettings> screen_schema() {
-  Section<ScreenSettings> s;
+void screen_keys(Section<ScreenSettings>& s) {
   s.number("width_px", &ScreenSettings::width_px, between(1, 65536), "screen width, pixels");
   s.number("height_px", &ScreenSettings::height_px, between(1, 65536), "screen height, pixels");
   s.number("width_cm", &ScreenSettings::width_cm, between(0.1, 1e4), "visible screen width, centimetres");
   s.number("height_cm", &ScreenSettings::height_cm, between(0.1, 1e4), "visible screen height, centimetres");
   s.number("viewing_distance_cm", &ScreenSettings::viewing_distance_cm, between(1, 1e5),
            "eye to screen centre, centimetres, along the screen's normal");
-  return s;
 }
 
-Section<ViewSettings> view_schema() {
-  Section<ViewSettings> s;
-  s.section("camera", &ViewSettings::camera, camera_schema(), "the synthetic camera (004 section 3.1)");
-  s.section("screen", &ViewSettings::screen, screen_schema(), "the physical screen: pixels to degrees of visual angle");
-  return s;
+void view_keys(Section<ViewSettings>& s) {
+  s.section("camera", &ViewSettings::camera, keys_of(camera_keys), "the synthetic camera (004 section 3.1)");
+  s.section("screen", &ViewSettings::screen, keys_of(screen_keys), "the physical screen: pixels to degrees of visual angle");
 }
 
-Section<PerceptionSettings> perception_schema() {
-  Section<PerceptionSettings> s;
+void perception_keys(Section<PerceptionSettings>& s) {
   s.section("model", &PerceptionSettings::model, perception_model_schema(true),
             "f(e, g), the probability of noticing a gap g at eccentricity e (004 section 3.4.2)");
-  s.section("view", &PerceptionSettings::view, view_schema(), "camera and screen: world to pixels to degrees");
-  return s;
+  s.section("view", &PerceptionSettings::view, keys_of(view_keys), "camera and screen: world to pixels to degrees");
 }
 
-Section<ScriptedGazeSettings> scripted_gaze_schema() {
-  Section<ScriptedGazeSettings> s;
+void scripted_gaze_keys(Section<ScriptedGazeSettings>& s) {
   s.number("fixation_mean_ms", &ScriptedGazeSettings::fixation_mean_ms, between(1, 1e6), "mean fixation duration, ms");
   s.number("fixation_sd_ms", &ScriptedGazeSettings::fixation_sd_ms, between(0, 1e6),
            "standard deviation of fixation durations (log-normal), ms");
@@ -229,20 +198,16 @@ Section<ScriptedGazeSettings> scripted_gaze_schema() {
            "where saccades go: screen (uniform inside the margins), entities (an entity's centre on the screen, "
            "chosen in proportion to its speed there) or collisions (one of the last step's collisions on the "
            "screen); docs/gaze.md");
-  return s;
 }
 
-Section<GazeFallbackSettings> gaze_fallback_schema() {
-  Section<GazeFallbackSettings> s;
+void gaze_fallback_keys(Section<GazeFallbackSettings>& s) {
   s.number("hold_ms", &GazeFallbackSettings::hold_ms, between(0, 1e6),
            "hold the last valid fixation this long after its time stamp, ms");
   s.choice("then", &GazeFallbackSettings::then, kGazeFallbacks,
            "after the hold: the screen's centre, or the mouse (needs a window)");
-  return s;
 }
 
-Section<GazeSettings> gaze_schema() {
-  Section<GazeSettings> s;
+void gaze_keys(Section<GazeSettings>& s) {
   s.choice("source", &GazeSettings::source, kGazeSources,
            "where the fixation point comes from: fixed (x_px, y_px), mouse (the pointer in the window), "
            "scripted (seeded fixations and saccades), replay (file), pupil (Pupil Capture), gazepoint "
@@ -250,7 +215,7 @@ Section<GazeSettings> gaze_schema() {
            "World.set_gaze: no fovea command can run it); docs/gaze.md");
   s.number("x_px", &GazeSettings::x_px, between(0, 65536), "fixed fixation point, pixels from the screen's left edge");
   s.number("y_px", &GazeSettings::y_px, between(0, 65536), "fixed fixation point, pixels from the screen's top edge");
-  s.section("scripted", &GazeSettings::scripted, scripted_gaze_schema(), "the scripted viewer (docs/gaze.md)");
+  s.section("scripted", &GazeSettings::scripted, keys_of(scripted_gaze_keys), "the scripted viewer (docs/gaze.md)");
   s.path("file", &GazeSettings::file, "replay: the gaze CSV to play back (t_s, x_px, y_px[, valid]; a run's gaze.csv)");
   s.text("host", &GazeSettings::host, "pupil, gazepoint: the tracker's host; only it is contacted");
   s.number("port", &GazeSettings::port, between(0, 65535),
@@ -262,22 +227,18 @@ Section<GazeSettings> gaze_schema() {
            "pupil: samples below this confidence are not used");
   s.number("max_age_ms", &GazeSettings::max_age_ms, between(0, 1e6),
            "a sample older than this is not a current fixation (a stalled tracker): the fallback takes over, ms");
-  s.section("fallback", &GazeSettings::fallback, gaze_fallback_schema(),
+  s.section("fallback", &GazeSettings::fallback, keys_of(gaze_fallback_keys),
             "what a frame uses when the source has no valid, current sample");
-  return s;
 }
 
-Section<WallSettings> walls_schema() {
-  Section<WallSettings> s;
+void walls_keys(Section<WallSettings>& s) {
   s.number("restitution", &WallSettings::restitution, between(0, 1),
            "the walls' restitution; a contact bounces by the larger of the wall's and the entity's");
   s.number("friction", &WallSettings::friction, between(0, 100),
            "the walls' Coulomb coefficient; a contact's is the geometric mean of the wall's and the entity's");
-  return s;
 }
 
-Section<ResponseSettings> response_schema() {
-  Section<ResponseSettings> s;
+void response_keys(Section<ResponseSettings>& s) {
   s.boolean("entity_contacts", &ResponseSettings::entity_contacts,
             "respond to collisions between entities; false lets them pass through each other (detection-only "
             "studies), the walls still hold them");
@@ -287,7 +248,7 @@ Section<ResponseSettings> response_schema() {
            "restitution of every group's material that does not set material.restitution");
   s.number("friction", &ResponseSettings::friction, between(0, 100),
            "Coulomb friction of every group's material that does not set material.friction");
-  s.section("walls", &ResponseSettings::walls, walls_schema(), "the material of the world box's six walls");
+  s.section("walls", &ResponseSettings::walls, keys_of(walls_keys), "the material of the world box's six walls");
   s.choice("solver", &ResponseSettings::solver, kImpulseSolvers,
            "how the passes go over the contacts: gauss_seidel (each point sees the ones before it) or jacobi "
            "(every point of a pass from the same velocities); both apply the frame's impulses together");
@@ -301,18 +262,14 @@ Section<ResponseSettings> response_schema() {
            "metres per second");
   s.number("max_pairs_per_collision", &ResponseSettings::max_pairs_per_collision, between(1, 1e6),
            "most leaf sphere pairs taken from one resolved collision for its contact");
-  return s;
 }
 
-Section<RecordSettings> record_schema() {
-  Section<RecordSettings> s;
+void record_keys(Section<RecordSettings>& s) {
   s.boolean("collisions", &RecordSettings::collisions, "write collisions.csv: one row per collision per frame");
   s.boolean("gaze", &RecordSettings::gaze, "write gaze.csv: the fixation each frame used, replayable (docs/gaze.md)");
-  return s;
 }
 
-Section<OverlaySettings> overlays_schema() {
-  Section<OverlaySettings> s;
+void overlays_keys(Section<OverlaySettings>& s) {
   s.boolean("fixation", &OverlaySettings::fixation, "the fixation point and the eccentricity rings");
   s.numbers("rings_deg", &OverlaySettings::rings_deg, between(0.01, 180), 16,
             "eccentricity rings about the fixation point, degrees of visual angle");
@@ -324,11 +281,9 @@ Section<OverlaySettings> overlays_schema() {
            "the entity whose sphere tree is drawn (its index; a click picks another)");
   s.number("sphere_tree_level", &OverlaySettings::sphere_tree_level, between(0, 16), "the depth drawn, 0 for the root");
   s.boolean("frame_graph", &OverlaySettings::frame_graph, "a graph of recent frame times");
-  return s;
 }
 
-Section<RenderSettings> render_schema() {
-  Section<RenderSettings> s;
+void render_keys(Section<RenderSettings>& s) {
   s.number("width_px", &RenderSettings::width_px, between(16, 16384), "window or offscreen picture width, pixels");
   s.number("height_px", &RenderSettings::height_px, between(16, 16384), "window or offscreen picture height, pixels");
   s.boolean("vsync", &RenderSettings::vsync, "wait for the display's refresh before showing a frame");
@@ -344,33 +299,27 @@ Section<RenderSettings> render_schema() {
   s.vec3("light_direction", &RenderSettings::light_direction, between(-1e3, 1e3),
          "direction the light travels, world axes (any length but zero)");
   s.boolean("floor", &RenderSettings::floor, "draw the world box's floor as ground");
-  s.section("overlays", &RenderSettings::overlays, overlays_schema(), "what is drawn over the scene");
-  return s;
+  s.section("overlays", &RenderSettings::overlays, keys_of(overlays_keys), "what is drawn over the scene");
 }
 
-Section<Waypoint> waypoint_schema() {
-  Section<Waypoint> s;
+void waypoint_keys(Section<Waypoint>& s) {
   s.number("x_m", &Waypoint::x_m, between(-1e6, 1e6), "world x of the point, metres");
   s.number("z_m", &Waypoint::z_m, between(-1e6, 1e6), "world z of the point, metres");
-  return s;
 }
 
-Section<PlayerSettings> player_schema() {
-  Section<PlayerSettings> s;
+void player_keys(Section<PlayerSettings>& s) {
   s.number("height_m", &PlayerSettings::height_m, between(0.1, 10), "the capsule from feet to top, metres");
   s.number("radius_m", &PlayerSettings::radius_m, between(0.01, 5), "the capsule's radius, metres");
   s.number("eye_height_m", &PlayerSettings::eye_height_m, between(0, 10), "the camera above the feet, metres");
   s.number("walk_speed_mps", &PlayerSettings::walk_speed_mps, between(0, 100), "the scripted walk's speed, metres per second");
-  s.list("path", &PlayerSettings::path, waypoint_schema(), "waypoints",
+  s.list("path", &PlayerSettings::path, keys_of(waypoint_keys), "waypoints",
          "the scripted walk's points, walked there and back; empty: along the ravine's middle");
   s.boolean("scripted", &PlayerSettings::scripted,
             "in a window too, walk the path (false: stand under the fly camera, W A S D and mouse look)");
   s.number("look_up_deg", &PlayerSettings::look_up_deg, between(-89, 89), "the scripted camera's pitch above the walk, degrees");
-  return s;
 }
 
-Section<RockfallSettings> rockfall_schema() {
-  Section<RockfallSettings> s;
+void rockfall_keys(Section<RockfallSettings>& s) {
   s.name("ravine_group", &RockfallSettings::ravine_group, "the entity group of the ravine (one static entity, placement: floor)");
   s.name("rock_group", &RockfallSettings::rock_group, "the entity group whose model, material and tree make the rocks");
   s.number("release_interval_s", &RockfallSettings::release_interval_s, {0, 1e6, true, false}, "seconds between releases");
@@ -394,12 +343,10 @@ Section<RockfallSettings> rockfall_schema() {
   s.number("rest_speed_mps", &RockfallSettings::rest_speed_mps, between(0, 1e3),
            "slower than this (centre plus rim) counts as resting, metres per second");
   s.number("rest_time_s", &RockfallSettings::rest_time_s, between(0, 1e6), "resting this long retires a rock, seconds");
-  s.section("player", &RockfallSettings::player, player_schema(), "the player walking the ravine");
-  return s;
+  s.section("player", &RockfallSettings::player, keys_of(player_keys), "the player walking the ravine");
 }
 
-Section<CrowdSettings> crowd_schema() {
-  Section<CrowdSettings> s;
+void crowd_keys(Section<CrowdSettings>& s) {
   s.name("group", &CrowdSettings::group, "the entity group of the walkers (placement: demo)");
   s.number("streams", &CrowdSettings::streams, between(1, 4), "streams crossing the plaza: from -x, +x, -z, +z in that order");
   s.number("spacing_m", &CrowdSettings::spacing_m, {0, 1e3, true, false}, "between neighbours in a starting block, metres");
@@ -408,19 +355,15 @@ Section<CrowdSettings> crowd_schema() {
   s.number("speed_spread", &CrowdSettings::speed_spread, between(0, 1), "each walker's speed differs from the mean by up to this fraction");
   s.number("max_acceleration_mps2", &CrowdSettings::max_acceleration_mps2, between(0, 1e3), "metres per second squared");
   s.number("arrive_radius_m", &CrowdSettings::arrive_radius_m, between(0, 1e3), "walkers slow down inside it and count as arrived");
-  return s;
 }
 
-Section<DemoSettings> demo_schema() {
-  Section<DemoSettings> s;
+void demo_keys(Section<DemoSettings>& s) {
   s.choice("kind", &DemoSettings::kind, kDemoKinds, "the demo the run plays (docs/demos.md): none, rockfall or crowd");
-  s.section("rockfall", &DemoSettings::rockfall, rockfall_schema(), "the rockfall: rocks, breaking, the player");
-  s.section("crowd", &DemoSettings::crowd, crowd_schema(), "the crowd: walkers crossing a plaza");
-  return s;
+  s.section("rockfall", &DemoSettings::rockfall, keys_of(rockfall_keys), "the rockfall: rocks, breaking, the player");
+  s.section("crowd", &DemoSettings::crowd, keys_of(crowd_keys), "the crowd: walkers crossing a plaza");
 }
 
-Section<SceneStimulusSettings> scene_stimulus_schema() {
-  Section<SceneStimulusSettings> s;
+void scene_stimulus_keys(Section<SceneStimulusSettings>& s) {
   s.number("voxels", &SceneStimulusSettings::voxels, between(2, 128), "voxels along each rock's side");
   s.number("rock_variants", &SceneStimulusSettings::rock_variants, between(1, 64), "seeded rock shapes the entities take in turn");
   s.number("depth_cm", &SceneStimulusSettings::depth_cm, between(0, 100000),
@@ -431,11 +374,9 @@ Section<SceneStimulusSettings> scene_stimulus_schema() {
   s.vec3("light_direction", &SceneStimulusSettings::light_direction, between(-1e3, 1e3),
          "the direction the light travels, the eye's axes (x right, y up, z towards the viewer); any length but zero");
   s.number("msaa_samples", &SceneStimulusSettings::msaa_samples, between(1, 16), "multisample anti-aliasing samples; 1 for none");
-  return s;
 }
 
-Section<StimulusSettings> stimulus_schema() {
-  Section<StimulusSettings> s;
+void stimulus_keys(Section<StimulusSettings>& s) {
   s.number("entities", &StimulusSettings::entities, between(2, 1000), "entities moving in view, the target pair included");
   s.number("entity_size_deg", &StimulusSettings::entity_size_deg, {0, 90, true, false}, "each entity's diameter, degrees of visual angle");
   s.number("speed_degps", &StimulusSettings::speed_degps, between(0, 1000), "each entity's speed on the screen, degrees per second");
@@ -450,12 +391,10 @@ Section<StimulusSettings> stimulus_schema() {
            "discs (flat, in the screen's plane) or scene (voxel rocks in depth, lit, drawn by fovea's renderer)");
   s.choice("directions", &StimulusSettings::directions, kStimulusDirections,
            "the target's direction from fixation: any (uniform) or horizontal (left or right: the screen's widest extent)");
-  s.section("scene", &StimulusSettings::scene, scene_stimulus_schema(), "the rocks, light and anti-aliasing of kind: scene");
-  return s;
+  s.section("scene", &StimulusSettings::scene, keys_of(scene_stimulus_keys), "the rocks, light and anti-aliasing of kind: scene");
 }
 
-Section<ConstantStimuliSettings> constant_stimuli_schema() {
-  Section<ConstantStimuliSettings> s;
+void constant_stimuli_keys(Section<ConstantStimuliSettings>& s) {
   s.numbers("gaps_deg", &ConstantStimuliSettings::gaps_deg, {0, 180, true, false}, 256, "the gaps, degrees of visual angle");
   s.numbers("eccentricities_deg", &ConstantStimuliSettings::eccentricities_deg, between(0, 90), 64,
             "the eccentricities from fixation, degrees");
@@ -463,13 +402,11 @@ Section<ConstantStimuliSettings> constant_stimuli_schema() {
   s.number("catch_trials_per_block", &ConstantStimuliSettings::catch_trials_per_block, between(0, 100000),
            "trials with no gap in each block, at the eccentricities in turn");
   s.number("blocks", &ConstantStimuliSettings::blocks, between(1, 10000), "blocks, each shuffled on its own");
-  return s;
 }
 
 /// A staircase's rules as a spec writes them, beside the eccentricities and start values; the
 /// intensity is the gap, so the range's keys say so.
-Section<StaircaseSettings> staircase_rules_schema() {
-  Section<StaircaseSettings> s;
+void staircase_rules_keys(Section<StaircaseSettings>& s) {
   s.number("n_up", &StaircaseSettings::n_up, between(1, 100), "misses in a row that make the gap larger");
   s.number("n_down", &StaircaseSettings::n_down, between(1, 100), "hits in a row that make it smaller (1-up-3-down tracks 79.4 %)");
   s.numbers("step_sizes", &StaircaseSettings::step_sizes, {0, 1e6, true, false}, 64,
@@ -481,23 +418,19 @@ Section<StaircaseSettings> staircase_rules_schema() {
   s.number("min_gap_deg", &StaircaseSettings::min_value, {0, 180, true, false},
            "the smallest gap a staircase may show, below max_gap_deg");
   s.number("max_gap_deg", &StaircaseSettings::max_value, {0, 180, true, false}, "the largest");
-  return s;
 }
 
-Section<InterleavedStaircaseSettings> staircase_design_schema() {
-  Section<InterleavedStaircaseSettings> s;
+void staircase_design_keys(Section<InterleavedStaircaseSettings>& s) {
   s.numbers("eccentricities_deg", &InterleavedStaircaseSettings::eccentricities_deg, between(0, 90), 64,
             "one staircase at each, degrees from fixation");
   s.numbers("start_values_deg", &InterleavedStaircaseSettings::start_values_deg, {0, 180, true, false}, 64,
             "each staircase's first gap: one value for all, or one per eccentricity");
-  s.flattened(&InterleavedStaircaseSettings::rules, staircase_rules_schema());
-  return s;
+  s.flattened(&InterleavedStaircaseSettings::rules, keys_of(staircase_rules_keys));
 }
 
 /// A psi's grids as a spec writes them, beside the eccentricities and trial counts
 /// (psychophysics/psi.hpp).
-Section<PsiSettings> psi_grid_schema() {
-  Section<PsiSettings> s;
+void psi_grid_keys(Section<PsiSettings>& s) {
   s.choice("function", &PsiSettings::function, kPsychometricFunctions,
            "the sigmoid F the psi assumes, as perception.model.function (fit with the same)");
   s.number("guess_rate", &PsiSettings::guess_rate, {0, 1, false, true}, "gamma assumed: the rate of yes with no gap");
@@ -517,41 +450,33 @@ Section<PsiSettings> psi_grid_schema() {
   s.number("lapse_points", &PsiSettings::lapse_points, between(1, 1000), "lapse rates on a linear grid");
   s.boolean("marginal", &PsiSettings::marginal,
             "psi-marginal: choose gaps for threshold and width, the lapse a nuisance (false: for all three)");
-  return s;
 }
 
-Section<InterleavedPsiSettings> psi_design_schema() {
-  Section<InterleavedPsiSettings> s;
+void psi_design_keys(Section<InterleavedPsiSettings>& s) {
   s.numbers("eccentricities_deg", &InterleavedPsiSettings::eccentricities_deg, between(0, 90), 64,
             "one psi procedure at each, degrees from fixation");
   s.number("n_trials", &InterleavedPsiSettings::n_trials, between(1, 100000), "trials each procedure chooses the gap of");
   s.number("catch_trials", &InterleavedPsiSettings::catch_trials, between(0, 100000),
            "trials with no gap at each eccentricity, spread evenly (at most n_trials)");
-  s.flattened(&InterleavedPsiSettings::grid, psi_grid_schema());
-  return s;
+  s.flattened(&InterleavedPsiSettings::grid, keys_of(psi_grid_keys));
 }
 
-Section<TaskSettings> task_schema() {
-  Section<TaskSettings> s;
+void task_keys(Section<TaskSettings>& s) {
   s.text("yes_key", &TaskSettings::yes_key, "the key for yes, as SDL names keys (y, Left, Space)");
   s.text("no_key", &TaskSettings::no_key, "the key for no");
   s.text("instructions", &TaskSettings::instructions, "shown before the first trial and after each break");
   s.number("break_every", &TaskSettings::break_every, between(0, 1e6), "trials between breaks; 0 for none");
   s.number("inter_trial_interval_s", &TaskSettings::inter_trial_interval_s, between(0, 600),
            "blank time between a response and the next trial, seconds");
-  return s;
 }
 
-Section<ClipScene> clip_scene_schema() {
-  Section<ClipScene> s;
+void clip_scene_keys(Section<ClipScene>& s) {
   s.name("name", &ClipScene::name, "the scene's name in the records");
   s.path("file", &ClipScene::file, "the world config (configs/*.yaml), relative to the spec");
-  return s;
 }
 
-Section<ClipComparisonSettings> clip_comparison_schema() {
-  Section<ClipComparisonSettings> s;
-  s.list("scenes", &ClipComparisonSettings::scenes, clip_scene_schema(), "scenes (name, file)",
+void clip_comparison_keys(Section<ClipComparisonSettings>& s) {
+  s.list("scenes", &ClipComparisonSettings::scenes, keys_of(clip_scene_keys), "scenes (name, file)",
          "the scenes, each a world config; every trial's clips start from its seed and warm-up");
   s.choices("schedulers", &ClipComparisonSettings::schedulers, kSchedulerKinds, "the schedulers tested");
   s.numbers("budgets_tests", &ClipComparisonSettings::budgets_tests, between(1, 1e15), 64,
@@ -570,17 +495,14 @@ Section<ClipComparisonSettings> clip_comparison_schema() {
            "2ifc (two clips, which looked wrong?) or yes_no (one clip, did you see an error?, answered with task.yes_key and no_key)");
   s.text("first_key", &ClipComparisonSettings::first_key, "2ifc: the key for the first clip, as SDL names keys");
   s.text("second_key", &ClipComparisonSettings::second_key, "2ifc: the key for the second clip");
-  return s;
 }
 
-Section<DisplaySettings> display_schema() {
-  Section<DisplaySettings> s;
+void display_keys(Section<DisplaySettings>& s) {
   s.number("refresh_hz", &DisplaySettings::refresh_hz, {0, 1000, true, false},
            "the display's refresh rate, Hz: a person's session is refused on a display reporting another (or none) "
            "unless development_run");
   s.boolean("development_run", &DisplaySettings::development_run,
             "a pilot or test, not data: a person's session may run without vsync or at another refresh rate");
-  return s;
 }
 
 }  // namespace
@@ -590,20 +512,20 @@ const Section<ExperimentSettings>& experiment_schema() {
     Section<ExperimentSettings> s;
     s.name("name", &ExperimentSettings::name, "experiment name: sessions go to results/experiments/<name>/<participant>/");
     s.number("seed", &ExperimentSettings::seed, between(0, 9007199254740992.0), "seed of the design's order and the stimuli");
-    s.section("screen", &ExperimentSettings::screen, screen_schema(), "the physical screen: every size in degrees comes from it");
-    s.section("stimulus", &ExperimentSettings::stimulus, stimulus_schema(), "what a trial shows");
+    s.section("screen", &ExperimentSettings::screen, keys_of(screen_keys), "the physical screen: every size in degrees comes from it");
+    s.section("stimulus", &ExperimentSettings::stimulus, keys_of(stimulus_keys), "what a trial shows");
     s.choice("method", &ExperimentSettings::method, kDesignMethods,
              "constant_stimuli (a gap x eccentricity grid), staircase or psi (adaptive, interleaved, one per eccentricity), or clip_comparison (scenes under schedulers at budgets)");
-    s.section("constant_stimuli", &ExperimentSettings::constant_stimuli, constant_stimuli_schema(),
+    s.section("constant_stimuli", &ExperimentSettings::constant_stimuli, keys_of(constant_stimuli_keys),
               "the grid, with method: constant_stimuli");
-    s.section("staircase", &ExperimentSettings::staircase, staircase_design_schema(), "the staircases, with method: staircase");
-    s.section("psi", &ExperimentSettings::psi, psi_design_schema(), "the psi procedures, with method: psi");
-    s.section("task", &ExperimentSettings::task, task_schema(), "the yes/no task");
-    s.section("clip_comparison", &ExperimentSettings::clip_comparison, clip_comparison_schema(),
+    s.section("staircase", &ExperimentSettings::staircase, keys_of(staircase_design_keys), "the staircases, with method: staircase");
+    s.section("psi", &ExperimentSettings::psi, keys_of(psi_design_keys), "the psi procedures, with method: psi");
+    s.section("task", &ExperimentSettings::task, keys_of(task_keys), "the yes/no task");
+    s.section("clip_comparison", &ExperimentSettings::clip_comparison, keys_of(clip_comparison_keys),
               "the clips, with method: clip_comparison (docs/psychophysics.md, Clip comparison)");
-    s.section("display", &ExperimentSettings::display, display_schema(),
+    s.section("display", &ExperimentSettings::display, keys_of(display_keys),
               "the display a person watches: its refresh rate, and whether this is a development run");
-    s.section("gaze", &ExperimentSettings::gaze, gaze_schema(),
+    s.section("gaze", &ExperimentSettings::gaze, keys_of(gaze_keys),
               "where the viewer looks; a tracker (pupil, gazepoint) makes trials gaze-contingent");
     s.number("fixation_radius_deg", &ExperimentSettings::fixation_radius_deg, {0, 90, true, false},
              "with a tracker: a trial whose fixation leaves this radius around the cross is aborted and requeued");
@@ -620,32 +542,32 @@ const Section<Settings>& settings_schema() {
     s.number("seed", &Settings::seed, between(0, 9007199254740992.0), "seed of every random choice");
     s.number("frames", &Settings::frames, between(0, 1e12), "frames to run");
     // Keys of AnimationSettings (a base of Settings) name their type explicitly.
-    s.section<WorldSettings>("world", &Settings::world, world_schema(), "the world: box, time step, entities");
-    s.section<ScheduleSettings>("schedule", &Settings::schedule, schedule_schema(),
+    s.section<WorldSettings>("world", &Settings::world, keys_of(world_keys), "the world: box, time step, entities");
+    s.section<ScheduleSettings>("schedule", &Settings::schedule, keys_of(schedule_keys),
                                 "how the active collisions are scheduled (004 section 3.4.3)");
-    s.section<BudgetSettings>("budget", &Settings::budget, budget_schema(),
+    s.section<BudgetSettings>("budget", &Settings::budget, keys_of(budget_keys),
                               "when collision processing stops each frame (004 section 3.4)");
     s.choice<InterruptPolicy>("interrupt_policy", &Settings::interrupt_policy, kInterruptPolicies,
                               "collisions unresolved at the budget: repulse (treat as real) or interpenetrate (drop)");
-    s.section<NarrowPhaseSettings>("narrowphase", &Settings::narrowphase, narrowphase_schema(),
+    s.section<NarrowPhaseSettings>("narrowphase", &Settings::narrowphase, keys_of(narrowphase_keys),
                                    "descents that save tests and find what 004's finds (docs/narrowphase.md)");
     s.number<int>("threads", &Settings::threads, between(0, 256),
              "threads for the frame's phases, 0: the machine's cores; results do not depend on it (docs/scale.md)");
     s.boolean("ground_truth", &Settings::ground_truth,
               "run the exact voxel test on every collision for the true metrics (slow; docs/metrics.md)");
-    s.section<MetricsSettings>("metrics", &Settings::metrics, metrics_schema(),
+    s.section<MetricsSettings>("metrics", &Settings::metrics, keys_of(metrics_keys),
                                "visibility, suprathreshold P and the warm-up (docs/metrics.md)");
-    s.section<EvaluationSettings>("evaluate", &Settings::evaluate, evaluation_schema(),
+    s.section<EvaluationSettings>("evaluate", &Settings::evaluate, keys_of(evaluation_keys),
                                   "the counterfactual evaluation of schedulers (docs/evaluation.md)");
-    s.section<PerceptionSettings>("perception", &Settings::perception, perception_schema(),
+    s.section<PerceptionSettings>("perception", &Settings::perception, keys_of(perception_keys),
                                   "the perception model and the view (004 section 3.4.2)");
-    s.section<GazeSettings>("gaze", &Settings::gaze, gaze_schema(), "where the viewer looks");
-    s.section<ResponseSettings>("response", &Settings::response, response_schema(),
+    s.section<GazeSettings>("gaze", &Settings::gaze, keys_of(gaze_keys), "where the viewer looks");
+    s.section<ResponseSettings>("response", &Settings::response, keys_of(response_keys),
                                 "the collision response: gravity, materials, the impulse solver (004 section 3.5)");
-    s.section("record", &Settings::record, record_schema(), "optional records of a run");
-    s.section("render", &Settings::render, render_schema(),
+    s.section("record", &Settings::record, keys_of(record_keys), "optional records of a run");
+    s.section("render", &Settings::render, keys_of(render_keys),
               "the window, its overlays and panel, offscreen pictures (docs/render.md)");
-    s.section("demo", &Settings::demo, demo_schema(), "the rockfall or crowd demo (docs/demos.md)");
+    s.section("demo", &Settings::demo, keys_of(demo_keys), "the rockfall or crowd demo (docs/demos.md)");
     return s;
   }();
   return schema;
