@@ -203,8 +203,9 @@ class Section {
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
                  if (!begin_list(n, s.*member, p, m, st, "names (" + names.all + ")")) return;
                  if (n.size() > names.kinds.size())
-                   st.fail(p, mark_of(n, m), "expected at most " + std::to_string(names.kinds.size()) + " names, found " +
-                                                 std::to_string(n.size()));
+                   st.fail(p, mark_of(n, m),
+                           "expected at most " + std::to_string(names.kinds.size()) + " names, found " +
+                               std::to_string(n.size()));
                  std::vector<E> values;
                  for (std::size_t i = 0; i < n.size(); ++i) {
                    const std::string element_path = p + "[" + std::to_string(i) + "]";

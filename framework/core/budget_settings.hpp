@@ -26,14 +26,17 @@ struct BudgetModeInfo {
 };
 
 inline constexpr auto kBudgetModes = kind_table<BudgetModeInfo>({
-    {BudgetMode::wall, "wall", "stop when `ms` of wall-clock time have passed: real time, not reproducible", true},
-    {BudgetMode::work, "work", "stop after `tests` sphere-sphere tests: reproducible to the byte", true},
+    {BudgetMode::wall, "wall", "stop when `ms` of wall-clock time have passed: real time, not reproducible",
+     /*runs_a_world=*/true},
+    {BudgetMode::work, "work", "stop after `tests` sphere-sphere tests: reproducible to the byte",
+     /*runs_a_world=*/true},
     {BudgetMode::unlimited, "unlimited",
-     "never stop: every collision resolved (full resolution, the reference of a study)", true},
+     "never stop: every collision resolved (full resolution, the reference of a study)", /*runs_a_world=*/true},
     // Counted by running full resolution first, which the counterfactual evaluation
     // (frame/evaluation_settings.hpp) does anyway.
     {BudgetMode::fraction, "fraction",
-     "`fraction` of the sphere tests full resolution needs this frame: reproducible to the byte", false},
+     "`fraction` of the sphere tests full resolution needs this frame: reproducible to the byte",
+     /*runs_a_world=*/false},
 });
 
 /// How much collision processing a frame may do (config `budget`, 004 section 3.4).

@@ -40,7 +40,8 @@ inline constexpr auto kGazeSources = kind_table<GazeSourceInfo>({
      "a gaze CSV recorded earlier, interpolated at frame times (gaze/replay_gaze.hpp)", GazeInput::file},
     {GazeSourceKind::pupil, "pupil", "Pupil Labs Core through the Pupil Remote network API (trackers/pupil_gaze.hpp)",
      GazeInput::tracker},
-    {GazeSourceKind::gazepoint, "gazepoint", "Gazepoint through the Open Gaze API over TCP (trackers/gazepoint_gaze.hpp)",
+    {GazeSourceKind::gazepoint, "gazepoint",
+     "Gazepoint through the Open Gaze API over TCP (trackers/gazepoint_gaze.hpp)",
      GazeInput::tracker},
     // Any tracker's SDK through fovea's Python module, World.set_gaze (gaze/external_gaze.hpp).
     {GazeSourceKind::external, "external",
@@ -59,7 +60,8 @@ enum class ScriptedTargetKind { screen, entities, collisions };
 inline constexpr auto kScriptedTargets = kind_table<KindName<ScriptedTargetKind>>({
     {ScriptedTargetKind::screen, "screen",
      "uniform over the screen inside the margins, drawn as the fixation before starts"},
-    {ScriptedTargetKind::entities, "entities", "an entity's centre on the screen, chosen in proportion to its speed there"},
+    {ScriptedTargetKind::entities, "entities",
+     "an entity's centre on the screen, chosen in proportion to its speed there"},
     {ScriptedTargetKind::collisions, "collisions",
      "the centre on the screen of one of the last step's collisions treated as colliding"},
 });
@@ -81,7 +83,8 @@ enum class PupilTopic { surface, gaze };
 
 inline constexpr auto kPupilTopics = kind_table<KindName<PupilTopic>>({
     {PupilTopic::surface, "surface", "surfaces.<surface>: gaze mapped onto the screen surface (the usual set-up)"},
-    {PupilTopic::gaze, "gaze", "gaze.: gaze in the world camera's image, taken as the screen (screen-as-world set-ups)"},
+    {PupilTopic::gaze, "gaze",
+     "gaze.: gaze in the world camera's image, taken as the screen (screen-as-world set-ups)"},
 });
 
 /// What a frame uses when the source has no valid, current sample.

@@ -24,7 +24,8 @@ namespace fovea {
 enum class DesignMethod { constant_stimuli, staircase, psi, clip_comparison };
 
 inline constexpr auto kDesignMethods = kind_table<KindName<DesignMethod>>({
-    {DesignMethod::constant_stimuli, "constant_stimuli", "a fixed grid of gap x eccentricity, repeated, shuffled in blocks"},
+    {DesignMethod::constant_stimuli, "constant_stimuli",
+     "a fixed grid of gap x eccentricity, repeated, shuffled in blocks"},
     {DesignMethod::staircase, "staircase",
      "one adaptive staircase per eccentricity, interleaved (PsychoPy's StairHandler rules)"},
     {DesignMethod::psi, "psi", "one psi procedure per eccentricity, interleaved (psychophysics/psi.hpp)"},

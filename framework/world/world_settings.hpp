@@ -73,9 +73,11 @@ struct SphereTreeBuilderInfo {
 
 inline constexpr auto kSphereTreeBuilders = kind_table<SphereTreeBuilderInfo>({
     {SphereTreeBuilder::octree, "octree",
-     "004 section 3.3.1: octree cells (spheretree/octree_builder.hpp); the default", true},
-    {SphereTreeBuilder::medial, "medial", "spheres on the model's medial axis (spheretree/medial_builder.hpp)", false},
-    {SphereTreeBuilder::tightest, "tightest", "both built, the tighter at equal sphere counts kept, per model", false},
+     "004 section 3.3.1: octree cells (spheretree/octree_builder.hpp); the default", /*grows_on_demand=*/true},
+    {SphereTreeBuilder::medial, "medial", "spheres on the model's medial axis (spheretree/medial_builder.hpp)",
+     /*grows_on_demand=*/false},
+    {SphereTreeBuilder::tightest, "tightest", "both built, the tighter at equal sphere counts kept, per model",
+     /*grows_on_demand=*/false},
 });
 
 /// Where an octree node's sphere comes from (config `sphere_tree.fit`).

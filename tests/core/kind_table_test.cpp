@@ -35,9 +35,10 @@ TEST_CASE("Kind tables: a name for every row, the row for every name, and nothin
 
 TEST_CASE("Kind tables: a value or a name twice, or a row without a name or help, is not a table",
           "[core][kinds]") {
-  STATIC_REQUIRE_FALSE(is_kind_table(std::to_array<KindName<Fruit>>({{Fruit::apple, "apple", "a"}, {Fruit::apple, "pear", "b"}})));
-  STATIC_REQUIRE_FALSE(is_kind_table(std::to_array<KindName<Fruit>>({{Fruit::apple, "apple", "a"}, {Fruit::pear, "apple", "b"}})));
-  STATIC_REQUIRE_FALSE(is_kind_table(std::to_array<KindName<Fruit>>({{Fruit::apple, "", "a"}})));
-  STATIC_REQUIRE_FALSE(is_kind_table(std::to_array<KindName<Fruit>>({{Fruit::apple, "apple", ""}})));
-  STATIC_REQUIRE(is_kind_table(std::to_array<KindName<Fruit>>({{Fruit::plum, "plum", "a stone fruit"}})));
+  using Rows = std::array<KindName<Fruit>, 2>;
+  STATIC_REQUIRE_FALSE(is_kind_table(Rows{{{Fruit::apple, "apple", "a"}, {Fruit::apple, "pear", "b"}}}));
+  STATIC_REQUIRE_FALSE(is_kind_table(Rows{{{Fruit::apple, "apple", "a"}, {Fruit::pear, "apple", "b"}}}));
+  STATIC_REQUIRE_FALSE(is_kind_table(Rows{{{Fruit::apple, "", "a"}, {Fruit::pear, "pear", "b"}}}));
+  STATIC_REQUIRE_FALSE(is_kind_table(Rows{{{Fruit::apple, "apple", ""}, {Fruit::pear, "pear", "b"}}}));
+  STATIC_REQUIRE(is_kind_table(Rows{{{Fruit::plum, "plum", "a stone fruit"}, {Fruit::pear, "pear", "b"}}}));
 }
