@@ -236,7 +236,7 @@ std::string run_refusal(const config::LoadedConfig& loaded) {
 
 std::string frame_explanation(const config::LoadedConfig& loaded) {
   const AnimationSettings& settings = loaded.settings;
-  const std::vector<Stage> plan = plan_frame(frame_plan_inputs(settings, *make_scheduler(settings.schedule)));
+  const std::vector<Stage> plan = plan_frame(frame_plan_inputs(settings));
   return "The frame of " + loaded.source + ": " + std::to_string(plan.size()) +
          " stages, in order (docs/architecture.md, \"One frame\").\n" +
          "Each: the frames.csv column its time goes to, \"on the threads\" where it splits its work over\n" +

@@ -88,7 +88,7 @@ bool load_config_model(const TreeOptions& o, VoxelModel& model, SphereTreeBuildO
 
 /// The model the command names, or an error message.
 bool load_model(const TreeOptions& o, VoxelModel& model, std::string& description) {
-  for (const auto& [name, shape] : kShapeNames) {
+  for (const auto& [shape, name, help] : kModelShapes) {
     if (shape == Shape::file || o.model != name) continue;
     ModelSettings settings;
     settings.shape = shape;

@@ -292,7 +292,7 @@ void check_sphere_tree(const LoadedConfig& loaded, const SphereTreeSettings& tre
     throw ConfigError(loaded.error_at(at + "inflate", "inflate grows the spheres of a tree read from sphere_tree.file; "
                                                       "built trees cover the voxels already: set file or leave out inflate"));
   }
-  if (trees.on_demand && trees.file.empty() && trees.builder != SphereTreeBuilder::octree)
+  if (trees.on_demand && trees.file.empty() && !find_kind(kSphereTreeBuilders, trees.builder)->grows_on_demand)
     throw ConfigError(loaded.error_at(at + "on_demand", std::string("on-demand growth builds octree trees only, and builder is ") +
                                                             std::string(sphere_tree_builder_name(trees.builder)) +
                                                             "; set builder: octree or on_demand: false"));
@@ -321,13 +321,14 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   }
   // The oracle orders by the exact voxel test's verdict, which only ground truth computes.
   if (!settings.ground_truth) {
-    if (settings.schedule.kind == SchedulerKind::oracle)
-      throw ConfigError(loaded.error_at("schedule.kind", "oracle orders collisions by the true p from the exact voxel "
-                                                         "test, which needs ground_truth: true"));
-    for (const SchedulerKind kind : settings.evaluate.schedulers)
-      if (kind == SchedulerKind::oracle)
-        throw ConfigError(loaded.error_at("evaluate.schedulers", "oracle orders collisions by the true p from the exact "
-                                                                 "voxel test, which needs ground_truth: true"));
+    const auto refuse_without_truth = [&](const std::string& key, SchedulerKind kind) {
+      if (scheduler_kind_info(kind).uses_true_priority)
+        throw ConfigError(loaded.error_at(key, std::string(scheduler_name(kind)) +
+                                                   " orders collisions by the true p from the exact voxel test, which "
+                                                   "needs ground_truth: true"));
+    };
+    refuse_without_truth("schedule.kind", settings.schedule.kind);
+    for (const SchedulerKind kind : settings.evaluate.schedulers) refuse_without_truth("evaluate.schedulers", kind);
   }
   if (!settings.evaluate.trees.empty() && !settings.evaluate.enabled())
     throw ConfigError(loaded.error_at("evaluate.trees", "the tree sets are run by the evaluated schedulers, and there are "

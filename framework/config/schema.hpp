@@ -111,6 +111,28 @@ bool begin_list(const YAML::Node& n, V& list, const std::string& path, const YAM
   return true;
 }
 
+/// A kind table's names, in its order, as choice() and choices() parse and write them.
+template <class E>
+struct KindNames {
+  template <class Table>
+  explicit KindNames(const Table& table) {
+    for (const auto& row : table) {
+      kinds.push_back(row.kind);
+      names.emplace_back(row.name);
+      all += (all.empty() ? "" : ", ") + names.back();
+    }
+  }
+  /// The name of `kind`; "?" for a value the table lacks.
+  std::string name_of(E kind) const {
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+      if (kinds[i] == kind) return names[i];
+    return "?";
+  }
+  std::vector<E> kinds;
+  std::vector<std::string> names;  ///< names[i] is kinds[i]'s
+  std::string all;                 ///< "a, b, c": how a message and `fovea keys` list them
+};
+
 template <class S>
 class Section {
  public:
@@ -172,49 +194,39 @@ class Section {
                });
   }
 
-  /// A list of an enum's values, each written as one of `options`' names, at most
-  /// `max_count` of them, none twice.
-  template <class E>
-  Section& choices(const char* name, std::vector<E> S::*member, std::vector<std::pair<std::string, E>> options,
-                   std::size_t max_count, const char* doc) {
-    std::vector<std::string> names;
-    std::string all;
-    for (const auto& o : options) {
-      names.push_back(o.first);
-      all += (all.empty() ? "" : ", ") + o.first;
-    }
-    const auto name_of = [options](E value) {
-      for (const auto& o : options)
-        if (o.second == value) return o.first;
-      return std::string("?");
-    };
+  /// A list of an enum's values, each written as one of its kind table's names, none twice
+  /// (so at most as many as the table has rows).
+  template <class E, class Table>
+  Section& choices(const char* name, std::vector<E> S::*member, const Table& kinds, const char* doc) {
+    const KindNames<E> names(kinds);
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
-                 if (!begin_list(n, s.*member, p, m, st, "names (" + all + ")")) return;
-                 if (n.size() > max_count)
-                   st.fail(p, mark_of(n, m), "expected at most " + std::to_string(max_count) + " names, found " +
-                                                 std::to_string(n.size()));
+                 if (!begin_list(n, s.*member, p, m, st, "names (" + names.all + ")")) return;
+                 if (n.size() > names.kinds.size())
+                   st.fail(p, mark_of(n, m),
+                           "expected at most " + std::to_string(names.kinds.size()) + " names, found " +
+                               std::to_string(n.size()));
                  std::vector<E> values;
                  for (std::size_t i = 0; i < n.size(); ++i) {
                    const std::string element_path = p + "[" + std::to_string(i) + "]";
                    const YAML::Mark element_mark = mark_of(n[i], mark_of(n, m));
                    reject_explicit_tag(n[i], element_path, mark_of(n, m), st);
-                   const E value = options[parse_choice(n[i], names, element_path, element_mark, st)].second;
+                   const E value = names.kinds[parse_choice(n[i], names.names, element_path, element_mark, st)];
                    for (const E seen : values)
-                     if (seen == value) st.fail(element_path, element_mark, name_of(value) + " is listed twice");
+                     if (seen == value) st.fail(element_path, element_mark, names.name_of(value) + " is listed twice");
                    values.push_back(value);
                  }
                  s.*member = std::move(values);
                },
                [=](YAML::Emitter& out, const S& s) {
                  out << YAML::Flow << YAML::BeginSeq;
-                 for (const E v : s.*member) out << name_of(v);
+                 for (const E v : s.*member) out << names.name_of(v);
                  out << YAML::EndSeq;
                },
                [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
                  std::string text = "[";
-                 for (const E v : d.*member) text += (text.size() > 1 ? ", " : "") + name_of(v);
-                 keys.push_back({p, "list of " + all, text + "]", doc});
+                 for (const E v : d.*member) text += (text.size() > 1 ? ", " : "") + names.name_of(v);
+                 keys.push_back({p, "list of " + names.all, text + "]", doc});
                });
   }
 
@@ -269,25 +281,17 @@ class Section {
                });
   }
 
-  /// An enum member written as one of `options`' names.
-  template <class E>
-  Section& choice(const char* name, E S::*member, std::vector<std::pair<std::string, E>> options, const char* doc) {
-    std::vector<std::string> names;
-    for (const auto& o : options) names.push_back(o.first);
-    const auto name_of = [options](E value) {
-      for (const auto& o : options)
-        if (o.second == value) return o.first;
-      return std::string("?");
-    };
-    std::string all;
-    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+  /// An enum member written as one of its kind table's names (core/kind_table.hpp).
+  template <class E, class Table>
+  Section& choice(const char* name, E S::*member, const Table& kinds, const char* doc) {
+    const KindNames<E> names(kinds);
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
-                 s.*member = options[parse_choice(n, names, p, m, st)].second;
+                 s.*member = names.kinds[parse_choice(n, names.names, p, m, st)];
                },
-               [=](YAML::Emitter& out, const S& s) { out << name_of(s.*member); },
+               [=](YAML::Emitter& out, const S& s) { out << names.name_of(s.*member); },
                [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
-                 keys.push_back({p, "one of " + all, name_of(d.*member), doc});
+                 keys.push_back({p, "one of " + names.all, names.name_of(d.*member), doc});
                });
   }
 
@@ -447,5 +451,14 @@ class Section {
 
   std::vector<Field> fields_;
 };
+
+/// The section `fill` lists the keys of: each part's keys are a function that adds them, in
+/// the order a config file and `fovea keys` show them (settings_schema.cpp).
+template <class T>
+Section<T> keys_of(void (*fill)(Section<T>&)) {
+  Section<T> section;
+  fill(section);
+  return section;
+}
 
 }  // namespace fovea::config

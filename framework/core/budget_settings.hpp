@@ -4,38 +4,50 @@
 // falls back on (docs/config.md). In core because the narrow phase spends the budget and the
 // schedulers above it hand it on: neither owns it.
 
+#include <array>
 #include <cstdint>
+
+#include "core/kind_table.hpp"
 
 namespace fovea {
 
 /// How a frame's collision processing is bounded (004 section 3.4: "a pre-defined target
 /// time").
-enum class BudgetMode {
-  wall,       ///< stop when `ms` of wall-clock time have passed: real time, not reproducible
-  work,       ///< stop after `tests` sphere-sphere tests: reproducible to the byte
-  unlimited,  ///< never stop: every collision resolved (full resolution, the reference of a study)
-  /// `fraction` of the sphere tests full resolution needs this frame, counted by running it
-  /// first: only for the counterfactual evaluation (frame/evaluation_settings.hpp), which
-  /// runs full resolution anyway; reproducible to the byte.
-  fraction,
+enum class BudgetMode { wall, work, unlimited, fraction };
+
+/// A budget mode and where it may be used.
+struct BudgetModeInfo {
+  BudgetMode kind;
+  const char* name;  ///< in configs and records
+  const char* help;
+  /// A run's own budget may take it (`budget.mode`, the panel); the others are for the
+  /// counterfactual evaluation only (`evaluate.budgets`).
+  bool runs_a_world;
 };
 
+inline constexpr auto kBudgetModes = kind_table<BudgetModeInfo>({
+    {BudgetMode::wall, "wall", "stop when `ms` of wall-clock time have passed: real time, not reproducible",
+     /*runs_a_world=*/true},
+    {BudgetMode::work, "work", "stop after `tests` sphere-sphere tests: reproducible to the byte",
+     /*runs_a_world=*/true},
+    {BudgetMode::unlimited, "unlimited",
+     "never stop: every collision resolved (full resolution, the reference of a study)", /*runs_a_world=*/true},
+    // Counted by running full resolution first, which the counterfactual evaluation
+    // (frame/evaluation_settings.hpp) does anyway.
+    {BudgetMode::fraction, "fraction",
+     "`fraction` of the sphere tests full resolution needs this frame: reproducible to the byte",
+     /*runs_a_world=*/false},
+});
+
+/// How much collision processing a frame may do (config `budget`, 004 section 3.4).
 struct BudgetSettings {
-  BudgetMode mode = BudgetMode::work;
+  BudgetMode mode = BudgetMode::work;  ///< which of the limits below applies (kBudgetModes)
   double ms = 2.0;               ///< wall budget per frame, milliseconds
   std::int64_t tests = 20000;    ///< work budget per frame, sphere-sphere tests
   double fraction = 0.1;         ///< fraction budget: share of the frame's full-resolution tests
 };
 
 /// Config name of a budget mode ("work").
-constexpr const char* budget_mode_name(BudgetMode mode) {
-  switch (mode) {
-    case BudgetMode::wall: return "wall";
-    case BudgetMode::work: return "work";
-    case BudgetMode::unlimited: return "unlimited";
-    case BudgetMode::fraction: return "fraction";
-  }
-  return "unknown";
-}
+constexpr const char* budget_mode_name(BudgetMode mode) { return kind_name(kBudgetModes, mode); }
 
 }  // namespace fovea

@@ -5,15 +5,23 @@
 // the config; these say what the demo adds: rocks released, broken and retired and a player
 // in a ravine; walkers crossing a plaza.
 
+#include <array>
 #include <string>
 #include <vector>
 
+#include "core/kind_table.hpp"
 #include "core/math.hpp"
 
 namespace fovea {
 
 /// Which demo a run plays, if any.
 enum class DemoKind { none, rockfall, crowd };
+
+inline constexpr auto kDemoKinds = kind_table<KindName<DemoKind>>({
+    {DemoKind::none, "none", "the world alone"},
+    {DemoKind::rockfall, "rockfall", "rocks released, broken and retired, and a player walking a ravine"},
+    {DemoKind::crowd, "crowd", "walkers crossing a plaza in streams"},
+});
 
 /// A point of the player's scripted walk, on the ground plane (world x and z).
 struct Waypoint {

@@ -75,7 +75,7 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
   if (animation_settings.threads < 0) throw std::invalid_argument("threads must be >= 0 (0: the machine's cores)");
   // The oracle orders by the exact voxel test, which only ground truth computes (the config
   // says so at the key's line; this is for worlds made in code).
-  const auto is_oracle = [](SchedulerKind k) { return k == SchedulerKind::oracle; };
+  const auto is_oracle = [](SchedulerKind k) { return scheduler_kind_info(k).uses_true_priority; };
   if (!animation_settings.ground_truth &&
       (is_oracle(animation_settings.schedule.kind) ||
        std::any_of(animation_settings.evaluate.schedulers.begin(), animation_settings.evaluate.schedulers.end(), is_oracle)))
@@ -96,7 +96,7 @@ Animation::Animation(const AnimationSettings& animation_settings, std::uint64_t 
   plan();
 }
 
-void Animation::plan() { plan_ = plan_frame(frame_plan_inputs(settings_, *parts_.scheduler)); }
+void Animation::plan() { plan_ = plan_frame(frame_plan_inputs(settings_)); }
 
 ModelId Animation::take(InstalledModel installed) {
   const ModelId id = installed.id;
@@ -205,7 +205,7 @@ FrameStats Animation::step() {
 }
 
 void Animation::set_schedule(const ScheduleSettings& schedule) {
-  if (schedule.kind == SchedulerKind::oracle && !settings_.ground_truth)
+  if (scheduler_kind_info(schedule.kind).uses_true_priority && !settings_.ground_truth)
     throw std::invalid_argument("schedule.kind: oracle orders by the exact voxel test, which needs ground_truth: true");
   parts_.scheduler = make_scheduler(schedule, seed_);  // throws before anything changes
   settings_.schedule = schedule;

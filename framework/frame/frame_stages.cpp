@@ -290,7 +290,7 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
      D::priorities | D::true_priorities | D::budget | D::states | D::gaze | D::memory,
      D::collisions | D::budget | D::models | D::stats,
      "staircase steps in the scheduler's order until all are resolved or the budget is spent "
-     "(schedule/scheduler.cpp)",
+     "(schedule/: the kind's file, from its row of schedule/scheduler_kinds.hpp)",
      schedule_stage},
     {Stage::interrupt, "interrupt", StageClock::narrowphase, false, only(D::collisions), only(D::collisions),
      "what is left becomes colliding (repulse) or not (interpenetrate) (narrowphase/narrow_phase.cpp interrupt)",
@@ -371,11 +371,12 @@ std::string frame_data_names(FrameData data) {
   return names.empty() ? "-" : names;
 }
 
-FramePlanInputs frame_plan_inputs(const AnimationSettings& settings, const Scheduler& scheduler) {
+FramePlanInputs frame_plan_inputs(const AnimationSettings& settings) {
+  const SchedulerKindInfo& scheduler = scheduler_kind_info(settings.schedule.kind);
   FramePlanInputs inputs;
   inputs.evaluation = settings.evaluate.enabled();
-  inputs.uses_priority = scheduler.uses_priority();
-  inputs.uses_true_priority = scheduler.uses_true_priority();
+  inputs.uses_priority = scheduler.uses_priority;
+  inputs.uses_true_priority = scheduler.uses_true_priority;
   // Without a reader, remembering would cost a gap bound or two per collision every frame.
   inputs.remembers = settings.narrowphase.coherence || settings.schedule.priorities == PriorityGap::refined;
   inputs.occlusion = settings.metrics.visibility == VisibilityKind::occlusion;

@@ -8,7 +8,7 @@
 
 #include "frame/animation_settings.hpp"
 #include "frame/frame_data.hpp"
-#include "schedule/scheduler.hpp"
+#include "schedule/scheduler_kinds.hpp"
 
 namespace fovea {
 
@@ -103,8 +103,9 @@ struct FramePlanInputs {
   bool remembers = false;          ///< coherence or refined priorities read last frame's descents
   bool occlusion = false;          ///< metrics.visibility: occlusion
 };
-/// The inputs for a world of `settings` scheduled by `scheduler`.
-FramePlanInputs frame_plan_inputs(const AnimationSettings& settings, const Scheduler& scheduler);
+/// The inputs for a world of `settings`: what its scheduler needs from its row of
+/// kSchedulerKinds (schedule/scheduler_kinds.hpp).
+FramePlanInputs frame_plan_inputs(const AnimationSettings& settings);
 
 /// The stages a frame runs, in order. Every frame runs gaze, integrate, boxes,
 /// sweep_and_prune, sync, restart_descents, start_budget, schedule, interrupt, response,

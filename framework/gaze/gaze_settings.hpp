@@ -1,6 +1,9 @@
 #pragma once
 
+#include <array>
 #include <string>
+
+#include "core/kind_table.hpp"
 
 // Definition structs of the gaze part: where the viewer looks (004 section 2.3: "an
 // eye-tracker to locate the user's point of gaze fixation"). docs/gaze.md walks through
@@ -8,24 +11,60 @@
 
 namespace fovea {
 
-enum class GazeSourceKind {
-  fixed,      ///< one point on the screen, all run long
-  mouse,      ///< the mouse pointer in the window (needs rendering: a window to read it from)
-  scripted,   ///< seeded fixations and saccades over the screen (gaze/scripted_gaze.hpp)
-  replay,     ///< a gaze CSV recorded earlier, interpolated at frame times (gaze/replay_gaze.hpp)
-  pupil,      ///< Pupil Labs Core through the Pupil Remote network API (trackers/pupil_gaze.hpp)
-  gazepoint,  ///< Gazepoint through the Open Gaze API over TCP (trackers/gazepoint_gaze.hpp)
-  /// samples a program pushes, on the run's clock: any tracker's SDK through fovea's Python
-  /// module, World.set_gaze (gaze/external_gaze.hpp); `fovea run` has no one to push them
-  external,
+/// Where the fixation point comes from (config `gaze.source`; gaze/gaze_source.hpp makes them).
+enum class GazeSourceKind { fixed, mouse, scripted, replay, pupil, gazepoint, external };
+
+/// What a gaze source reads besides its settings.
+enum class GazeInput {
+  settings,  ///< nothing else: it runs anywhere, headless too
+  window,    ///< the pointer of fovea's window
+  tracker,   ///< an eye tracker's server on the network (trackers/)
+  file,      ///< a gaze CSV recorded earlier
+  program,   ///< samples a program pushes (fovea's Python module)
 };
 
-/// Where the scripted viewer's saccades go (docs/gaze.md, "scripted").
-enum class ScriptedTargetKind {
-  screen,      ///< uniform over the screen inside the margins, drawn as the fixation before starts
-  entities,    ///< an entity's centre on the screen, chosen in proportion to its speed there
-  collisions,  ///< the centre on the screen of one of the last step's collisions treated as colliding
+/// A gaze source kind and what it reads.
+struct GazeSourceInfo {
+  GazeSourceKind kind;
+  const char* name;  ///< in configs and frames.csv's `gaze_source`
+  const char* help;
+  GazeInput input;
 };
+
+inline constexpr auto kGazeSources = kind_table<GazeSourceInfo>({
+    {GazeSourceKind::fixed, "fixed", "one point on the screen, all run long", GazeInput::settings},
+    {GazeSourceKind::mouse, "mouse", "the mouse pointer in the window", GazeInput::window},
+    {GazeSourceKind::scripted, "scripted", "seeded fixations and saccades over the screen (gaze/scripted_gaze.hpp)",
+     GazeInput::settings},
+    {GazeSourceKind::replay, "replay",
+     "a gaze CSV recorded earlier, interpolated at frame times (gaze/replay_gaze.hpp)", GazeInput::file},
+    {GazeSourceKind::pupil, "pupil", "Pupil Labs Core through the Pupil Remote network API (trackers/pupil_gaze.hpp)",
+     GazeInput::tracker},
+    {GazeSourceKind::gazepoint, "gazepoint",
+     "Gazepoint through the Open Gaze API over TCP (trackers/gazepoint_gaze.hpp)",
+     GazeInput::tracker},
+    // Any tracker's SDK through fovea's Python module, World.set_gaze (gaze/external_gaze.hpp).
+    {GazeSourceKind::external, "external",
+     "samples a program pushes, on the run's clock; `fovea run` has no one to push them", GazeInput::program},
+});
+
+/// Whether the source reads a live input, which only a run with a window or a tracker has.
+constexpr bool reads_live_input(GazeSourceKind kind) {
+  const GazeSourceInfo* row = find_kind(kGazeSources, kind);
+  return row != nullptr && (row->input == GazeInput::window || row->input == GazeInput::tracker);
+}
+
+/// Where the scripted viewer's saccades go (docs/gaze.md, "scripted").
+enum class ScriptedTargetKind { screen, entities, collisions };
+
+inline constexpr auto kScriptedTargets = kind_table<KindName<ScriptedTargetKind>>({
+    {ScriptedTargetKind::screen, "screen",
+     "uniform over the screen inside the margins, drawn as the fixation before starts"},
+    {ScriptedTargetKind::entities, "entities",
+     "an entity's centre on the screen, chosen in proportion to its speed there"},
+    {ScriptedTargetKind::collisions, "collisions",
+     "the centre on the screen of one of the last step's collisions treated as colliding"},
+});
 
 /// The scripted viewer's eye movements (docs/gaze.md says where the numbers come from).
 struct ScriptedGazeSettings {
@@ -40,16 +79,21 @@ struct ScriptedGazeSettings {
 };
 
 /// Which Pupil Capture topic carries the fixation.
-enum class PupilTopic {
-  surface,  ///< surfaces.<surface>: gaze mapped onto the screen surface (the usual set-up)
-  gaze,     ///< gaze.: gaze in the world camera's image, taken as the screen (screen-as-world set-ups)
-};
+enum class PupilTopic { surface, gaze };
+
+inline constexpr auto kPupilTopics = kind_table<KindName<PupilTopic>>({
+    {PupilTopic::surface, "surface", "surfaces.<surface>: gaze mapped onto the screen surface (the usual set-up)"},
+    {PupilTopic::gaze, "gaze",
+     "gaze.: gaze in the world camera's image, taken as the screen (screen-as-world set-ups)"},
+});
 
 /// What a frame uses when the source has no valid, current sample.
-enum class GazeFallbackKind {
-  centre,  ///< the screen's centre
-  mouse,   ///< the mouse pointer (needs a window)
-};
+enum class GazeFallbackKind { centre, mouse };
+
+inline constexpr auto kGazeFallbacks = kind_table<KindName<GazeFallbackKind>>({
+    {GazeFallbackKind::centre, "centre", "the screen's centre"},
+    {GazeFallbackKind::mouse, "mouse", "the mouse pointer (needs a window)"},
+});
 
 struct GazeFallbackSettings {
   /// The last valid point is held this long after its time stamp before `then` takes over:

@@ -42,19 +42,6 @@ double gaze_wall_clock_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-const char* gaze_source_name(GazeSourceKind kind) {
-  switch (kind) {
-    case GazeSourceKind::fixed: return "fixed";
-    case GazeSourceKind::mouse: return "mouse";
-    case GazeSourceKind::scripted: return "scripted";
-    case GazeSourceKind::replay: return "replay";
-    case GazeSourceKind::pupil: return "pupil";
-    case GazeSourceKind::gazepoint: return "gazepoint";
-    case GazeSourceKind::external: return "external";
-  }
-  return "?";
-}
-
 std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const ScreenSettings& screen,
                                              std::uint64_t seed, const GazeEnvironment& environment) {
   validate_screen(screen);

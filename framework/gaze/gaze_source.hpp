@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kind_table.hpp"
 #include "gaze/gaze_settings.hpp"
 #include "perception/perception_settings.hpp"
 
@@ -118,14 +119,12 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
 /// validate` and the tests build, so checking a config never needs a window nor contacts
 /// whatever listens on a tracker's port.
 inline GazeSettings without_live_input(GazeSettings settings) {
-  const GazeSourceKind kind = settings.source;
-  if (kind == GazeSourceKind::mouse || kind == GazeSourceKind::pupil || kind == GazeSourceKind::gazepoint)
-    settings.source = GazeSourceKind::scripted;
+  if (reads_live_input(settings.source)) settings.source = GazeSourceKind::scripted;
   settings.fallback.then = GazeFallbackKind::centre;
   return settings;
 }
 
 /// The config name of a source kind ("fixed", "pupil", ...), as frames.csv writes it.
-const char* gaze_source_name(GazeSourceKind kind);
+constexpr const char* gaze_source_name(GazeSourceKind kind) { return kind_name(kGazeSources, kind); }
 
 }  // namespace fovea

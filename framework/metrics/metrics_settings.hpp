@@ -3,15 +3,21 @@
 // Definition structs of the metrics a run records beside 004's nabla and P (docs/metrics.md),
 // with the defaults a config falls back on (docs/config.md).
 
+#include <array>
 #include <cstdint>
+
+#include "core/kind_table.hpp"
 
 namespace fovea {
 
 /// Whether a gap must be visible from the eye to count in the visible P columns.
-enum class VisibilityKind {
-  none,       ///< no visibility test: the *_visible columns are not written
-  occlusion,  ///< a gap counts where the eye sees one of its two ends past the other entities (metrics/visibility.hpp)
-};
+enum class VisibilityKind { none, occlusion };
+
+inline constexpr auto kVisibilityKinds = kind_table<KindName<VisibilityKind>>({
+    {VisibilityKind::none, "none", "no visibility test: the *_visible columns are not written"},
+    {VisibilityKind::occlusion, "occlusion",
+     "a gap counts where the eye sees one of its two ends past the other entities (metrics/visibility.hpp)"},
+});
 
 struct MetricsSettings {
   VisibilityKind visibility = VisibilityKind::none;

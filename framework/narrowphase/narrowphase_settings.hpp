@@ -3,14 +3,20 @@
 // Definition structs of the narrow phase (004 section 3.4), with the defaults a config falls
 // back on (docs/config.md).
 
+#include <array>
+
+#include "core/kind_table.hpp"
+
 namespace fovea {
 
 /// What happens to a collision still unresolved when the budget runs out (004 section
 /// 3.4.1, outcome 4).
-enum class InterruptPolicy {
-  repulse,         ///< treat it as real: the entities bounce, maybe across a gap (004's choice)
-  interpenetrate,  ///< drop it: the entities may pass into each other
-};
+enum class InterruptPolicy { repulse, interpenetrate };
+
+inline constexpr auto kInterruptPolicies = kind_table<KindName<InterruptPolicy>>({
+    {InterruptPolicy::repulse, "repulse", "treat it as real: the entities bounce, maybe across a gap (004's choice)"},
+    {InterruptPolicy::interpenetrate, "interpenetrate", "drop it: the entities may pass into each other"},
+});
 
 /// How the descent saves tests without changing what it finds (docs/narrowphase.md). Both
 /// give, run to the end, exactly the outcome of 004's descent from the roots; both are off by

@@ -4,17 +4,21 @@
 // falls back on. config/ fills them from YAML; docs/config.md lists every key, and
 // docs/perception.md explains the values and where the defaults come from.
 
+#include <array>
 #include <string>
 
+#include "core/kind_table.hpp"
 #include "core/math.hpp"
 
 namespace fovea {
 
 /// The sigmoid F of the psychometric function f(e, g).
-enum class PsychometricFunction {
-  logistic,  ///< symmetric in g about the threshold
-  weibull,   ///< rises steeply from 0: the classic shape of detection data
-};
+enum class PsychometricFunction { logistic, weibull };
+
+inline constexpr auto kPsychometricFunctions = kind_table<KindName<PsychometricFunction>>({
+    {PsychometricFunction::logistic, "logistic", "symmetric in g about the threshold"},
+    {PsychometricFunction::weibull, "weibull", "rises steeply from 0: the classic shape of detection data"},
+});
 
 /// f(e, g) = gamma + (1 - gamma - lambda) * F(g; T(e), width), T(e) = T0 * (1 + e / E2):
 /// the probability that a viewer notices a gap of g degrees at e degrees from fixation.

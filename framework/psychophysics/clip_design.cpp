@@ -97,6 +97,4 @@ void validate(const ClipComparisonSettings& design) {
     fail("second_key", "the same key as first_key; the two clips need two keys");
 }
 
-const char* clip_task_name(ClipTask task) { return task == ClipTask::two_interval ? "2ifc" : "yes_no"; }
-
 }  // namespace fovea

@@ -7,25 +7,31 @@
 // clip looked wrong (2IFC) or whether an error was seen (yes/no). Plain data and functions of
 // the settings and the seed: a resumed session plans the same trials again.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/kind_table.hpp"
 #include "schedule/schedule_settings.hpp"
 
 namespace fovea {
 
 /// What the observer is asked.
-enum class ClipTask {
-  two_interval,  ///< 2IFC: the test clip and the reference in a seeded order, "which one looked wrong?"
-  yes_no,        ///< one clip, "did you see an error?"; the reference clips are shown as trials too
-};
+enum class ClipTask { two_interval, yes_no };
+
+inline constexpr auto kClipTasks = kind_table<KindName<ClipTask>>({
+    {ClipTask::two_interval, "2ifc", "the test clip and the reference in a seeded order, \"which one looked wrong?\""},
+    {ClipTask::yes_no, "yes_no", "one clip, \"did you see an error?\"; the reference clips are shown as trials too"},
+});
 
 /// What the test clip is compared against.
-enum class ClipReference {
-  full,       ///< full resolution: every collision resolved, no budget (no errors by construction)
-  scheduler,  ///< `reference_scheduler` at the test clip's budget
-};
+enum class ClipReference { full, scheduler };
+
+inline constexpr auto kClipReferences = kind_table<KindName<ClipReference>>({
+    {ClipReference::full, "full", "full resolution: every collision resolved, no budget (no errors by construction)"},
+    {ClipReference::scheduler, "scheduler", "`reference_scheduler` at the test clip's budget"},
+});
 
 /// A scene: a world config (configs/*.yaml), its path relative to the spec.
 struct ClipScene {
@@ -88,7 +94,7 @@ std::uint64_t clip_world_seed(std::uint64_t seed, int repetition);
 /// fault and a colon ("clip_comparison.scenes: ...").
 void validate(const ClipComparisonSettings& design);
 
-/// Config names: "2ifc", "yes_no"; "full", "scheduler".
-const char* clip_task_name(ClipTask task);
+/// A task's config name: "2ifc", "yes_no".
+constexpr const char* clip_task_name(ClipTask task) { return kind_name(kClipTasks, task); }
 
 }  // namespace fovea

@@ -4,39 +4,52 @@
 // docs/psychophysics.md), with the defaults a spec falls back on. config/ fills them from
 // YAML and checks them; the runner only ever sees these plain structs.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/kind_table.hpp"
 #include "core/math.hpp"
 #include "gaze/gaze_settings.hpp"
 #include "perception/perception_settings.hpp"
-#include "psychophysics/psi.hpp"
 #include "psychophysics/clip_design.hpp"
+#include "psychophysics/psi.hpp"
 #include "psychophysics/staircase.hpp"
 #include "psychophysics/trial_design.hpp"
 
 namespace fovea {
 
 /// How the trials' gaps are chosen.
-enum class DesignMethod {
-  constant_stimuli,  ///< a fixed grid of gap x eccentricity, repeated, shuffled in blocks
-  staircase,         ///< one adaptive staircase per eccentricity, interleaved (PsychoPy's StairHandler rules)
-  psi,               ///< one psi procedure per eccentricity, interleaved (psychophysics/psi.hpp)
-  clip_comparison,   ///< clips of scenes under schedulers at budgets against a reference (psychophysics/clip_design.hpp)
-};
+enum class DesignMethod { constant_stimuli, staircase, psi, clip_comparison };
+
+inline constexpr auto kDesignMethods = kind_table<KindName<DesignMethod>>({
+    {DesignMethod::constant_stimuli, "constant_stimuli",
+     "a fixed grid of gap x eccentricity, repeated, shuffled in blocks"},
+    {DesignMethod::staircase, "staircase",
+     "one adaptive staircase per eccentricity, interleaved (PsychoPy's StairHandler rules)"},
+    {DesignMethod::psi, "psi", "one psi procedure per eccentricity, interleaved (psychophysics/psi.hpp)"},
+    {DesignMethod::clip_comparison, "clip_comparison",
+     "clips of scenes under schedulers at budgets against a reference (psychophysics/clip_design.hpp)"},
+});
 
 /// What a trial draws.
-enum class StimulusKind {
-  discs,  ///< flat discs in the screen's plane
-  scene,  ///< voxel rocks in depth, lit, drawn by fovea's renderer (psychophysics/scene_stimulus.hpp)
-};
+enum class StimulusKind { discs, scene };
+
+inline constexpr auto kStimulusKinds = kind_table<KindName<StimulusKind>>({
+    {StimulusKind::discs, "discs", "flat discs in the screen's plane"},
+    {StimulusKind::scene, "scene",
+     "voxel rocks in depth, lit, drawn by fovea's renderer (psychophysics/scene_stimulus.hpp)"},
+});
 
 /// Which directions from fixation a target may take.
-enum class StimulusDirections {
-  any,         ///< uniform in [0, 360)
-  horizontal,  ///< the horizontal meridian: 0 (right) or 180 (left), from the same draw
-};
+enum class StimulusDirections { any, horizontal };
+
+inline constexpr auto kStimulusDirections = kind_table<KindName<StimulusDirections>>({
+    {StimulusDirections::any, "any", "uniform in [0, 360)"},
+    {StimulusDirections::horizontal, "horizontal",
+     "the horizontal meridian: 0 (right) or 180 (left), from the same draw"},
+});
 
 /// A scene stimulus's rocks, light and anti-aliasing.
 struct SceneStimulusSettings {

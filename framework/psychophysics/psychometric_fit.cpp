@@ -402,28 +402,6 @@ SingleFit fit_data(const std::vector<Condition>& conditions, const FitSettings& 
 
 }  // namespace
 
-const char* guess_rate_method_name(GuessRateMethod method) {
-  return method == GuessRateMethod::fitted ? "fitted" : "catch_trials";
-}
-
-const char* bias_correction_name(BiasCorrection correction) {
-  switch (correction) {
-    case BiasCorrection::none: return "none";
-    case BiasCorrection::mean: return "mean";
-    case BiasCorrection::median: return "median";
-  }
-  return "";
-}
-
-const char* interval_method_name(IntervalMethod method) {
-  switch (method) {
-    case IntervalMethod::percentile: return "percentile";
-    case IntervalMethod::bias_corrected: return "bias_corrected";
-    case IntervalMethod::basic: return "basic";
-  }
-  return "";
-}
-
 double normal_quantile(double q) {
   double lo = -40, hi = 40;
   for (int i = 0; i < 200; ++i) {

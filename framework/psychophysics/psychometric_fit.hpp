@@ -6,11 +6,13 @@
 // The fitted parameters are PerceptionModelSettings, so the result is what
 // `perception.model.file` loads (fitted_model_yaml writes that file).
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "core/kind_table.hpp"
 #include "perception/perception_settings.hpp"
 
 namespace fovea {
@@ -23,53 +25,58 @@ struct TrialOutcome {
 };
 
 /// Where the guess rate gamma (the share of yes to a gap of 0) comes from.
-enum class GuessRateMethod {
-  /// A free parameter in [0, 0.5], fitted jointly with the others by maximum likelihood:
-  /// the catch trials and the gaps too small to see inform it, and 0 is reached when no
-  /// catch trial says yes.
-  fitted,
-  /// From the catch trials alone, (yes + 0.5) / (n + 1), held fixed in the fit (never 0
-  /// with catch trials).
-  catch_trials,
-};
+enum class GuessRateMethod { fitted, catch_trials };
+
+inline constexpr auto kGuessRateMethods = kind_table<KindName<GuessRateMethod>>({
+    // The catch trials and the gaps too small to see inform it.
+    {GuessRateMethod::fitted, "fitted",
+     "a free parameter in [0, 0.5], fitted jointly with the others by maximum likelihood: 0 when no catch trial "
+     "says yes"},
+    {GuessRateMethod::catch_trials, "catch_trials",
+     "from the catch trials alone, (yes + 0.5) / (n + 1), held fixed in the fit (never 0 with catch trials)"},
+});
 
 /// How the bootstrap refits become an interval (Davison and Hinkley 1997, "Bootstrap
 /// methods and their application", section 5.2-5.3; Efron and Tibshirani 1993, ch. 13-14).
-enum class IntervalMethod {
-  /// The (1 - c) / 2 and (1 + c) / 2 quantiles of the refits themselves.
-  percentile,
-  /// Bias-corrected percentile (Efron 1981): the quantiles shifted by z0, the normal
-  /// quantile of the share of refits below the estimate, which corrects an estimator's
-  /// median bias.
-  bias_corrected,
-  /// Basic (reverse percentile) for T0, E2 and the width: the maximum-likelihood estimate
-  /// reflected about the refits' quantiles on the log, theta^2 / q_high .. theta^2 / q_low,
-  /// which carries the estimator's bias and skew into the interval. The rates keep the
-  /// percentile interval: reflected about their bound of 0 it folds onto the bound ([0, 0]
-  /// for a guess rate of 0).
-  basic,
-};
+enum class IntervalMethod { percentile, bias_corrected, basic };
+
+inline constexpr auto kIntervalMethods = kind_table<KindName<IntervalMethod>>({
+    {IntervalMethod::percentile, "percentile", "the (1 - c) / 2 and (1 + c) / 2 quantiles of the refits themselves"},
+    // z0 is the normal quantile of the share of refits below the estimate.
+    {IntervalMethod::bias_corrected, "bias_corrected",
+     "bias-corrected percentile (Efron 1981): the quantiles shifted by z0, which corrects the median bias"},
+    // The ML estimate reflected about the refits' quantiles on the log, theta^2 / q_high ..
+    // theta^2 / q_low, which carries the estimator's bias and skew into the interval. The
+    // rates keep the percentile interval: reflected about their bound of 0 it folds onto the
+    // bound ([0, 0] for a guess rate of 0).
+    {IntervalMethod::basic, "basic",
+     "basic (reverse percentile) for T0, E2 and the width, reflected on the log; percentile for the rates"},
+});
 
 /// The methods' names on the command line and in the outputs: "fitted", "catch_trials";
 /// "percentile", "bias_corrected", "basic".
-const char* guess_rate_method_name(GuessRateMethod method);
-const char* interval_method_name(IntervalMethod method);
+constexpr const char* guess_rate_method_name(GuessRateMethod method) { return kind_name(kGuessRateMethods, method); }
+constexpr const char* interval_method_name(IntervalMethod method) { return kind_name(kIntervalMethods, method); }
 
 /// Whether and how the estimates are corrected for the maximum-likelihood estimator's
 /// small-sample bias, from the bootstrap refits (no effect without them).
-enum class BiasCorrection {
-  none,  ///< the maximum-likelihood estimates
-  /// The estimate less the refits' mean bias (Efron and Tibshirani 1993, section 10.6): on
-  /// the log for T0, E2 and the width (value^2 / the refits' geometric mean), on the value
-  /// for the rates (2 value - the refits' mean).
-  mean,
-  /// Median-unbiased: the refits' quantile at Phi(2 z0), z0 the normal quantile of the
-  /// share of refits below the estimate: the point the bias-corrected percentile interval
-  /// (Efron 1981) puts at its centre, so the estimate and that interval are one construction.
-  median,
-};
+enum class BiasCorrection { none, mean, median };
 
-const char* bias_correction_name(BiasCorrection correction);  ///< "none", "mean", "median"
+inline constexpr auto kBiasCorrections = kind_table<KindName<BiasCorrection>>({
+    {BiasCorrection::none, "none", "the maximum-likelihood estimates"},
+    // On the log for T0, E2 and the width (value^2 / the refits' geometric mean), on the
+    // value for the rates (2 value - the refits' mean).
+    {BiasCorrection::mean, "mean", "the estimate less the refits' mean bias (Efron and Tibshirani 1993, section 10.6)"},
+    // z0 is the normal quantile of the share of refits below the estimate: Phi(2 z0) is the
+    // point the bias-corrected percentile interval (Efron 1981) puts at its centre, so the
+    // estimate and that interval are one construction.
+    {BiasCorrection::median, "median", "median-unbiased: the refits' quantile at Phi(2 z0)"},
+});
+
+/// "none", "mean", "median".
+constexpr const char* bias_correction_name(BiasCorrection correction) {
+  return kind_name(kBiasCorrections, correction);
+}
 
 /// How fit_psychometric fits. The defaults suit a constant-stimuli yes/no experiment of a
 /// few hundred to a few thousand trials (docs/psychophysics.md, "Calibration").

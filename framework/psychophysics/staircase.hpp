@@ -1,19 +1,24 @@
 #pragma once
 
+#include <array>
 #include <limits>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/kind_table.hpp"
+
 namespace fovea {
 
 /// How a staircase step changes the intensity (PsychoPy's stepType).
-enum class StepType {
-  linear,  ///< adds or subtracts the step ('lin')
-  log,     ///< multiplies or divides by 10^step: steps in log10 units
-  db,      ///< multiplies or divides by 10^(step / 20): steps in decibels (PsychoPy's default)
-};
+enum class StepType { linear, log, db };
+
+inline constexpr auto kStepTypes = kind_table<KindName<StepType>>({
+    {StepType::linear, "linear", "adds or subtracts the step ('lin')"},
+    {StepType::log, "log", "multiplies or divides by 10^step: steps in log10 units"},
+    {StepType::db, "db", "multiplies or divides by 10^(step / 20): steps in decibels (PsychoPy's default)"},
+});
 
 /// The rules of a transformed up/down staircase, with the defaults of PsychoPy's StairHandler,
 /// so a researcher's config means what it means there: everything but the start value, which

@@ -3,40 +3,42 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <initializer_list>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
 #include "core/format.hpp"
+#include "core/kind_table.hpp"
 #include "schedule/scheduler.hpp"
 
 namespace fovea {
 namespace {
 
-// Config names of the enums the panel offers that have no name function of their own
-// (scheduler_name, gaze_source_name and budget_mode_name are the schedule's, the gaze
-// part's and the budget's).
-const char* interrupt_policy_name(InterruptPolicy policy) {
-  return policy == InterruptPolicy::repulse ? "repulse" : "interpenetrate";
-}
-const char* function_name(PsychometricFunction f) { return f == PsychometricFunction::logistic ? "logistic" : "weibull"; }
-const char* camera_mode_name(CameraMode mode) { return mode == CameraMode::orbit ? "orbit" : "fly"; }
-
-/// A combo box over `values`, shown by their config names; true when another was chosen.
-template <class E>
-bool enum_combo(const char* label, E& value, std::initializer_list<E> values, const char* (*name_of)(E)) {
+/// A combo box over the rows of a kind table that `offered` accepts, shown by their config
+/// names, each with its help as a tooltip; true when another was chosen. The current value
+/// is shown by name whether offered or not (a run may have started with one the panel
+/// cannot switch to).
+template <class Table, class Offered>
+bool kind_combo(const char* label, KindOf<Table>& value, const Table& kinds, Offered offered) {
   bool changed = false;
-  if (ImGui::BeginCombo(label, name_of(value))) {
-    for (const E v : values) {
-      if (ImGui::Selectable(name_of(v), v == value) && v != value) {
-        value = v;
+  if (ImGui::BeginCombo(label, kind_name(kinds, value))) {
+    for (const auto& row : kinds) {
+      if (!offered(row)) continue;
+      if (ImGui::Selectable(row.name, row.kind == value) && row.kind != value) {
+        value = row.kind;
         changed = true;
       }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", row.help);
     }
     ImGui::EndCombo();
   }
   return changed;
+}
+
+/// Every row of a kind table.
+template <class Table>
+bool kind_combo(const char* label, KindOf<Table>& value, const Table& kinds) {
+  return kind_combo(label, value, kinds, [](const auto&) { return true; });
 }
 
 /// Makes a live change; the event says what changed, or why the world refused it.
@@ -87,15 +89,15 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
 
   if (ImGui::CollapsingHeader("Scheduling", ImGuiTreeNodeFlags_DefaultOpen)) {
     ScheduleSettings schedule = world.settings().schedule;
-    if (enum_combo("scheduler", schedule.kind,
-                   {SchedulerKind::round_robin, SchedulerKind::sequential, SchedulerKind::sorted_sequential,
-                    SchedulerKind::priority_queues},
-                   scheduler_name))
+    // Every scheduler; the oracle's kind only with ground truth, which set_schedule needs.
+    const bool ground_truth = world.settings().ground_truth;
+    if (kind_combo("scheduler", schedule.kind, kSchedulerKinds,
+                   [&](const SchedulerKindInfo& s) { return ground_truth || !s.uses_true_priority; }))
       live_change(events, std::string("schedule.kind=") + scheduler_name(schedule.kind),
                   [&] { world.set_schedule(schedule); });
     BudgetSettings budget = world.settings().budget;
     bool budget_changed =
-        enum_combo("budget", budget.mode, {BudgetMode::work, BudgetMode::wall, BudgetMode::unlimited}, budget_mode_name);
+        kind_combo("budget", budget.mode, kBudgetModes, [](const BudgetModeInfo& m) { return m.runs_a_world; });
     if (budget.mode == BudgetMode::unlimited) {
       // Full resolution: nothing to set.
     } else if (budget.mode == BudgetMode::work) {
@@ -118,25 +120,22 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
                                                        : "budget.ms=" + format_significant(budget.ms),
                   [&] { world.set_budget(budget); });
     InterruptPolicy policy = world.settings().interrupt_policy;
-    if (enum_combo("interrupted", policy, {InterruptPolicy::repulse, InterruptPolicy::interpenetrate},
-                   interrupt_policy_name))
-      live_change(events, std::string("interrupt_policy=") + interrupt_policy_name(policy),
+    if (kind_combo("interrupted", policy, kInterruptPolicies))
+      live_change(events, std::string("interrupt_policy=") + kind_name(kInterruptPolicies, policy),
                   [&] { world.set_interrupt_policy(policy); });
   }
 
   if (ImGui::CollapsingHeader("Gaze and perception")) {
     GazeSettings gaze = world.gaze().settings();
-    // Not offered: replay needs a file, external a program pushing (a world running either
-    // still shows its name here).
-    if (enum_combo("gaze source", gaze.source,
-                   {GazeSourceKind::fixed, GazeSourceKind::mouse, GazeSourceKind::scripted, GazeSourceKind::pupil,
-                    GazeSourceKind::gazepoint},
-                   gaze_source_name))
+    // Not offered: a source that needs a file (replay) or a program pushing (external); a
+    // world running one still shows its name here.
+    if (kind_combo("gaze source", gaze.source, kGazeSources, [](const GazeSourceInfo& g) {
+          return g.input != GazeInput::file && g.input != GazeInput::program;
+        }))
       live_change(events, std::string("gaze.source=") + gaze_source_name(gaze.source),
                   [&] { world.gaze().switch_source(gaze, seed); });
     PerceptionModelSettings model = world.perception_model().settings();
-    bool changed = enum_combo("F", model.function, {PsychometricFunction::logistic, PsychometricFunction::weibull},
-                              function_name);
+    bool changed = kind_combo("F", model.function, kPsychometricFunctions);
     const auto slider = [&](const char* label, double& value, float lo, float hi) {
       float v = static_cast<float>(value);
       if (ImGui::SliderFloat(label, &v, lo, hi, "%.3f")) {
@@ -151,7 +150,7 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
     slider("lapse_rate", model.lapse_rate, 0.0f, 0.06f);
     if (changed)
       live_change(events,
-                  std::string("perception.model: F=") + function_name(model.function) +
+                  std::string("perception.model: F=") + kind_name(kPsychometricFunctions, model.function) +
                       " T0=" + format_significant(model.threshold_deg) +
                       " E2=" + format_significant(model.eccentricity_scale_deg) +
                       " width=" + format_significant(model.width) + " guess=" + format_significant(model.guess_rate) +
@@ -161,7 +160,7 @@ void draw_panel(Animation& world, std::uint64_t seed, ViewerControls& controls, 
 
   if (ImGui::CollapsingHeader("View and overlays")) {
     OverlaySettings& o = controls.render.overlays;
-    enum_combo("camera", controls.render.camera_mode, {CameraMode::orbit, CameraMode::fly}, camera_mode_name);
+    kind_combo("camera", controls.render.camera_mode, kCameraModes);
     ImGui::Checkbox("overlays", &controls.show_overlays);
     ImGui::Checkbox("fixation and rings", &o.fixation);
     ImGui::Checkbox("collision outcomes", &o.collisions);

@@ -3,17 +3,21 @@
 // Definition structs of the renderer (docs/render.md), with the defaults a config falls
 // back on. Plain data: config/ fills them without knowing SDL or OpenGL.
 
+#include <array>
 #include <vector>
 
+#include "core/kind_table.hpp"
 #include "core/math.hpp"
 
 namespace fovea {
 
 /// How mouse and keys move the camera in a window.
-enum class CameraMode {
-  orbit,  ///< drag to turn about the target, wheel to move in and out
-  fly,    ///< drag to look, W A S D to move, Q E down and up
-};
+enum class CameraMode { orbit, fly };
+
+inline constexpr auto kCameraModes = kind_table<KindName<CameraMode>>({
+    {CameraMode::orbit, "orbit", "drag to turn about the target, wheel to move in and out"},
+    {CameraMode::fly, "fly", "drag to look, W A S D to move, Q E down and up"},
+});
 
 /// What is drawn over the scene (each switchable in the panel). None is drawn in stimulus mode.
 struct OverlaySettings {

@@ -3,16 +3,22 @@
 // Definition structs of the collision response (004 section 3.5), with the defaults a config
 // falls back on (docs/config.md, docs/response.md).
 
+#include <array>
+
+#include "core/kind_table.hpp"
 #include "core/math.hpp"
 
 namespace fovea {
 
 /// How the impulse solver's passes go over the contacts (impulse_solver.hpp). Both compute
 /// every impulse of the frame before the world changes, and apply them together.
-enum class ImpulseSolverKind {
-  gauss_seidel,  ///< each point in turn, seeing the previous points' impulses (converges fast)
-  jacobi,        ///< every point of a pass from the same velocities, with mass splitting
-};
+enum class ImpulseSolverKind { gauss_seidel, jacobi };
+
+inline constexpr auto kImpulseSolvers = kind_table<KindName<ImpulseSolverKind>>({
+    {ImpulseSolverKind::gauss_seidel, "gauss_seidel",
+     "each point in turn, seeing the previous points' impulses (converges fast)"},
+    {ImpulseSolverKind::jacobi, "jacobi", "every point of a pass from the same velocities, with mass splitting"},
+});
 
 /// The material of the world box's six walls (static planes, infinite mass).
 struct WallSettings {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/kind_table.hpp"
 #include "core/math.hpp"
 
 namespace fovea {
@@ -17,30 +18,36 @@ namespace fovea {
 /// Built-in voxel model generators (world/model_generators.hpp), or a model from a file.
 enum class Shape { ball, box, rock, l_shape, humanoid, ravine, file };
 
-/// The shapes' names in configs and on the command line.
-inline constexpr std::array<std::pair<std::string_view, Shape>, 7> kShapeNames = {{{"ball", Shape::ball},
-                                                                                   {"box", Shape::box},
-                                                                                   {"rock", Shape::rock},
-                                                                                   {"l_shape", Shape::l_shape},
-                                                                                   {"humanoid", Shape::humanoid},
-                                                                                   {"ravine", Shape::ravine},
-                                                                                   {"file", Shape::file}}};
+/// The shapes' names in configs and on the command line (`fovea tree`).
+inline constexpr auto kModelShapes = kind_table<KindName<Shape>>({
+    {Shape::ball, "ball", "the ellipsoid inscribed in the grid"},
+    {Shape::box, "box", "every voxel of the grid"},
+    {Shape::rock, "rock", "a star-shaped blob with a seeded bumpiness, a new one per variant"},
+    {Shape::l_shape, "l_shape", "an L cross-section extruded along z: not convex"},
+    {Shape::humanoid, "humanoid", "a standing figure facing +z (the crowd's walkers)"},
+    {Shape::ravine, "ravine", "a U-shaped trough along z with a seeded relief (the rockfall's scenery)"},
+    {Shape::file, "file", "a MagicaVoxel .vox model (model.file)"},
+});
 
 /// How a group's entities get their initial positions (world/placement.hpp).
-enum class Placement {
-  random,  ///< uniform in the box, no two bounding spheres overlapping
-  packed,  ///< a cubic lattice of touching bounding spheres filling the box from its min corner
-  floor,   ///< one entity, unrotated, its grid centred on the box's floor (scenery: a ravine)
-  demo,    ///< placed by the run's demo before the first frame (a crowd's streams)
-};
+enum class Placement { random, packed, floor, demo };
+
+inline constexpr auto kPlacements = kind_table<KindName<Placement>>({
+    {Placement::random, "random", "uniform in the box, no two bounding spheres overlapping"},
+    {Placement::packed, "packed", "a cubic lattice of touching bounding spheres filling the box from its min corner"},
+    {Placement::floor, "floor", "one entity, unrotated, its grid centred on the box's floor (scenery: a ravine)"},
+    {Placement::demo, "demo", "placed by the run's demo before the first frame (a crowd's streams)"},
+});
 
 /// The box that bounds an entity in the broad phase (004 section 3.2: "fixed-size bounding
 /// cubes ... or dynamically-sized bounding boxes"; world/entity_bounds.hpp).
-enum class BoundsKind {
-  fixed,      ///< a cube of side 2 x bounding radius around the centre of mass: only moves
-  dynamic,    ///< the tight axis-aligned box at the current orientation, every frame
-  automatic,  ///< dynamic for long thin models, fixed for compact ones (docs/broadphase.md)
-};
+enum class BoundsKind { fixed, dynamic, automatic };
+
+inline constexpr auto kBoundsKinds = kind_table<KindName<BoundsKind>>({
+    {BoundsKind::fixed, "fixed", "a cube of side 2 x bounding radius around the centre of mass: only moves"},
+    {BoundsKind::dynamic, "dynamic", "the tight axis-aligned box at the current orientation, every frame"},
+    {BoundsKind::automatic, "auto", "dynamic for long thin models, fixed for compact ones (docs/broadphase.md)"},
+});
 
 struct ModelSettings {
   Shape shape = Shape::ball;
@@ -54,30 +61,41 @@ struct ModelSettings {
 
 /// Which algorithm builds a model's sphere tree (config `sphere_tree.builder`, `fovea tree
 /// --builder`; spheretree/tree_builder.hpp builds them, docs/spheretree.md compares them).
-enum class SphereTreeBuilder {
-  octree,    ///< 004 section 3.3.1: octree cells (spheretree/octree_builder.hpp); the default
-  medial,    ///< spheres on the model's medial axis (spheretree/medial_builder.hpp); cannot grow on demand
-  tightest,  ///< both built, the tighter at equal sphere counts kept, per model
+enum class SphereTreeBuilder { octree, medial, tightest };
+
+/// A tree builder and what it can do.
+struct SphereTreeBuilderInfo {
+  SphereTreeBuilder kind;
+  const char* name;  ///< in configs, `fovea tree --builder` and the records
+  const char* help;
+  bool grows_on_demand;  ///< can build its branches as collisions first need them (`sphere_tree.on_demand`, 001)
 };
 
+inline constexpr auto kSphereTreeBuilders = kind_table<SphereTreeBuilderInfo>({
+    {SphereTreeBuilder::octree, "octree",
+     "004 section 3.3.1: octree cells (spheretree/octree_builder.hpp); the default", /*grows_on_demand=*/true},
+    {SphereTreeBuilder::medial, "medial", "spheres on the model's medial axis (spheretree/medial_builder.hpp)",
+     /*grows_on_demand=*/false},
+    {SphereTreeBuilder::tightest, "tightest", "both built, the tighter at equal sphere counts kept, per model",
+     /*grows_on_demand=*/false},
+});
+
 /// Where an octree node's sphere comes from (config `sphere_tree.fit`).
-enum class SphereFit {
-  cell,    ///< 004's sphere: the smallest around the box of the occupied voxels in the node's cell
-  voxels,  ///< fitted to the voxels the node must cover (its cell's surface voxels, or all its
-           ///< occupied voxels when hidden nodes are kept): the smallest sphere around their
-           ///< corners, or 004's sphere where that protrudes less (spheretree/octree_builder.hpp)
-};
+enum class SphereFit { cell, voxels };
+
+inline constexpr auto kSphereFits = kind_table<KindName<SphereFit>>({
+    {SphereFit::cell, "cell", "004's sphere: the smallest around the box of the occupied voxels in the node's cell"},
+    // The voxels it must cover are its cell's surface voxels, or all its occupied voxels when
+    // hidden nodes are kept (spheretree/octree_builder.hpp).
+    {SphereFit::voxels, "voxels",
+     "the smallest sphere around the corners of the voxels the node must cover, or 004's where that protrudes less"},
+});
 
 /// The builders' and fits' names, as configs, `fovea tree` and the records spell them.
 constexpr std::string_view sphere_tree_builder_name(SphereTreeBuilder builder) {
-  switch (builder) {
-    case SphereTreeBuilder::octree: return "octree";
-    case SphereTreeBuilder::medial: return "medial";
-    case SphereTreeBuilder::tightest: return "tightest";
-  }
-  return "?";
+  return kind_name(kSphereTreeBuilders, builder);
 }
-constexpr std::string_view sphere_fit_name(SphereFit fit) { return fit == SphereFit::cell ? "cell" : "voxels"; }
+constexpr std::string_view sphere_fit_name(SphereFit fit) { return kind_name(kSphereFits, fit); }
 
 /// How a group's sphere trees are made (spheretree/tree_builder.hpp), or read from a file.
 struct SphereTreeSettings {

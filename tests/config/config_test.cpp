@@ -379,6 +379,28 @@ TEST_CASE("config: the oracle is refused without ground truth, and narrowphase.c
         "test.yaml:2:14: narrowphase.coherence: expected true or false, found \"yes please\"");
 }
 
+TEST_CASE("config: every scheduler of the table is named by its row, and lists of them hold each once",
+          "[config][schedule]") {
+  // Read from kSchedulerKinds (schedule/scheduler_kinds.hpp), so a new row is a new name here.
+  std::string all;
+  for (const SchedulerKindInfo& each : kSchedulerKinds) {
+    INFO(each.name);
+    all += (all.empty() ? "" : ", ") + std::string(each.name);
+    const std::string own = "schedule:\n  kind: " + std::string(each.name) + "\n";
+    const auto loaded = load_config_text(own + "ground_truth: true\n", "test.yaml");
+    CHECK(loaded.settings.schedule.kind == each.kind);
+    // Without ground truth, exactly the kinds that read the exact voxel test's verdict are refused.
+    CHECK(error_of(own).empty() == !each.uses_true_priority);
+  }
+  const auto every = load_config_text("ground_truth: true\nevaluate:\n  schedulers: [" + all + "]\n", "test.yaml");
+  CHECK(every.settings.evaluate.schedulers.size() == kSchedulerKinds.size());
+  CHECK(error_of("ground_truth: true\nevaluate:\n  schedulers: [" + all + ", random]\n") ==
+        "test.yaml:3:15: evaluate.schedulers: expected at most " + std::to_string(kSchedulerKinds.size()) +
+            " names, found " + std::to_string(kSchedulerKinds.size() + 1));
+  CHECK(error_of("schedule: {kind: robin}\n") == "test.yaml:1:18: schedule.kind: expected one of " + all +
+                                                       ", found \"robin\"");
+}
+
 TEST_CASE("config: a perception model file replaces the inline model, and a conflicting key is refused",
           "[config][narrowphase]") {
   test::TempDir dir;

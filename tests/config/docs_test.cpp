@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -29,4 +30,31 @@ TEST_CASE("docs/config.md documents exactly the keys the code reads", "[config][
     INFO("key in docs/config.md that the code does not read: " << key);
     CHECK(in_code.count(key) == 1);
   }
+}
+
+TEST_CASE("docs/config.md lists the names each choice key takes as the kind tables do", "[config][docs]") {
+  // A key whose value is one of a kind table's names (or a list of them) shows the names in
+  // its type cell, in the table's order: a kind added to a table is a kind to document.
+  const std::string doc = test::read_file(std::string(FOVEA_SOURCE_DIR) + "/docs/config.md");
+  std::map<std::string, std::string> documented_type;
+  std::istringstream lines(doc);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("| `", 0) != 0) continue;
+    const std::size_t key_end = line.find('`', 3);
+    const std::size_t type_begin = line.find("| ", key_end);
+    const std::size_t type_end = line.find(" |", type_begin + 2);
+    if (key_end == std::string::npos || type_begin == std::string::npos || type_end == std::string::npos) continue;
+    documented_type[line.substr(3, key_end - 3)] = line.substr(type_begin + 2, type_end - type_begin - 2);
+  }
+  int choice_keys = 0;
+  for (const auto& key : config::config_keys()) {
+    const bool one_of = key.type.rfind("one of ", 0) == 0;
+    const bool list_of_names = key.type.rfind("list of ", 0) == 0 && key.type.find(", ") != std::string::npos &&
+                               key.type.find("number") == std::string::npos;
+    if (!one_of && !list_of_names) continue;
+    INFO(key.path);
+    CHECK(documented_type[key.path] == key.type);
+    ++choice_keys;
+  }
+  CHECK(choice_keys > 20);
 }

@@ -151,7 +151,7 @@ TEST_CASE("Frame stages: a world plans from its settings and plans again when it
   s.schedule.kind = SchedulerKind::round_robin;
   Animation world(s, 1);
   std::vector<Stage> plan(world.frame_plan().begin(), world.frame_plan().end());
-  CHECK(plan == plan_frame(frame_plan_inputs(s, *make_scheduler(s.schedule))));
+  CHECK(plan == plan_frame(frame_plan_inputs(s)));
   CHECK_FALSE(has(plan, Stage::prioritise));  // round robin does not read priorities
   CHECK(has(plan, Stage::prioritise_for_records));
 

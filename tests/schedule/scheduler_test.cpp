@@ -1,6 +1,7 @@
 // The schedulers (schedule/scheduler.hpp): what each may and may not have touched when the
-// budget runs out, checked on a packed world's collisions; and, through whole worlds, that
-// the new kinds allocate nothing once warm.
+// budget runs out, checked on a packed world's collisions; through whole worlds, that every
+// kind allocates nothing once warm; and that each kind's row of kSchedulerKinds
+// (schedule/scheduler_kinds.hpp) says what its scheduler does.
 
 #include <catch2/catch.hpp>
 
@@ -106,14 +107,6 @@ struct Scene {
   }
 };
 
-constexpr SchedulerKind kAll[] = {SchedulerKind::round_robin,     SchedulerKind::sequential,
-                                  SchedulerKind::sorted_sequential, SchedulerKind::priority_queues,
-                                  SchedulerKind::adaptive_queues,   SchedulerKind::hybrid,
-                                  SchedulerKind::oracle,            SchedulerKind::eccentricity,
-                                  SchedulerKind::random};
-constexpr SchedulerKind kNew[] = {SchedulerKind::adaptive_queues, SchedulerKind::hybrid, SchedulerKind::oracle,
-                                  SchedulerKind::eccentricity, SchedulerKind::random};
-
 bool resolved(const Collision* c) { return c->status != CollisionStatus::needs_more_work; }
 
 }  // namespace
@@ -124,7 +117,8 @@ TEST_CASE("Schedulers: with no limit every scheduler resolves every collision th
   REQUIRE(scene.narrowphase.size() > 100);
   std::map<std::pair<EntityId, EntityId>, CollisionStatus> first;
   std::int64_t first_tests = -1;
-  for (const SchedulerKind kind : kAll) {
+  for (const SchedulerKindInfo& each : kSchedulerKinds) {
+    const SchedulerKind kind = each.kind;
     scene.begin(7);
     const std::int64_t tests = scene.run(kind, Budget::unlimited());
     INFO(scheduler_name(kind));
@@ -149,7 +143,8 @@ TEST_CASE("Schedulers: with no limit every scheduler resolves every collision th
 
 TEST_CASE("Schedulers: a work budget is spent to within one sphere hit, and not beyond", "[schedule][budget]") {
   Scene scene(2);
-  for (const SchedulerKind kind : kAll) {
+  for (const SchedulerKindInfo& each : kSchedulerKinds) {
+    const SchedulerKind kind = each.kind;
     REQUIRE(scene.total_tests > 2000);
     for (const std::int64_t limit : {std::int64_t{0}, std::int64_t{1}, std::int64_t{17}, scene.total_tests / 10,
                                      scene.total_tests / 2}) {
@@ -567,12 +562,13 @@ TEST_CASE("Schedulers: random is sequential in an order fixed by the seed and th
   CHECK(firsts.size() == n);
 }
 
-TEST_CASE("Schedulers: the new kinds' frames allocate nothing once warm, coherence on and priorities refined",
+TEST_CASE("Schedulers: every kind's frames allocate nothing once warm, coherence on and priorities refined",
           "[schedule][allocation]") {
-  // Whole frames of a still world, as tests/narrowphase/descent_test.cpp counts them for the
-  // first four kinds: the memory, the refined placements and the hybrid's FramePerception
-  // included. Not the oracle: it needs ground truth, whose exact voxel test allocates as it
-  // goes (metrics/exact_voxel_contact.cpp) whatever the scheduler; its scheduler alone is
+  // Whole frames of a still world, as tests/narrowphase/descent_test.cpp counts them for
+  // 004's four with neither: the memory, the refined placements and the hybrid's
+  // FramePerception included. Not the kinds that read the exact voxel test's verdict (the
+  // oracle): it needs ground truth, whose exact voxel test allocates as it goes
+  // (metrics/exact_voxel_contact.cpp) whatever the scheduler; their schedulers alone are
   // counted below.
   WorldSettings w;
   w.box_size_m = {4, 4, 4};
@@ -584,8 +580,9 @@ TEST_CASE("Schedulers: the new kinds' frames allocate nothing once warm, coheren
   rocks.speed_mps = 0;
   rocks.spin_radps = 0;
   w.entities = {rocks};
-  for (const SchedulerKind kind : kNew) {
-    if (kind == SchedulerKind::oracle) continue;
+  for (const SchedulerKindInfo& each : kSchedulerKinds) {
+    if (each.uses_true_priority) continue;
+    const SchedulerKind kind = each.kind;
     AnimationSettings settings;
     settings.world = w;
     settings.schedule.kind = kind;
@@ -609,7 +606,7 @@ TEST_CASE("Schedulers: the new kinds' frames allocate nothing once warm, coheren
     CHECK(interrupted > 0);
   }
 
-  // Each new kind's scheduler on its own, the oracle included, as a frame runs it: coherence
+  // Each kind's scheduler on its own, the oracle included, as a frame runs it: coherence
   // from its own memory, priorities placed from it (perceive_at_frame_start, FramePerception
   // for the hybrid), random budgets that leave interrupted frontiers in the memory.
   Scene scene(12);
@@ -618,7 +615,8 @@ TEST_CASE("Schedulers: the new kinds' frames allocate nothing once warm, coheren
   scene.narrowphase.set_settings(coherent);
   const std::span<const EntityState> states = scene.world->states();
   const Viewing viewing{scene.world->view(), scene.world->perception_model(), 900, 500};
-  for (const SchedulerKind kind : kNew) {
+  for (const SchedulerKindInfo& each : kSchedulerKinds) {
+    const SchedulerKind kind = each.kind;
     ScheduleSettings s;
     s.kind = kind;
     const std::unique_ptr<Scheduler> scheduler = make_scheduler(s, 4);
@@ -644,5 +642,46 @@ TEST_CASE("Schedulers: the new kinds' frames allocate nothing once warm, coheren
     INFO("scheduler " << scheduler_name(kind));
     CHECK(allocations == 0);
     CHECK(interrupted > 0);
+  }
+}
+
+TEST_CASE("Schedulers: each row's factory makes a scheduler of its kind that asks the frame for what the row says",
+          "[schedule][scheduler]") {
+  for (const SchedulerKindInfo& each : kSchedulerKinds) {
+    INFO(each.name);
+    ScheduleSettings s;
+    s.kind = each.kind;
+    const std::unique_ptr<Scheduler> scheduler = make_scheduler(s, 1);
+    CHECK(scheduler->kind() == each.kind);
+    CHECK(scheduler->uses_priority() == each.uses_priority);
+    CHECK(scheduler->uses_true_priority() == each.uses_true_priority);
+    CHECK(std::string(scheduler_name(each.kind)) == each.name);
+  }
+  CHECK_THROWS_AS(scheduler_kind_info(static_cast<SchedulerKind>(kSchedulerKinds.size())), std::invalid_argument);
+}
+
+TEST_CASE("Schedulers: only the kinds whose row says they remember carry anything from one frame to the next",
+          "[schedule][scheduler]") {
+  // A second frame run by a scheduler that ran a first one, against the same frame run by a
+  // new scheduler: the same work per collision unless the kind remembers (adaptive queues'
+  // bands are as large as what the last frame resolved).
+  Scene scene(13);
+  const std::int64_t limit = scene.total_tests / 4;
+  for (const SchedulerKindInfo& each : kSchedulerKinds) {
+    INFO(each.name);
+    ScheduleSettings s;
+    s.kind = each.kind;
+    const std::unique_ptr<Scheduler> warm = make_scheduler(s, 2);
+    scene.begin(5);
+    scene.run(*warm, Budget::work(limit));
+    scene.begin(6);
+    scene.run(*warm, Budget::work(limit));
+    std::vector<std::int64_t> after_warm;
+    for (const Collision* c : scene.collisions()) after_warm.push_back(c->sphere_tests);
+    scene.begin(6);
+    scene.run(*make_scheduler(s, 2), Budget::work(limit));
+    std::vector<std::int64_t> after_new;
+    for (const Collision* c : scene.collisions()) after_new.push_back(c->sphere_tests);
+    CHECK((after_warm != after_new) == each.remembers);
   }
 }
