@@ -200,6 +200,14 @@ bool sat_touching(const PairFrame& f, const Vec3& d) {
   return true;
 }
 
+/// Whether `gap` is shorter than sqrt(best_sq); if so best_sq becomes its squared length.
+bool shorter(const Vec3& gap, double& best_sq) {
+  const double dist_sq = glm::dot(gap, gap);
+  if (!(dist_sq < best_sq)) return false;
+  best_sq = dist_sq;
+  return true;
+}
+
 /// The vertex-box half of cube_distance, for one cube's 8 vertices against the other cube:
 /// the vertices are `centre` + vertices[k] in the other cube's own axes, that cube of half
 /// side `half_m` about the origin. The nearest vertex, if nearer than sqrt(best_sq): then
@@ -211,10 +219,7 @@ bool nearest_vertex_to_cube(const std::array<Vec3, 8>& vertices, const Vec3& cen
   for (std::size_t k = 0; k < 8; ++k) {
     const Vec3 v = centre + vertices[k];
     const Vec3 c = glm::clamp(v, Vec3(-half_m), Vec3(half_m));
-    const Vec3 gap = v - c;
-    const double dist_sq = glm::dot(gap, gap);
-    if (dist_sq < best_sq) {
-      best_sq = dist_sq;
+    if (shorter(v - c, best_sq)) {
       vertex = k;
       on_cube = c;
       improved = true;
@@ -280,10 +285,7 @@ bool cube_distance(const PairFrame& f, const Vec3& ca, const Vec3& cb, const std
         if (s < 0.0 || s > 1.0 || t < 0.0 || t > 1.0) continue;  // at an edge's end: a vertex's case
         const Vec3 q1 = p1 + s * d1;
         const Vec3 q2 = p2 + t * d2;
-        const Vec3 gap = q2 - q1;
-        const double dist_sq = glm::dot(gap, gap);
-        if (dist_sq < best_sq) {
-          best_sq = dist_sq;
+        if (shorter(q2 - q1, best_sq)) {
           p_a = q1;
           p_b = q2;
           improved = true;
