@@ -201,7 +201,7 @@ bool sat_touching(const PairFrame& f, const Vec3& d) {
 }
 
 /// Whether `gap` is shorter than sqrt(best_sq); if so best_sq becomes its squared length.
-bool shorter(const Vec3& gap, double& best_sq) {
+inline bool shorter(const Vec3& gap, double& best_sq) {
   const double dist_sq = glm::dot(gap, gap);
   if (!(dist_sq < best_sq)) return false;
   best_sq = dist_sq;
@@ -210,22 +210,16 @@ bool shorter(const Vec3& gap, double& best_sq) {
 
 /// The vertex-box half of cube_distance, for one cube's 8 vertices against the other cube:
 /// the vertices are `centre` + vertices[k] in the other cube's own axes, that cube of half
-/// side `half_m` about the origin. The nearest vertex, if nearer than sqrt(best_sq): then
-/// best_sq becomes its squared distance, `vertex` its index and `on_cube` its nearest point
-/// on the cube (a clamp in the cube's axes). Returns whether some vertex was nearer.
-bool nearest_vertex_to_cube(const std::array<Vec3, 8>& vertices, const Vec3& centre, double half_m, double& best_sq,
-                            std::size_t& vertex, Vec3& on_cube) {
-  bool improved = false;
+/// side `half_m` about the origin. The nearest vertex's index if it is nearer than
+/// sqrt(best_sq), best_sq then its squared distance; 8 if none is.
+inline std::size_t nearest_vertex_to_cube(const std::array<Vec3, 8>& vertices, const Vec3& centre, double half_m,
+                                          double& best_sq) {
+  std::size_t nearest = 8;
   for (std::size_t k = 0; k < 8; ++k) {
     const Vec3 v = centre + vertices[k];
-    const Vec3 c = glm::clamp(v, Vec3(-half_m), Vec3(half_m));
-    if (shorter(v - c, best_sq)) {
-      vertex = k;
-      on_cube = c;
-      improved = true;
-    }
+    if (shorter(v - glm::clamp(v, Vec3(-half_m), Vec3(half_m)), best_sq)) nearest = k;
   }
-  return improved;
+  return nearest;
 }
 
 /// Exact distance between the disjoint cubes centred at `ca` (A) and `cb` (B), A frame, if
@@ -251,17 +245,17 @@ bool cube_distance(const PairFrame& f, const Vec3& ca, const Vec3& cb, const std
                    double largest, double& best_sq, Vec3& p_a, Vec3& p_b) {
   bool improved = false;
   const Vec3 d = cb - ca;
-  std::size_t vertex = 0;
-  Vec3 on_cube(0.0);
-  // B's vertices against A's cube (A frame), then A's against B's (B's axes).
-  if (nearest_vertex_to_cube(f.b_vertex, d, f.half_a, best_sq, vertex, on_cube)) {
-    p_a = ca + on_cube;
-    p_b = cb + f.b_vertex[vertex];
+  // B's vertices against A's cube (A frame), then A's against B's (B's axes): the nearest
+  // point on the cube is the vertex clamped to it.
+  if (const std::size_t k = nearest_vertex_to_cube(f.b_vertex, d, f.half_a, best_sq); k < 8) {
+    p_a = ca + glm::clamp(d + f.b_vertex[k], Vec3(-f.half_a), Vec3(f.half_a));
+    p_b = cb + f.b_vertex[k];
     improved = true;
   }
-  if (nearest_vertex_to_cube(f.a_vertex_in_b, f.b_axes_t * (-d), f.half_b, best_sq, vertex, on_cube)) {
-    p_a = ca + f.a_vertex[vertex];
-    p_b = cb + f.b_axes * on_cube;
+  const Vec3 d_in_b = f.b_axes_t * (-d);
+  if (const std::size_t k = nearest_vertex_to_cube(f.a_vertex_in_b, d_in_b, f.half_b, best_sq); k < 8) {
+    p_a = ca + f.a_vertex[k];
+    p_b = cb + f.b_axes * glm::clamp(d_in_b + f.a_vertex_in_b[k], Vec3(-f.half_b), Vec3(f.half_b));
     improved = true;
   }
   for (std::size_t k = 6; k < static_cast<std::size_t>(f.axis_count); ++k) {
