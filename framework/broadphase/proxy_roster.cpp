@@ -48,18 +48,18 @@ void ProxyRoster::finish_update() {
   removed_.clear();
 }
 
-void ProxyRoster::throw_too_many() const {
-  throw std::length_error(std::string(owner_) + ": more than 2^31 - 1 proxies");
+void ProxyRoster::throw_too_many(const char* owner) {
+  throw std::length_error(std::string(owner) + ": more than 2^31 - 1 proxies");
 }
 
-void ProxyRoster::throw_bad_box(ProxyId id, const Aabb& box, int axis) const {
-  throw std::invalid_argument(std::string(owner_) + ": proxy " + std::to_string(id) + "'s box on axis " + "xyz"[axis] +
+void ProxyRoster::throw_bad_box(const char* owner, ProxyId id, const Aabb& box, int axis) {
+  throw std::invalid_argument(std::string(owner) + ": proxy " + std::to_string(id) + "'s box on axis " + "xyz"[axis] +
                               " runs from " + format_number(box.min_m[axis]) + " to " + format_number(box.max_m[axis]) +
                               " m; a box needs min <= max and no NaN");
 }
 
-void ProxyRoster::throw_unknown(ProxyId id) const {
-  throw std::out_of_range(std::string(owner_) + ": proxy " + std::to_string(id) + " does not exist");
+void ProxyRoster::throw_unknown(const char* owner, ProxyId id) {
+  throw std::out_of_range(std::string(owner) + ": proxy " + std::to_string(id) + " does not exist");
 }
 
 }  // namespace fovea

@@ -36,7 +36,7 @@ class ProxyRoster {
   /// beyond kMaxProxies.
   ProxyId next_id() const {
     if (!free_ids_.empty()) return free_ids_.back();
-    if (flags_.size() >= kMaxProxies) throw_too_many();
+    if (flags_.size() >= kMaxProxies) throw_too_many(owner_);
     return static_cast<ProxyId>(flags_.size());
   }
   /// Makes next_id() a live proxy, added since the last update. Same error as next_id().
@@ -49,11 +49,11 @@ class ProxyRoster {
   /// axis (which no NaN does).
   void check_box(ProxyId id, const Aabb& box) const {
     for (int k = 0; k < 3; ++k)
-      if (!(box.min_m[k] <= box.max_m[k])) throw_bad_box(id, box, k);  // also for NaN
+      if (!(box.min_m[k] <= box.max_m[k])) throw_bad_box(owner_, id, box, k);  // also for NaN
   }
   /// Throws std::out_of_range unless `id` is live.
   void check_live(ProxyId id) const {
-    if (!is_live(id)) throw_unknown(id);
+    if (!is_live(id)) throw_unknown(owner_, id);
   }
 
   bool is_live(ProxyId id) const { return id < flags_.size() && (flags_[id] & kLive); }
@@ -79,9 +79,11 @@ class ProxyRoster {
   void finish_update();
 
  private:
-  [[noreturn]] void throw_too_many() const;
-  [[noreturn]] void throw_bad_box(ProxyId id, const Aabb& box, int axis) const;
-  [[noreturn]] void throw_unknown(ProxyId id) const;
+  // Static, the owner's name passed in: the checks' fast path then needs nothing of the
+  // roster but the flags.
+  [[noreturn]] static void throw_too_many(const char* owner);
+  [[noreturn]] static void throw_bad_box(const char* owner, ProxyId id, const Aabb& box, int axis);
+  [[noreturn]] static void throw_unknown(const char* owner, ProxyId id);
 
   const char* owner_;
   std::vector<std::uint8_t> flags_;         // by id; its size is the id count

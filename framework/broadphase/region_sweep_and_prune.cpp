@@ -233,16 +233,21 @@ void RegionSweepAndPrune::move_proxies() {
             regions_[cells_.region_index(x, y, z)].sweep.set_keys(locals_[slot++], next_[id]);
       continue;
     }
-    // Crossed a border: out of the regions it left, into those it entered.
-    old_locals_.assign(locals_.begin() + m.first, locals_.begin() + m.first + m.count());
-    std::uint32_t slot = 0;
-    for (std::uint32_t z = m.lo[2]; z <= m.hi[2]; ++z)
-      for (std::uint32_t y = m.lo[1]; y <= m.hi[1]; ++y)
-        for (std::uint32_t x = m.lo[0]; x <= m.hi[0]; ++x, ++slot)
-          if (!inside(range.lo, range.hi, x, y, z))
-            regions_[cells_.region_index(x, y, z)].sweep.remove(old_locals_[slot]);
-    enter_regions(id, range, true);
+    cross_borders(id, range);
   }
+}
+
+// Out of the regions the proxy left, into those it entered.
+void RegionSweepAndPrune::cross_borders(ProxyId id, const Membership& range) {
+  const Membership& m = membership_[id];
+  old_locals_.assign(locals_.begin() + m.first, locals_.begin() + m.first + m.count());
+  std::uint32_t slot = 0;
+  for (std::uint32_t z = m.lo[2]; z <= m.hi[2]; ++z)
+    for (std::uint32_t y = m.lo[1]; y <= m.hi[1]; ++y)
+      for (std::uint32_t x = m.lo[0]; x <= m.hi[0]; ++x, ++slot)
+        if (!inside(range.lo, range.hi, x, y, z))
+          regions_[cells_.region_index(x, y, z)].sweep.remove(old_locals_[slot]);
+  enter_regions(id, range, true);
 }
 
 // A region's started and stopped pairs, kept when this region is the one to report them

@@ -102,6 +102,8 @@ class RegionSweepAndPrune {
   void move_proxies();
   /// `was_in`: the proxy is in the regions of its membership now (it crossed a border).
   void enter_regions(ProxyId id, const Membership& range, bool was_in);
+  /// A proxy whose box moved from its membership's cells to `range`'s.
+  void cross_borders(ProxyId id, const Membership& range);
   void leave_regions(ProxyId id);
   void report(std::uint32_t region_index);
 

@@ -1,6 +1,10 @@
 #include "narrowphase/sphere_hit_pool.hpp"
 
+#include <algorithm>
+
 namespace fovea {
+
+void SphereHitPool::grow(std::size_t n) { hits_.resize(std::max(end_ + n, 2 * hits_.size())); }
 
 void SphereHitPool::open_next_run(Collision& c) {
   const std::uint32_t end = end_;

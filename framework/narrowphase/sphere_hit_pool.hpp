@@ -1,6 +1,5 @@
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -27,7 +26,7 @@ class SphereHitPool {
   /// Room for `n` hits past end(): where they go. Pointers into the pool may move (it grows
   /// by doubling, as reserve_geometric).
   SphereHit* room(std::size_t n) {
-    if (end_ + n > hits_.size()) hits_.resize(std::max(end_ + n, 2 * hits_.size()));
+    if (end_ + n > hits_.size()) grow(n);
     return hits_.data() + end_;
   }
   /// Takes the hits a scan wrote into room() into the pool: end() becomes `end`.
@@ -56,6 +55,8 @@ class SphereHitPool {
   }
 
  private:
+  /// Room for `n` more hits past end(), by doubling at least: rare, so out of line.
+  void grow(std::size_t n);
   /// By value: `hit` may be in the pool, which room() may move.
   void push(SphereHit hit) {
     *room(1) = hit;
