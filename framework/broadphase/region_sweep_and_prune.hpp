@@ -1,39 +1,18 @@
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
+#include "broadphase/box_keys.hpp"
 #include "broadphase/pair_set.hpp"
+#include "broadphase/proxy_roster.hpp"
+#include "broadphase/region_cells.hpp"
 #include "broadphase/sweep_and_prune.hpp"
 #include "core/math.hpp"
 
 namespace fovea {
 
 class ThreadPool;
-
-/// How RegionSweepAndPrune cuts space into regions: a grid of cells, the outer cells
-/// reaching to infinity (a box beyond the grid belongs to the nearest border cells).
-struct RegionGrid {
-  /// Side of a (cubic) cell, metres. 0: chosen at the first update() that has proxies, from
-  /// the extent of their finite boxes and their count (about `proxies_per_region` per
-  /// region), and chosen again whenever the proxies have grown fourfold since; the chosen
-  /// cells fit the extent, so their sides may differ by axis (RegionSweepAndPrune::cell_size_m).
-  double cell_m = 0;
-  /// The grid's lowest corner, metres (ignored when cell_m is 0).
-  Vec3 origin_m{0.0};
-  /// Cells per axis (ignored when cell_m is 0). {1, 1, 1} is one region: a single sweep.
-  std::array<std::uint16_t, 3> cells{1, 1, 1};
-  /// The automatic choice's target. A sweep's endpoint swaps per entity grow as its
-  /// proxies^(2/3) (docs/broadphase.md, "How cost grows with N"), so fewer per region sort
-  /// faster, while more proxies sit on borders and are kept in two lists or more. 300: at
-  /// 10,000 uniform entities 27 regions beat the single sweep and 8 did not; at 1,000 the
-  /// grid stays one region, where 8 were slower (docs/broadphase.md, "Regions").
-  std::uint32_t proxies_per_region = 300;
-  /// The automatic choice makes no cell smaller than this many times the mean box side, so
-  /// that most boxes lie inside one cell.
-  double min_cell_over_box_side = 4;
-};
 
 /// The broad phase of SweepAndPrune with space cut into regions, each its own SweepAndPrune
 /// of the proxies whose boxes touch it (multi-box pruning; docs/broadphase.md, "Regions"),
@@ -53,6 +32,9 @@ struct RegionGrid {
 /// pair by the old boxes and the new ones do not overlap (or a proxy was removed). Each
 /// pair that starts or stops overall thus comes from exactly one region, whichever region
 /// a box has moved into or out of.
+///
+/// The grid is a RegionCells; ids, and which proxies are live, static, added or removed, are
+/// kept by a ProxyRoster, as in SweepAndPrune.
 class RegionSweepAndPrune {
  public:
   static constexpr std::uint32_t kMaxProxies = SweepAndPrune::kMaxProxies;
@@ -71,8 +53,8 @@ class RegionSweepAndPrune {
   /// unknown id. It writes the proxy's own slot only: threads may set different proxies'
   /// boxes at once (the world does, docs/scale.md), never alongside add, remove or update.
   void set_box(ProxyId id, const Aabb& box) {
-    if (!is_live(id)) throw_unknown(id);
-    check_box(id, box);
+    roster_.check_live(id);
+    roster_.check_box(id, box);
     next_[id] = bound_key::box_keys(box);
   }
 
@@ -82,10 +64,10 @@ class RegionSweepAndPrune {
   void update(ThreadPool* pool = nullptr);
 
   const PairSet& pairs() const { return pairs_; }
-  std::uint32_t proxy_count() const { return live_count_; }
-  bool is_live(ProxyId id) const { return id < flags_.size() && (flags_[id] & kLive); }
+  std::uint32_t proxy_count() const { return roster_.live_count(); }
+  bool is_live(ProxyId id) const { return roster_.is_live(id); }
   /// The box as stored at the last update (outward-rounded floats, as doubles).
-  Aabb stored_box(ProxyId id) const;
+  Aabb stored_box(ProxyId id) const { return bound_key::box_of(stored_[id]); }
 
   /// Endpoint swaps of the last update, over all regions.
   std::int64_t last_swap_count() const { return swaps_; }
@@ -93,9 +75,10 @@ class RegionSweepAndPrune {
   std::size_t region_count() const;
   /// Proxy memberships over all regions: proxy_count() plus those of boxes on borders.
   std::int64_t membership_count() const { return memberships_; }
-  const RegionGrid& grid() const { return grid_; }
+  /// The grid as given, or as chosen once it is.
+  const RegionGrid& grid() const { return cells_.grid(); }
   /// A cell's sides, metres, per axis (once the grid is chosen).
-  Vec3 cell_size_m() const { return cell_size_m_; }
+  Vec3 cell_size_m() const { return cells_.cell_size_m(); }
 
  private:
   struct Region;
@@ -112,50 +95,32 @@ class RegionSweepAndPrune {
              static_cast<std::uint32_t>(hi[2] - lo[2] + 1);
     }
   };
-  static constexpr std::uint8_t kLive = 1, kStatic = 2, kAdded = 4, kInRegions = 8;
 
-  void check_box(ProxyId id, const Aabb& box) const {
-    for (int k = 0; k < 3; ++k)
-      if (!(box.min_m[k] <= box.max_m[k])) throw_bad_box(id, box, k);  // also for NaN
-  }
-  [[noreturn]] static void throw_bad_box(ProxyId id, const Aabb& box, int axis);
-  [[noreturn]] static void throw_unknown(ProxyId id);
+  /// Chooses the automatic grid from the live proxies' boxes (nothing for a grid given).
   void choose_grid();
-  void build_regions();
-  std::uint16_t cell_of(int axis, std::uint32_t key) const;
-  std::uint32_t region_index(std::uint32_t x, std::uint32_t y, std::uint32_t z) const {
-    return (z * grid_.cells[1] + y) * grid_.cells[0] + x;
-  }
-  /// The region holding the lowest corner of the intersection of two boxes (by keys).
-  std::uint32_t owner(const BoxKeys& a, const BoxKeys& b) const;
-  static bool overlap(const BoxKeys& a, const BoxKeys& b);
   void apply_removals();
   void move_proxies();
-  void enter_regions(ProxyId id, const Membership& range);
+  /// `was_in`: the proxy is in the regions of its membership now (it crossed a border).
+  void enter_regions(ProxyId id, const Membership& range, bool was_in);
+  /// A proxy whose box moved from its membership's cells to `range`'s.
+  void cross_borders(ProxyId id, const Membership& range);
   void leave_regions(ProxyId id);
   void report(std::uint32_t region_index);
 
   /// Drops every region and puts every proxy into the regions of a grid chosen anew.
   void regrid();
 
-  RegionGrid grid_;
+  RegionCells cells_;
   bool automatic_ = false;             // the grid is chosen from the proxies
   bool grid_chosen_ = false;
   std::uint32_t grid_chosen_for_ = 0;  // live proxies when the grid was chosen
-  Vec3 cell_size_m_{0.0};
-  Vec3 inverse_cell_m_{0.0};
   std::vector<Region> regions_;
+  ProxyRoster roster_{"RegionSweepAndPrune"};
   std::vector<BoxKeys> stored_;          // by id: the boxes as of the last update
   std::vector<BoxKeys> next_;            // by id: as set for the next update
   std::vector<Membership> membership_;   // by id
-  std::vector<std::uint8_t> flags_;      // by id
   std::vector<std::uint32_t> locals_;    // local ids in regions, see Membership
   std::vector<std::uint32_t> old_locals_;  // scratch: one proxy's local ids before a move
-  std::vector<ProxyId> added_;           // since the last update
-  std::vector<ProxyId> removed_;         // since the last update
-  std::vector<ProxyId> free_ids_;        // reusable now
-  std::vector<std::uint8_t> removed_mask_;  // by id, 1 while this update removes it
-  std::uint32_t live_count_ = 0;
   std::int64_t swaps_ = 0;
   std::int64_t memberships_ = 0;
   PairSet pairs_;

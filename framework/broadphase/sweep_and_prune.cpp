@@ -1,20 +1,12 @@
 #include "broadphase/sweep_and_prune.hpp"
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
-
-#include "core/format.hpp"
 
 namespace fovea {
 
 namespace {
 
 constexpr std::uint32_t kIdMask = 0x7fffffffu;
-/// Bounds of a slot with no proxy: a min above and a max below everything, so a scan over
-/// all ids needs no liveness test.
-constexpr std::uint32_t kEmptyMin = 0xffffffffu;
-constexpr std::uint32_t kEmptyMax = 0;
 
 std::uint64_t endpoint(std::uint32_t key, std::uint32_t id_and_flag) {
   return (std::uint64_t{key} << 32) | id_and_flag;
@@ -24,104 +16,43 @@ ProxyPair ordered(ProxyId a, ProxyId b) { return a < b ? ProxyPair{a, b} : Proxy
 
 }  // namespace
 
-void SweepAndPrune::make_empty(ProxyBounds& b) {
-  for (int k = 0; k < 3; ++k) {
-    b.sorted[k][0] = b.next[k][0] = kEmptyMin;
-    b.sorted[k][1] = b.next[k][1] = kEmptyMax;
-  }
-}
-
-void SweepAndPrune::check_box(ProxyId id, const Aabb& box) const {
-  if (!is_live(id)) throw std::out_of_range("SweepAndPrune: proxy " + std::to_string(id) + " does not exist");
-  for (int k = 0; k < 3; ++k)
-    if (!(box.min_m[k] <= box.max_m[k]))  // also false for NaN
-      throw std::invalid_argument("SweepAndPrune: proxy " + std::to_string(id) + "'s box on axis " + "xyz"[k] +
-                                  " runs from " + format_number(box.min_m[k]) + " to " + format_number(box.max_m[k]) +
-                                  " m; a box needs min <= max and no NaN");
-}
-
-ProxyId SweepAndPrune::take_id(bool is_static) {
-  ProxyId id;
-  if (!free_ids_.empty()) {
-    id = free_ids_.back();
-    free_ids_.pop_back();
-  } else {
-    if (flags_.size() >= kMaxProxies) throw std::length_error("SweepAndPrune: more than 2^31 - 1 proxies");
-    id = static_cast<ProxyId>(flags_.size());
-    bounds_.emplace_back();  // before flags_, which defines the id count, in case it throws
-    flags_.push_back(0);
-  }
-  flags_[id] = static_cast<std::uint8_t>(kLive | kAdded | (is_static ? kStatic : 0));
-  make_empty(bounds_[id]);
-  return id;
-}
-
 ProxyId SweepAndPrune::add(const Aabb& box, bool is_static) {
-  const ProxyId id = take_id(is_static);
-  try {
-    set_box(id, box);
-  } catch (...) {
-    flags_[id] = 0;
-    free_ids_.push_back(id);
-    throw;
-  }
-  added_.push_back(id);
-  ++live_count_;
-  return id;
+  roster_.check_box(roster_.next_id(), box);
+  return add_keys(bound_key::box_keys(box), is_static);
 }
 
 ProxyId SweepAndPrune::add_keys(const BoxKeys& keys, bool is_static) {
-  const ProxyId id = take_id(is_static);
-  set_keys(id, keys);
-  added_.push_back(id);
-  ++live_count_;
+  const ProxyId id = roster_.next_id();
+  if (id == bounds_.size()) bounds_.emplace_back();  // before the roster counts the id, in case it throws
+  roster_.add(is_static);
+  bounds_[id].sorted = kEmptyBoxKeys;  // not in the lists until the update merges it in
+  bounds_[id].next = keys;
   return id;
 }
 
-void SweepAndPrune::remove(ProxyId id) {
-  if (!is_live(id)) throw std::out_of_range("SweepAndPrune: proxy " + std::to_string(id) + " does not exist");
-  flags_[id] = static_cast<std::uint8_t>(flags_[id] & ~kLive);
-  removed_.push_back(id);
-  --live_count_;
-}
-
-Aabb SweepAndPrune::stored_box(ProxyId id) const {
-  Aabb box;
-  for (int k = 0; k < 3; ++k) {
-    box.min_m[k] = bound_key::to_float(bounds_[id].sorted[k][0]);
-    box.max_m[k] = bound_key::to_float(bounds_[id].sorted[k][1]);
-  }
-  return box;
-}
+void SweepAndPrune::remove(ProxyId id) { roster_.remove(id); }
 
 void SweepAndPrune::update() {
-  pairs_.begin_frame(live_count_);
+  pairs_.begin_frame(roster_.live_count());
   swaps_ = 0;
+  roster_.begin_update();
   apply_removals();
-  if (removed_.empty()) {
+  if (roster_.removed().empty()) {
     for (int k = 0; k < 3; ++k) sort_axis<false>(k);
   } else {
     for (int k = 0; k < 3; ++k) sort_axis<true>(k);
-    for (ProxyId id : removed_) removed_mask_[id] = 0;
   }
   insert_added();
   pairs_.finish_frame();
-  // Ids freed by this update become reusable only now, after their stops were reported.
-  for (ProxyId id : removed_) free_ids_.push_back(id);
-  removed_.clear();
+  roster_.finish_update();
 }
 
 void SweepAndPrune::apply_removals() {
-  if (removed_.empty()) return;
-  removed_mask_.resize(flags_.size(), 0);  // all 0 between updates
-  for (ProxyId id : removed_) removed_mask_[id] = 1;
-  pairs_.record_stops_involving(removed_mask_);
-  // A proxy added and removed between two updates never reached the lists.
-  std::erase_if(added_, [&](ProxyId id) { return removed_mask_[id] != 0; });
-  for (ProxyId id : removed_) {
-    flags_[id] = 0;
-    make_empty(bounds_[id]);
-  }
+  if (roster_.removed().empty()) return;
+  pairs_.record_stops_involving(roster_.removed_mask());
+  // Bounds that overlap nothing, so that the scan over all ids of insert_added needs no
+  // liveness test.
+  for (ProxyId id : roster_.removed()) bounds_[id].sorted = bounds_[id].next = kEmptyBoxKeys;
 }
 
 // 004 section 3.2 and 002 section 3: insertion sort of a nearly sorted list. Each endpoint
@@ -136,10 +67,10 @@ void SweepAndPrune::sort_axis(int axis) {
   // Raw pointers in locals: the event pushes below cannot then make the compiler reload them.
   std::uint64_t* const ep = endpoints_[axis].data();
   ProxyBounds* const bounds = bounds_.data();
-  const std::uint8_t* const flags = flags_.data();
+  const std::uint8_t* const flags = roster_.flags().data();
   const int axis1 = (axis + 1) % 3;
   const int axis2 = (axis + 2) % 3;
-  const std::uint8_t* const removed = removed_mask_.data();
+  const std::uint8_t* const removed = roster_.removed_mask().data();
   const std::size_t n = endpoints_[axis].size();
   std::int64_t swaps = 0;
   // The sorted prefix is ep[0, kept): without removals, kept is i.
@@ -151,8 +82,8 @@ void SweepAndPrune::sort_axis(int axis) {
       if (removed[a]) continue;
     const std::uint32_t is_max = id_and_flag >> 31;
     ProxyBounds& mine = bounds[a];
-    const std::uint32_t key = mine.next[axis][is_max];
-    mine.sorted[axis][is_max] = key;
+    const std::uint32_t key = mine.next.key[axis][is_max];
+    mine.sorted.key[axis][is_max] = key;
     const std::uint64_t moving = endpoint(key, id_and_flag);
     std::size_t j = kept;
     while (j > 0 && ep[j - 1] > moving) {
@@ -166,7 +97,7 @@ void SweepAndPrune::sort_axis(int axis) {
       const ProxyBounds& theirs = bounds[b];
       const bool flip = ((passed_id_and_flag ^ id_and_flag) & kMaxFlag) != 0;
       const bool other_axes = overlap_on(axis1, mine, theirs) & overlap_on(axis2, mine, theirs);
-      if (flip & other_axes & !(flags[a] & flags[b] & kStatic)) [[unlikely]] {
+      if (flip & other_axes & !(flags[a] & flags[b] & ProxyRoster::kStatic)) [[unlikely]] {
         if (is_max)
           pairs_.record_stop(ordered(a, b));
         else
@@ -182,18 +113,17 @@ void SweepAndPrune::sort_axis(int axis) {
 }
 
 void SweepAndPrune::insert_added() {
-  if (added_.empty()) return;
-  for (ProxyId id : added_)
-    for (int k = 0; k < 3; ++k)
-      for (int m = 0; m < 2; ++m) bounds_[id].sorted[k][m] = bounds_[id].next[k][m];
+  const std::span<const ProxyId> added = roster_.added();
+  if (added.empty()) return;
+  for (ProxyId id : added) bounds_[id].sorted = bounds_[id].next;
 
   // Merge the new endpoints in, per axis: sort them (M log M), then one backward merge into
   // the grown list, so adding M proxies to N costs O(N + M log M), not a re-sort.
   for (int k = 0; k < 3; ++k) {
     scratch_.clear();
-    for (ProxyId id : added_) {
-      scratch_.push_back(endpoint(bounds_[id].sorted[k][0], id));
-      scratch_.push_back(endpoint(bounds_[id].sorted[k][1], id | kMaxFlag));
+    for (ProxyId id : added) {
+      scratch_.push_back(endpoint(bounds_[id].sorted.key[k][0], id));
+      scratch_.push_back(endpoint(bounds_[id].sorted.key[k][1], id | kMaxFlag));
     }
     std::sort(scratch_.begin(), scratch_.end());
     std::vector<std::uint64_t>& list = endpoints_[k];
@@ -211,12 +141,11 @@ void SweepAndPrune::insert_added() {
   // The added proxies' pairs. Testing each against every id costs M * N box tests; one
   // sweep along x costs the x-overlaps K_x. Count K_x (one pass) and take the cheaper,
   // unless the scan costs no more than the count alone (a few proxies added: a box that
-  // moved into a region of RegionSweepAndPrune).
-  const auto scan_cost = static_cast<std::int64_t>(added_.size()) * static_cast<std::int64_t>(flags_.size());
+  // moved into a region of RegionSweepAndPrune). The roster's finish_update() then clears
+  // their kAdded flags, which both searches read.
+  const auto scan_cost = static_cast<std::int64_t>(added.size()) * static_cast<std::int64_t>(roster_.id_count());
   if (scan_cost <= static_cast<std::int64_t>(endpoints_[0].size())) {
     find_pairs_of_added_by_scan();
-    for (ProxyId id : added_) flags_[id] = static_cast<std::uint8_t>(flags_[id] & ~kAdded);
-    added_.clear();
     return;
   }
   std::int64_t open = 0, x_overlaps = 0;
@@ -230,23 +159,22 @@ void SweepAndPrune::insert_added() {
     find_pairs_of_added_by_scan();
   else
     find_pairs_of_added_by_sweep();
-
-  for (ProxyId id : added_) flags_[id] = static_cast<std::uint8_t>(flags_[id] & ~kAdded);
-  added_.clear();
 }
 
 void SweepAndPrune::record_if_new_pair(ProxyId a, ProxyId b) {
-  if (flags_[a] & flags_[b] & kStatic) return;
+  const std::span<const std::uint8_t> flags = roster_.flags();
+  if (flags[a] & flags[b] & ProxyRoster::kStatic) return;
   pairs_.record_start(ordered(a, b));
 }
 
 void SweepAndPrune::find_pairs_of_added_by_scan() {
-  const auto ids = static_cast<ProxyId>(flags_.size());
-  for (ProxyId a : added_)
+  const std::span<const std::uint8_t> flags = roster_.flags();
+  const auto ids = static_cast<ProxyId>(flags.size());
+  for (ProxyId a : roster_.added())
     for (ProxyId b = 0; b < ids; ++b) {
       // Two added proxies are tested once, when the outer loop is at the smaller id; empty
       // slots never overlap.
-      if (b == a || ((flags_[b] & kAdded) && b < a)) continue;
+      if (b == a || ((flags[b] & ProxyRoster::kAdded) && b < a)) continue;
       const ProxyBounds& ba = bounds_[a];
       const ProxyBounds& bb = bounds_[b];
       if (overlap_on(0, ba, bb) && overlap_on(1, ba, bb) && overlap_on(2, ba, bb)) record_if_new_pair(a, b);
@@ -256,8 +184,9 @@ void SweepAndPrune::find_pairs_of_added_by_scan() {
 // The sweep of the first frame (004 section 3.2: "Any intervals that overlap are then
 // detected"): along x, every min meets the proxies whose x interval is open there.
 void SweepAndPrune::find_pairs_of_added_by_sweep() {
+  const std::span<const std::uint8_t> flags = roster_.flags();
   active_.clear();
-  active_slot_.resize(flags_.size());
+  active_slot_.resize(flags.size());
   for (std::uint64_t e : endpoints_[0]) {
     const auto id_and_flag = static_cast<std::uint32_t>(e);
     const ProxyId id = id_and_flag & kIdMask;
@@ -268,9 +197,9 @@ void SweepAndPrune::find_pairs_of_added_by_sweep() {
       active_.pop_back();
       continue;
     }
-    const bool id_added = flags_[id] & kAdded;
+    const bool id_added = flags[id] & ProxyRoster::kAdded;
     for (ProxyId other : active_)
-      if ((id_added || (flags_[other] & kAdded)) && overlap_on(1, bounds_[id], bounds_[other]) &&
+      if ((id_added || (flags[other] & ProxyRoster::kAdded)) && overlap_on(1, bounds_[id], bounds_[other]) &&
           overlap_on(2, bounds_[id], bounds_[other]))
         record_if_new_pair(id, other);
     active_slot_[id] = static_cast<std::uint32_t>(active_.size());

@@ -1,67 +1,15 @@
 #pragma once
 
 #include <array>
-#include <bit>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
+#include "broadphase/box_keys.hpp"
 #include "broadphase/pair_set.hpp"
+#include "broadphase/proxy_roster.hpp"
 #include "core/math.hpp"
 
 namespace fovea {
-
-/// The bound a box is stored as on one axis: a float rounded outward (mins down, maxes up,
-/// so a stored box always holds the given one) mapped to an unsigned key whose integer order
-/// is the float order. -0 is stored as +0, so equal coordinates give equal keys.
-namespace bound_key {
-
-/// The largest float <= d (d may be infinite; never NaN here).
-inline float float_at_or_below(double d) {
-  constexpr double kMax = std::numeric_limits<float>::max();
-  if (d > kMax) return d == std::numeric_limits<double>::infinity() ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::max();
-  if (d < -kMax) return -std::numeric_limits<float>::infinity();
-  float f = static_cast<float>(d);
-  if (static_cast<double>(f) > d) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-  return f + 0.0f;  // -0 to +0
-}
-
-/// The smallest float >= d.
-inline float float_at_or_above(double d) { return -float_at_or_below(-d) + 0.0f; }
-
-/// Unsigned key with the order of the float: flip the sign bit of positives, all bits of
-/// negatives.
-inline std::uint32_t from_float(float f) {
-  const auto bits = std::bit_cast<std::uint32_t>(f);
-  return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
-}
-
-inline float to_float(std::uint32_t key) {
-  return std::bit_cast<float>((key & 0x80000000u) ? (key & 0x7fffffffu) : ~key);
-}
-
-}  // namespace bound_key
-
-/// A box as stored: its bound keys, [axis][0 for the min, 1 for the max].
-struct BoxKeys {
-  std::uint32_t key[3][2];
-  friend bool operator==(const BoxKeys&, const BoxKeys&) = default;
-};
-
-namespace bound_key {
-
-/// The keys of `box` rounded outward (no check: min <= max and no NaN are the caller's).
-inline BoxKeys box_keys(const Aabb& box) {
-  BoxKeys keys;
-  for (int k = 0; k < 3; ++k) {
-    keys.key[k][0] = from_float(float_at_or_below(box.min_m[k]));
-    keys.key[k][1] = from_float(float_at_or_above(box.max_m[k]));
-  }
-  return keys;
-}
-
-}  // namespace bound_key
 
 /// The broad phase of 004 section 3.2 (after 002 section 3, I-COLLIDE): sweep and prune over
 /// the three axes, the endpoint lists kept sorted by insertion sort, which coherence between
@@ -79,11 +27,12 @@ inline BoxKeys box_keys(const Aabb& box) {
 /// array of each proxy's bound keys on all three axes, as sorted now and as set for the next
 /// update (48 bytes, within at most two cache lines), which the sort gathers the new keys
 /// from and the swap handler reads the other two axes' overlap bits from. No back-pointers from
-/// proxies to endpoints: nothing is written at random when two endpoints swap.
+/// proxies to endpoints: nothing is written at random when two endpoints swap. Ids, and
+/// which proxies are live, static, added or removed, are kept by a ProxyRoster.
 class SweepAndPrune {
  public:
   /// Proxy ids use 31 bits of an endpoint.
-  static constexpr std::uint32_t kMaxProxies = 0x7fffffffu;
+  static constexpr std::uint32_t kMaxProxies = ProxyRoster::kMaxProxies;
 
   /// A new proxy with `box`, in the lists and the pairs from the next update on. Throws
   /// std::invalid_argument for a box with a NaN coordinate or min > max, std::length_error
@@ -95,7 +44,8 @@ class SweepAndPrune {
   /// The proxy's box for the next update. Same errors as add(). A proxy whose box is not set
   /// keeps its previous one.
   void set_box(ProxyId id, const Aabb& box) {
-    check_box(id, box);
+    roster_.check_live(id);
+    roster_.check_box(id, box);
     set_keys(id, bound_key::box_keys(box));
   }
 
@@ -103,13 +53,7 @@ class SweepAndPrune {
   /// checked box), for a broad phase built of several of these (RegionSweepAndPrune), which
   /// checks and rounds each box once. `id` must be live.
   ProxyId add_keys(const BoxKeys& keys, bool is_static = false);
-  void set_keys(ProxyId id, const BoxKeys& keys) {
-    ProxyBounds& b = bounds_[id];
-    for (int k = 0; k < 3; ++k) {
-      b.next[k][0] = keys.key[k][0];
-      b.next[k][1] = keys.key[k][1];
-    }
-  }
+  void set_keys(ProxyId id, const BoxKeys& keys) { bounds_[id].next = keys; }
 
   /// Applies removals, re-sorts the three axes by the new boxes (flipping overlap state at
   /// every swap), merges in the added proxies, and leaves the result in pairs().
@@ -117,11 +61,11 @@ class SweepAndPrune {
 
   const PairSet& pairs() const { return pairs_; }
   /// Live proxies: added and not removed (the lists change at the next update).
-  std::uint32_t proxy_count() const { return live_count_; }
-  bool is_live(ProxyId id) const { return id < flags_.size() && (flags_[id] & kLive); }
+  std::uint32_t proxy_count() const { return roster_.live_count(); }
+  bool is_live(ProxyId id) const { return roster_.is_live(id); }
   /// The box as stored at the last update (outward-rounded floats, as doubles); an oracle
   /// tests exactly these boxes.
-  Aabb stored_box(ProxyId id) const;
+  Aabb stored_box(ProxyId id) const { return bound_key::box_of(bounds_[id].sorted); }
 
   /// Work of the last update: endpoint swaps of the insertion sorts on all three axes.
   std::int64_t last_swap_count() const { return swaps_; }
@@ -132,42 +76,31 @@ class SweepAndPrune {
   /// `next` and write of `sorted`, and the overlap test on two other axes, each touch one
   /// cache line of the proxy.
   struct ProxyBounds {
-    std::uint32_t sorted[3][2];
-    std::uint32_t next[3][2];
+    BoxKeys sorted;
+    BoxKeys next;
   };
   static_assert(sizeof(ProxyBounds) == 48);
-  static constexpr std::uint8_t kLive = 1, kStatic = 2, kAdded = 4;
   static constexpr std::uint32_t kMaxFlag = 0x80000000u;
 
-  void check_box(ProxyId id, const Aabb& box) const;
-  /// A free id made live (flags and empty bounds), not yet in added_.
-  ProxyId take_id(bool is_static);
-  /// Bounds of a slot with no proxy: never overlap anything.
-  static void make_empty(ProxyBounds& b);
   void apply_removals();
   /// With kDropRemoved, the pass also drops the endpoints of the proxies removed this
-  /// update (removed_mask_), so removals cost no pass of their own.
+  /// update (the roster's removed_mask()), so removals cost no pass of their own.
   template <bool kDropRemoved>
   void sort_axis(int axis);
   void insert_added();
   void find_pairs_of_added_by_scan();
   void find_pairs_of_added_by_sweep();
   static bool overlap_on(int axis, const ProxyBounds& a, const ProxyBounds& b) {
-    return (a.sorted[axis][0] <= b.sorted[axis][1]) & (b.sorted[axis][0] <= a.sorted[axis][1]);
+    return (a.sorted.key[axis][0] <= b.sorted.key[axis][1]) & (b.sorted.key[axis][0] <= a.sorted.key[axis][1]);
   }
   void record_if_new_pair(ProxyId a, ProxyId b);
 
   std::array<std::vector<std::uint64_t>, 3> endpoints_;  // sorted per axis
   std::vector<ProxyBounds> bounds_;                      // by id
-  std::vector<std::uint8_t> flags_;                      // by id
-  std::vector<ProxyId> added_;                           // since the last update
-  std::vector<ProxyId> removed_;                         // since the last update
-  std::vector<ProxyId> free_ids_;                        // reusable now
-  std::vector<std::uint8_t> removed_mask_;               // by id: 1 while this update removes it
+  ProxyRoster roster_{"SweepAndPrune"};
   std::vector<std::uint64_t> scratch_;                   // new endpoints of one axis
   std::vector<ProxyId> active_;                          // scratch for the sweep
   std::vector<std::uint32_t> active_slot_;               // scratch: id -> index in active_
-  std::uint32_t live_count_ = 0;
   std::int64_t swaps_ = 0;
   PairSet pairs_;
 };

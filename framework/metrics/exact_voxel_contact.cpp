@@ -200,6 +200,28 @@ bool sat_touching(const PairFrame& f, const Vec3& d) {
   return true;
 }
 
+/// Whether `gap` is shorter than sqrt(best_sq); if so best_sq becomes its squared length.
+inline bool shorter(const Vec3& gap, double& best_sq) {
+  const double dist_sq = glm::dot(gap, gap);
+  if (!(dist_sq < best_sq)) return false;
+  best_sq = dist_sq;
+  return true;
+}
+
+/// The vertex-box half of cube_distance, for one cube's 8 vertices against the other cube:
+/// the vertices are `centre` + vertices[k] in the other cube's own axes, that cube of half
+/// side `half_m` about the origin. The nearest vertex's index if it is nearer than
+/// sqrt(best_sq), best_sq then its squared distance; 8 if none is.
+inline std::size_t nearest_vertex_to_cube(const std::array<Vec3, 8>& vertices, const Vec3& centre, double half_m,
+                                          double& best_sq) {
+  std::size_t nearest = 8;
+  for (std::size_t k = 0; k < 8; ++k) {
+    const Vec3 v = centre + vertices[k];
+    if (shorter(v - glm::clamp(v, Vec3(-half_m), Vec3(half_m)), best_sq)) nearest = k;
+  }
+  return nearest;
+}
+
 /// Exact distance between the disjoint cubes centred at `ca` (A) and `cb` (B), A frame, if
 /// it is below sqrt(best_sq): then best_sq and the closest points are updated. `separation`
 /// and `largest` come from sat_separations.
@@ -223,30 +245,18 @@ bool cube_distance(const PairFrame& f, const Vec3& ca, const Vec3& cb, const std
                    double largest, double& best_sq, Vec3& p_a, Vec3& p_b) {
   bool improved = false;
   const Vec3 d = cb - ca;
-  for (std::size_t k = 0; k < 8; ++k) {
-    const Vec3 v = d + f.b_vertex[k];
-    const Vec3 c = glm::clamp(v, Vec3(-f.half_a), Vec3(f.half_a));
-    const Vec3 gap = v - c;
-    const double dist_sq = glm::dot(gap, gap);
-    if (dist_sq < best_sq) {
-      best_sq = dist_sq;
-      p_a = ca + c;
-      p_b = cb + f.b_vertex[k];
-      improved = true;
-    }
+  // B's vertices against A's cube (A frame), then A's against B's (B's axes): the nearest
+  // point on the cube is the vertex clamped to it.
+  if (const std::size_t k = nearest_vertex_to_cube(f.b_vertex, d, f.half_a, best_sq); k < 8) {
+    p_a = ca + glm::clamp(d + f.b_vertex[k], Vec3(-f.half_a), Vec3(f.half_a));
+    p_b = cb + f.b_vertex[k];
+    improved = true;
   }
   const Vec3 d_in_b = f.b_axes_t * (-d);
-  for (std::size_t k = 0; k < 8; ++k) {
-    const Vec3 v = d_in_b + f.a_vertex_in_b[k];
-    const Vec3 c = glm::clamp(v, Vec3(-f.half_b), Vec3(f.half_b));
-    const Vec3 gap = v - c;
-    const double dist_sq = glm::dot(gap, gap);
-    if (dist_sq < best_sq) {
-      best_sq = dist_sq;
-      p_a = ca + f.a_vertex[k];
-      p_b = cb + f.b_axes * c;
-      improved = true;
-    }
+  if (const std::size_t k = nearest_vertex_to_cube(f.a_vertex_in_b, d_in_b, f.half_b, best_sq); k < 8) {
+    p_a = ca + f.a_vertex[k];
+    p_b = cb + f.b_axes * glm::clamp(d_in_b + f.a_vertex_in_b[k], Vec3(-f.half_b), Vec3(f.half_b));
+    improved = true;
   }
   for (std::size_t k = 6; k < static_cast<std::size_t>(f.axis_count); ++k) {
     if (separation[k] < largest - f.separation_tolerance_m) continue;
@@ -269,10 +279,7 @@ bool cube_distance(const PairFrame& f, const Vec3& ca, const Vec3& cb, const std
         if (s < 0.0 || s > 1.0 || t < 0.0 || t > 1.0) continue;  // at an edge's end: a vertex's case
         const Vec3 q1 = p1 + s * d1;
         const Vec3 q2 = p2 + t * d2;
-        const Vec3 gap = q2 - q1;
-        const double dist_sq = glm::dot(gap, gap);
-        if (dist_sq < best_sq) {
-          best_sq = dist_sq;
+        if (shorter(q2 - q1, best_sq)) {
           p_a = q1;
           p_b = q2;
           improved = true;

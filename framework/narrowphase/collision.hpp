@@ -25,7 +25,7 @@ enum class CollisionStatus : std::uint8_t {
 };
 
 /// Where coherence across frames stands for one collision this frame
-/// (NarrowPhase::step_witness).
+/// (step_witness in narrow_phase.cpp).
 enum class WitnessState : std::uint8_t {
   none,     ///< nothing from last frame: the descent starts at the roots
   pending,  ///< the chain of pairs down to last frame's deepest pair is being tested
@@ -42,7 +42,7 @@ struct SpherePair {
 
 /// An axis-aligned box in entity a's centre-of-mass frame: the region every contact of a
 /// collision's two trees lies in, when the descent prunes to the overlap region (003;
-/// narrow_phase.cpp, set_overlap_regions). Empty (lo_m +inf, hi_m and half_m -inf) when the
+/// narrow_phase.cpp, set_overlap_region). Empty (lo_m +inf, hi_m and half_m -inf) when the
 /// two trees' leaves cannot touch.
 struct OverlapRegion {
   Vec3 lo_m{0.0};

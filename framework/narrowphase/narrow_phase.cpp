@@ -12,6 +12,10 @@ namespace {
 
 Mat3 rotation_of(const EntityState& s) { return glm::mat3_cast(s.orientation); }
 
+/// The start of 004 section 3.3.2: the root of tree a is the target, the root of tree b the
+/// test list.
+constexpr SphereHit kRootsHit{0, 0, 1, 0};
+
 /// The centre of collision of two intersecting spheres (004 section 3.4.2, figure 4): the
 /// midpoint of the part of the line through their centres that lies inside both.
 Vec3 centre_of_collision(const Vec3& ca, double ra, const Vec3& cb, double rb) {
@@ -22,140 +26,6 @@ Vec3 centre_of_collision(const Vec3& ca, double ra, const Vec3& cb, double rb) {
   const double lo = std::max(-ra, d - rb);
   const double hi = std::min(ra, d + rb);
   return ca + ab * ((lo + hi) / (2 * d));
-}
-
-}  // namespace
-
-NarrowPhase::NarrowPhase(std::vector<CollisionModel> models) : models_(std::move(models)) { growers_.resize(models_.size()); }
-
-void NarrowPhase::set_model(ModelId id, CollisionModel model, std::unique_ptr<TreeGrower> grower) {
-  if (id >= models_.size()) {
-    models_.resize(id + std::size_t{1});
-    growers_.resize(id + std::size_t{1});
-  }
-  if (growers_[id]) {
-    const TreeGrower& old = *growers_[id];
-    released_growth_ += old.stats();
-    released_growth_.nodes_evicted += old.live_nodes() - 1;  // its nodes go with it; the root was never grown
-  }
-  models_[id] = std::move(model);
-  growers_[id] = std::move(grower);
-}
-
-std::int64_t NarrowPhase::evict_idle(std::int64_t frame) {
-  std::int64_t freed = 0;
-  for (std::size_t id = 0; id < growers_.size(); ++id) {
-    if (!growers_[id]) continue;
-    growers_[id]->set_frame(frame);
-    freed += growers_[id]->evict_idle(models_[id], growers_[id]->evict_after_frames());
-  }
-  return freed;
-}
-
-TreeGrowthStats NarrowPhase::take_growth_stats() {
-  TreeGrowthStats total = released_growth_;
-  released_growth_ = {};
-  for (const auto& grower : growers_) {
-    if (!grower) continue;
-    total += grower->stats();
-    grower->reset_stats();
-  }
-  return total;
-}
-
-std::int64_t NarrowPhase::grown_nodes() const {
-  std::int64_t nodes = 0;
-  for (const auto& grower : growers_)
-    if (grower) nodes += grower->live_nodes();
-  return nodes;
-}
-
-void NarrowPhase::sync(const PairSet& pairs, std::span<const Entity> entities, std::int64_t frame) {
-  // Merge the collisions' pairs with the broad phase's current ones (both sorted): a pair
-  // in both keeps its collision, one only in ours has stopped overlapping, one only in
-  // theirs has started. Reading current() rather than the started and stopped events keeps
-  // this right whenever it is first called.
-  const std::span<const ProxyPair> current = pairs.current();
-  by_pair_scratch_.clear();
-  // Room for one pair per entity at least, as the broad phase's PairSet keeps: the first
-  // frames grow the lists, later ones rarely do.
-  const std::size_t room = std::max(current.size(), entities.size());
-  reserve_geometric(by_pair_scratch_, room);
-  reserve_geometric(by_pair_, room);
-  reserve_geometric(collisions_, room);
-  reserve_geometric(free_slots_, room);
-  std::size_t mine = 0;
-  for (const ProxyPair& pair : current) {
-    while (mine < by_pair_.size() && by_pair_[mine].pair < pair) free_slots_.push_back(by_pair_[mine++].slot);
-    if (mine < by_pair_.size() && by_pair_[mine].pair == pair) {
-      by_pair_scratch_.push_back(by_pair_[mine++]);
-      continue;
-    }
-    by_pair_scratch_.push_back({pair, kNewSlot});
-  }
-  while (mine < by_pair_.size()) free_slots_.push_back(by_pair_[mine++].slot);
-
-  // Slots for the new pairs: freed ones first.
-  for (PairSlot& ps : by_pair_scratch_) {
-    if (ps.slot != kNewSlot) continue;
-    if (free_slots_.empty()) {
-      ps.slot = static_cast<std::uint32_t>(collisions_.size());
-      collisions_.emplace_back();
-    } else {
-      ps.slot = free_slots_.back();
-      free_slots_.pop_back();
-    }
-    Collision& c = collisions_[ps.slot];
-    c.a = ps.pair.a;
-    c.b = ps.pair.b;
-    c.model_a = entities[c.a].model;
-    c.model_b = entities[c.b].model;
-    c.first_frame = frame;
-  }
-  by_pair_.swap(by_pair_scratch_);
-  order_.clear();
-  reserve_geometric(order_, room);
-  for (const PairSlot& ps : by_pair_) order_.push_back(ps.slot);
-}
-
-void NarrowPhase::begin_frame(std::span<const EntityState> states, const DescentMemory* memory) {
-  sphere_tests_ = 0;
-  pool_end_ = 0;
-  pool_room(32 * order_.size());  // 12 bytes a hit: a few levels' worth
-  for (const std::uint32_t slot : order_) {
-    Collision& c = collisions_[slot];
-    c.status = CollisionStatus::needs_more_work;
-    c.interrupted = false;
-    c.levels_done = 0;
-    c.sphere_tests = 0;
-    c.tested_any = false;
-    c.leaf_pair = SpherePair{};
-    c.queue = 0;
-    c.witness = WitnessState::none;
-    c.witness_tests = 0;
-    if (settings_.coherence && memory != nullptr) {
-      // Coherence across frames: last frame's deepest pair, re-tested first (step_witness).
-      const RememberedDescent* last = memory->recall(slot, c);
-      if (last != nullptr && last->has_witness) {
-        c.witness = WitnessState::pending;
-        c.witness_target = last->witness;
-        c.witness_at = SpherePair{0, 0};
-        c.witness_split = 1;  // the roots' pair is tested as if b's tree had just split: a's splits next
-      }
-    }
-    // The start of 004 section 3.3.2: the root of tree a is the target, the root of tree b
-    // the test list.
-    c.hits_begin = c.cursor = pool_end_;
-    push_hit({0, 0, 1, 0});
-    c.hits_end = c.next_begin = c.next_end = pool_end_;
-    // b's centre-of-mass frame to a's: c_a = R_a^T (p_b + R_b c_b - p_a).
-    const EntityState& sa = states[c.a];
-    const EntityState& sb = states[c.b];
-    const Mat3 ra_t = glm::transpose(rotation_of(sa));
-    c.b_to_a_rotation = ra_t * rotation_of(sb);
-    c.b_to_a_offset_m = ra_t * (sb.position_m - sa.position_m);
-  }
-  set_overlap_regions();  // prune to the overlap region (003), from the transforms above
 }
 
 // Prune to the overlap region (Smith and Kitamura, 003 sections 1.3.2 and 3.3.3 to 3.3.4: only
@@ -184,58 +54,63 @@ void NarrowPhase::begin_frame(std::span<const EntityState> states, const Descent
 // the reaches (sums of lengths), by a few units in the last place of the coordinates' size. I is
 // widened on every side by 1e-9 of that size, far more than the rounding and far less than any
 // sphere, so no pair the descent's rounding counts as touching is pruned.
-void NarrowPhase::set_overlap_regions() {
+void set_overlap_region(Collision& c, const CollisionModel& ma, const CollisionModel& mb) {
+  assert(!ma.leaf_reach_m.empty() && !mb.leaf_reach_m.empty());
+  const Vec3 centre_a = ma.spheres[0].centre_m;
+  const Vec3 centre_b = c.b_to_a_rotation * mb.spheres[0].centre_m + c.b_to_a_offset_m;
+  const double reach_a = ma.leaf_reach_m[0];
+  const double reach_b = mb.leaf_reach_m[0];
+  const double pad_m = 1e-9 * (glm::length(centre_a) + glm::length(centre_b) + reach_a + reach_b);
+  c.overlap.lo_m = glm::max(centre_a - reach_a, centre_b - reach_b) - pad_m;
+  c.overlap.hi_m = glm::min(centre_a + reach_a, centre_b + reach_b) + pad_m;
+  if (glm::any(glm::greaterThan(c.overlap.lo_m, c.overlap.hi_m))) {
+    c.overlap.lo_m = Vec3(std::numeric_limits<double>::infinity());  // empty: nothing meets it
+    c.overlap.hi_m = -c.overlap.lo_m;
+  }
+  c.overlap.half_m = 0.5 * (c.overlap.hi_m - c.overlap.lo_m);
+}
+
+}  // namespace
+
+void NarrowPhase::begin_frame(std::span<const EntityState> states, const DescentMemory* memory) {
+  sphere_tests_ = 0;
+  hits_.clear(32 * collisions_.size());  // 12 bytes a hit: a few levels' worth
+  for (const std::uint32_t slot : collisions_.order()) {
+    Collision& c = collisions_.collision(slot);
+    c.status = CollisionStatus::needs_more_work;
+    c.interrupted = false;
+    c.levels_done = 0;
+    c.sphere_tests = 0;
+    c.tested_any = false;
+    c.leaf_pair = SpherePair{};
+    c.queue = 0;
+    c.witness = WitnessState::none;
+    c.witness_tests = 0;
+    if (settings_.coherence && memory != nullptr) {
+      // Coherence across frames: last frame's deepest pair, re-tested first (step_witness).
+      const RememberedDescent* last = memory->recall(slot, c);
+      if (last != nullptr && last->has_witness) {
+        c.witness = WitnessState::pending;
+        c.witness_target = last->witness;
+        c.witness_at = SpherePair{0, 0};
+        c.witness_split = 1;  // the roots' pair is tested as if b's tree had just split: a's splits next
+      }
+    }
+    hits_.start_level(c, kRootsHit);
+    // b's centre-of-mass frame to a's: c_a = R_a^T (p_b + R_b c_b - p_a).
+    const EntityState& sa = states[c.a];
+    const EntityState& sb = states[c.b];
+    const Mat3 ra_t = glm::transpose(rotation_of(sa));
+    c.b_to_a_rotation = ra_t * rotation_of(sb);
+    c.b_to_a_offset_m = ra_t * (sb.position_m - sa.position_m);
+  }
+  // Prune to the overlap region (003), from the transforms above.
   overlap_checks_ = 0;
   prune_ = settings_.prune_to_overlap;
   if (!prune_) return;
-  for (const std::uint32_t slot : order_) {
-    Collision& c = collisions_[slot];
-    const CollisionModel& ma = models_[c.model_a];
-    const CollisionModel& mb = models_[c.model_b];
-    assert(!ma.leaf_reach_m.empty() && !mb.leaf_reach_m.empty());
-    const Vec3 centre_a = ma.spheres[0].centre_m;
-    const Vec3 centre_b = c.b_to_a_rotation * mb.spheres[0].centre_m + c.b_to_a_offset_m;
-    const double reach_a = ma.leaf_reach_m[0];
-    const double reach_b = mb.leaf_reach_m[0];
-    const double pad_m = 1e-9 * (glm::length(centre_a) + glm::length(centre_b) + reach_a + reach_b);
-    c.overlap.lo_m = glm::max(centre_a - reach_a, centre_b - reach_b) - pad_m;
-    c.overlap.hi_m = glm::min(centre_a + reach_a, centre_b + reach_b) + pad_m;
-    if (glm::any(glm::greaterThan(c.overlap.lo_m, c.overlap.hi_m))) {
-      c.overlap.lo_m = Vec3(std::numeric_limits<double>::infinity());  // empty: nothing meets it
-      c.overlap.hi_m = -c.overlap.lo_m;
-    }
-    c.overlap.half_m = 0.5 * (c.overlap.hi_m - c.overlap.lo_m);
-  }
-}
-
-std::span<const SphereHit> NarrowPhase::hits(std::uint32_t slot) const {
-  const Collision& c = collisions_[slot];
-  return {hit_pool_.data() + c.hits_begin, c.hits_end - c.hits_begin};
-}
-
-std::span<const SphereHit> NarrowPhase::next_hits(std::uint32_t slot) const {
-  const Collision& c = collisions_[slot];
-  return {hit_pool_.data() + c.next_begin, c.next_end - c.next_begin};
-}
-
-SphereHit* NarrowPhase::pool_room(std::size_t n) {
-  // Doubling, as reserve_geometric: the pool reaches its size in the first frames.
-  if (pool_end_ + n > hit_pool_.size()) hit_pool_.resize(std::max(pool_end_ + n, 2 * hit_pool_.size()));
-  return hit_pool_.data() + pool_end_;
-}
-
-void NarrowPhase::open_next_run(Collision& c) {
-  const std::uint32_t end = pool_end_;
-  if (c.next_begin == c.next_end) {
-    c.next_begin = c.next_end = end;
-  } else if (c.next_end != end) {
-    // Another collision appended since this level began: possible only when a caller
-    // resumes this collision after a budget stopped it part-way and something else ran in
-    // between (the schedulers never do; tests do). Move the run to the end.
-    const std::uint32_t count = c.next_end - c.next_begin;
-    for (std::uint32_t i = 0; i < count; ++i) push_hit(hit_pool_[c.next_begin + i]);  // a copy: the pool may move
-    c.next_begin = end;
-    c.next_end = end + count;
+  for (const std::uint32_t slot : collisions_.order()) {
+    Collision& c = collisions_.collision(slot);
+    set_overlap_region(c, models_.model(c.model_a), models_.model(c.model_b));
   }
 }
 
@@ -312,7 +187,7 @@ bool target_meets_region(const Collision& c, const CollisionModel& target_model,
 /// become its test lists (unequal heights); otherwise each hit member becomes a target
 /// with the old target's children as its tests (the cross-over).
 /// kPrune: a member whose reach ball misses `region` (prune to the overlap region, 003; see
-/// NarrowPhase::set_overlap_regions) is not tested: it is checked against the box, and its
+/// set_overlap_region) is not tested: it is checked against the box, and its
 /// sphere test, done anyway so that the loop stays free of branches, neither counts nor hits.
 /// With kTestOnB the members' centres come from `rotated`, filled first unless it already
 /// holds this very test list.
@@ -404,33 +279,30 @@ ScanResult scan_hit(const Collision& c, const CollisionModel* const tree[2], con
 }  // namespace
 
 ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, RotatedTestList& rotated, SphereHit* out) {
-  const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
-  const ModelId target_id = hit.target_tree == 0 ? c.model_a : c.model_b;
-  const ModelId test_id = hit.target_tree == 0 ? c.model_b : c.model_a;
-  TreeGrower* const target_grower = growers_[target_id].get();
-  TreeGrower* const test_grower = growers_[test_id].get();
-  if (target_grower == nullptr && test_grower == nullptr) return scan_hit(c, tree, hit, prune_, rotated, out);
+  const CollisionModel* const tree[2] = {&models_.model(c.model_a), &models_.model(c.model_b)};
+  const GrowableModel target = models_.growable(hit.target_tree == 0 ? c.model_a : c.model_b);
+  const GrowableModel test = models_.growable(hit.target_tree == 0 ? c.model_b : c.model_a);
+  if (target.grower == nullptr && test.grower == nullptr) return scan_hit(c, tree, hit, prune_, rotated, out);
 
   // On-demand trees (001). A target that is not a leaf hands its children to the new hits
   // as their test list: they must exist before the scan copies them. A target pruned to the
   // overlap region (003) makes no hit: nothing to grow. Pruned members make no hit either, so
   // their children are not grown below. A node not grown has a leaf reach that needs no
   // subtree (TreeGrower::write_node), so pruning on it is as exact as on a whole tree.
-  if (prune_ && !target_meets_region(c, models_[target_id], hit)) return {};
-  const bool target_is_leaf = models_[target_id].is_leaf(hit.target);
-  if (!target_is_leaf) growable(target_id).use_children(hit.target);
+  if (prune_ && !target_meets_region(c, *target.model, hit)) return {};
+  const bool target_is_leaf = target.model->is_leaf(hit.target);
+  if (!target_is_leaf) target.use_children(hit.target);
   const ScanResult result = scan_hit(c, tree, hit, prune_, rotated, out);
   if (target_is_leaf) {
     // Each hit member hands its children to its new hit: grow those not built (their hit
     // still holds the member, first_child of a node not grown being itself), only for the
     // members that intersected.
-    if (test_grower != nullptr) {
-      CollisionModel& test_model = models_[test_id];
-      const GrowableModel test_tree = growable(test_id);
+    if (test.grower != nullptr) {
+      const CollisionModel& test_model = *test.model;
       for (std::uint32_t i = 0; i < result.appended; ++i) {
         SphereHit& h = out[i];
         const std::uint32_t member = h.test_count == kChildrenNotBuilt ? h.test_begin : test_model.parent[h.test_begin];
-        test_tree.use_children(member);
+        test.use_children(member);
         h.test_begin = test_model.first_child[member];
         h.test_count = test_model.child_count[member];
       }
@@ -439,16 +311,21 @@ ScanResult NarrowPhase::scan(const Collision& c, const SphereHit& hit, RotatedTe
   return result;
 }
 
-void NarrowPhase::restart_at_roots(Collision& c) {
-  c.hits_begin = c.cursor = pool_end_;
-  push_hit({0, 0, 1, 0});
-  c.hits_end = c.next_begin = c.next_end = pool_end_;
+namespace {
+
+/// The collision's descent again from its roots' hit, after coherence found nothing.
+void restart_at_roots(Collision& c, SphereHitPool& hits) {
+  hits.start_level(c, kRootsHit);
   c.levels_done = 0;
   c.tested_any = false;
   c.witness = WitnessState::failed;
 }
 
-void NarrowPhase::step_witness(Collision& c, Budget& budget) {
+/// The chain down to last frame's deepest pair, then the first level below it (step()), on
+/// the collision's trees `ma` and `mb`: what coherence spends a step on. Returns the sphere
+/// tests done.
+std::int64_t step_witness(Collision& c, const CollisionModel& ma, const CollisionModel& mb, SphereHitPool& hits,
+                          Budget& budget) {
   // Coherence across frames (docs/narrowphase.md), Hubbard's argument that a pair's contact
   // moves little between frames, kept exact. The pairs tested here are those the descent
   // from the roots (004 section 3.3.2) tests on its way to last frame's deepest pair, in its
@@ -459,8 +336,7 @@ void NarrowPhase::step_witness(Collision& c, Budget& budget) {
   // reach, so its outcome is colliding as well. Nothing below it can prove the collision
   // apart, though (other branches may still meet), so where nothing below it intersects the
   // descent starts again at the roots (step()). The test is the descent's, to the bit.
-  const CollisionModel& ma = models_[c.model_a];
-  const CollisionModel& mb = models_[c.model_b];
+  std::int64_t tests = 0;
   // The child of `node` on the way down to `target`; `node` itself when `target` is not below it.
   const auto toward = [](const CollisionModel& m, std::uint32_t node, std::uint32_t target) {
     std::uint32_t n = target;
@@ -477,11 +353,11 @@ void NarrowPhase::step_witness(Collision& c, Budget& budget) {
     const bool intersects = glm::dot(d, d) <= reach * reach;
     ++c.sphere_tests;
     ++c.witness_tests;
-    ++sphere_tests_;
+    ++tests;
     budget.spend(1);
     if (!intersects) {
       c.witness = WitnessState::failed;  // the root hit waits in the current level
-      return;
+      return tests;
     }
     const bool leaf_a = ma.is_leaf(p.node_a);
     const bool leaf_b = mb.is_leaf(p.node_b);
@@ -490,7 +366,7 @@ void NarrowPhase::step_witness(Collision& c, Budget& budget) {
       c.witness = WitnessState::below;
       c.status = CollisionStatus::colliding;  // outcome 1, as the descent from the roots finds it
       c.leaf_pair = p;
-      return;
+      return tests;
     }
     std::uint8_t split = 1 - c.witness_split;
     if (split == 0 ? leaf_a : leaf_b) split = c.witness_split;
@@ -503,29 +379,30 @@ void NarrowPhase::step_witness(Collision& c, Budget& budget) {
       const CollisionModel& split_model = split == 0 ? ma : mb;
       const SphereHit below{split == 0 ? p.node_b : p.node_a, split_model.first_child[from],
                             static_cast<std::uint16_t>(split_model.child_count[from]), static_cast<std::uint8_t>(1 - split)};
-      c.hits_begin = c.cursor = pool_end_;
-      push_hit(below);
-      c.hits_end = c.next_begin = c.next_end = pool_end_;
+      hits.start_level(c, below);
       c.witness = WitnessState::below;
       c.tested_any = true;  // the pair is on the frontier now (gap_estimate, contact_pairs)
-      return;
+      return tests;
     }
     const std::uint32_t next =
         split == 0 ? toward(ma, p.node_a, c.witness_target.node_a) : toward(mb, p.node_b, c.witness_target.node_b);
     if (next == from) {
       c.witness = WitnessState::failed;  // not on a chain of this descent (the trees changed): from the roots
-      return;
+      return tests;
     }
     (split == 0 ? c.witness_at.node_a : c.witness_at.node_b) = next;
     c.witness_split = split;
   }
+  return tests;
 }
 
+}  // namespace
+
 CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
-  Collision& c = collisions_[slot];
+  Collision& c = collisions_.collision(slot);
   if (c.status != CollisionStatus::needs_more_work) return c.status;
   if (c.witness == WitnessState::pending) {
-    step_witness(c, budget);
+    sphere_tests_ += step_witness(c, models_.model(c.model_a), models_.model(c.model_b), hits_, budget);
     return c.status;
   }
 
@@ -533,17 +410,17 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
     // Everything a hit needs that does not change during a step is looked up once: the two
     // trees, whether either grows on demand, pruning. The budget is asked before each hit,
     // as ever; the counts are summed here and stored once.
-    const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
-    const bool grows = growers_[c.model_a] != nullptr || growers_[c.model_b] != nullptr;
+    const CollisionModel* const tree[2] = {&models_.model(c.model_a), &models_.model(c.model_b)};
+    const bool grows = models_.growable(c.model_a).grower != nullptr || models_.growable(c.model_b).grower != nullptr;
     const bool prune = prune_;
     // Room for every member of every hit left to hit, at the end of this collision's next
     // run: one check a step rather than one a hit (only this collision appends meanwhile).
-    open_next_run(c);
+    hits_.open_next_run(c);
     std::size_t room = 0;
-    for (std::uint32_t i = c.cursor; i < c.hits_end; ++i) room += hit_pool_[i].test_count;
-    pool_room(room);
-    SphereHit* const pool = hit_pool_.data();
-    std::size_t run_end = pool_end_;
+    for (std::uint32_t i = c.cursor; i < c.hits_end; ++i) room += hits_[i].test_count;
+    hits_.room(room);
+    SphereHit* const pool = hits_.data();
+    std::size_t run_end = hits_.end();
     RotatedTestList rotated;
     std::int64_t tests = 0;
     std::int64_t overlap_checks = 0;
@@ -567,7 +444,7 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
       }
       if (cursor == c.hits_end || budget.exhausted()) break;
     }
-    pool_end_ = static_cast<std::uint32_t>(run_end);
+    hits_.set_end(static_cast<std::uint32_t>(run_end));
     c.cursor = cursor;
     c.next_end = static_cast<std::uint32_t>(run_end);
     c.tested_any = tested_any;
@@ -582,7 +459,7 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
     if (c.witness == WitnessState::below) {
       // Nothing below last frame's pair intersects now: that proves nothing about the other
       // branches, so from the roots (coherence, step_witness).
-      restart_at_roots(c);
+      restart_at_roots(c, hits_);
       return c.status;
     }
     c.status = CollisionStatus::not_colliding;  // outcome 2
@@ -596,8 +473,8 @@ CollisionStatus NarrowPhase::step(std::uint32_t slot, Budget& budget) {
 }
 
 void NarrowPhase::interrupt(InterruptPolicy policy) {
-  for (const std::uint32_t slot : order_) {
-    Collision& c = collisions_[slot];
+  for (const std::uint32_t slot : collisions_.order()) {
+    Collision& c = collisions_.collision(slot);
     if (c.status != CollisionStatus::needs_more_work) continue;
     c.interrupted = true;
     c.status = policy == InterruptPolicy::repulse ? CollisionStatus::colliding : CollisionStatus::not_colliding;
@@ -610,17 +487,17 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
   std::int64_t tests = 0;
   // Restored at the end: what the frame's records read of the collision (its leaf pair, where
   // the metrics place it) stays what the scheduler's descent found.
-  const bool redescend = redescends(collisions_[slot]);
+  const bool redescend = contact_pairs_redescend(collisions_.collision(slot));
   Collision as_scheduled;
   if (redescend) {
-    as_scheduled = collisions_[slot];
+    as_scheduled = collisions_.collision(slot);
     // Resolved colliding below last frame's pair (coherence), whose hits hold one branch
     // only. The descent from the roots again, outside the budget, to the same leaf pair and
     // frontier 004's descent stops at: the response then gets the same pairs in the same
     // order, so coherence changes no world at full resolution (docs/narrowphase.md).
-    Collision& c = collisions_[slot];
+    Collision& c = collisions_.collision(slot);
     const std::int64_t frame_tests = sphere_tests_;
-    restart_at_roots(c);
+    restart_at_roots(c, hits_);
     c.status = CollisionStatus::needs_more_work;
     Budget unlimited = Budget::unlimited();
     while (step(slot, unlimited) == CollisionStatus::needs_more_work) {
@@ -628,8 +505,8 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
     tests += sphere_tests_ - frame_tests;
     sphere_tests_ = frame_tests;  // the collision's own count comes back with as_scheduled
   }
-  const Collision& c = collisions_[slot];
-  const CollisionModel* const tree[2] = {&models_[c.model_a], &models_[c.model_b]};
+  const Collision& c = collisions_.collision(slot);
+  const CollisionModel* const tree[2] = {&models_.model(c.model_a), &models_.model(c.model_b)};
   // Every hit past the first level came from an intersecting pair: its target and its test
   // list's parent (a root's parent is itself, so the first hit gives the two roots).
   const auto pair_of = [&](const SphereHit& h) {
@@ -637,8 +514,8 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
     return h.target_tree == 0 ? SpherePair{h.target, other} : SpherePair{other, h.target};
   };
   if (!c.tested_any || c.interrupted) {
-    for (std::uint32_t i = c.cursor; i < c.hits_end; ++i) out.push_back(pair_of(hit_pool_[i]));
-    for (std::uint32_t i = c.next_begin; i < c.next_end; ++i) out.push_back(pair_of(hit_pool_[i]));
+    for (std::uint32_t i = c.cursor; i < c.hits_end; ++i) out.push_back(pair_of(hits_[i]));
+    for (std::uint32_t i = c.next_begin; i < c.next_end; ++i) out.push_back(pair_of(hits_[i]));
     return 0;
   }
   assert(c.status == CollisionStatus::colliding);
@@ -647,13 +524,13 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
     out.push_back(c.leaf_pair);
     // Finish the descent below the frontier: the rest of the test list whose scan found the
     // leaf pair, the level's hits not yet processed, and the next level's made so far.
-    const SphereHit& found = hit_pool_[c.cursor - 1];
+    const SphereHit& found = hits_[c.cursor - 1];
     const std::uint32_t member = found.target_tree == 0 ? c.leaf_pair.node_b : c.leaf_pair.node_a;
     const std::uint32_t found_end = found.test_begin + found.test_count;
     if (member + 1 < found_end)
       stack.push_back({found.target, member + 1, static_cast<std::uint16_t>(found_end - member - 1), found.target_tree});
-    for (std::uint32_t i = c.next_end; i-- > c.next_begin;) stack.push_back(hit_pool_[i]);
-    for (std::uint32_t i = c.hits_end; i-- > c.cursor;) stack.push_back(hit_pool_[i]);
+    for (std::uint32_t i = c.next_end; i-- > c.next_begin;) stack.push_back(hits_[i]);
+    for (std::uint32_t i = c.hits_end; i-- > c.cursor;) stack.push_back(hits_[i]);
   }
 
   // The descent's own scan, run to the end: hits go on the stack; a leaf-leaf pair is
@@ -675,16 +552,16 @@ std::int64_t NarrowPhase::contact_pairs(std::uint32_t slot, std::size_t max_pair
       stack.push_back({hit.target, leaf + 1, static_cast<std::uint16_t>(hit.test_begin + hit.test_count - leaf - 1),
                        hit.target_tree});
   }
-  if (redescend) collisions_[slot] = as_scheduled;
+  if (redescend) collisions_.collision(slot) = as_scheduled;
   return tests;
 }
 
 GapEstimate NarrowPhase::initial_gap_estimate(std::uint32_t slot, std::span<const EntityState> states) const {
   // Before any sphere test: the entities' centres (004 section 3.4.2), and their bounding
   // spheres for the centre of collision.
-  const Collision& c = collisions_[slot];
-  const CollisionModel& ma = models_[c.model_a];
-  const CollisionModel& mb = models_[c.model_b];
+  const Collision& c = collisions_.collision(slot);
+  const CollisionModel& ma = models_.model(c.model_a);
+  const CollisionModel& mb = models_.model(c.model_b);
   GapEstimate g;
   g.sphere_a_m = states[c.a].position_m;
   g.sphere_b_m = states[c.b].position_m;
@@ -697,10 +574,10 @@ GapEstimate NarrowPhase::initial_gap_estimate(std::uint32_t slot, std::span<cons
 }
 
 bool NarrowPhase::deepest_pair(std::uint32_t slot, SpherePair& out) const {
-  const Collision& c = collisions_[slot];
+  const Collision& c = collisions_.collision(slot);
   if (!c.tested_any) return false;
-  const CollisionModel& ma = models_[c.model_a];
-  const CollisionModel& mb = models_[c.model_b];
+  const CollisionModel& ma = models_.model(c.model_a);
+  const CollisionModel& mb = models_.model(c.model_b);
   // Every hit past the first level came from an intersecting pair: its target and its test
   // list's parent. The pairs of the frontier (the current level's hits not yet processed and
   // the next level's made so far) are the deepest found; once a collision is resolved not
@@ -722,16 +599,16 @@ bool NarrowPhase::deepest_pair(std::uint32_t slot, SpherePair& out) const {
   };
   const bool frontier_empty = c.cursor == c.hits_end && c.next_begin == c.next_end;
   const std::uint32_t first = frontier_empty ? c.hits_begin : c.cursor;
-  for (std::uint32_t i = first; i < c.hits_end; ++i) consider(hit_pool_[i]);
-  for (std::uint32_t i = c.next_begin; i < c.next_end; ++i) consider(hit_pool_[i]);
+  for (std::uint32_t i = first; i < c.hits_end; ++i) consider(hits_[i]);
+  for (std::uint32_t i = c.next_begin; i < c.next_end; ++i) consider(hits_[i]);
   return true;
 }
 
 GapEstimate NarrowPhase::pair_gap_estimate(std::uint32_t slot, std::span<const EntityState> states,
                                            const SpherePair& pair) const {
-  const Collision& c = collisions_[slot];
-  const CollisionModel& ma = models_[c.model_a];
-  const CollisionModel& mb = models_[c.model_b];
+  const Collision& c = collisions_.collision(slot);
+  const CollisionModel& ma = models_.model(c.model_a);
+  const CollisionModel& mb = models_.model(c.model_b);
   const EntityState& sa = states[c.a];
   const EntityState& sb = states[c.b];
   const Mat3 ra = rotation_of(sa);

@@ -7,10 +7,13 @@
 
 #include "broadphase/pair_set.hpp"
 #include "narrowphase/collision.hpp"
+#include "narrowphase/collision_list.hpp"
 #include "narrowphase/collision_model.hpp"
+#include "narrowphase/collision_model_table.hpp"
 #include "narrowphase/descent_memory.hpp"
 #include "narrowphase/narrowphase_settings.hpp"
 #include "narrowphase/on_demand_tree.hpp"
+#include "narrowphase/sphere_hit_pool.hpp"
 #include "core/budget.hpp"
 #include "world/entity.hpp"
 
@@ -38,24 +41,24 @@ struct ScanResult {
   bool leaf_pair = false;      ///< the last member scanned and the target are intersecting leaves
 };
 
+/// Whether NarrowPhase::contact_pairs() descends again from the roots for collision `c`: one
+/// resolved colliding below last frame's pair (coherence), whose hits hold one branch only.
+inline bool contact_pairs_redescend(const Collision& c) {
+  return c.witness == WitnessState::below && !c.interrupted;
+}
+
 /// The narrow phase (004 sections 3.3.2 and 3.4): one Collision per overlapping broad-phase
 /// pair, and the interruptible "staircase" descent that refines them one level at a time.
 ///
 /// Which collision to refine next is the scheduler's business (schedule/); this class only
-/// knows how to refine one, and keeps the list of collisions in list order (by entity pair),
-/// which is the order round robin and sequential scheduling follow.
-///
-/// Storage: collisions live in slots that are reused when a pair stops overlapping, and the
-/// pair index is merged, not rebuilt. All sphere hits of a frame go to one pool, cleared at
-/// the start of the next: a step appends its collision's next level as one contiguous run
-/// (no other collision runs until it finishes, or until the budget stops everything). The
-/// pool grows geometrically to the largest frame seen, so in the steady state no frame
-/// allocates.
+/// knows how to refine one. It is built of three parts, each its own class, whose calls it
+/// passes on where the frame needs them: the sphere trees (CollisionModelTable), the
+/// collisions in list order (CollisionList), and the frame's sphere hits (SphereHitPool).
 class NarrowPhase {
  public:
   NarrowPhase() = default;
   /// `models` by ModelId, all whole trees.
-  explicit NarrowPhase(std::vector<CollisionModel> models);
+  explicit NarrowPhase(std::vector<CollisionModel> models) : models_(std::move(models)) {}
 
   /// Coherence and pruning (narrowphase_settings.hpp); from the next begin_frame() on.
   /// With prune_to_overlap, every scan of the frame (step() and contact_pairs()) skips the
@@ -64,31 +67,30 @@ class NarrowPhase {
   void set_settings(const NarrowPhaseSettings& settings) { settings_ = settings; }
   const NarrowPhaseSettings& settings() const { return settings_; }
 
-  /// Puts a model in slot `id` (growing the table as needed), replacing what was there: a
-  /// whole tree with a null `grower`, an on-demand tree with its grower (001). Between
-  /// frames only: no collision of the frame may refer to the old model.
-  void set_model(ModelId id, CollisionModel model, std::unique_ptr<TreeGrower> grower);
+  /// CollisionModelTable::set_model: a model in slot `id`, a whole tree or one grown on
+  /// demand with its grower (001). Between frames only.
+  void set_model(ModelId id, CollisionModel model, std::unique_ptr<TreeGrower> grower) {
+    models_.set_model(id, std::move(model), std::move(grower));
+  }
   /// The model in slot `id` and its grower, for those that walk a tree outside the descent
   /// (wall contacts, the player's capsule) and must grow it as they go. Pointers: use it at
   /// once; set_model() of a new slot may move every model.
-  GrowableModel growable(ModelId id) { return {&models_[id], growers_[id].get()}; }
-  /// Frees the branches of on-demand trees unused for longer than each tree's
-  /// evict_after_frames(); `frame` is the frame about to run, which the trees' stamps count
-  /// from. Between frames only. Returns nodes freed.
-  std::int64_t evict_idle(std::int64_t frame);
-  /// What growing and evicting did since the last call, summed over the on-demand trees; a
-  /// tree released with its model counts its grown nodes as evicted (roots are neither built
-  /// nor evicted: they come and go with their models).
-  TreeGrowthStats take_growth_stats();
+  GrowableModel growable(ModelId id) { return models_.growable(id); }
+  /// CollisionModelTable::evict_idle: frees on-demand branches left idle; between frames.
+  /// Returns nodes freed.
+  std::int64_t evict_idle(std::int64_t frame) { return models_.evict_idle(frame); }
+  /// CollisionModelTable::take_growth_stats: growing and evicting since the last call.
+  TreeGrowthStats take_growth_stats() { return models_.take_growth_stats(); }
   /// Whether model `id`'s tree is grown on demand (its nodes may be evicted between frames).
-  bool is_grown_on_demand(ModelId id) const { return id < growers_.size() && growers_[id] != nullptr; }
+  bool is_grown_on_demand(ModelId id) const { return models_.is_grown_on_demand(id); }
   /// Nodes of the on-demand trees now, the roots included.
-  std::int64_t grown_nodes() const;
+  std::int64_t grown_nodes() const { return models_.grown_nodes(); }
 
-  /// Brings the collisions in line with the broad phase's current pairs: a new Collision
-  /// for each pair that overlaps and had none (its first_frame is `frame`), and the
-  /// collision of each pair that no longer overlaps removed.
-  void sync(const PairSet& pairs, std::span<const Entity> entities, std::int64_t frame);
+  /// CollisionList::sync: a new Collision for each pair that started to overlap (its
+  /// first_frame `frame`), the collision of each pair that stopped removed.
+  void sync(const PairSet& pairs, std::span<const Entity> entities, std::int64_t frame) {
+    collisions_.sync(pairs, entities, frame);
+  }
 
   /// Starts every collision's descent from the two roots at the entities' current poses:
   /// all are active again, with no test done. With coherence on (set_settings) and a
@@ -153,23 +155,27 @@ class NarrowPhase {
   /// frontier as it is, no test): such calls may run on several threads at once, with no
   /// other call into the narrow phase alongside.
   bool contact_pairs_read_only(std::uint32_t slot) const {
-    const Collision& c = collisions_[slot];
-    return !redescends(c) && (!c.tested_any || c.interrupted);
+    const Collision& c = collisions_.collision(slot);
+    return !contact_pairs_redescend(c) && (!c.tested_any || c.interrupted);
   }
 
   /// Slots of all collisions, in list order (ascending entity pair).
-  std::span<const std::uint32_t> order() const { return order_; }
-  Collision& collision(std::uint32_t slot) { return collisions_[slot]; }
-  const Collision& collision(std::uint32_t slot) const { return collisions_[slot]; }
-  std::size_t size() const { return order_.size(); }
+  std::span<const std::uint32_t> order() const { return collisions_.order(); }
+  Collision& collision(std::uint32_t slot) { return collisions_.collision(slot); }
+  const Collision& collision(std::uint32_t slot) const { return collisions_.collision(slot); }
+  /// Collisions in the list.
+  std::size_t size() const { return collisions_.size(); }
   /// The current level's sphere hits of a collision, processed or not.
-  std::span<const SphereHit> hits(std::uint32_t slot) const;
+  std::span<const SphereHit> hits(std::uint32_t slot) const { return hits_.hits(collisions_.collision(slot)); }
   /// The next level's sphere hits made so far.
-  std::span<const SphereHit> next_hits(std::uint32_t slot) const;
+  std::span<const SphereHit> next_hits(std::uint32_t slot) const {
+    return hits_.next_hits(collisions_.collision(slot));
+  }
   /// One more than the largest slot in use: the size of a side table by slot.
-  std::size_t slot_count() const { return collisions_.size(); }
-  const CollisionModel& model(ModelId id) const { return models_[id]; }
-  std::span<const CollisionModel> models() const { return models_; }
+  std::size_t slot_count() const { return collisions_.slot_count(); }
+  const CollisionModel& model(ModelId id) const { return models_.model(id); }
+  /// Every model, by ModelId.
+  std::span<const CollisionModel> models() const { return models_.models(); }
   /// Sphere-sphere tests since begin_frame.
   std::int64_t sphere_tests() const { return sphere_tests_; }
   /// Sphere-box checks against the overlap region since begin_frame, by step() (0 unless
@@ -178,53 +184,18 @@ class NarrowPhase {
   std::int64_t overlap_checks() const { return overlap_checks_; }
 
  private:
-  /// Whether contact_pairs() descends again from the roots: a collision resolved colliding
-  /// below last frame's pair (coherence), whose hits hold one branch only.
-  static bool redescends(const Collision& c) { return c.witness == WitnessState::below && !c.interrupted; }
-  static constexpr std::uint32_t kNewSlot = 0xffffffffu;
-  struct PairSlot {
-    ProxyPair pair;
-    std::uint32_t slot = 0;
-  };
-
-  NarrowPhaseSettings settings_;
-  std::vector<CollisionModel> models_;
-  std::vector<std::unique_ptr<TreeGrower>> growers_;  // by ModelId; null for whole trees
-  std::vector<Collision> collisions_;     // by slot
-  std::vector<std::uint32_t> free_slots_;
-  std::vector<PairSlot> by_pair_;         // sorted by pair
-  std::vector<PairSlot> by_pair_scratch_; // the next by_pair_, swapped in
-  std::vector<std::uint32_t> order_;      // slots, in by_pair_ order
-  // Every collision's hits this frame: [0, pool_end_). The rest is room, each hit written
-  // before it is read: a step scans straight into it, with no resize a hit (step()).
-  std::vector<SphereHit> hit_pool_;
-  std::uint32_t pool_end_ = 0;
-  /// Room for `n` hits past pool_end_ (the pool grows by doubling; pointers into it may move).
-  SphereHit* pool_room(std::size_t n);
-  void push_hit(SphereHit hit) {
-    *pool_room(1) = hit;
-    ++pool_end_;
-  }
-
-  /// The chain down to last frame's deepest pair, then the first level below it (step()).
-  void step_witness(Collision& c, Budget& budget);
-  /// The collision's descent again from its roots' hit, after coherence found nothing.
-  void restart_at_roots(Collision& c);
-  /// Makes the collision's next level end at the end of the pool, so a scan can append to
-  /// it: the next level stays one run of the pool.
-  void open_next_run(Collision& c);
   /// The descent's scan of one hit (scan_hit in narrow_phase.cpp), growing on-demand trees
   /// where the hit's target or the new hits' test lists need children not built yet.
   /// `rotated`: b's centres of the last test list scanned for collision `c`.
   ScanResult scan(const Collision& c, const SphereHit& hit, RotatedTestList& rotated, SphereHit* out);
-  /// What growing trees released with their models did since take_growth_stats(): their
-  /// nodes count as evicted.
-  TreeGrowthStats released_growth_;
-  std::int64_t sphere_tests_ = 0;
 
+  NarrowPhaseSettings settings_;
+  CollisionModelTable models_;
+  CollisionList collisions_;
+  SphereHitPool hits_;
+  std::int64_t sphere_tests_ = 0;
   /// Prune to the overlap region (003): whether this frame's scans prune (the setting as
-  /// begin_frame found it), and each collision's region, set by begin_frame.
-  void set_overlap_regions();
+  /// begin_frame found it; begin_frame sets each collision's region).
   bool prune_ = false;
   std::int64_t overlap_checks_ = 0;
 };
