@@ -47,7 +47,7 @@
 #include "core/format.hpp"
 #include "core/budget.hpp"
 #include "core/stopwatch.hpp"
-#include "metrics/perceived_collision.hpp"
+#include "prioritise/perceived_collision.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "schedule/scheduler.hpp"
 #include "frame/animation.hpp"

@@ -2,7 +2,7 @@
 
 #include "core/budget.hpp"
 #include "core/stopwatch.hpp"
-#include "metrics/perceived_collision.hpp"
+#include "prioritise/perceived_collision.hpp"
 
 namespace fovea {
 

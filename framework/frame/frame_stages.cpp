@@ -7,7 +7,7 @@
 #include <sstream>
 #include <utility>
 
-#include "metrics/perceived_collision.hpp"
+#include "prioritise/perceived_collision.hpp"
 #include "world/entity_bounds.hpp"
 #include "world/motion.hpp"
 
@@ -260,7 +260,7 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
      sweep_and_prune_stage},
     {Stage::sync, "sync", StageClock::narrowphase, false, D::pairs | D::entities, D::collisions | D::models,
      "one collision per pair; unused models released, idle tree branches evicted "
-     "(narrowphase/narrow_phase.cpp sync, evict_idle)",
+     "(narrowphase/collision_list.cpp sync, collision_model_table.cpp evict_idle)",
      sync_stage},
     {Stage::occluders, "occluders", StageClock::metrics, false, D::models | D::entities | D::states,
      only(D::occluders), "the leaf spheres that can hide a gap from the eye (metrics/visibility.cpp)",
@@ -284,7 +284,7 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
     {Stage::prioritise, "prioritise", StageClock::narrowphase, false,
      D::collisions | D::states | D::gaze | D::memory, only(D::priorities),
      "each collision placed on screen from the entities' centres or its remembered pair: f(e, g) its priority "
-     "(metrics/perceived_collision.cpp perceive_at_frame_start)",
+     "(prioritise/perceived_collision.cpp perceive_at_frame_start)",
      prioritise_stage},
     {Stage::schedule, "schedule", StageClock::narrowphase, false,
      D::priorities | D::true_priorities | D::budget | D::states | D::gaze | D::memory,
@@ -307,11 +307,11 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
     {Stage::prioritise_for_records, "prioritise_for_records", StageClock::metrics, false,
      D::collisions | D::states | D::gaze | D::memory, only(D::priorities),
      "the start-of-frame priorities a scheduler that does not read them leaves unset, for the records "
-     "(metrics/perceived_collision.cpp perceive_at_frame_start)",
+     "(prioritise/perceived_collision.cpp perceive_at_frame_start)",
      prioritise_for_records_stage},
     {Stage::place_at_end, "place_at_end", StageClock::metrics, false, D::collisions | D::states | D::gaze,
      D::priorities | D::stats, "the ones treated as colliding placed again from their deepest spheres "
-     "(metrics/perceived_collision.cpp perceive_at_frame_end)",
+     "(prioritise/perceived_collision.cpp perceive_at_frame_end)",
      place_at_end_stage},
     {Stage::measure, "measure", StageClock::metrics, true,
      D::collisions | D::priorities | D::states | D::gaze | D::occluders, D::metrics | D::stats,

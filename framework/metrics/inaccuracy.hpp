@@ -7,7 +7,7 @@
 
 #include "metrics/episodes.hpp"
 #include "metrics/exact_voxel_contact.hpp"
-#include "metrics/perceived_collision.hpp"
+#include "prioritise/perceived_collision.hpp"
 #include "metrics/visibility.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "world/entity.hpp"

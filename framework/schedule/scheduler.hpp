@@ -5,22 +5,13 @@
 #include <span>
 #include <string>
 
-#include "narrowphase/narrow_phase.hpp"
 #include "core/budget.hpp"
+#include "narrowphase/narrow_phase.hpp"
+#include "prioritise/reprioritiser.hpp"
 #include "schedule/schedule_settings.hpp"
 #include "schedule/scheduler_kinds.hpp"
 
 namespace fovea {
-
-/// Places collisions on screen again, from what their descent has found so far, and sets
-/// their priority: what the hybrid scheduler asks half-way through its frame. Perception sits
-/// above the schedulers (docs/architecture.md), so the frame hands one in
-/// (metrics/perceived_collision.hpp, FramePerception).
-class Reprioritiser {
- public:
-  virtual ~Reprioritiser() = default;
-  virtual void reprioritise(NarrowPhase& narrowphase, std::span<const std::uint32_t> slots) = 0;
-};
 
 /// What a frame tells its scheduler besides the collisions and the budget.
 struct ScheduleContext {

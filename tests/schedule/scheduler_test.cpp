@@ -13,7 +13,7 @@
 #include "core/rng.hpp"
 #include "schedule/scheduler.hpp"
 #include "frame/animation.hpp"
-#include "metrics/perceived_collision.hpp"
+#include "prioritise/perceived_collision.hpp"
 #include "narrowphase/descent_memory.hpp"
 #include "support/allocation_counter.hpp"
 

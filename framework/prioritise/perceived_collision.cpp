@@ -1,4 +1,4 @@
-#include "metrics/perceived_collision.hpp"
+#include "prioritise/perceived_collision.hpp"
 
 #include "perception/perceived_gap.hpp"
 

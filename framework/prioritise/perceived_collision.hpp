@@ -4,9 +4,9 @@
 #include <span>
 
 #include "narrowphase/narrow_phase.hpp"
-#include "schedule/scheduler.hpp"
 #include "perception/perception_model.hpp"
 #include "perception/view.hpp"
+#include "prioritise/reprioritiser.hpp"
 #include "world/entity.hpp"
 
 namespace fovea {
@@ -41,7 +41,7 @@ void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<
 void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
                              const DescentMemory* refined_from = nullptr);
 
-/// The Reprioritiser a frame hands its scheduler (schedule/scheduler.hpp): sets the priority
+/// The Reprioritiser a frame hands its scheduler (prioritise/reprioritiser.hpp): sets the priority
 /// of the collisions it asks about to f(e, g) now (-1 off screen), from the tighter of their
 /// deepest intersecting spheres so far and, with `refined_from`, the remembered pair; writes
 /// no placement. What the hybrid scheduler orders its second part by.
