@@ -22,14 +22,12 @@ namespace {
 /// The simulated observer's truth: T0 0.1 deg doubling at E2 = 2 deg (so 0.6 deg at 10 deg
 /// of eccentricity), a rise of one threshold, 5 % guesses and 2 % lapses.
 PerceptionModelSettings true_model(PsychometricFunction function) {
-  PerceptionModelSettings m;
-  m.function = function;
-  m.threshold_deg = 0.1;
-  m.eccentricity_scale_deg = 2.0;
-  m.width = 1.0;
-  m.guess_rate = 0.05;
-  m.lapse_rate = 0.02;
-  return m;
+  return {.function = function,
+          .threshold_deg = 0.1,
+          .eccentricity_scale_deg = 2.0,
+          .width = 1.0,
+          .guess_rate = 0.05,
+          .lapse_rate = 0.02};
 }
 
 /// A constant-stimuli experiment of 3,000 trials: at eccentricities 0, 2, 5 and 10 deg, nine
