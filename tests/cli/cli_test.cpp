@@ -1005,7 +1005,7 @@ TEST_CASE("fovea fit: malformed input is one line naming the file, line and colu
   CHECK(no_output.err.find("--output is required") != std::string::npos);
 }
 
-TEST_CASE("fovea fit: plots when python3 has matplotlib, one message when not", "[cli][fit][plots]") {
+TEST_CASE("fovea fit: plots when python3 has matplotlib, one message when not", "[cli][fit][plots][slow]") {
   TempDir dir;
   std::ofstream(dir / "trials.csv") << trials_csv("P01", simulated_session(fit_truth(), 20, 3));
   {

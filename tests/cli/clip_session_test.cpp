@@ -38,7 +38,7 @@ constexpr std::chrono::seconds kLinesTimeout(60);
 
 TEST_CASE("fovea experiment: a clip comparison gives the same bytes for the same spec and seed, and its answers follow "
           "the clips",
-          "[cli][experiment][clips]") {
+          "[cli][experiment][clips][slow]") {
   TempDir dir;
   REQUIRE(run_process(session("P01", "a", {}), dir.path()).status == 0);
   REQUIRE(run_process(session("P01", "b", {}), dir.path()).status == 0);
@@ -108,7 +108,7 @@ TEST_CASE("fovea experiment: a clip comparison killed mid-trial and resumed equa
 }
 
 TEST_CASE("fovea experiment: a person's clip comparison run by synthetic keys offscreen, ended by Escape and resumed",
-          "[cli][experiment][clips][person]") {
+          "[cli][experiment][clips][person][slow]") {
   TempDir dir;
   const auto person = [&](const std::string& keys, std::vector<std::string> extra) {
     std::vector<std::string> argv = {kFovea, "experiment", kSpec, "--participant", "H01", "--out", "h01", "--quiet",

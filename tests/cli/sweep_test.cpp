@@ -629,7 +629,8 @@ TEST_CASE("fovea sweep: an output that cannot be written is one line saying wher
   CHECK_FALSE(fs::exists(dir / "out" / "runs" / "0003"));
 }
 
-TEST_CASE("fovea sweep: draws the study's figures when python3 has matplotlib, one message when not", "[cli][sweep][plots]") {
+TEST_CASE("fovea sweep: draws the study's figures when python3 has matplotlib, one message when not",
+          "[cli][sweep][plots][slow]") {
   TempDir dir;
   write_study(dir.path(), kBase, std::string(kStudy) + R"(figures:
   - {file: p.png, kind: lines, x: budget, y: [p_true_mean], series: scheduler, log_x: true}

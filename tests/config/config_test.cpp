@@ -198,7 +198,7 @@ TEST_CASE("config: the built-in default is configs/default.yaml and is valid", "
   CHECK_NOTHROW(load_config_text(file, config::kDefaultConfigName));
 }
 
-TEST_CASE("config: every shipped config under configs/ is valid and its world can be built", "[config]") {
+TEST_CASE("config: every shipped config under configs/ is valid and its world can be built", "[config][slow]") {
   int checked = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(FOVEA_SOURCE_DIR) + "/configs")) {
     if (entry.path().extension() != ".yaml") continue;

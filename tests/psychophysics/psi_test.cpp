@@ -196,7 +196,8 @@ TEST_CASE("Psi: the chosen gap is the brute-force argmin of the expected entropy
     }
 }
 
-TEST_CASE("Psi: in simulation the threshold lands near the truth at every eccentricity", "[psychophysics][psi][simulation]") {
+TEST_CASE("Psi: in simulation the threshold lands near the truth at every eccentricity",
+          "[psychophysics][psi][simulation][slow]") {
   // The default observer (T0 0.08 deg, E2 1 deg, width 1, lapse 0.02) at four eccentricities
   // over ten seeds, 60 trials each plus 6 catch trials, the spec's default grids: what a
   // session of 264 trials measures.
