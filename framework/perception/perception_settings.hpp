@@ -24,7 +24,7 @@ inline constexpr auto kPsychometricFunctions = kind_table<KindName<PsychometricF
 /// the probability that a viewer notices a gap of g degrees at e degrees from fixation.
 struct PerceptionModelSettings {
   /// A perception-model YAML file (the keys below); when set, its values replace these.
-  std::string file;
+  std::string file = {};
   PsychometricFunction function = PsychometricFunction::logistic;
   /// T0: the gap, in degrees, at which F is 0.5 at the fixation point.
   double threshold_deg = 0.08;

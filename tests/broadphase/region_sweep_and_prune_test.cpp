@@ -38,46 +38,29 @@ struct LargeRegions : RegionSweepAndPrune {
 
 TEMPLATE_TEST_CASE("RegionSweepAndPrune: fast boxes larger than a region match brute force", "[broadphase]",
                    TinyRegions, SmallRegions) {
-  SceneSpec spec;
-  spec.box_m = 10;
-  spec.spawn_m = 10;
-  spec.max_speed_mpf = 0.8;  // a region or more per frame
-  spec.min_half_m = 0.3;
-  spec.max_half_m = 1.5;
-  spec.churn_per_frame = 2;
-  spec.frames = 400;
-  run_scene<TestType>(spec, 21);
+  // Speeds of up to a region or more per frame.
+  run_scene<TestType>(
+      {.box_m = 10, .spawn_m = 10, .max_speed_mpf = 0.8, .min_half_m = 0.3, .max_half_m = 1.5, .churn_per_frame = 2,
+       .frames = 400},
+      21);
 }
 
 TEST_CASE("RegionSweepAndPrune: faces on region borders match brute force", "[broadphase]") {
-  SceneSpec spec;
-  spec.grid_m = 0.25;
-  spec.min_half_m = 0.25;
-  spec.max_half_m = 0.25;
-  spec.box_m = 6;
-  spec.spawn_m = 6;
-  spec.max_speed_mpf = 0.3;
-  spec.frames = 400;
-  run_scene<BorderRegions>(spec, 22);
+  run_scene<BorderRegions>(
+      {.box_m = 6, .spawn_m = 6, .max_speed_mpf = 0.3, .min_half_m = 0.25, .max_half_m = 0.25, .grid_m = 0.25,
+       .frames = 400},
+      22);
 }
 
 TEST_CASE("RegionSweepAndPrune: all proxies in one region match brute force", "[broadphase]") {
-  SceneSpec spec;
-  spec.spawn_m = 4;
-  spec.box_m = 9;  // inside the first 10 m cell but for boxes reaching past 9.3 m
-  spec.max_speed_mpf = 0.05;
-  spec.frames = 400;
-  run_scene<LargeRegions>(spec, 23);
+  // A 9 m box: inside the first 10 m cell but for boxes reaching past 9.3 m.
+  run_scene<LargeRegions>({.box_m = 9, .spawn_m = 4, .max_speed_mpf = 0.05, .frames = 400}, 23);
 }
 
 TEMPLATE_TEST_CASE("RegionSweepAndPrune: an infinite ground box matches brute force", "[broadphase]", SweepAndPrune,
                    SmallRegions, MiddleRegions, AutoRegions, TinyRegions) {
-  SceneSpec spec;
-  spec.ground_m = 5;  // a quarter of the boxes touch it
-  spec.churn_per_frame = 1;
-  spec.max_speed_mpf = 0.2;
-  spec.frames = 300;
-  run_scene<TestType>(spec, 24);
+  // A ground at 5 m: a quarter of the boxes touch it.
+  run_scene<TestType>({.max_speed_mpf = 0.2, .churn_per_frame = 1, .frames = 300, .ground_m = 5}, 24);
 }
 
 TEST_CASE("RegionSweepAndPrune: the automatic grid cuts a large world into regions", "[broadphase]") {
@@ -103,13 +86,8 @@ TEST_CASE("RegionSweepAndPrune: the automatic grid cuts a large world into regio
 TEST_CASE("RegionSweepAndPrune: a world that grows is cut again and matches brute force", "[broadphase]") {
   // 20 bodies, then 3 more every frame, churn besides: the automatic grid (25 per region)
   // is chosen for 20 and chosen again at 100 and 400.
-  SceneSpec spec;
-  spec.count = 20;
-  spec.growth_per_frame = 3;
-  spec.churn_per_frame = 1;
-  spec.max_speed_mpf = 0.2;
-  spec.frames = 200;
-  run_scene<AutoRegions>(spec, 27);
+  run_scene<AutoRegions>(
+      {.count = 20, .max_speed_mpf = 0.2, .churn_per_frame = 1, .growth_per_frame = 3, .frames = 200}, 27);
 
   AutoRegions regions;
   Rng rng(28);
@@ -135,12 +113,7 @@ TEST_CASE("RegionSweepAndPrune: refuses a bad grid", "[broadphase]") {
 // The regions' sorts run as pool tasks and their reports are merged in region order, so the
 // lists must be the same bytes for any thread count, and the same as the single sweep's.
 TEST_CASE("RegionSweepAndPrune: 1, 2 and 4 threads give identical lists every frame", "[broadphase]") {
-  SceneSpec spec;
-  spec.count = 3000;
-  spec.box_m = 30;
-  spec.spawn_m = 30;
-  spec.max_speed_mpf = 0.3;
-  spec.frames = 150;
+  const SceneSpec spec{.count = 3000, .box_m = 30, .spawn_m = 30, .max_speed_mpf = 0.3, .frames = 150};
   RegionGrid grid;
   grid.proxies_per_region = 50;
   grid.min_cell_over_box_side = 1;

@@ -25,68 +25,40 @@ TEMPLATE_TEST_CASE("broad phase: uniform scene matches brute force every frame",
 }
 
 TEMPLATE_TEST_CASE("broad phase: scene packed into a corner matches brute force", "[broadphase]", BROAD_PHASES) {
-  SceneSpec spec;
-  spec.spawn_m = 4;  // 300 boxes of side about 1 in a 4 m corner of a 20 m box: dozens of pairs each
-  spec.max_speed_mpf = 0.02;
-  run_scene<TestType>(spec, 2);
+  // 300 boxes of side about 1 in a 4 m corner of a 20 m box: dozens of pairs each.
+  run_scene<TestType>({.spawn_m = 4, .max_speed_mpf = 0.02}, 2);
 }
 
 TEMPLATE_TEST_CASE("broad phase: all moving fast matches brute force", "[broadphase]", BROAD_PHASES) {
-  SceneSpec spec;
-  spec.box_m = 10;
-  spec.spawn_m = 10;
-  spec.max_speed_mpf = 0.8;  // most of a box side per frame: long insertion runs
-  run_scene<TestType>(spec, 3);
+  // Speeds of most of a box side per frame: long insertion runs.
+  run_scene<TestType>({.box_m = 10, .spawn_m = 10, .max_speed_mpf = 0.8}, 3);
 }
 
 TEMPLATE_TEST_CASE("broad phase: all still matches brute force and reports no change", "[broadphase]", BROAD_PHASES) {
-  SceneSpec spec;
-  spec.max_speed_mpf = 0;
-  spec.frames = 50;
-  run_scene<TestType>(spec, 4);
+  run_scene<TestType>({.max_speed_mpf = 0, .frames = 50}, 4);
 }
 
 TEMPLATE_TEST_CASE("broad phase: proxies added and removed every frame match brute force", "[broadphase]", BROAD_PHASES) {
-  SceneSpec spec;
-  spec.churn_per_frame = 3;
-  spec.max_speed_mpf = 0.1;
-  run_scene<TestType>(spec, 5);
+  run_scene<TestType>({.max_speed_mpf = 0.1, .churn_per_frame = 3}, 5);
 }
 
 TEMPLATE_TEST_CASE("broad phase: bursts of additions and removals match brute force", "[broadphase]", BROAD_PHASES) {
-  SceneSpec spec;
-  spec.burst_every = 50;  // a third of the world at once: the sweep path, not the scan
-  spec.spawn_m = 8;
-  spec.frames = 400;
-  run_scene<TestType>(spec, 6);
+  // Bursts of a third of the world at once: the sweep path, not the scan.
+  run_scene<TestType>({.spawn_m = 8, .burst_every = 50, .frames = 400}, 6);
 }
 
 TEMPLATE_TEST_CASE("broad phase: dynamic boxes resized every frame match brute force", "[broadphase]", BROAD_PHASES) {
-  SceneSpec spec;
-  spec.resize_each_frame = true;
-  spec.min_half_m = 0.05;
-  spec.max_half_m = 1.5;
-  run_scene<TestType>(spec, 7);
+  run_scene<TestType>({.min_half_m = 0.05, .max_half_m = 1.5, .resize_each_frame = true}, 7);
 }
 
 TEMPLATE_TEST_CASE("broad phase: coordinates on a coarse grid, ties everywhere, match brute force", "[broadphase]", BROAD_PHASES) {
-  SceneSpec spec;
-  spec.grid_m = 0.25;       // boxes of half 0.25 on a 0.25 grid: faces touch all the time
-  spec.min_half_m = 0.25;
-  spec.max_half_m = 0.25;
-  spec.box_m = 6;
-  spec.spawn_m = 6;
-  spec.max_speed_mpf = 0.3;
-  run_scene<TestType>(spec, 8);
+  // Boxes of half 0.25 on a 0.25 grid: faces touch all the time.
+  run_scene<TestType>(
+      {.box_m = 6, .spawn_m = 6, .max_speed_mpf = 0.3, .min_half_m = 0.25, .max_half_m = 0.25, .grid_m = 0.25}, 8);
 }
 
 TEMPLATE_TEST_CASE("broad phase: static proxies never pair with each other", "[broadphase]", BROAD_PHASES) {
-  SceneSpec spec;
-  spec.static_fraction = 0.5;
-  spec.spawn_m = 6;
-  spec.churn_per_frame = 1;
-  spec.frames = 300;
-  run_scene<TestType>(spec, 9);
+  run_scene<TestType>({.spawn_m = 6, .static_fraction = 0.5, .churn_per_frame = 1, .frames = 300}, 9);
 
   TestType sap;
   const Aabb big{Vec3(0.0), Vec3(10.0)};

@@ -15,11 +15,7 @@
 #include "support/temp_dir.hpp"
 
 using namespace fovea;
-using test::lines_of;
-using test::read_file;
-using test::run_process;
-using test::split;
-using test::TempDir;
+using namespace fovea::test;
 
 namespace {
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -24,13 +25,7 @@
 #include "support/temp_dir.hpp"
 
 using namespace fovea;
-using test::is_png;
-using test::lines_of;
-using test::read_file;
-using test::run_process;
-using test::split;
-using test::TempDir;
-using test::without_wall_clock;
+using namespace fovea::test;
 
 namespace {
 
@@ -38,14 +33,28 @@ const std::string kFovea = FOVEA_BINARY;
 
 nlohmann::json read_json(const std::filesystem::path& path) { return nlohmann::json::parse(read_file(path)); }
 
-/// Waits until `path` holds at least `lines` lines, or 30 s pass.
-bool wait_for_lines(const std::filesystem::path& path, std::size_t lines) {
-  for (int i = 0; i < 3000; ++i) {
-    const std::string text = read_file(path);
-    if (static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) >= lines) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
+/// Checks that `fovea validate CONFIG`, run in `dir`, accepts the config silently: status 0,
+/// nothing on stdout or stderr.
+void check_valid(const TempDir& dir, const std::string& config) {
+  const auto v = run_process({kFovea, "validate", config}, dir.path());
+  INFO("fovea validate " << config);
+  CHECK(v.status == 0);
+  CHECK(v.out.empty());
+  CHECK(v.err.empty());
+}
+
+/// How long a test waits for a process to write the lines it waits for.
+constexpr std::chrono::seconds kLinesTimeout(30);
+
+/// A `fovea run` of endless frames into dir/`out`, started in `dir` with the signals `ignored`
+/// (its stdout and stderr in dir/stdout and dir/stderr), returned once its frames.csv holds
+/// `lines` lines: a run to signal while it runs.
+std::unique_ptr<ChildProcess> endless_run(const TempDir& dir, const std::string& out, std::size_t lines,
+                                          const std::vector<int>& ignored = {}) {
+  const std::vector<std::string> argv{kFovea, "run", "--frames", "100000000", "--out", out};
+  auto child = std::make_unique<ChildProcess>(argv, dir.path(), dir / "stdout", dir / "stderr", ignored);
+  REQUIRE(wait_for_lines(dir / out / "frames.csv", lines, kLinesTimeout));
+  return child;
 }
 
 /// Runs a command with a pseudo-terminal as its stdin, stdout and stderr (as in an
@@ -132,10 +141,7 @@ TEST_CASE("fovea run: writes a complete results folder", "[cli]") {
     for (const char* stat : {"mean", "median", "p95", "min", "max"}) CHECK(summary["columns"][column].contains(stat));
 
   // The resolved config is itself a valid config that gives the same run.
-  const auto check = run_process({kFovea, "validate", (out / "config.yaml").string()}, dir.path());
-  CHECK(check.status == 0);
-  CHECK(check.out.empty());
-  CHECK(check.err.empty());
+  check_valid(dir, (out / "config.yaml").string());
   const auto again = run_process({kFovea, "run", (out / "config.yaml").string(), "--quiet", "--out", "again"}, dir.path());
   REQUIRE(again.status == 0);
   CHECK(without_wall_clock(read_file(dir / "again" / "frames.csv")) == without_wall_clock(read_file(out / "frames.csv")));
@@ -298,9 +304,7 @@ TEST_CASE("fovea run: the mouse needs a window, and a headless run says so", "[c
         "(it is headless); use fixed, scripted or replay for headless runs\n");
   CHECK_FALSE(std::filesystem::exists(dir / "never"));
   // The config itself is valid: where it runs decides whether there is a mouse.
-  const auto v = run_process({kFovea, "validate", "mouse.yaml"}, dir.path());
-  CHECK(v.status == 0);
-  CHECK(v.err.empty());
+  check_valid(dir, "mouse.yaml");
 }
 
 TEST_CASE("fovea run: external gaze has no one to push it, and says so at the key", "[cli][gaze]") {
@@ -321,9 +325,7 @@ TEST_CASE("fovea run: external gaze has no one to push it, and says so at the ke
   CHECK(set.err == "--set gaze.source=external: " + message);
   CHECK_FALSE(std::filesystem::exists(dir / "results"));
   // The config is valid: a program using the Python module runs it.
-  const auto v = run_process({kFovea, "validate", "external.yaml"}, dir.path());
-  CHECK(v.status == 0);
-  CHECK(v.err.empty());
+  check_valid(dir, "external.yaml");
 }
 
 TEST_CASE("fovea run: --out refuses a folder that holds results already", "[cli][errors]") {
@@ -362,11 +364,9 @@ TEST_CASE("fovea run: on a full disk, one line says what could not be written, a
 
 TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli][signals]") {
   TempDir dir;
-  test::ChildProcess child({kFovea, "run", "--frames", "100000000", "--out", "killed"}, dir.path(), dir / "stdout",
-                           dir / "stderr");
-  REQUIRE(wait_for_lines(dir / "killed" / "frames.csv", 2000));
-  child.send_signal(SIGKILL);
-  CHECK(child.wait() == 128 + SIGKILL);
+  const auto child = endless_run(dir, "killed", 2000);
+  child->send_signal(SIGKILL);
+  CHECK(child->wait() == 128 + SIGKILL);
 
   const std::string csv = read_file(dir / "killed" / "frames.csv");
   REQUIRE_FALSE(csv.empty());
@@ -440,7 +440,7 @@ TEST_CASE("fovea experiment: a session killed mid-trial and resumed has every tr
     {
       test::ChildProcess child(command(prefix + "killed", {"--observer-pace-ms", "150"}), dir.path(), dir / "stdout",
                                dir / "stderr");
-      REQUIRE(wait_for_lines(dir / (prefix + "killed") / "trials.csv", 15));
+      REQUIRE(wait_for_lines(dir / (prefix + "killed") / "trials.csv", 15, kLinesTimeout));
       child.send_signal(SIGKILL);
       CHECK(child.wait() == 128 + SIGKILL);
     }
@@ -457,21 +457,8 @@ TEST_CASE("fovea experiment: a session killed mid-trial and resumed has every tr
     CHECK(changed.err.find("the spec differs") != std::string::npos);
     const auto resumed = run_process(command(prefix + "killed", {"--resume"}), dir.path());
     REQUIRE(resumed.status == 0);
-    const auto after = lines_of(read_file(dir / (prefix + "killed") / "trials.csv"));
-    REQUIRE(after.size() == whole.size());
     // Row for row the same trials and answers; only the session number and the times differ.
-    const auto columns = split(whole[0]);
-    for (std::size_t i = 1; i < whole.size(); ++i) {
-      const auto a = split(whole[i]), b = split(after[i]);
-      REQUIRE(a.size() == columns.size());
-      REQUIRE(b.size() == columns.size());
-      for (std::size_t c = 0; c < columns.size(); ++c) {
-        if (columns[c] == "session" || columns[c] == "started_utc" || columns[c] == "ended_utc") continue;
-        INFO("row " << i << ", " << columns[c]);
-        CHECK(a[c] == b[c]);
-      }
-      CHECK(b[1] == (i < before.size() ? "1" : "2"));
-    }
+    check_resumed_trials(whole, lines_of(read_file(dir / (prefix + "killed") / "trials.csv")), before.size());
     const std::string log = read_file(dir / (prefix + "killed") / "session.log");
     CHECK(log.find("session 1 of participant P01 started") != std::string::npos);
     CHECK(log.find("session 2 of participant P01 started, resuming after " + std::to_string(before.size() - 1) + " trials") !=
@@ -512,13 +499,11 @@ TEST_CASE("fovea run: SIGINT and SIGTERM end the run cleanly with the summary wr
   // SIGINT is Ctrl-C; SIGTERM is what a batch scheduler sends at its time limit.
   const int signal = GENERATE(SIGINT, SIGTERM);
   TempDir dir;
-  test::ChildProcess child({kFovea, "run", "--frames", "100000000", "--out", "stopped"}, dir.path(), dir / "stdout",
-                           dir / "stderr");
-  REQUIRE(wait_for_lines(dir / "stopped" / "frames.csv", 1000));
-  child.send_signal(signal);
-  CHECK(child.wait() == 128 + signal);
+  const auto child = endless_run(dir, "stopped", 1000);
+  child->send_signal(signal);
+  CHECK(child->wait() == 128 + signal);
   // It dies by the signal after cleaning up (not exit(130)), so a shell loop of runs stops too.
-  CHECK(child.terminating_signal() == signal);
+  CHECK(child->terminating_signal() == signal);
 
   const auto rows = lines_of(read_file(dir / "stopped" / "frames.csv"));
   const auto summary = read_json(dir / "stopped" / "summary.json");
@@ -545,16 +530,14 @@ TEST_CASE("fovea run: a progress line on a terminal, none with --quiet", "[cli][
 TEST_CASE("fovea run: a signal the run was started with ignored stays ignored", "[cli][signals]") {
   // nohup, or a background job of a script: the caller asked for SIGINT to be ignored.
   TempDir dir;
-  test::ChildProcess child({kFovea, "run", "--frames", "100000000", "--out", "bg"}, dir.path(), dir / "stdout",
-                           dir / "stderr", {SIGINT});
-  REQUIRE(wait_for_lines(dir / "bg" / "frames.csv", 1000));
-  child.send_signal(SIGINT);
+  const auto child = endless_run(dir, "bg", 1000, {SIGINT});
+  child->send_signal(SIGINT);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const std::size_t rows_after_sigint = lines_of(read_file(dir / "bg" / "frames.csv")).size();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(lines_of(read_file(dir / "bg" / "frames.csv")).size() > rows_after_sigint);  // still running
-  child.send_signal(SIGTERM);
-  CHECK(child.wait() == 128 + SIGTERM);
+  child->send_signal(SIGTERM);
+  CHECK(child->wait() == 128 + SIGTERM);
   CHECK(read_json(dir / "bg" / "manifest.json")["status"] == "interrupted");
 }
 
@@ -713,10 +696,7 @@ TEST_CASE("fovea tree: --builder, --fit and --branching, said in the header, or 
 
 TEST_CASE("fovea: validate is silent on success, --help explains, keys lists every key", "[cli]") {
   TempDir dir;
-  const auto v = run_process({kFovea, "validate", std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml"}, dir.path());
-  CHECK(v.status == 0);
-  CHECK(v.out.empty());
-  CHECK(v.err.empty());
+  check_valid(dir, std::string(FOVEA_SOURCE_DIR) + "/configs/default.yaml");
 
   const auto help = run_process({kFovea, "--help"}, dir.path());
   CHECK(help.status == 0);
@@ -743,13 +723,7 @@ const std::string kTrialsHeader =
 /// The simulated observer: T0 0.1 deg doubling at E2 = 4 deg, a rise of one threshold, 4 %
 /// guesses and 2 % lapses.
 PerceptionModelSettings fit_truth() {
-  PerceptionModelSettings m;
-  m.threshold_deg = 0.1;
-  m.eccentricity_scale_deg = 4.0;
-  m.width = 1.0;
-  m.guess_rate = 0.04;
-  m.lapse_rate = 0.02;
-  return m;
+  return {.threshold_deg = 0.1, .eccentricity_scale_deg = 4.0, .width = 1.0, .guess_rate = 0.04, .lapse_rate = 0.02};
 }
 
 /// A constant-stimuli session: at 0, 4 and 8 deg, seven gaps from 0.5 T(e) to 3 T(e) and a
@@ -1031,7 +1005,7 @@ TEST_CASE("fovea fit: malformed input is one line naming the file, line and colu
   CHECK(no_output.err.find("--output is required") != std::string::npos);
 }
 
-TEST_CASE("fovea fit: plots when python3 has matplotlib, one message when not", "[cli][fit][plots]") {
+TEST_CASE("fovea fit: plots when python3 has matplotlib, one message when not", "[cli][fit][plots][slow]") {
   TempDir dir;
   std::ofstream(dir / "trials.csv") << trials_csv("P01", simulated_session(fit_truth(), 20, 3));
   {

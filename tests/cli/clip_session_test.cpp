@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -16,12 +15,7 @@
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
-using fovea::test::lines_of;
-using fovea::test::read_file;
-using fovea::test::run_process;
-using fovea::test::split;
-using fovea::test::TempDir;
-using fovea::test::without_columns;
+using namespace fovea::test;
 
 namespace {
 
@@ -37,20 +31,14 @@ std::vector<std::string> session(const std::string& participant, const std::stri
   return argv;
 }
 
-bool wait_for_lines(const std::filesystem::path& path, std::size_t lines) {
-  for (int i = 0; i < 6000; ++i) {
-    const std::string text = read_file(path);
-    if (static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) >= lines) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
+/// How long a test waits for a process to write the lines it waits for.
+constexpr std::chrono::seconds kLinesTimeout(60);
 
 }  // namespace
 
 TEST_CASE("fovea experiment: a clip comparison gives the same bytes for the same spec and seed, and its answers follow "
           "the clips",
-          "[cli][experiment][clips]") {
+          "[cli][experiment][clips][slow]") {
   TempDir dir;
   REQUIRE(run_process(session("P01", "a", {}), dir.path()).status == 0);
   REQUIRE(run_process(session("P01", "b", {}), dir.path()).status == 0);
@@ -98,7 +86,7 @@ TEST_CASE("fovea experiment: a clip comparison killed mid-trial and resumed equa
   {
     fovea::test::ChildProcess child(session("P01", "killed", {"--observer-pace-ms", "300"}), dir.path(), dir / "stdout",
                              dir / "stderr");
-    REQUIRE(wait_for_lines(dir / "killed" / "trials.csv", 5));
+    REQUIRE(wait_for_lines(dir / "killed" / "trials.csv", 5, kLinesTimeout));
     child.send_signal(SIGKILL);
     CHECK(child.wait() == 128 + SIGKILL);
   }
@@ -112,20 +100,7 @@ TEST_CASE("fovea experiment: a clip comparison killed mid-trial and resumed equa
   CHECK(changed.status == 2);
   CHECK(changed.err.find("the spec differs") != std::string::npos);
   REQUIRE(run_process(session("P01", "killed", {"--resume"}), dir.path()).status == 0);
-  const auto after = lines_of(read_file(dir / "killed" / "trials.csv"));
-  REQUIRE(after.size() == whole.size());
-  const auto columns = split(whole[0]);
-  for (std::size_t i = 1; i < whole.size(); ++i) {
-    const auto a = split(whole[i]), b = split(after[i]);
-    REQUIRE(a.size() == columns.size());
-    REQUIRE(b.size() == columns.size());
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      if (columns[c] == "session" || columns[c] == "started_utc" || columns[c] == "ended_utc") continue;
-      INFO("row " << i << ", " << columns[c]);
-      CHECK(a[c] == b[c]);
-    }
-    CHECK(b[1] == (i < before.size() ? "1" : "2"));
-  }
+  check_resumed_trials(whole, lines_of(read_file(dir / "killed" / "trials.csv")), before.size());
   const std::string log = read_file(dir / "killed" / "session.log");
   CHECK(log.find("session 2 of participant P01 started, clip comparison, resuming after " +
                  std::to_string(before.size() - 1) + " trials") != std::string::npos);
@@ -133,7 +108,7 @@ TEST_CASE("fovea experiment: a clip comparison killed mid-trial and resumed equa
 }
 
 TEST_CASE("fovea experiment: a person's clip comparison run by synthetic keys offscreen, ended by Escape and resumed",
-          "[cli][experiment][clips][person]") {
+          "[cli][experiment][clips][person][slow]") {
   TempDir dir;
   const auto person = [&](const std::string& keys, std::vector<std::string> extra) {
     std::vector<std::string> argv = {kFovea, "experiment", kSpec, "--participant", "H01", "--out", "h01", "--quiet",

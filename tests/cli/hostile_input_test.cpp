@@ -10,8 +10,7 @@
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
-using fovea::test::run_process;
-using fovea::test::TempDir;
+using namespace fovea::test;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 

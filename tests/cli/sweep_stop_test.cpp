@@ -11,7 +11,6 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -22,12 +21,11 @@
 #include "fovea/sweep_command.hpp"
 #include "support/csv_text.hpp"
 #include "support/process.hpp"
+#include "support/sweep_study.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace fovea;
-using test::lines_of;
-using test::read_file;
-using test::TempDir;
+using namespace fovea::test;
 
 namespace fs = std::filesystem;
 
@@ -35,20 +33,7 @@ namespace {
 
 const std::string kFovea = FOVEA_BINARY;
 
-const char* kBase = R"(name: base
-seed: 1
-frames: 5
-world:
-  box_size_m: [4, 4, 4]
-  entities:
-    - name: rocks
-      count: 30
-      placement: packed
-      model: {shape: rock, size_m: 0.4, resolution_voxels: 6, variants: 2}
-      speed_mps: 2
-budget: {mode: work, tests: 400}
-gaze: {source: scripted}
-)";
+const std::string kBase = test::sweep_base_config(5, false);
 
 const char* kStudy = R"(name: three
 base: base.yaml
@@ -61,8 +46,6 @@ metrics:
     p_est: [mean]
 )";
 
-void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
-
 /// What a stopped sweep returned and said.
 struct StoppedSweep {
   bool signal_sent = false;  ///< `when` appeared before the sweep returned, and the stop was sent
@@ -74,7 +57,7 @@ struct StoppedSweep {
 /// script `run_script`, one run at a time, and stops it with SIGTERM once the file `when`
 /// exists: the stop a batch scheduler's time limit sends, caught by the sweep's StopSignals.
 StoppedSweep sweep_stopped_when(const TempDir& dir, const std::string& run_script, const fs::path& when) {
-  write(dir / "run.sh", run_script);
+  write_file(dir / "run.sh", run_script);
   fs::permissions(dir / "run.sh", fs::perms::owner_exec, fs::perm_options::add);
   SweepOptions options;
   options.study_path = (dir / "study.yaml").string();
@@ -108,8 +91,7 @@ StoppedSweep sweep_stopped_when(const TempDir& dir, const std::string& run_scrip
 TEST_CASE("sweep command: a run the stop reaches after its last frame counts as complete, as a resume counts it",
           "[cli][sweep][signals]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  write(dir / "study.yaml", kStudy);
+  write_study(dir.path(), kBase, kStudy);
   // Each run: fovea run, which completes its folder (manifest and frames.csv); then a file
   // saying so; then a wait that only the sweep's signal ends, as a run does that the signal
   // reaches between its last write and its exit: dead by the signal, its folder whole.
@@ -140,8 +122,7 @@ TEST_CASE("sweep command: a run the stop reaches after its last frame counts as 
 TEST_CASE("sweep command: a run that fails by itself after the stop is a failed run, one the stop ended is not",
           "[cli][sweep][signals]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  write(dir / "study.yaml", kStudy);
+  write_study(dir.path(), kBase, kStudy);
   // The run waits for the stop, then ends with exit status 3 and a message, as fovea run does
   // when its records cannot be finished: not by the signal.
   const fs::path started = dir / "started";
@@ -161,8 +142,7 @@ TEST_CASE("sweep command: a run that fails by itself after the stop is a failed 
 
   // A run the stop ends (by the signal, as fovea run ends) is neither failed nor complete.
   TempDir again;
-  write(again / "base.yaml", kBase);
-  write(again / "study.yaml", kStudy);
+  write_study(again.path(), kBase, kStudy);
   const StoppedSweep ended_by_stop = sweep_stopped_when(
       again, "#!/bin/sh\n: > '" + (again / "started").string() + "'\nexec sleep 600\n", again / "started");
   INFO(ended_by_stop.err);

@@ -7,9 +7,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <thread>
 
@@ -18,15 +16,11 @@
 #include "core/file_read.hpp"
 #include "support/csv_text.hpp"
 #include "support/process.hpp"
+#include "support/sweep_study.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace fovea;
-using test::is_png;
-using test::lines_of;
-using test::read_file;
-using test::run_process;
-using test::split;
-using test::TempDir;
+using namespace fovea::test;
 
 namespace fs = std::filesystem;
 
@@ -39,21 +33,7 @@ const std::string kAnotherSweep =
     "fovea sweep: out holds another sweep (another study, another version of this one, or another shard); give a new "
     "--out, or remove it to start again\n";
 
-const char* kBase = R"(name: base
-seed: 1
-frames: 6
-world:
-  box_size_m: [4, 4, 4]
-  entities:
-    - name: rocks
-      count: 30
-      placement: packed
-      model: {shape: rock, size_m: 0.4, resolution_voxels: 6, variants: 2}
-      speed_mps: 2
-budget: {mode: work, tests: 400}
-ground_truth: true
-gaze: {source: scripted}
-)";
+const std::string kBase = test::sweep_base_config(6, true);
 
 /// 2 x 2 x 3 = 12 runs under work budgets, with deterministic metrics only, so the table is
 /// the same bytes however the runs are spread.
@@ -79,7 +59,20 @@ metrics:
     slack: {column: nabla_est, minus: nabla_true, stats: [min]}
 )";
 
-void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+/// kStudy with runs of `frames` frames instead of 5.
+std::string study_of_frames(int frames) {
+  std::string study = kStudy;
+  study.replace(study.find("frames: 5"), 9, "frames: " + std::to_string(frames));
+  return study;
+}
+
+/// Sweeps kStudy on kBase in `dir`, into dir/out, quietly and without figures; the sweep
+/// must succeed. Returns its table.csv.
+std::string swept_table(const TempDir& dir) {
+  write_study(dir.path(), kBase, kStudy);
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  return read_file(dir / "out" / "table.csv");
+}
 
 nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
 
@@ -87,8 +80,7 @@ nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(re
 
 TEST_CASE("fovea sweep: runs a study into one table, and two shards merged give the same bytes", "[cli][sweep]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  write(dir / "study.yaml", kStudy);
+  write_study(dir.path(), kBase, kStudy);
   const auto whole = run_process({kFovea, "sweep", "study.yaml", "--jobs", "2", "--out", "whole", "--no-figures"}, dir.path());
   INFO(whole.err);
   REQUIRE(whole.status == 0);
@@ -167,8 +159,7 @@ TEST_CASE("fovea sweep: a study on external gaze is refused at the key before an
   TempDir dir;
   std::string base = kBase;
   base.replace(base.find("source: scripted"), 16, "source: external");
-  write(dir / "base.yaml", base);
-  write(dir / "study.yaml", kStudy);
+  write_study(dir.path(), base, kStudy);
   const auto r = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::StartsWith("fovea sweep: run 0 (scheduler=round_robin, budget=300, seed=1): ") &&
@@ -179,15 +170,12 @@ TEST_CASE("fovea sweep: a study on external gaze is refused at the key before an
 
 TEST_CASE("fovea sweep: resumes, running again only the runs whose folder is not complete", "[cli][sweep]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  write(dir / "study.yaml", kStudy);
-  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
-  const std::string table = read_file(dir / "out" / "table.csv");
+  const std::string table = swept_table(dir);
   // A run killed mid-way leaves a manifest saying so; another lost its folder.
   const fs::path killed = dir / "out" / "runs" / "0004" / "manifest.json";
   std::string manifest = read_file(killed);
   manifest.replace(manifest.find("\"completed\""), 11, "\"running\"");
-  write(killed, manifest);
+  write_file(killed, manifest);
   fs::remove_all(dir / "out" / "runs" / "0009");
   const auto frames_before = fs::last_write_time(dir / "out" / "runs" / "0001" / "frames.csv");
   const auto again = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
@@ -203,7 +191,7 @@ TEST_CASE("fovea sweep: resumes, running again only the runs whose folder is not
   // A complete run whose config is not the run's (the checkout moved, and file paths with
   // it) is never deleted: the sweep stops and says so.
   const fs::path config = dir / "out" / "runs" / "0002" / "config.yaml";
-  write(config, read_file(config) + "# edited\n");
+  write_file(config, read_file(config) + "# edited\n");
   const auto mismatch = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path());
   CHECK(mismatch.status == 2);
   CHECK(mismatch.err == "fovea sweep: out/runs/0002: a complete run, but its config.yaml is not this run's; move the "
@@ -214,7 +202,7 @@ TEST_CASE("fovea sweep: resumes, running again only the runs whose folder is not
   // Another study in the same folder is refused, and nothing is run.
   std::string other = kStudy;
   other.replace(other.find("values: [1, 2, 3]"), 17, "values: [1, 2, 4]");
-  write(dir / "other.yaml", other);
+  write_file(dir / "other.yaml", other);
   const auto refused = run_process({kFovea, "sweep", "other.yaml", "--out", "out"}, dir.path());
   CHECK(refused.status == 2);
   CHECK(refused.err == kAnotherSweep);
@@ -224,18 +212,15 @@ TEST_CASE("fovea sweep: resumes, running again only the runs whose folder is not
 TEST_CASE("fovea sweep: a resume runs again a complete run whose frames.csv does not hold the frames its manifest counts",
           "[cli][sweep]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  write(dir / "study.yaml", kStudy);
-  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
-  const std::string table = read_file(dir / "out" / "table.csv");
+  const std::string table = swept_table(dir);
   const fs::path runs = dir / "out" / "runs";
   // Run 2's frames.csv cut to its header and 2 of its 5 rows; run 5's cut inside a row; run
   // 7's gone. Each manifest still says "completed" with 5 frames.
   const auto frames_2 = lines_of(read_file(runs / "0002" / "frames.csv"));
   REQUIRE(frames_2.size() == 6);
-  write(runs / "0002" / "frames.csv", frames_2[0] + "\n" + frames_2[1] + "\n" + frames_2[2] + "\n");
+  write_file(runs / "0002" / "frames.csv", frames_2[0] + "\n" + frames_2[1] + "\n" + frames_2[2] + "\n");
   const std::string frames_5 = read_file(runs / "0005" / "frames.csv");
-  write(runs / "0005" / "frames.csv", frames_5.substr(0, frames_5.size() - 10));
+  write_file(runs / "0005" / "frames.csv", frames_5.substr(0, frames_5.size() - 10));
   fs::remove(runs / "0007" / "frames.csv");
   const auto again = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
   INFO(again.err);
@@ -254,10 +239,7 @@ TEST_CASE("fovea sweep: a resume runs again a complete run whose frames.csv does
 TEST_CASE("fovea sweep: a resume keeps a run whose manifest.json cannot be read, and refuses a sweep.json that cannot",
           "[cli][sweep]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  write(dir / "study.yaml", kStudy);
-  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
-  const std::string table = read_file(dir / "out" / "table.csv");
+  const std::string table = swept_table(dir);
   const fs::path manifest = dir / "out" / "runs" / "0003" / "manifest.json";
   const std::string manifest_text = read_file(manifest);
   const auto resume = [&]() { return run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path()); };
@@ -281,13 +263,13 @@ TEST_CASE("fovea sweep: a resume keeps a run whose manifest.json cannot be read,
   CHECK(fs::exists(dir / "out" / "runs" / "0003" / "frames.csv"));
   // Given back, the run is whole again and not run again.
   fs::remove_all(manifest);
-  write(manifest, manifest_text);
+  write_file(manifest, manifest_text);
   const auto restored = resume();
   INFO(restored.err);
   CHECK(restored.status == 0);
   CHECK(restored.err.find("resuming out: 12 of 12 runs already complete") != std::string::npos);
   // One cut short was written by a run that did not end well: run again.
-  write(manifest, manifest_text.substr(0, manifest_text.size() / 2));
+  write_file(manifest, manifest_text.substr(0, manifest_text.size() / 2));
   const auto cut = resume();
   INFO(cut.err);
   CHECK(cut.status == 0);
@@ -306,7 +288,7 @@ TEST_CASE("fovea sweep: a resume keeps a run whose manifest.json cannot be read,
                           "a socket)\n");
   // Larger than any sweep.json: refused by its size, not read.
   fs::remove(sweep_json);
-  write(sweep_json, sweep_text + std::string((std::size_t{16} << 20) + 1, ' '));
+  write_file(sweep_json, sweep_text + std::string((std::size_t{16} << 20) + 1, ' '));
   const auto huge = resume();
   CHECK(huge.status == 2);
   CHECK(huge.err.rfind("fovea sweep: out/sweep.json: cannot read the sweep.json: it is ", 0) == 0);
@@ -315,7 +297,7 @@ TEST_CASE("fovea sweep: a resume keeps a run whose manifest.json cannot be read,
   auto edited = nlohmann::json::parse(sweep_text);
   edited["fingerprint"] = 5;
   edited["shard"] = "all";
-  write(sweep_json, edited.dump(2));
+  write_file(sweep_json, edited.dump(2));
   const auto wrong_type = resume();
   CHECK(wrong_type.status == 2);
   CHECK(wrong_type.err == kAnotherSweep);
@@ -325,8 +307,7 @@ TEST_CASE("fovea sweep: a resume keeps a run whose manifest.json cannot be read,
 TEST_CASE("fovea sweep merge: a sweep.json damaged or edited is one line naming the file and the field, exit 2",
           "[cli][sweep]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  write(dir / "study.yaml", kStudy);
+  write_study(dir.path(), kBase, kStudy);
   REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--shard", "0/2", "--out", "s", "--no-figures", "-q"}, dir.path())
               .status == 0);
   const fs::path shard = dir / "s" / "shard-0-of-2";
@@ -339,7 +320,7 @@ TEST_CASE("fovea sweep merge: a sweep.json damaged or edited is one line naming 
     fs::copy_file(shard / "table.csv", dir / name / "table.csv");
     nlohmann::json j = original;
     edit(j);
-    write(dir / name / "sweep.json", j.dump(2));
+    write_file(dir / name / "sweep.json", j.dump(2));
     return name;
   };
   const auto merge = [&](const std::string& name) {
@@ -402,7 +383,7 @@ TEST_CASE("fovea sweep merge: a sweep.json damaged or edited is one line naming 
   CHECK(piped.err == "fovea sweep merge: piped/sweep.json: cannot read the sweep.json: not a regular file (a device, a "
                      "pipe or a socket)\n");
   const std::string huge = copy_shard([](nlohmann::json&) {});
-  write(dir / huge / "sweep.json", original.dump(2) + std::string((std::size_t{16} << 20) + 1, ' '));
+  write_file(dir / huge / "sweep.json", original.dump(2) + std::string((std::size_t{16} << 20) + 1, ' '));
   const auto too_large = merge(huge);
   CHECK(too_large.status == 2);
   CHECK(too_large.err.find("fovea sweep merge: " + huge + "/sweep.json: cannot read the sweep.json: it is ") == 0);
@@ -418,10 +399,7 @@ TEST_CASE("fovea sweep merge: a sweep.json damaged or edited is one line naming 
 
 TEST_CASE("fovea sweep: a stopped sweep keeps its finished runs, and the same command finishes it", "[cli][sweep]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  std::string study = kStudy;
-  study.replace(study.find("frames: 5"), 9, "frames: 400");
-  write(dir / "study.yaml", study);
+  write_study(dir.path(), kBase, study_of_frames(400));
   {
     test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "1", "--no-figures", "-q"}, dir.path(),
                              dir / "stdout.txt", dir / "stderr.txt");
@@ -454,10 +432,8 @@ TEST_CASE("fovea sweep: a stopped sweep keeps its finished runs, and the same co
 TEST_CASE("fovea sweep: kill -9 of the sweep ends its runs with it, so none writes into a folder a resume takes over",
           "[cli][sweep][signals]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  std::string study = kStudy;
-  study.replace(study.find("frames: 5"), 9, "frames: 10000000");  // runs that would go on for hours
-  write(dir / "study.yaml", study);
+  // Runs that would go on for hours.
+  write_study(dir.path(), kBase, study_of_frames(10000000));
   test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "2", "--no-figures", "-q"},
                            dir.path(), dir / "stdout.txt", dir / "stderr.txt");
   // Both runs under way: started, and past their first frames.
@@ -495,10 +471,8 @@ TEST_CASE("fovea sweep: kill -9 of the sweep ends its runs with it, so none writ
 
 TEST_CASE("fovea sweep: its runs hold stdin, stdout and stderr, and no other descriptor from their start", "[cli][sweep]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  std::string study = kStudy;
-  study.replace(study.find("frames: 5"), 9, "frames: 10000000");  // runs that would go on for hours
-  write(dir / "study.yaml", study);
+  // Runs that would go on for hours.
+  write_study(dir.path(), kBase, study_of_frames(10000000));
   test::ChildProcess sweep({kFovea, "sweep", "study.yaml", "--out", "out", "--jobs", "1", "--no-figures", "-q"}, dir.path(),
                            dir / "stdout.txt", dir / "stderr.txt");
   std::vector<pid_t> runs;
@@ -530,10 +504,10 @@ TEST_CASE("fovea sweep: its runs hold stdin, stdout and stderr, and no other des
 
 TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
+  write_file(dir / "base.yaml", kBase);
   std::string bad = kStudy;
   bad.replace(bad.find("key: schedule.kind"), 18, "key: schedule.knid");
-  write(dir / "bad.yaml", bad);
+  write_file(dir / "bad.yaml", bad);
   const auto r = run_process({kFovea, "sweep", "bad.yaml", "--out", "out"}, dir.path());
   CHECK(r.status == 2);
   CHECK(r.err.find("fovea sweep: run 0 (scheduler=round_robin, budget=300, seed=1): bad.yaml:8:14: schedule.knid: unknown "
@@ -542,12 +516,12 @@ TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]
 
   // A base config past a config's size limit is named as the config it is, once.
   fs::create_directories(dir / "huge");
-  write(dir / "huge" / "base.yaml", std::string(kBase) + std::string(static_cast<std::size_t>(fovea::kMaxConfigFileBytes) + 1, '#') + "\n");
-  write(dir / "huge" / "study.yaml", kStudy);
+  const std::string huge_base = kBase + std::string(static_cast<std::size_t>(fovea::kMaxConfigFileBytes) + 1, '#') + "\n";
+  write_study(dir / "huge", huge_base, kStudy);
   const auto huge = run_process({kFovea, "sweep", "study.yaml", "--out", "out"}, dir / "huge");
   CHECK(huge.status == 2);
   CHECK(huge.err == "fovea sweep: " + (dir / "huge" / "base.yaml").string() + ": cannot read the config: it is " +
-                        std::to_string(std::strlen(kBase) + static_cast<std::size_t>(fovea::kMaxConfigFileBytes) + 2) +
+                        std::to_string(kBase.size() + static_cast<std::size_t>(fovea::kMaxConfigFileBytes) + 2) +
                         " bytes, more than the 1 MiB a config may be\n");
 
   // A world too small for its entities is found by the run itself: the sweep goes on,
@@ -555,7 +529,7 @@ TEST_CASE("fovea sweep: bad studies and runs that fail are named", "[cli][sweep]
   std::string crowded = kStudy;
   crowded.replace(crowded.find("  seed:\n"), 8,
                   "  count:\n    key: world.entities[0].count\n    values: [30, 5000]\n  seed:\n");
-  write(dir / "crowded.yaml", crowded);
+  write_file(dir / "crowded.yaml", crowded);
   const auto failed = run_process({kFovea, "sweep", "crowded.yaml", "--out", "crowded", "--no-figures"}, dir.path());
   CHECK(failed.status == 1);
   CHECK(failed.err.find("fovea sweep: run 3 (scheduler=round_robin, budget=300, count=5000, seed=1) failed with exit status 2: "
@@ -569,10 +543,7 @@ TEST_CASE("fovea sweep: on a full disk, each failed run's message still reaches 
           "a file that was not written",
           "[cli][sweep][disk]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  std::string study = kStudy;
-  study.replace(study.find("frames: 5"), 9, "frames: 2000");
-  write(dir / "study.yaml", study);
+  write_study(dir.path(), kBase, study_of_frames(2000));
   // The disk fills once the sweep has begun: sweep.json is written, then no file can grow
   // (a file size limit of 0 bytes, which the runs started from then on inherit). The
   // sweep's own stderr reaches the test through a pipe, which no limit touches.
@@ -619,10 +590,7 @@ TEST_CASE("fovea sweep: on a full disk, each failed run's message still reaches 
 TEST_CASE("fovea sweep: a table that cannot be written fails the sweep, says why, and is not named as written",
           "[cli][sweep][disk]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  write(dir / "study.yaml", kStudy);
-  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
-  const std::string table = read_file(dir / "out" / "table.csv");
+  const std::string table = swept_table(dir);
   // The table's temporary lands on a full device (/dev/full: every write fails with ENOSPC).
   fs::create_symlink("/dev/full", dir / "out" / "table.csv.partial");
   const auto full = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
@@ -640,9 +608,8 @@ TEST_CASE("fovea sweep: a table that cannot be written fails the sweep, says why
 TEST_CASE("fovea sweep: an output that cannot be written is one line saying where and why, before any run",
           "[cli][sweep][disk]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  write(dir / "study.yaml", kStudy);
-  write(dir / "afile", "not a folder\n");
+  write_study(dir.path(), kBase, kStudy);
+  write_file(dir / "afile", "not a folder\n");
   const auto out_under_file = run_process({kFovea, "sweep", "study.yaml", "--out", "afile/out", "--no-figures"}, dir.path());
   CHECK(out_under_file.status == 1);
   CHECK(out_under_file.err == "fovea sweep: afile/out: cannot create the folder: Not a directory\n");
@@ -662,10 +629,10 @@ TEST_CASE("fovea sweep: an output that cannot be written is one line saying wher
   CHECK_FALSE(fs::exists(dir / "out" / "runs" / "0003"));
 }
 
-TEST_CASE("fovea sweep: draws the study's figures when python3 has matplotlib, one message when not", "[cli][sweep][plots]") {
+TEST_CASE("fovea sweep: draws the study's figures when python3 has matplotlib, one message when not",
+          "[cli][sweep][plots][slow]") {
   TempDir dir;
-  write(dir / "base.yaml", kBase);
-  write(dir / "study.yaml", std::string(kStudy) + R"(figures:
+  write_study(dir.path(), kBase, std::string(kStudy) + R"(figures:
   - {file: p.png, kind: lines, x: budget, y: [p_true_mean], series: scheduler, log_x: true}
   - {file: bound.png, kind: scatter, x: p_true_mean, y: p_true_max, series: scheduler, diagonal: true}
 )");

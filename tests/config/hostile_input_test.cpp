@@ -19,6 +19,7 @@
 #include "spheretree/vox_file.hpp"
 #include "study/study_plan.hpp"
 #include "study/study_settings.hpp"
+#include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace fovea;
@@ -50,8 +51,6 @@ std::string error_of(const std::string& yaml, const std::vector<config::Override
   }
   return "";
 }
-
-void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 }  // namespace
 
@@ -187,7 +186,7 @@ TEST_CASE("hostile input: a config larger than 1 MiB is refused before it is rea
 TEST_CASE("hostile input: a study crossing to more runs than kMaxStudyRuns is refused before it is planned",
           "[study][hostile]") {
   test::TempDir dir;
-  write(dir / "base.yaml", "frames: 5\n");
+  test::write_file(dir / "base.yaml", "frames: 5\n");
   // Seven factors of ten levels: 10^7 runs from a few lines.
   std::string study = "name: huge\nbase: base.yaml\nfactors:\n";
   for (int f = 0; f < 7; ++f) {
@@ -196,7 +195,7 @@ TEST_CASE("hostile input: a study crossing to more runs than kMaxStudyRuns is re
     study += "]\n";
   }
   study += "metrics:\n  columns: {p_est: [mean]}\n";
-  write(dir / "huge.yaml", study);
+  test::write_file(dir / "huge.yaml", study);
   std::string message;
   try {
     (void)plan_runs(load_study_file((dir / "huge.yaml").string()));

@@ -117,7 +117,7 @@ TEST_CASE("Rockfall: a broken rock's fragments hold its voxels where they were, 
 }
 
 TEST_CASE("Rockfall: 20,000 frames headless stay bounded and finite, breaking, retiring and growing trees on demand",
-          "[demos][rockfall][long]") {
+          "[demos][rockfall][long][slow]") {
   Settings settings = demo_config("rockfall.yaml");
   Animation world(settings, 7);
   std::unique_ptr<Demo> demo = Demo::make(world, settings.demo, 7);
@@ -212,7 +212,7 @@ TEST_CASE("Rockfall: a rock group of medial trees keeps them for its rocks, its 
 }
 
 TEST_CASE("Crowd: most walkers reach their goals within twice the unobstructed crossing time, bumping on the way",
-          "[demos][crowd]") {
+          "[demos][crowd][slow]") {
   Settings settings = demo_config("crowd.yaml", {"world.entities[0].count=200", "world.box_size_m=[40,3,40]"});
   Animation world(settings, 3);
   std::unique_ptr<Demo> demo = Demo::make(world, settings.demo, 3);

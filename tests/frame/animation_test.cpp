@@ -9,6 +9,7 @@
 #include "frame/animation.hpp"
 #include "spheretree/octree_builder.hpp"
 #include "spheretree/sph_file.hpp"
+#include "support/scenes.hpp"
 #include "support/temp_dir.hpp"
 #include "world/model_generators.hpp"
 #include "world/motion.hpp"
@@ -18,19 +19,10 @@ using namespace fovea;
 namespace {
 
 WorldSettings two_groups() {
-  WorldSettings w;
-  w.box_size_m = {8, 8, 8};
   EntityGroupSettings balls;
   balls.name = "balls";
   balls.count = 60;
-  EntityGroupSettings rocks;
-  rocks.name = "rocks";
-  rocks.count = 40;
-  rocks.model.shape = Shape::rock;
-  rocks.model.variants = 4;
-  rocks.placement = Placement::packed;
-  w.entities = {balls, rocks};
-  return w;
+  return test::world_of(Vec3(8.0), {balls, test::rock_group({.count = 40, .variants = 4, .name = "rocks"})}).world;
 }
 
 bool same_bytes(std::span<const EntityState> a, std::span<const EntityState> b) {
@@ -118,17 +110,9 @@ std::uint64_t hash_states(std::span<const EntityState> states) {
 
 TEST_CASE("Animation: each new scheduler under a work budget, with coherence and refined priorities, is deterministic",
           "[world][animation][determinism][schedule]") {
-  AnimationSettings settings;
-  settings.world.box_size_m = {4, 4, 4};
-  EntityGroupSettings rocks;
-  rocks.name = "rocks";
-  rocks.count = 80;
-  rocks.placement = Placement::packed;
-  rocks.model.shape = Shape::rock;
-  rocks.model.size_m = 0.6;
-  rocks.model.resolution_voxels = 10;
-  rocks.model.variants = 3;
-  settings.world.entities = {rocks};
+  const EntityGroupSettings rocks =
+      test::rock_group({.count = 80, .variants = 3, .resolution_voxels = 10, .size_m = 0.6, .name = "rocks"});
+  AnimationSettings settings = test::world_of(Vec3(4.0), {rocks});
   settings.budget.mode = BudgetMode::work;
   settings.budget.tests = 400;
   settings.narrowphase.coherence = true;

@@ -7,6 +7,7 @@
 
 #include "core/budget.hpp"
 #include "frame/animation.hpp"
+#include "support/scenes.hpp"
 
 using namespace fovea;
 
@@ -15,19 +16,11 @@ namespace {
 /// 004's hard case, small: packed rocks, the response on without gravity, a starved work
 /// budget, scripted gaze, ground truth and the visibility test on.
 AnimationSettings packed_rocks() {
-  AnimationSettings s;
-  s.world.box_size_m = {4, 4, 4};
-  s.world.time_step_s = 0.01;
-  EntityGroupSettings rocks;
-  rocks.name = "rocks";
-  rocks.count = 120;
-  rocks.placement = Placement::packed;
-  rocks.model.shape = Shape::rock;
-  rocks.model.size_m = 0.6;
-  rocks.model.resolution_voxels = 12;
-  rocks.model.variants = 4;
+  EntityGroupSettings rocks =
+      test::rock_group({.count = 120, .variants = 4, .resolution_voxels = 12, .size_m = 0.6, .name = "rocks"});
   rocks.sphere_tree.levels = 4;
-  s.world.entities = {rocks};
+  AnimationSettings s = test::world_of(Vec3(4.0), {rocks});
+  s.world.time_step_s = 0.01;
   s.schedule.kind = SchedulerKind::priority_queues;
   s.budget.mode = BudgetMode::work;
   s.budget.tests = 600;
@@ -42,20 +35,7 @@ AnimationSettings packed_rocks() {
 /// Rocks falling into a pile (configs/examples/pile.yaml, shorter): contacts that last from
 /// frame to frame, where coherence across frames engages. The response on, gravity on.
 AnimationSettings pile() {
-  AnimationSettings s;
-  s.world.box_size_m = {1.5, 4, 1.5};
-  EntityGroupSettings rocks;
-  rocks.name = "rocks";
-  rocks.count = 50;
-  rocks.model.shape = Shape::rock;
-  rocks.model.size_m = 0.35;
-  rocks.model.resolution_voxels = 10;
-  rocks.model.variants = 5;
-  rocks.material.restitution = 0.3;
-  rocks.material.friction = 0.6;
-  rocks.speed_mps = 0;
-  rocks.spin_radps = 0;
-  s.world.entities = {rocks};
+  AnimationSettings s = test::world_of({1.5, 4, 1.5}, {test::pile_rocks()});
   s.response.gravity_mps2 = {0, -9.81, 0};
   s.budget.mode = BudgetMode::unlimited;
   return s;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "frame/animation.hpp"
+#include "support/scenes.hpp"
 #include "world/model_generators.hpp"
 
 using namespace fovea;
@@ -15,19 +16,11 @@ using namespace fovea;
 namespace {
 
 AnimationSettings rock_world(bool on_demand) {
-  AnimationSettings s;
-  s.world.box_size_m = {6, 6, 6};
-  EntityGroupSettings rocks;
-  rocks.name = "rocks";
-  rocks.count = 80;
-  rocks.model.shape = Shape::rock;
-  rocks.model.variants = 3;
-  rocks.model.resolution_voxels = 12;
-  rocks.model.size_m = 0.6;
-  rocks.placement = Placement::packed;
+  EntityGroupSettings rocks =
+      test::rock_group({.count = 80, .variants = 3, .resolution_voxels = 12, .size_m = 0.6, .name = "rocks"});
   rocks.sphere_tree.on_demand = on_demand;
   rocks.sphere_tree.evict_after_frames = 10;
-  s.world.entities = {rocks};
+  AnimationSettings s = test::world_of(Vec3(6.0), {rocks});
   s.response.gravity_mps2 = {0, -9.81, 0};
   s.ground_truth = true;
   return s;

@@ -1,7 +1,6 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -10,6 +9,7 @@
 #include "gaze/gaze.hpp"
 #include "gaze/replay_gaze.hpp"
 #include "run/gaze_log.hpp"
+#include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "frame/animation.hpp"
 
@@ -17,14 +17,10 @@ using namespace fovea;
 
 namespace {
 
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 /// The message read_gaze_csv gives for `text`, or "" when it reads.
 std::string read_error(const std::string& text) {
   test::TempDir dir;
-  write_text(dir / "g.csv", text);
+  test::write_file(dir / "g.csv", text);
   try {
     read_gaze_csv((dir / "g.csv").string());
   } catch (const std::runtime_error& e) {
@@ -42,7 +38,7 @@ GazeRecordRow row(double t, double x, double y, bool valid = true, double age_s 
 
 TEST_CASE("read_gaze_csv: with a header by name, without one by position", "[gaze][replay]") {
   test::TempDir dir;
-  write_text(dir / "fovea.csv",
+  test::write_file(dir / "fovea.csv",
              "t_s,x_px,y_px,valid,source,age_ms\r\n0,10,20,1,pupil,4.5\r\n0.01,11,21,0,hold,9.5\r\n");
   const auto a = read_gaze_csv((dir / "fovea.csv").string());
   REQUIRE(a.size() == 2);
@@ -55,7 +51,7 @@ TEST_CASE("read_gaze_csv: with a header by name, without one by position", "[gaz
   CHECK(a[1].age_s == 0);  // an invalid row's age is not used
 
   // Another tool's export: columns in another order, extra columns ignored.
-  write_text(dir / "other.csv", "y_px,frame,t_s,x_px\n5,0,1.5,6\n");
+  test::write_file(dir / "other.csv", "y_px,frame,t_s,x_px\n5,0,1.5,6\n");
   const auto b = read_gaze_csv((dir / "other.csv").string());
   REQUIRE(b.size() == 1);
   CHECK(b[0].t_s == 1.5);
@@ -63,7 +59,7 @@ TEST_CASE("read_gaze_csv: with a header by name, without one by position", "[gaz
   CHECK(b[0].y_px == 5);
   CHECK(b[0].valid);
 
-  write_text(dir / "bare.csv", "# recorded by hand\n\n0, 1, 2\n0.5, 3, 4, 0\n1, 5, 6, true\n");
+  test::write_file(dir / "bare.csv", "# recorded by hand\n\n0, 1, 2\n0.5, 3, 4, 0\n1, 5, 6, true\n");
   const auto c = read_gaze_csv((dir / "bare.csv").string());
   REQUIRE(c.size() == 3);
   CHECK(c[0].valid);

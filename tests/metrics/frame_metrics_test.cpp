@@ -6,21 +6,15 @@
 #include <cmath>
 
 #include "frame/animation.hpp"
+#include "support/scenes.hpp"
 
 using namespace fovea;
 
 namespace {
 
 AnimationSettings packed_rocks(SchedulerKind kind, std::int64_t tests) {
-  AnimationSettings s;
-  s.world.box_size_m = {3, 3, 3};
-  EntityGroupSettings rocks;
-  rocks.count = 120;
-  rocks.model.shape = Shape::rock;
-  rocks.model.variants = 4;
-  rocks.model.resolution_voxels = 10;
-  rocks.placement = Placement::packed;
-  s.world.entities = {rocks};
+  AnimationSettings s =
+      test::world_of(Vec3(3.0), {test::rock_group({.count = 120, .variants = 4, .resolution_voxels = 10})});
   s.schedule.kind = kind;
   s.budget.tests = tests;
   s.ground_truth = true;

@@ -14,6 +14,7 @@
 #include "narrowphase/descent_memory.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "schedule/scheduler.hpp"
+#include "support/scenes.hpp"
 
 using namespace fovea;
 
@@ -28,23 +29,10 @@ struct MovingRocks {
   Rng rng;
 
   explicit MovingRocks(std::uint64_t seed) : rng(seed, 99) {
-    WorldSettings w;
-    w.box_size_m = {5, 5, 5};
-    EntityGroupSettings rocks;
-    rocks.count = 300;
-    rocks.model.shape = Shape::rock;
-    rocks.model.resolution_voxels = 12;
-    rocks.model.variants = 4;
-    rocks.placement = Placement::packed;
-    w.entities = {rocks};
-    AnimationSettings settings;
-    settings.world = w;
-    settings.response.entity_contacts = false;
+    AnimationSettings settings = test::rocks_passing_through();
     settings.budget.mode = BudgetMode::work;
     settings.budget.tests = 0;
-    world = std::make_unique<Animation>(settings, seed);
-    // Packing places entities apart; some frames of motion let some pass into each other.
-    for (int i = 0; i < 30; ++i) world->step();
+    world = test::world_after(settings, seed, 30);
   }
 
   void step() {

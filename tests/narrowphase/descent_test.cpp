@@ -12,6 +12,7 @@
 #include "spheretree/octree_builder.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/bodies.hpp"
+#include "support/scenes.hpp"
 #include "frame/animation.hpp"
 
 using namespace fovea;
@@ -145,33 +146,16 @@ TEST_CASE("Descent: trees without hidden nodes never miss touching surfaces", "[
 
 TEST_CASE("Descent: the hit lists alternate between the trees, and a leaf target stays (unequal heights)",
           "[narrowphase][descent]") {
-  // Tree A: a root of radius 2 with two leaf children at x = -1 and +1. Tree B: one leaf.
-  CollisionModel two_level;
-  two_level.spheres = {{Vec3(0.0), 2.0}, {Vec3(-1, 0, 0), 1.0}, {Vec3(1, 0, 0), 1.0}};
-  two_level.first_child = {1, 0, 0};
-  two_level.child_count = {2, 0, 0};
-  two_level.parent = {0, 0, 0};
-  two_level.gap_slack_m = {0, 0, 0};
-  two_level.bounding_radius_m = 2;
-  CollisionModel lone;
-  lone.spheres = {{Vec3(0.0), 0.5}};
-  lone.first_child = {0};
-  lone.child_count = {0};
-  lone.parent = {0};
-  lone.gap_slack_m = {0};
-  lone.bounding_radius_m = 0.5;
-
+  // Model 0 (tree A): a root of radius 2 with two leaf children at x = -1 and +1. Model 1
+  // (tree B): one leaf.
   std::vector<Entity> entities(2);
   entities[1].model = 1;
-  PairSet pairs;
-  pairs.begin_frame(2);
-  pairs.record_start({0, 1});
-  pairs.finish_frame();
+  const PairSet pairs = one_pair();
   Budget unlimited = Budget::unlimited();
 
   SECTION("deep tree first: the lone root becomes the target and meets a leaf child") {
     entities[0].model = 0;
-    NarrowPhase np({two_level, lone});
+    NarrowPhase np(two_level_and_lone());
     std::vector<EntityState> states(2);
     states[1].position_m = Vec3(2.2, 0, 0);  // touches the +x child only
     np.sync(pairs, entities, 0);
@@ -192,7 +176,7 @@ TEST_CASE("Descent: the hit lists alternate between the trees, and a leaf target
   SECTION("lone tree first: the leaf target stays and the other tree descends") {
     entities[0].model = 1;
     entities[1].model = 0;
-    NarrowPhase np({two_level, lone});
+    NarrowPhase np(two_level_and_lone());
     std::vector<EntityState> states(2);
     states[0].position_m = Vec3(2.2, 0, 0);
     np.sync(pairs, entities, 0);
@@ -210,7 +194,7 @@ TEST_CASE("Descent: the hit lists alternate between the trees, and a leaf target
   }
   SECTION("no intersection anywhere resolves as not colliding after one test") {
     entities[0].model = 0;
-    NarrowPhase np({two_level, lone});
+    NarrowPhase np(two_level_and_lone());
     std::vector<EntityState> states(2);
     states[1].position_m = Vec3(0, 2.6, 0);
     np.sync(pairs, entities, 0);
@@ -220,7 +204,7 @@ TEST_CASE("Descent: the hit lists alternate between the trees, and a leaf target
   }
   SECTION("roots meet but no child does: not colliding at the second level") {
     entities[0].model = 0;
-    NarrowPhase np({two_level, lone});
+    NarrowPhase np(two_level_and_lone());
     std::vector<EntityState> states(2);
     states[1].position_m = Vec3(0, 2.2, 0);  // inside root a's reach, clear of both children
     np.sync(pairs, entities, 0);
@@ -473,27 +457,15 @@ TEST_CASE("Descent: the gap bound holds where sphere centres lie in empty space"
 }
 
 TEST_CASE("Descent: a still world's frames allocate nothing once warm", "[narrowphase][descent][allocation]") {
-  WorldSettings w;
-  w.box_size_m = {4, 4, 4};
-  EntityGroupSettings rocks;
-  rocks.count = 120;
-  rocks.model.shape = Shape::rock;
-  rocks.model.variants = 3;
-  rocks.placement = Placement::packed;
-  rocks.speed_mps = 0;
-  rocks.spin_radps = 0;
-  w.entities = {rocks};
   for (const SchedulerKind kind : {SchedulerKind::round_robin, SchedulerKind::sequential,
                                    SchedulerKind::sorted_sequential, SchedulerKind::priority_queues}) {
-    AnimationSettings settings;
-    settings.world = w;
+    AnimationSettings settings = still_packed_rocks();
     settings.schedule.kind = kind;
     settings.budget.tests = 3000;  // some frames interrupted, some levels deep
-    Animation world(settings, 3);
-    for (int i = 0; i < 3; ++i) world.step();
+    const std::unique_ptr<Animation> world = world_after(settings, 3, 3);
     const long before = test::allocations();
     FrameStats stats;
-    for (int i = 0; i < 20; ++i) stats = world.step();
+    for (int i = 0; i < 20; ++i) stats = world->step();
     const long allocations = test::allocations() - before;  // read before INFO allocates
     INFO("scheduler " << scheduler_name(kind));
     CHECK(allocations == 0);

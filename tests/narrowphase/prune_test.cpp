@@ -21,6 +21,7 @@
 #include "spheretree/tree_builder.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/bodies.hpp"
+#include "support/scenes.hpp"
 #include "support/tree_coverage.hpp"
 #include "world/mass_properties.hpp"
 
@@ -199,35 +200,15 @@ TEST_CASE("Prune to overlap: run to the end, the same status, leaf pair and cont
 }
 
 TEST_CASE("Prune to overlap: hand-made trees, a pruned child and an empty region", "[narrowphase][prune]") {
-  // Tree A: a root of radius 2 with two leaf children at x = -1 and +1, radius 1; its leaf
-  // reach is 2. Tree B: one leaf of radius 0.5.
-  CollisionModel two_level;
-  two_level.spheres = {{Vec3(0.0), 2.0}, {Vec3(-1, 0, 0), 1.0}, {Vec3(1, 0, 0), 1.0}};
-  two_level.first_child = {1, 0, 0};
-  two_level.child_count = {2, 0, 0};
-  two_level.parent = {0, 0, 0};
-  two_level.gap_slack_m = {0, 0, 0};
-  two_level.leaf_reach_m = {2, 1, 1};
-  two_level.bounding_radius_m = 2;
-  CollisionModel lone;
-  lone.spheres = {{Vec3(0.0), 0.5}};
-  lone.first_child = {0};
-  lone.child_count = {0};
-  lone.parent = {0};
-  lone.gap_slack_m = {0};
-  lone.leaf_reach_m = {0.5};
-  lone.bounding_radius_m = 0.5;
-
+  // Tree A (model 0): a root of radius 2 with two leaf children at x = -1 and +1, radius 1;
+  // its leaf reach is 2. Tree B (model 1): one leaf of radius 0.5.
   std::vector<Entity> entities(2);
   entities[0].model = 0;
   entities[1].model = 1;
-  PairSet pairs;
-  pairs.begin_frame(2);
-  pairs.record_start({0, 1});
-  pairs.finish_frame();
+  const PairSet pairs = one_pair();
 
   const auto run = [&](const Vec3& b_position, bool prune) {
-    NarrowPhase np({two_level, lone});
+    NarrowPhase np(two_level_and_lone());
     np.set_settings(pruning(prune));
     std::vector<EntityState> states(2);
     states[1].position_m = b_position;
@@ -397,19 +378,7 @@ TEST_CASE("Prune to overlap: under a work budget, deterministic, and resumed to 
 
 namespace {
 
-AnimationSettings packed_rocks(int count) {
-  WorldSettings w;
-  w.box_size_m = {4, 4, 4};
-  EntityGroupSettings rocks;
-  rocks.count = count;
-  rocks.model.shape = Shape::rock;
-  rocks.model.variants = 3;
-  rocks.placement = Placement::packed;
-  w.entities = {rocks};
-  AnimationSettings settings;
-  settings.world = w;
-  return settings;
-}
+AnimationSettings packed_rocks(int count) { return world_of(Vec3(4.0), {rock_group({.count = count, .variants = 3})}); }
 
 }  // namespace
 

@@ -12,13 +12,7 @@ namespace {
 
 /// configs/perception/default.yaml's model.
 PerceptionModelSettings default_observer() {
-  PerceptionModelSettings m;
-  m.threshold_deg = 0.08;
-  m.eccentricity_scale_deg = 1.0;
-  m.width = 1.0;
-  m.guess_rate = 0.0;
-  m.lapse_rate = 0.02;
-  return m;
+  return {.threshold_deg = 0.08, .eccentricity_scale_deg = 1.0, .width = 1.0, .guess_rate = 0.0, .lapse_rate = 0.02};
 }
 
 /// configs/experiments/gap_eccentricity.yaml's constant-stimuli design: 520 trials.

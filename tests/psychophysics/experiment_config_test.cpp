@@ -8,8 +8,10 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "support/refusals.hpp"
 
 using namespace fovea;
+using fovea::test::check_refusals;
 
 namespace {
 
@@ -66,75 +68,78 @@ TEST_CASE("Experiment spec: the shipped spec loads, and its resolved form loads 
 }
 
 TEST_CASE("Experiment spec: malformed specs get one clear line at the key at fault", "[psychophysics][config][errors]") {
-  CHECK(error_of(kMinimal).empty());
-  // Unknown keys, with the nearest valid one.
-  CHECK(error_of(std::string(kMinimal) + "stimulus:\n  duraton_s: 2\n") ==
-        "exp.yaml:6:3: stimulus.duraton_s: unknown key; did you mean stimulus.duration_s?");
-  // Empty grids.
-  CHECK(error_of("constant_stimuli:\n  gaps_deg: []\n  eccentricities_deg: [0]\n") ==
-        "exp.yaml:2:3: constant_stimuli.gaps_deg: an empty list: constant stimuli need at least one gap");
-  CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1]\n") ==
-        "exp.yaml:1:1: constant_stimuli.eccentricities_deg: an empty list: constant stimuli need at least one eccentricity");
-  CHECK(error_of("method: staircase\n") ==
-        "exp.yaml: staircase.eccentricities_deg: an empty list: the staircase method needs at least one eccentricity");
-  // Negative or zero durations.
-  CHECK(error_of(std::string(kMinimal) + "stimulus: {duration_s: -1}\n") ==
-        "exp.yaml:5:24: stimulus.duration_s: expected a number in (0, 600], found -1");
-  CHECK(error_of(std::string(kMinimal) + "task: {inter_trial_interval_s: -0.5}\n") ==
-        "exp.yaml:5:32: task.inter_trial_interval_s: expected a number in [0, 600], found -0.5");
-  CHECK(error_of(std::string(kMinimal) + "stimulus: {duration_s: 0.5, collision_time_s: 0.75}\n") ==
-        "exp.yaml:5:29: stimulus.collision_time_s: the collision at 0.75 s must come before the stimulus ends "
-        "(stimulus.duration_s 0.5 s)");
-  // A gap larger than the screen (53.1 x 29.9 cm at 57 cm: 49.95 x 29.4 deg).
-  CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1, 35]\n  eccentricities_deg: [0]\n") ==
-        "exp.yaml:2:3: constant_stimuli.gaps_deg: a gap of 35 deg is larger than the screen (50 x 29.4 deg at 57 cm)");
-  CHECK(error_of(kMinimal, {"screen.viewing_distance_cm=5"}).empty());  // nearer, the screen is larger
-  CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0], start_values_deg: [1], max_gap_deg: 40}\n") ==
-        "exp.yaml:2:61: staircase.max_gap_deg: a gap of 40 deg is larger than the screen (50 x 29.4 deg at 57 cm)");
-  // A target pair off the screen.
-  CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1]\n  eccentricities_deg: [0, 12]\n") ==
-        "exp.yaml:3:3: constant_stimuli.eccentricities_deg: an eccentricity of 12 deg puts the target pair (1 deg "
-        "entities, approaching from 3 deg farther out) off the screen in some directions: half the screen is 14.7 deg "
-        "(50 x 29.4 deg at 57 cm); stimulus.directions: horizontal uses the width");
-  CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1]\n  eccentricities_deg: [0, 10.5]\n").empty());
-  // Staircase lists that do not match, keys that clash.
-  CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0, 5, 10], start_values_deg: [1, 2]}\n") ==
-        "exp.yaml:2:45: staircase.start_values_deg: one value for all staircases, or one per eccentricity (3), not 2");
-  // The staircases' own check, at the spec key of the field it names: a range with no room
-  // (min_gap_deg equal to max_gap_deg is refused too), a start value outside the range.
-  CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0], start_values_deg: [1], min_gap_deg: 1, "
-                 "max_gap_deg: 1}\n") ==
-        "exp.yaml:2:61: staircase.min_gap_deg: must be below the maximum (1), not 1: a staircase with no room to move "
-        "measures nothing");
-  CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0, 5], start_values_deg: [1, 8]}\n") ==
-        "exp.yaml:2:41: staircase.start_values_deg[1]: must be in the staircase's range [0.001, 5], not 8");
-  CHECK(error_of("method: staircase\nstaircase: {eccentricities_deg: [0], start_values_deg: [1], step_sizes: []}\n") ==
-        "exp.yaml:2:61: staircase.step_sizes: an empty list: give at least one step size");
-  // The psi's own check, at the spec key of the field it names, and the screen's.
-  CHECK(error_of("method: psi\n") ==
-        "exp.yaml: psi.eccentricities_deg: an empty list: the psi method needs at least one eccentricity");
-  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0], min_gap_deg: 1, max_gap_deg: 1}\n") ==
-        "exp.yaml:2:32: psi.min_gap_deg: must be below max_gap_deg (1), not 1: a grid of 41 points needs room");
-  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0], n_trials: 4, catch_trials: 5}\n") ==
-        "exp.yaml:2:45: psi.catch_trials: must be in [0, n_trials (4)], not 5");
-  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0], lapse_points: 0}\n") ==
-        "exp.yaml:2:46: psi.lapse_points: expected an integer in [1, 1000], found 0");
-  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0], max_gap_deg: 40}\n") ==
-        "exp.yaml:2:32: psi.max_gap_deg: a gap of 40 deg is larger than the screen (50 x 29.4 deg at 57 cm)");
+  check_refusals(error_of, {
+      {kMinimal, {}, ""},
+      // Unknown keys, with the nearest valid one.
+      {std::string(kMinimal) + "stimulus:\n  duraton_s: 2\n", {},
+       "exp.yaml:6:3: stimulus.duraton_s: unknown key; did you mean stimulus.duration_s?"},
+      // Empty grids.
+      {"constant_stimuli:\n  gaps_deg: []\n  eccentricities_deg: [0]\n", {},
+       "exp.yaml:2:3: constant_stimuli.gaps_deg: an empty list: constant stimuli need at least one gap"},
+      {"constant_stimuli:\n  gaps_deg: [0.1]\n", {},
+       "exp.yaml:1:1: constant_stimuli.eccentricities_deg: an empty list: constant stimuli need at least one eccentricity"},
+      {"method: staircase\n", {},
+       "exp.yaml: staircase.eccentricities_deg: an empty list: the staircase method needs at least one eccentricity"},
+      // Negative or zero durations.
+      {std::string(kMinimal) + "stimulus: {duration_s: -1}\n", {},
+       "exp.yaml:5:24: stimulus.duration_s: expected a number in (0, 600], found -1"},
+      {std::string(kMinimal) + "task: {inter_trial_interval_s: -0.5}\n", {},
+       "exp.yaml:5:32: task.inter_trial_interval_s: expected a number in [0, 600], found -0.5"},
+      {std::string(kMinimal) + "stimulus: {duration_s: 0.5, collision_time_s: 0.75}\n", {},
+       "exp.yaml:5:29: stimulus.collision_time_s: the collision at 0.75 s must come before the stimulus ends "
+       "(stimulus.duration_s 0.5 s)"},
+      // A gap larger than the screen (53.1 x 29.9 cm at 57 cm: 49.95 x 29.4 deg).
+      {"constant_stimuli:\n  gaps_deg: [0.1, 35]\n  eccentricities_deg: [0]\n", {},
+       "exp.yaml:2:3: constant_stimuli.gaps_deg: a gap of 35 deg is larger than the screen (50 x 29.4 deg at 57 cm)"},
+      {kMinimal, {"screen.viewing_distance_cm=5"}, ""},  // nearer, the screen is larger
+      {"method: staircase\nstaircase: {eccentricities_deg: [0], start_values_deg: [1], max_gap_deg: 40}\n", {},
+       "exp.yaml:2:61: staircase.max_gap_deg: a gap of 40 deg is larger than the screen (50 x 29.4 deg at 57 cm)"},
+      // A target pair off the screen.
+      {"constant_stimuli:\n  gaps_deg: [0.1]\n  eccentricities_deg: [0, 12]\n", {},
+       "exp.yaml:3:3: constant_stimuli.eccentricities_deg: an eccentricity of 12 deg puts the target pair (1 deg "
+       "entities, approaching from 3 deg farther out) off the screen in some directions: half the screen is 14.7 deg "
+       "(50 x 29.4 deg at 57 cm); stimulus.directions: horizontal uses the width"},
+      {"constant_stimuli:\n  gaps_deg: [0.1]\n  eccentricities_deg: [0, 10.5]\n", {}, ""},
+      // Staircase lists that do not match, keys that clash.
+      {"method: staircase\nstaircase: {eccentricities_deg: [0, 5, 10], start_values_deg: [1, 2]}\n", {},
+       "exp.yaml:2:45: staircase.start_values_deg: one value for all staircases, or one per eccentricity (3), not 2"},
+      // The staircases' own check, at the spec key of the field it names: a range with no room
+      // (min_gap_deg equal to max_gap_deg is refused too), a start value outside the range.
+      {"method: staircase\nstaircase: {eccentricities_deg: [0], start_values_deg: [1], min_gap_deg: 1, "
+       "max_gap_deg: 1}\n",
+       {},
+       "exp.yaml:2:61: staircase.min_gap_deg: must be below the maximum (1), not 1: a staircase with no room to move "
+       "measures nothing"},
+      {"method: staircase\nstaircase: {eccentricities_deg: [0, 5], start_values_deg: [1, 8]}\n", {},
+       "exp.yaml:2:41: staircase.start_values_deg[1]: must be in the staircase's range [0.001, 5], not 8"},
+      {"method: staircase\nstaircase: {eccentricities_deg: [0], start_values_deg: [1], step_sizes: []}\n", {},
+       "exp.yaml:2:61: staircase.step_sizes: an empty list: give at least one step size"},
+      // The psi's own check, at the spec key of the field it names, and the screen's.
+      {"method: psi\n", {},
+       "exp.yaml: psi.eccentricities_deg: an empty list: the psi method needs at least one eccentricity"},
+      {"method: psi\npsi: {eccentricities_deg: [0], min_gap_deg: 1, max_gap_deg: 1}\n", {},
+       "exp.yaml:2:32: psi.min_gap_deg: must be below max_gap_deg (1), not 1: a grid of 41 points needs room"},
+      {"method: psi\npsi: {eccentricities_deg: [0], n_trials: 4, catch_trials: 5}\n", {},
+       "exp.yaml:2:45: psi.catch_trials: must be in [0, n_trials (4)], not 5"},
+      {"method: psi\npsi: {eccentricities_deg: [0], lapse_points: 0}\n", {},
+       "exp.yaml:2:46: psi.lapse_points: expected an integer in [1, 1000], found 0"},
+      {"method: psi\npsi: {eccentricities_deg: [0], max_gap_deg: 40}\n", {},
+       "exp.yaml:2:32: psi.max_gap_deg: a gap of 40 deg is larger than the screen (50 x 29.4 deg at 57 cm)"},
+      {"method: psi\npsi: {eccentricities_deg: [0, 10], function: probit}\n", {},
+       "exp.yaml:2:46: psi.function: expected one of logistic, weibull, found \"probit\""},
+      {"method: psi\npsi: {eccentricities_deg: [0, 10], max_width: 2, width_points: 1}\n", {},
+       "exp.yaml:2:36: psi.max_width: must equal min_width (0.25) with one point, not 2"},
+      {std::string(kMinimal) + "task: {yes_key: y, no_key: y}\n", {},
+       "exp.yaml:5:20: task.no_key: the same key as task.yes_key; yes and no need two keys"},
+      // An override gets the same checks and names itself.
+      {kMinimal, {"stimulus.duration_s=0"},
+       "--set stimulus.duration_s=0: stimulus.duration_s: expected a number in (0, 600], found 0"},
+  });
   CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0, 12]}\n").find(
             "exp.yaml:2:7: psi.eccentricities_deg: an eccentricity of 12 deg puts the target pair") == 0);
-  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0, 10], function: probit}\n") ==
-        "exp.yaml:2:46: psi.function: expected one of logistic, weibull, found \"probit\"");
-  CHECK(error_of("method: psi\npsi: {eccentricities_deg: [0, 10], max_width: 2, width_points: 1}\n") ==
-        "exp.yaml:2:36: psi.max_width: must equal min_width (0.25) with one point, not 2");
-  CHECK(error_of(std::string(kMinimal) + "task: {yes_key: y, no_key: y}\n") ==
-        "exp.yaml:5:20: task.no_key: the same key as task.yes_key; yes and no need two keys");
   // What the design itself refuses, at its section.
   CHECK(error_of("constant_stimuli:\n  gaps_deg: [0.1, 0.1]\n  eccentricities_deg: [0]\n").find(
             "exp.yaml:1:1: constant_stimuli: ") == 0);
-  // An override gets the same checks and names itself.
-  CHECK(error_of(kMinimal, {"stimulus.duration_s=0"}) ==
-        "--set stimulus.duration_s=0: stimulus.duration_s: expected a number in (0, 600], found 0");
 }
 
 TEST_CASE("Experiment spec: docs/psychophysics.md documents exactly the keys a spec reads", "[psychophysics][config][docs]") {

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <functional>
 #include <thread>
 
@@ -44,10 +43,6 @@ std::string spec_text(const std::string& extra, const std::string& task = "task:
          task + extra;
 }
 
-void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
-
 std::vector<std::string> experiment_args(const TempDir& dir, const std::string& keys) {
   return {kFovea, "experiment", (dir / "spec.yaml").string(), "--participant", "P1", "--out", (dir / "P1").string(),
           "--quiet", "--synthetic-keys", keys};
@@ -76,7 +71,7 @@ std::size_t count_lines_with(const std::string& text, const std::string& part) {
 TEST_CASE("A person's session by synthetic keys: instructions, yes and no, a break, Escape, then --resume",
           "[experiment][person][gl]") {
   TempDir dir;
-  write_text(dir / "spec.yaml", spec_text("display: {development_run: true}\n"));
+  test::write_file(dir / "spec.yaml", spec_text("display: {development_run: true}\n"));
   // Trials 0 and 1, the break after two answers, trial 2, then Escape on trial 3's answer.
   const test::ProcessResult first = test::run_process(
       experiment_args(dir, "instructions:Space,stimulus:y,answer:y,answer:n,break:Space,answer:y,answer:Escape"), dir.path());
@@ -134,7 +129,7 @@ TEST_CASE("A person's session by synthetic keys: instructions, yes and no, a bre
 
 TEST_CASE("A person's session without vsync is refused unless the spec is a development run", "[experiment][person][gl]") {
   TempDir dir;
-  write_text(dir / "spec.yaml", spec_text(""));
+  test::write_file(dir / "spec.yaml", spec_text(""));
   const test::ProcessResult refused = test::run_process(experiment_args(dir, "instructions:Space"), dir.path());
   CHECK(refused.status == 2);
   CHECK(refused.err.find("display.development_run") != std::string::npos);
@@ -144,7 +139,7 @@ TEST_CASE("A person's session without vsync is refused unless the spec is a deve
 
 TEST_CASE("Synthetic keys left unpushed fail the session, and a bad script is refused", "[experiment][person][gl]") {
   TempDir dir;
-  write_text(dir / "spec.yaml", spec_text("display: {development_run: true}\n"));
+  test::write_file(dir / "spec.yaml", spec_text("display: {development_run: true}\n"));
   const test::ProcessResult bad = test::run_process(experiment_args(dir, "instructions:Space,answr:y"), dir.path());
   CHECK(bad.status == 2);
   CHECK(bad.err.find("answr:y") != std::string::npos);
@@ -173,7 +168,7 @@ void run_contingent_session(const std::string& gaze_yaml, const std::function<vo
                             const std::function<void()>& drop, const std::function<void()>& back) {
   TempDir dir;
   // No break: four answers; the strayed and the dropped trials come again.
-  write_text(dir / "spec.yaml", spec_text("display: {development_run: true}\nfixation_radius_deg: 2\n" + gaze_yaml,
+  test::write_file(dir / "spec.yaml", spec_text("display: {development_run: true}\nfixation_radius_deg: 2\n" + gaze_yaml,
                                           "task: {break_every: 0, inter_trial_interval_s: 0.1}\n"));
   test::ChildProcess child(experiment_args(dir, "instructions:Space,answer:y,answer:y,answer:y,answer:y"), dir.path(),
                            dir / "out.txt", dir / "err.txt");

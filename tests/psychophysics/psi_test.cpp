@@ -19,6 +19,7 @@
 #include "perception/perception_model.hpp"
 #include "psychophysics/psi.hpp"
 #include "psychophysics/session.hpp"
+#include "support/planned_trials.hpp"
 
 using namespace fovea;
 
@@ -26,23 +27,13 @@ namespace {
 
 /// A small grid, so the oracles' loops stay quick.
 PsiSettings small_grid(PsychometricFunction function, bool marginal) {
-  PsiSettings s;
-  s.function = function;
-  s.guess_rate = 0.03;
-  s.min_gap_deg = 0.01;
-  s.max_gap_deg = 2.0;
-  s.gap_points = 17;
-  s.min_threshold_deg = 0.02;
-  s.max_threshold_deg = 1.5;
-  s.threshold_points = 11;
-  s.min_width = 0.3;
-  s.max_width = 3.0;
-  s.width_points = 5;
-  s.min_lapse_rate = 0.0;
-  s.max_lapse_rate = 0.06;
-  s.lapse_points = 3;
-  s.marginal = marginal;
-  return s;
+  return {.function = function,
+          .guess_rate = 0.03,
+          .min_gap_deg = 0.01, .max_gap_deg = 2.0, .gap_points = 17,
+          .min_threshold_deg = 0.02, .max_threshold_deg = 1.5, .threshold_points = 11,
+          .min_width = 0.3, .max_width = 3.0, .width_points = 5,
+          .min_lapse_rate = 0.0, .max_lapse_rate = 0.06, .lapse_points = 3,
+          .marginal = marginal};
 }
 
 /// The oracle's likelihood: fovea's f straight from PerceptionModel, clamped as the fit clamps.
@@ -123,14 +114,6 @@ InterleavedPsiSettings three_eccentricities() {
   return s;
 }
 
-bool same(const PlannedTrial& a, const PlannedTrial& b) {
-  return a.trial == b.trial && a.block == b.block && a.trial_in_block == b.trial_in_block &&
-         a.condition.index == b.condition.index && a.condition.gap_deg == b.condition.gap_deg &&
-         a.condition.eccentricity_deg == b.condition.eccentricity_deg &&
-         a.condition.catch_trial == b.condition.catch_trial && a.condition.staircase == b.condition.staircase &&
-         a.direction_deg == b.direction_deg;
-}
-
 /// Answers with f(e, g) of the default model, one draw per trial from its own stream.
 bool observe(const PerceptionModel& model, const PlannedTrial& t, std::uint64_t seed) {
   Rng rng(seed, rng_stream(RngStream::observer, static_cast<std::uint64_t>(t.trial)));
@@ -161,11 +144,7 @@ TEST_CASE("Psi: the incremental posterior equals Bayes' rule over every trial so
   for (const PsychometricFunction function : {PsychometricFunction::logistic, PsychometricFunction::weibull}) {
     const auto grid = std::make_shared<const PsiGrid>(small_grid(function, true));
     Psi psi(grid);
-    PerceptionModelSettings observer;
-    observer.function = function;
-    observer.threshold_deg = 0.3;
-    observer.width = 1.2;
-    const PerceptionModel truth(observer);
+    const PerceptionModel truth({.function = function, .threshold_deg = 0.3, .width = 1.2});
     Rng rng(3, 0);
     std::vector<Answer> answers;
     for (int trial = 0; trial < 40; ++trial) {
@@ -196,11 +175,7 @@ TEST_CASE("Psi: the chosen gap is the brute-force argmin of the expected entropy
     for (const PsychometricFunction function : {PsychometricFunction::logistic, PsychometricFunction::weibull}) {
       const auto grid = std::make_shared<const PsiGrid>(small_grid(function, marginal));
       Psi psi(grid);
-      PerceptionModelSettings observer;
-      observer.function = function;
-      observer.threshold_deg = 0.15;
-      observer.lapse_rate = 0.04;
-      const PerceptionModel truth(observer);
+      const PerceptionModel truth({.function = function, .threshold_deg = 0.15, .lapse_rate = 0.04});
       Rng rng(9, 0);
       for (int trial = 0; trial <= 30; ++trial) {
         if (trial % 10 == 0) {
@@ -221,7 +196,8 @@ TEST_CASE("Psi: the chosen gap is the brute-force argmin of the expected entropy
     }
 }
 
-TEST_CASE("Psi: in simulation the threshold lands near the truth at every eccentricity", "[psychophysics][psi][simulation]") {
+TEST_CASE("Psi: in simulation the threshold lands near the truth at every eccentricity",
+          "[psychophysics][psi][simulation][slow]") {
   // The default observer (T0 0.08 deg, E2 1 deg, width 1, lapse 0.02) at four eccentricities
   // over ten seeds, 60 trials each plus 6 catch trials, the spec's default grids: what a
   // session of 264 trials measures.
@@ -320,8 +296,8 @@ TEST_CASE("Psi: replaying the answers so far rebuilds the session exactly, the s
     INFO("killed after " << killed_after << " of " << n);
     InterleavedPsi resumed(s, 23);
     for (int i = 0; i < n; ++i) {
-      REQUIRE(same(resumed.next(), trials[static_cast<std::size_t>(i)]));
-      if (i >= killed_after) REQUIRE(same(resumed.next(), trials[static_cast<std::size_t>(i)]));
+      REQUIRE(test::same_trial(resumed.next(), trials[static_cast<std::size_t>(i)]));
+      if (i >= killed_after) REQUIRE(test::same_trial(resumed.next(), trials[static_cast<std::size_t>(i)]));
       resumed.add_response(answers[static_cast<std::size_t>(i)]);
     }
     for (int k = 0; k < 3; ++k) {

@@ -22,14 +22,12 @@ namespace {
 /// The simulated observer's truth: T0 0.1 deg doubling at E2 = 2 deg (so 0.6 deg at 10 deg
 /// of eccentricity), a rise of one threshold, 5 % guesses and 2 % lapses.
 PerceptionModelSettings true_model(PsychometricFunction function) {
-  PerceptionModelSettings m;
-  m.function = function;
-  m.threshold_deg = 0.1;
-  m.eccentricity_scale_deg = 2.0;
-  m.width = 1.0;
-  m.guess_rate = 0.05;
-  m.lapse_rate = 0.02;
-  return m;
+  return {.function = function,
+          .threshold_deg = 0.1,
+          .eccentricity_scale_deg = 2.0,
+          .width = 1.0,
+          .guess_rate = 0.05,
+          .lapse_rate = 0.02};
 }
 
 /// A constant-stimuli experiment of 3,000 trials: at eccentricities 0, 2, 5 and 10 deg, nine
@@ -84,7 +82,7 @@ const PsychometricFunction kFunctions[] = {PsychometricFunction::logistic, Psych
 }  // namespace
 
 TEST_CASE("the fit recovers T0, E2 and width from 3000 simulated trials, and its intervals cover the truth",
-          "[psychometric_fit]") {
+          "[psychometric_fit][slow]") {
   // Tolerances: 4 bootstrap standard deviations, as measured at this design (half the 95 %
   // interval / 1.96, mean of the 10 seeds): T0 2.8 %, E2 4.2 % (logistic) and 4.1 %
   // (Weibull), width 7.6 % and 6.3 %, lambda 0.0044. Rounded up: T0 within 12 %, E2 within
@@ -177,7 +175,7 @@ TEST_CASE("the likelihood at the fit is at least that at the truth, and no small
 }
 
 TEST_CASE("deviance p is not small for data from the model and tiny for a staircase observer",
-          "[psychometric_fit]") {
+          "[psychometric_fit][slow]") {
   // 100 bootstrap samples: enough to tell p of 0.1 and more from p below 0.01.
   for (const PsychometricFunction function : kFunctions) {
     const PerceptionModelSettings truth = true_model(function);
@@ -493,7 +491,7 @@ TEST_CASE("the bias corrections are their formulas over the refits, and the mode
 }
 
 TEST_CASE("at a small design the default intervals cover T0, E2 and width near their 95 percent",
-          "[psychometric_fit][coverage]") {
+          "[psychometric_fit][coverage][slow]") {
   // A small calibration: 40 data sets of 348 trials (7 gaps from 0.4 to 2.5 T(e) at 4
   // eccentricities, 12 times, and 12 catch trials; gamma 0), 60 refits each. A true 95 %
   // coverage gives >= 34 of 40 with probability 0.997 (a true 90 %: 0.90). Measured with

@@ -11,18 +11,11 @@
 #include "core/rng.hpp"
 #include "perception/perception_model.hpp"
 #include "psychophysics/trial_design.hpp"
+#include "support/planned_trials.hpp"
 
 using namespace fovea;
 
 namespace {
-
-bool same(const PlannedTrial& a, const PlannedTrial& b) {
-  return a.trial == b.trial && a.block == b.block && a.trial_in_block == b.trial_in_block &&
-         a.condition.index == b.condition.index && a.condition.gap_deg == b.condition.gap_deg &&
-         a.condition.eccentricity_deg == b.condition.eccentricity_deg &&
-         a.condition.catch_trial == b.condition.catch_trial && a.condition.staircase == b.condition.staircase &&
-         a.direction_deg == b.direction_deg;
-}
 
 std::vector<int> condition_order(const std::vector<PlannedTrial>& trials) {
   std::vector<int> order;
@@ -147,7 +140,7 @@ TEST_CASE("constant stimuli: the same seed gives the same plan, another seed ano
   const std::vector<PlannedTrial> a = plan_constant_stimuli(s, 1), b = plan_constant_stimuli(s, 1),
                                   c = plan_constant_stimuli(s, 2);
   REQUIRE(a.size() == b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) CHECK(same(a[i], b[i]));
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(test::same_trial(a[i], b[i]));
   CHECK(condition_order(a) != condition_order(c));
   // Pinned: if the Rng, the shuffle or the streams change, a stored seed means another plan,
   // and a killed session would resume on a different one. Change these only on purpose.
@@ -316,13 +309,13 @@ TEST_CASE("interleaved staircases: replaying the responses so far rebuilds the s
     // The resumed session: a new object fed the recorded responses, then run on.
     InterleavedStaircases resumed(s, 17);
     for (int i = 0; i < killed_after; ++i) {
-      REQUIRE(same(resumed.next(), trials[i]));
+      REQUIRE(test::same_trial(resumed.next(), trials[i]));
       resumed.add_response(responses[i]);
     }
     for (int i = killed_after; i < n; ++i) {
       // next() twice: the same trial, nothing drawn.
-      REQUIRE(same(resumed.next(), trials[i]));
-      REQUIRE(same(resumed.next(), trials[i]));
+      REQUIRE(test::same_trial(resumed.next(), trials[i]));
+      REQUIRE(test::same_trial(resumed.next(), trials[i]));
       resumed.add_response(responses[i]);
     }
     CHECK(resumed.finished());

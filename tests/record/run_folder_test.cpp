@@ -1,30 +1,26 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "record/run_folder.hpp"
+#include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace fovea;
 
 namespace {
 
-void write(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 /// A run's folder as fovea run leaves it: a manifest with `status` counting `counted` frames,
 /// and a frames.csv of `rows` rows.
 std::filesystem::path run_folder(const test::TempDir& dir, const std::string& status, int counted, int rows) {
   const std::filesystem::path folder = dir / "run";
   std::filesystem::create_directories(folder);
-  write(folder / "manifest.json",
+  test::write_file(folder / "manifest.json",
         R"({"seed": 1, "status": ")" + status + R"(", "frames_completed": )" + std::to_string(counted) + "}\n");
   std::string frames = "frame,sim_time_s\n";
   for (int f = 0; f < rows; ++f) frames += std::to_string(f) + ",0.0" + std::to_string(f) + "\n";
-  write(folder / "frames.csv", frames);
+  test::write_file(folder / "frames.csv", frames);
   return folder;
 }
 
@@ -58,7 +54,7 @@ TEST_CASE("run folder: a run that did not end well, or a file cut short, is inco
   }
   SECTION("a last row cut mid-write") {
     const std::filesystem::path folder = run_folder(dir, "completed", 2, 2);
-    write(folder / "frames.csv", "frame,sim_time_s\n0,0.00\n1");
+    test::write_file(folder / "frames.csv", "frame,sim_time_s\n0,0.00\n1");
     const RunFolderCheck check = check_run_folder(folder);
     CHECK(check.verdict == RunFolderCheck::Verdict::incomplete);
     CHECK(check.problem.rfind("its frames.csv is cut short or damaged (", 0) == 0);
@@ -69,7 +65,7 @@ TEST_CASE("run folder: a run that did not end well, or a file cut short, is inco
     const std::filesystem::path folder = run_folder(dir, "completed", 2, 2);
     for (const char* cut : {"frame,sim_time_s\n0,0.00\n1,0.0", "frame,sim_time_s\n0,0.00\n1,", "frame,sim_time_s\n0,0.00\n1,0.01"}) {
       INFO(cut);
-      write(folder / "frames.csv", cut);
+      test::write_file(folder / "frames.csv", cut);
       const RunFolderCheck check = check_run_folder(folder);
       CHECK(check.verdict == RunFolderCheck::Verdict::incomplete);
       CHECK(check.problem == "its frames.csv is cut short or damaged (" + (folder / "frames.csv").string() +
@@ -78,7 +74,7 @@ TEST_CASE("run folder: a run that did not end well, or a file cut short, is inco
   }
   SECTION("no manifest, a damaged one, no frames.csv") {
     const std::filesystem::path folder = run_folder(dir, "completed", 2, 2);
-    write(folder / "manifest.json", R"({"status": "compl)");
+    test::write_file(folder / "manifest.json", R"({"status": "compl)");
     CHECK(check_run_folder(folder).problem == "its manifest.json is cut short or damaged");
     CHECK(check_run_folder(folder).manifest.is_null());
     std::filesystem::remove(folder / "manifest.json");

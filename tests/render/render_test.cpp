@@ -183,7 +183,8 @@ TEST_CASE("Render offscreen: stimulus mode draws no overlay and no panel", "[ren
   }
 }
 
-TEST_CASE("Render offscreen: a 300-frame capture writes 300 PNGs and the same world as headless", "[render][gl][cli]") {
+TEST_CASE("Render offscreen: a 300-frame capture writes 300 PNGs and the same world as headless",
+          "[render][gl][cli][slow]") {
   test::TempDir dir;
   const std::vector<std::string> common = {FOVEA_BINARY, "run", "--frames", "300", "--quiet",
                                            "--set", "world.entities[1].count=10", "--set", "world.entities[0].count=40"};

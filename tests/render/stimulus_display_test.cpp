@@ -111,7 +111,7 @@ TEST_CASE("Stimulus display: a text screen shows its text on the background, wit
 
 // Under the sanitizers this runs with leak detection off, as every offscreen test here
 // (tests/CMakeLists.txt: Mesa leaks from an unloaded driver).
-TEST_CASE("fovea experiment: --capture draws each trial offscreen at its collision", "[render][stimulus][cli]") {
+TEST_CASE("fovea experiment: --capture draws each trial offscreen at its collision", "[render][stimulus][cli][slow]") {
   test::TempDir dir;
   const auto r = test::run_process({std::string(FOVEA_BINARY), "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml",
                               "--participant", "P02", "--observer",
@@ -280,7 +280,7 @@ TEST_CASE("Stimulus display: a scene is lit, anti-aliased, and shows the cross b
   CHECK(with_msaa > 3 * without + 10);
 }
 
-TEST_CASE("fovea experiment: --capture draws scene stimuli", "[render][stimulus][scene][cli]") {
+TEST_CASE("fovea experiment: --capture draws scene stimuli", "[render][stimulus][scene][cli][slow]") {
   test::TempDir dir;
   const auto r = test::run_process(
       {std::string(FOVEA_BINARY), "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/scene_gap_eccentricity.yaml",

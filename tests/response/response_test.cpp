@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "response/voxel_penetration.hpp"
+#include "support/scenes.hpp"
 #include "frame/animation.hpp"
 #include "world/motion.hpp"
 
@@ -112,18 +113,8 @@ TEST_CASE("response: a pile of 50 rocks dropped into a box settles, none escapes
   // gravity. Settled: from then on no rock moves faster than 5 cm/s. Sunk: the voxel-centre
   // oracle (voxel_penetration.hpp) over every pair whose bounding spheres meet. Prints the
   // energy every half second (docs/response.md quotes it).
-  EntityGroupSettings rocks;
-  rocks.name = "rocks";
-  rocks.count = 50;
-  rocks.model.shape = Shape::rock;
-  rocks.model.size_m = 0.35;
-  rocks.model.resolution_voxels = 10;
-  rocks.model.variants = 5;
+  EntityGroupSettings rocks = test::pile_rocks();
   rocks.material.density_kgpm3 = 2600;
-  rocks.material.restitution = 0.3;
-  rocks.material.friction = 0.6;
-  rocks.speed_mps = 0;
-  rocks.spin_radps = 0;
   const Vec3 box(1.5, 4, 1.5);
   AnimationSettings s = scene(box, {rocks}, {0, -9.81, 0});
   s.response.walls = {0.3, 0.6};

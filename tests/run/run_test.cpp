@@ -122,7 +122,7 @@ TEST_CASE("run_frames: stored hashes pin what three configs record", "[run][dete
 }
 
 TEST_CASE("run_frames: frames.csv and collisions.csv are the same to the byte at 1, 2 and 4 threads",
-          "[run][determinism][threads]") {
+          "[run][determinism][threads][slow]") {
   // Enough entities that integration and the boxes split into several tasks (1,024
   // entities each), dense enough for dozens of contact islands a frame, a pile with
   // gravity and walls (islands of many bodies, warm starts, static supports), under a
@@ -202,7 +202,8 @@ TEST_CASE("run_frames: ground truth and the oracle record the same bytes at 1, 2
   CHECK(outputs[2] == outputs[0]);
 }
 
-TEST_CASE("run_frames: configs/examples/scale100k.yaml records the same bytes at 1 and 2 threads", "[run][determinism][threads]") {
+TEST_CASE("run_frames: configs/examples/scale100k.yaml records the same bytes at 1 and 2 threads",
+          "[run][determinism][threads][slow]") {
   // The 100,000-ball scene of docs/scale.md, a few frames: the placement, the regions of the
   // broad phase and the islands at full size.
   std::vector<std::string> outputs;

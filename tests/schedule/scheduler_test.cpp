@@ -16,6 +16,7 @@
 #include "prioritise/perceived_collision.hpp"
 #include "narrowphase/descent_memory.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/scenes.hpp"
 
 using namespace fovea;
 
@@ -27,23 +28,7 @@ struct Scene {
   std::unique_ptr<Animation> world;
   NarrowPhase narrowphase;
 
-  explicit Scene(std::uint64_t seed) {
-    WorldSettings w;
-    w.box_size_m = {5, 5, 5};
-    EntityGroupSettings rocks;
-    rocks.count = 300;
-    rocks.model.shape = Shape::rock;
-    rocks.model.resolution_voxels = 12;
-    rocks.model.variants = 4;
-    rocks.placement = Placement::packed;
-    w.entities = {rocks};
-    AnimationSettings settings;
-    settings.world = w;
-    settings.response.entity_contacts = false;
-    world = std::make_unique<Animation>(settings, seed);
-    // Packing places entities apart; a few frames of motion with no response between
-    // entities let some pass into each other, so both outcomes occur.
-    for (int i = 0; i < 30; ++i) world->step();
+  explicit Scene(std::uint64_t seed) : world(test::world_after(test::rocks_passing_through(), seed, 30)) {
     narrowphase = NarrowPhase(std::vector<CollisionModel>(world->narrowphase().models().begin(),
                                                           world->narrowphase().models().end()));
     narrowphase.sync(world->broadphase().pairs(), world->entities(), 0);
@@ -570,33 +555,21 @@ TEST_CASE("Schedulers: every kind's frames allocate nothing once warm, coherence
   // oracle): it needs ground truth, whose exact voxel test allocates as it goes
   // (metrics/exact_voxel_contact.cpp) whatever the scheduler; their schedulers alone are
   // counted below.
-  WorldSettings w;
-  w.box_size_m = {4, 4, 4};
-  EntityGroupSettings rocks;
-  rocks.count = 120;
-  rocks.model.shape = Shape::rock;
-  rocks.model.variants = 3;
-  rocks.placement = Placement::packed;
-  rocks.speed_mps = 0;
-  rocks.spin_radps = 0;
-  w.entities = {rocks};
   for (const SchedulerKindInfo& each : kSchedulerKinds) {
     if (each.uses_true_priority) continue;
     const SchedulerKind kind = each.kind;
-    AnimationSettings settings;
-    settings.world = w;
+    AnimationSettings settings = test::still_packed_rocks();
     settings.schedule.kind = kind;
     settings.schedule.priorities = PriorityGap::refined;
     settings.narrowphase.coherence = true;
     settings.budget.tests = 800;  // frames interrupted, coherence or not
     settings.interrupt_policy = InterruptPolicy::interpenetrate;  // no repulsion moves the still world
-    Animation world(settings, 3);
-    for (int i = 0; i < 3; ++i) world.step();
+    const std::unique_ptr<Animation> world = test::world_after(settings, 3, 3);
     const long before = test::allocations();
     FrameStats stats;
     std::int64_t interrupted = 0;
     for (int i = 0; i < 20; ++i) {
-      stats = world.step();
+      stats = world->step();
       interrupted += stats.metrics.interrupted;
     }
     const long allocations = test::allocations() - before;  // read before INFO allocates

@@ -43,6 +43,34 @@ std::pair<Body, Body> random_posed_duo(Rng& rng, const std::function<Body(std::u
   return {std::move(a), std::move(b)};
 }
 
+std::vector<CollisionModel> two_level_and_lone() {
+  CollisionModel two_level;
+  two_level.spheres = {{Vec3(0.0), 2.0}, {Vec3(-1, 0, 0), 1.0}, {Vec3(1, 0, 0), 1.0}};
+  two_level.first_child = {1, 0, 0};
+  two_level.child_count = {2, 0, 0};
+  two_level.parent = {0, 0, 0};
+  two_level.gap_slack_m = {0, 0, 0};
+  two_level.leaf_reach_m = {2, 1, 1};
+  two_level.bounding_radius_m = 2;
+  CollisionModel lone;
+  lone.spheres = {{Vec3(0.0), 0.5}};
+  lone.first_child = {0};
+  lone.child_count = {0};
+  lone.parent = {0};
+  lone.gap_slack_m = {0};
+  lone.leaf_reach_m = {0.5};
+  lone.bounding_radius_m = 0.5;
+  return {two_level, lone};
+}
+
+PairSet one_pair() {
+  PairSet pairs;
+  pairs.begin_frame(2);
+  pairs.record_start({0, 1});
+  pairs.finish_frame();
+  return pairs;
+}
+
 Duo::Duo(const Body& a, const Body& b, std::array<bool, 2> on_demand) {
   for (const ModelId id : {ModelId{0}, ModelId{1}}) {
     const Body& body = id == 0 ? a : b;
@@ -56,9 +84,7 @@ Duo::Duo(const Body& a, const Body& b, std::array<bool, 2> on_demand) {
   entities[0].model = 0;
   entities[1].model = 1;
   states = {a.state, b.state};
-  pairs.begin_frame(2);
-  pairs.record_start({0, 1});
-  pairs.finish_frame();
+  pairs = one_pair();
   narrowphase.sync(pairs, entities, 0);
   narrowphase.begin_frame(states);
 }

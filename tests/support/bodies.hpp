@@ -61,6 +61,14 @@ OnDemandTree make_on_demand_tree(const Body& body);
 /// spheres, about as often touching as not).
 std::pair<Body, Body> random_posed_duo(Rng& rng, const std::function<Body(std::uint64_t salt)>& pick);
 
+/// Two hand-made models, to follow the descent step by step (004 sections 3.3.2 and 3.4.1):
+/// [0] a root of radius 2 m at the origin with two leaf children of radius 1 m at x = -1 and
+/// +1 m, its leaf reach 2 m; [1] a lone leaf of radius 0.5 m.
+std::vector<CollisionModel> two_level_and_lone();
+
+/// The broad phase's pairs of a frame with two entities that overlap: (0, 1).
+PairSet one_pair();
+
 /// A narrow phase holding the one collision between two bodies, entities 0 (a) and 1 (b).
 struct Duo {
   NarrowPhase narrowphase;

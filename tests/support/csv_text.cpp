@@ -60,4 +60,21 @@ std::string without_columns(const std::string& csv, const std::vector<std::strin
   return out;
 }
 
+void check_resumed_trials(const std::vector<std::string>& whole, const std::vector<std::string>& after,
+                          std::size_t before) {
+  REQUIRE(after.size() == whole.size());
+  const auto columns = split(whole[0]);
+  for (std::size_t i = 1; i < whole.size(); ++i) {
+    const auto a = split(whole[i]), b = split(after[i]);
+    REQUIRE(a.size() == columns.size());
+    REQUIRE(b.size() == columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (columns[c] == "session" || columns[c] == "started_utc" || columns[c] == "ended_utc") continue;
+      INFO("row " << i << ", " << columns[c]);
+      CHECK(a[c] == b[c]);
+    }
+    CHECK(b[1] == (i < before ? "1" : "2"));
+  }
+}
+
 }  // namespace fovea::test

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,12 @@ std::string without_wall_clock(const std::string& csv);
 /// The CSV text without the columns named in `names` (the rest as they are, lines kept).
 /// Requires every row to have as many cells as the header.
 std::string without_columns(const std::string& csv, const std::vector<std::string>& names);
+
+/// Checks the trials.csv of a session killed and resumed (`after`, its lines) against that of
+/// the same session run whole (`whole`): row for row the same trials and answers, every cell
+/// alike but the session number (column 1) and the times (started_utc, ended_utc); session 1
+/// in the `before` lines the killed session wrote (its header included), 2 after them.
+void check_resumed_trials(const std::vector<std::string>& whole, const std::vector<std::string>& after,
+                          std::size_t before);
 
 }  // namespace fovea::test

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <sstream>
@@ -151,6 +152,20 @@ std::string read_file(const std::filesystem::path& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+bool wait_for_lines(const std::filesystem::path& path, std::size_t lines, std::chrono::milliseconds timeout) {
+  const std::chrono::milliseconds step(10);
+  for (std::chrono::milliseconds waited(0); waited < timeout; waited += step) {
+    const std::string text = read_file(path);
+    if (static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) >= lines) return true;
+    std::this_thread::sleep_for(step);
+  }
+  return false;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
 }
 
 bool is_png(const std::filesystem::path& path) {

@@ -2,6 +2,8 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -79,6 +81,13 @@ bool process_is_alive(pid_t pid);
 
 /// A whole file as a string ("" when missing).
 std::string read_file(const std::filesystem::path& path);
+
+/// Waits until the file at `path` holds at least `lines` lines (a process writing it has got
+/// that far), checking every 10 ms; false when `timeout` passes first.
+bool wait_for_lines(const std::filesystem::path& path, std::size_t lines, std::chrono::milliseconds timeout);
+
+/// Writes `text` to `path` byte for byte, replacing what was there.
+void write_file(const std::filesystem::path& path, const std::string& text);
 
 /// Whether the file starts with PNG's eight-byte signature and holds more than a header.
 bool is_png(const std::filesystem::path& path);

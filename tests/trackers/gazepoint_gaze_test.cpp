@@ -55,12 +55,7 @@ GazeSettings settings_for(std::uint16_t port, std::string host = "127.0.0.1") {
   return s;
 }
 
-ScreenSettings full_hd() {
-  ScreenSettings s;
-  s.width_px = 1920;
-  s.height_px = 1080;
-  return s;
-}
+ScreenSettings full_hd() { return {.width_px = 1920, .height_px = 1080}; }
 
 /// A REC as Gazepoint Control sends it with ENABLE_SEND_POG_FIX, CRLF included.
 std::string rec(double x, double y, int valid = 1) {
@@ -107,6 +102,20 @@ std::string bytes(const char (&literal)[N]) {
 }
 
 std::string endpoint(const FakeGazepoint& fake) { return "127.0.0.1:" + std::to_string(fake.port()); }
+
+/// A source connected to a fake tracker that has enabled its fixation data (accept_source):
+/// the fixture of the tests of the source against the fake server (TEST_CASE_METHOD).
+struct Connected {
+  FakeGazepoint fake;
+  GazepointGaze source{settings_for(fake.port()), full_hd(), fast_timings()};
+
+  Connected() { accept_source(fake, source); }
+  /// Sends a fixation on the screen's centre and waits until the source holds it.
+  void flow() {
+    REQUIRE(fake.send(rec(0.5, 0.5)));
+    REQUIRE(receives(source, 960, 540));
+  }
+};
 
 }  // namespace
 
@@ -301,20 +310,16 @@ TEST_CASE("OpenGazeFramer holds at most kMaxRecordBytes plus one read of a 10 MB
 
 // --- The source against the fake server -------------------------------------------------
 
-TEST_CASE("Gazepoint: the source enables the fixation data with the API's two SET commands", "[gaze][gazepoint]") {
-  FakeGazepoint fake;
-  GazepointGaze source(settings_for(fake.port()), full_hd(), fast_timings());
-  accept_source(fake, source);
+TEST_CASE_METHOD(Connected, "Gazepoint: the source enables the fixation data with the API's two SET commands",
+                 "[gaze][gazepoint]") {
   CHECK(fake.received() ==
         "<SET ID=\"ENABLE_SEND_POG_FIX\" STATE=\"1\" />\r\n<SET ID=\"ENABLE_SEND_DATA\" STATE=\"1\" />\r\n");
   CHECK(source.clock() == GazeClock::wall);
   CHECK(wait_for_messages(source, 1) == std::vector<std::string>{"gazepoint: connected to " + endpoint(fake)});
 }
 
-TEST_CASE("Gazepoint: FPOGX and FPOGY are fractions of the screen from its top-left corner with y down", "[gaze][gazepoint]") {
-  FakeGazepoint fake;
-  GazepointGaze source(settings_for(fake.port()), full_hd(), fast_timings());
-  accept_source(fake, source);
+TEST_CASE_METHOD(Connected, "Gazepoint: FPOGX and FPOGY are fractions of the screen from its top-left corner with y down",
+                 "[gaze][gazepoint]") {
   const GazeSample before = source.sample(0);
   CHECK_FALSE(before.valid);
   CHECK(before.time_s == 0);
@@ -339,22 +344,16 @@ TEST_CASE("Gazepoint: FPOGX and FPOGY are fractions of the screen from its top-l
   CHECK(source.dropped() == 0);
 }
 
-TEST_CASE("Gazepoint: FPOGV 0 gives an invalid newest sample and no drop", "[gaze][gazepoint]") {
-  FakeGazepoint fake;
-  GazepointGaze source(settings_for(fake.port()), full_hd(), fast_timings());
-  accept_source(fake, source);
-  REQUIRE(fake.send(rec(0.5, 0.5)));
-  REQUIRE(receives(source, 960, 540));
+TEST_CASE_METHOD(Connected, "Gazepoint: FPOGV 0 gives an invalid newest sample and no drop", "[gaze][gazepoint]") {
+  flow();
   REQUIRE(fake.send(rec(0.5, 0.5, 0)));
   REQUIRE(eventually([&] { return !source.sample(0).valid; }));
   CHECK(source.sample(0).time_s > 0);
   CHECK(source.dropped() == 0);
 }
 
-TEST_CASE("Gazepoint: a record split across sends and several records in one send are all parsed", "[gaze][gazepoint]") {
-  FakeGazepoint fake;
-  GazepointGaze source(settings_for(fake.port()), full_hd(), fast_timings());
-  accept_source(fake, source);
+TEST_CASE_METHOD(Connected, "Gazepoint: a record split across sends and several records in one send are all parsed",
+                 "[gaze][gazepoint]") {
 
   const std::string split = rec(0.1, 0.2);
   REQUIRE(fake.send(split.substr(0, 17)));
@@ -376,10 +375,7 @@ TEST_CASE("Gazepoint: a record split across sends and several records in one sen
   CHECK(source.dropped() == 0);
 }
 
-TEST_CASE("Gazepoint: ACK is ignored and a NACK posts one message", "[gaze][gazepoint]") {
-  FakeGazepoint fake;
-  GazepointGaze source(settings_for(fake.port()), full_hd(), fast_timings());
-  accept_source(fake, source);
+TEST_CASE_METHOD(Connected, "Gazepoint: ACK is ignored and a NACK posts one message", "[gaze][gazepoint]") {
   wait_for_messages(source, 1);  // connected
   REQUIRE(fake.send("<ACK ID=\"ENABLE_SEND_POG_FIX\" STATE=\"1\" />\r\n<NACK ID=\"ENABLE_SEND_DATA\" />\r\n" +
                     rec(0.5, 0.5)));
@@ -389,12 +385,9 @@ TEST_CASE("Gazepoint: ACK is ignored and a NACK posts one message", "[gaze][gaze
   CHECK(source.dropped() == 0);
 }
 
-TEST_CASE("Gazepoint: a tracker that closes the connection means fallback with one drop and one message", "[gaze][gazepoint]") {
-  FakeGazepoint fake;
-  GazepointGaze source(settings_for(fake.port()), full_hd(), fast_timings());
-  accept_source(fake, source);
-  REQUIRE(fake.send(rec(0.5, 0.5)));
-  REQUIRE(receives(source, 960, 540));
+TEST_CASE_METHOD(Connected, "Gazepoint: a tracker that closes the connection means fallback with one drop and one message",
+                 "[gaze][gazepoint]") {
+  flow();
   take_messages(source);
 
   fake.stop();
@@ -412,12 +405,9 @@ TEST_CASE("Gazepoint: a tracker that closes the connection means fallback with o
   CHECK(source.sample(0).x_px == 960);
 }
 
-TEST_CASE("Gazepoint: the source reconnects when the tracker comes back on the same port", "[gaze][gazepoint]") {
-  FakeGazepoint fake;
-  GazepointGaze source(settings_for(fake.port()), full_hd(), fast_timings());
-  accept_source(fake, source);
-  REQUIRE(fake.send(rec(0.5, 0.5)));
-  REQUIRE(receives(source, 960, 540));
+TEST_CASE_METHOD(Connected, "Gazepoint: the source reconnects when the tracker comes back on the same port",
+                 "[gaze][gazepoint]") {
+  flow();
 
   // The connection closes while the server keeps listening: straight back.
   fake.close_client();
@@ -528,10 +518,8 @@ TEST_CASE("Gazepoint: each malformed input is dropped and counted once and the s
   CHECK(source.connected());
 }
 
-TEST_CASE("Gazepoint: a 10 MB stream without a record end keeps the buffer bounded", "[gaze][gazepoint]") {
-  FakeGazepoint fake;
-  GazepointGaze source(settings_for(fake.port()), full_hd(), fast_timings());
-  accept_source(fake, source);
+TEST_CASE_METHOD(Connected, "Gazepoint: a 10 MB stream without a record end keeps the buffer bounded",
+                 "[gaze][gazepoint]") {
   REQUIRE(fake.send("<REC FPOGX=\"0."));
   const std::string piece(64 * 1024, '7');
   for (std::size_t sent = 0; sent < 10'000'000; sent += piece.size()) REQUIRE(fake.send(piece));

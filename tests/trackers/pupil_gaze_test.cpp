@@ -52,12 +52,7 @@ GazeSettings pupil_settings(int port, PupilTopic topic = PupilTopic::surface) {
   return g;
 }
 
-ScreenSettings full_hd() {
-  ScreenSettings s;
-  s.width_px = 1920;
-  s.height_px = 1080;
-  return s;
-}
+ScreenSettings full_hd() { return {.width_px = 1920, .height_px = 1080}; }
 
 double elapsed_s(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -110,6 +105,15 @@ void connect_and_flow(FakePupilCapture& fake, PupilGaze& pupil) {
   std::vector<std::string> messages;
   pupil.take_messages(messages);
 }
+
+/// A source connected to a fake Pupil Capture, with a first surface message received and
+/// taken (connect_and_flow): the fixture of most tests below (TEST_CASE_METHOD).
+struct Flowing {
+  FakePupilCapture fake;
+  PupilGaze pupil{pupil_settings(fake.remote_port()), full_hd(), fast_timings()};
+
+  Flowing() { connect_and_flow(fake, pupil); }
+};
 
 std::vector<GazeSample> wait_for_samples(PupilGaze& pupil, std::size_t count) {
   std::vector<GazeSample> samples;
@@ -175,10 +179,8 @@ std::string norm_pos_payload(double x, double y) {
 
 }  // namespace
 
-TEST_CASE("pupil: norm_pos maps to screen pixels, y flipped from Pupil's bottom-left origin", "[pupil]") {
-  FakePupilCapture fake;
-  PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
-  connect_and_flow(fake, pupil);
+TEST_CASE_METHOD(Flowing, "pupil: norm_pos maps to screen pixels, y flipped from Pupil's bottom-left origin",
+                 "[pupil]") {
 
   const double t = fake.now_s();
   fake.publish_surface("screen", {{0.25, 0.75, 0.9, true, t},
@@ -201,10 +203,7 @@ TEST_CASE("pupil: norm_pos maps to screen pixels, y flipped from Pupil's bottom-
   CHECK(pupil.dropped() == 0);
 }
 
-TEST_CASE("pupil: entries off the surface or below min_confidence never appear", "[pupil]") {
-  FakePupilCapture fake;
-  PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
-  connect_and_flow(fake, pupil);
+TEST_CASE_METHOD(Flowing, "pupil: entries off the surface or below min_confidence never appear", "[pupil]") {
 
   const double t = fake.now_s();
   fake.publish_surface("screen", {{0.1, 0.1, 0.9, true, t},
@@ -316,10 +315,7 @@ TEST_CASE("pupil: the gaze. topic maps gaze in the world image to the screen", "
   CHECK(pupil.dropped() == 0);
 }
 
-TEST_CASE("pupil: another surface's messages are ignored, not counted", "[pupil]") {
-  FakePupilCapture fake;
-  PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
-  connect_and_flow(fake, pupil);
+TEST_CASE_METHOD(Flowing, "pupil: another surface's messages are ignored, not counted", "[pupil]") {
   const double t = fake.now_s();
   // "surfaces.screen" is a prefix of "surfaces.screen_left": the subscription lets it in.
   fake.publish_surface("screen_left", {{0.1, 0.1, 1.0, true, t}});
@@ -413,10 +409,8 @@ TEST_CASE("pupil: a tracker restarted within the stall timeout is found on its n
   send_good_surface_message(*fake, pupil);
 }
 
-TEST_CASE("pupil: a tracker that hangs is lost by the probe and found when it answers again", "[pupil]") {
-  FakePupilCapture fake;
-  PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
-  connect_and_flow(fake, pupil);
+TEST_CASE_METHOD(Flowing, "pupil: a tracker that hangs is lost by the probe and found when it answers again",
+                 "[pupil]") {
   fake.set_answering(false);
   REQUIRE(wait_until([&] { return !pupil.connected(); }));
   const auto messages = messages_of(pupil);
@@ -441,10 +435,7 @@ TEST_CASE("pupil: a silent SUB with an answering Pupil Remote stays connected", 
   send_good_surface_message(fake, pupil);
 }
 
-TEST_CASE("pupil: every malformed payload is dropped whole and the source goes on", "[pupil]") {
-  FakePupilCapture fake;
-  PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
-  connect_and_flow(fake, pupil);
+TEST_CASE_METHOD(Flowing, "pupil: every malformed payload is dropped whole and the source goes on", "[pupil]") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
 
@@ -582,10 +573,7 @@ TEST_CASE("pupil: every malformed payload is dropped whole and the source goes o
   CHECK(pupil.connected());
 }
 
-TEST_CASE("pupil: a 10 MB message costs one lost connection and the source goes on", "[pupil]") {
-  FakePupilCapture fake;
-  PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
-  connect_and_flow(fake, pupil);
+TEST_CASE_METHOD(Flowing, "pupil: a 10 MB message costs one lost connection and the source goes on", "[pupil]") {
   const std::uint64_t before = pupil.dropped();
   fake.publish_frames({"surfaces.screen", std::string(10u << 20, '\x90')});
   REQUIRE(wait_until([&] { return pupil.dropped() > before; }));
@@ -595,10 +583,8 @@ TEST_CASE("pupil: a 10 MB message costs one lost connection and the source goes 
   CHECK(pupil.connected());
 }
 
-TEST_CASE("pupil: binary topics and single-frame messages are dropped, extra frames ignored", "[pupil]") {
-  FakePupilCapture fake;
-  PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
-  connect_and_flow(fake, pupil);
+TEST_CASE_METHOD(Flowing, "pupil: binary topics and single-frame messages are dropped, extra frames ignored",
+                 "[pupil]") {
   const std::string good_payload = surface_payload();
 
   SECTION("garbage after the subscribed prefix (the only garbage a subscription lets in)") {
