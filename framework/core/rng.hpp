@@ -1,6 +1,9 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "core/math.hpp"
 
@@ -34,6 +37,13 @@ class Rng {
  private:
   std::uint64_t state_[4];
 };
+
+/// Shuffles `items` in place by Fisher-Yates, drawing with `rng.below`: the same order from
+/// the same stream with every standard library, which std::shuffle does not promise.
+template <class T>
+void fisher_yates(std::vector<T>& items, Rng& rng) {
+  for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[rng.below(i)]);
+}
 
 /// Stream identifiers, one per purpose that draws random numbers.
 enum class RngStream : std::uint64_t {

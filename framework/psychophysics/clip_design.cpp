@@ -59,7 +59,7 @@ std::vector<ClipTrial> plan_clip_trials(const ClipComparisonSettings& design, st
       }
     // Fisher-Yates on the block's own stream: a block's order does not depend on the others.
     Rng order(seed, rng_stream(RngStream::trial_order, static_cast<std::uint64_t>(block)));
-    for (std::size_t i = in_block.size(); i > 1; --i) std::swap(in_block[i - 1], in_block[order.below(i)]);
+    fisher_yates(in_block, order);
     for (std::size_t i = 0; i < in_block.size(); ++i) {
       ClipTrial& t = in_block[i];
       t.trial = static_cast<int>(trials.size());

@@ -57,11 +57,6 @@ double entropy(std::span<const double> q, double z) {
   return std::log(z) - sum / z;
 }
 
-/// Fisher-Yates with fovea's Rng, as trial_design.cpp's: the same order with every standard library.
-void fisher_yates(std::vector<int>& items, Rng& rng) {
-  for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[rng.below(i)]);
-}
-
 }  // namespace
 
 void validate(const PsiSettings& s, std::string_view prefix) {
@@ -226,12 +221,11 @@ void validate(const InterleavedPsiSettings& s) {
 }
 
 InterleavedPsi::InterleavedPsi(const InterleavedPsiSettings& settings, std::uint64_t seed)
-    : settings_(settings), seed_(seed) {
+    : settings_(settings), passes_(seed) {
   validate(settings_);
   // One grid for all: the table is the same at every eccentricity (it is in thresholds).
   const Psi first(std::make_shared<const PsiGrid>(settings_.grid));
   procedures_.assign(settings_.eccentricities_deg.size(), first);
-  pass_.reserve(2 * procedures_.size());
 }
 
 int InterleavedPsi::planned() const {
@@ -239,63 +233,51 @@ int InterleavedPsi::planned() const {
 }
 
 void InterleavedPsi::start_pass() {
-  ++pass_number_;
-  pass_.clear();
   const int n = settings_.n_trials, catches = settings_.catch_trials;
+  const int pass_number = passes_.next_pass_number();
   // The pass of each catch trial, floor((2c + 1) n / (2 C)): spread evenly, at most one per
   // pass and eccentricity (the passes of consecutive ones are n / C >= 1 apart).
   bool catch_here = false;
   for (int c = 0; c < catches && !catch_here; ++c)
-    catch_here = (2 * std::int64_t{c} + 1) * n / (2 * std::int64_t{catches}) == pass_number_;
+    catch_here = (2 * std::int64_t{c} + 1) * n / (2 * std::int64_t{catches}) == pass_number;
+  std::vector<int> slots;
   for (int i = 0; i < procedure_count(); ++i) {
-    pass_.push_back(i);
-    if (catch_here) pass_.push_back(-(i + 1));
+    slots.push_back(i);
+    if (catch_here) slots.push_back(-(i + 1));
   }
-  Rng rng(seed_, rng_stream(RngStream::trial_order, static_cast<std::uint64_t>(pass_number_)));
-  fisher_yates(pass_, rng);
-  pass_position_ = 0;
+  passes_.start_pass(slots);
 }
 
 PlannedTrial InterleavedPsi::next() {
-  if (pending_) return pending_trial_;
+  if (passes_.pending()) return passes_.pending_trial();
   if (finished()) throw std::logic_error("InterleavedPsi::next: every psi procedure has finished");
-  if (pass_position_ >= static_cast<int>(pass_.size())) start_pass();
-  const int slot = pass_[static_cast<std::size_t>(pass_position_)];
+  if (passes_.pass_done()) start_pass();
+  const int slot = passes_.slot();
   const int procedure = slot >= 0 ? slot : -slot - 1;
   const double eccentricity_deg = settings_.eccentricities_deg[static_cast<std::size_t>(procedure)];
-  // One stream per trial, as the staircases': a trial's direction depends on its number only.
-  Rng direction(seed_, rng_stream(RngStream::trial_direction, static_cast<std::uint64_t>(trials_)));
-  const Condition condition =
-      slot >= 0 ? Condition{.index = procedure,
-                            .gap_deg = procedures_[static_cast<std::size_t>(procedure)].next_gap_deg(),
-                            .eccentricity_deg = eccentricity_deg,
-                            .catch_trial = false,
-                            .staircase = procedure}
-                : Condition{.index = procedure_count() + procedure,
-                            .gap_deg = 0.0,
-                            .eccentricity_deg = eccentricity_deg,
-                            .catch_trial = true,
-                            .staircase = -1};
-  pending_trial_ = PlannedTrial{.trial = trials_,
-                                .block = pass_number_,
-                                .trial_in_block = pass_position_,
-                                .condition = condition,
-                                .direction_deg = direction.uniform(0.0, 360.0)};
-  pending_ = true;
-  return pending_trial_;
+  if (slot < 0)
+    return passes_.hand_out(Condition{.index = procedure_count() + procedure,
+                                      .gap_deg = 0.0,
+                                      .eccentricity_deg = eccentricity_deg,
+                                      .catch_trial = true,
+                                      .staircase = -1});
+  return passes_.hand_out(Condition{.index = procedure,
+                                    .gap_deg = procedures_[static_cast<std::size_t>(procedure)].next_gap_deg(),
+                                    .eccentricity_deg = eccentricity_deg,
+                                    .catch_trial = false,
+                                    .staircase = procedure});
 }
 
 void InterleavedPsi::add_response(bool yes) {
-  if (!pending_) throw std::logic_error("InterleavedPsi::add_response: no trial from next() waits for one");
+  if (!passes_.pending()) throw std::logic_error("InterleavedPsi::add_response: no trial from next() waits for one");
   // A catch trial says nothing of a procedure's threshold, width or lapse (every cell
   // predicts the guess rate there); only the fit reads it.
-  if (!pending_trial_.condition.catch_trial) {
-    Psi& psi = procedures_[static_cast<std::size_t>(pending_trial_.condition.staircase)];
+  const Condition& condition = passes_.pending_trial().condition;
+  if (!condition.catch_trial) {
+    Psi& psi = procedures_[static_cast<std::size_t>(condition.staircase)];
     psi.add_response(psi.next_gap(), yes);
   }
-  ++pass_position_;
-  ++trials_;
-  pending_ = false;
+  passes_.answered();
 }
 
 }  // namespace fovea

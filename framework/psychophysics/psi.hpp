@@ -168,8 +168,8 @@ class InterleavedPsi {
   PlannedTrial next();
   /// The answer to the trial next() returned. Throws std::logic_error when no trial waits.
   void add_response(bool yes);
-  bool finished() const { return trials_ == planned(); }
-  int trials() const { return trials_; }
+  bool finished() const { return trials() == planned(); }
+  int trials() const { return passes_.trials(); }
   /// Every trial of the session: procedures x (n_trials + catch_trials).
   int planned() const;
   int procedure_count() const { return static_cast<int>(procedures_.size()); }
@@ -181,14 +181,8 @@ class InterleavedPsi {
   void start_pass();
 
   InterleavedPsiSettings settings_;
-  std::uint64_t seed_ = 0;
   std::vector<Psi> procedures_;
-  std::vector<int> pass_;    ///< this pass's slots: a procedure i, or -(i + 1) for its catch trial
-  int pass_position_ = 0;
-  int pass_number_ = -1;
-  int trials_ = 0;
-  bool pending_ = false;
-  PlannedTrial pending_trial_;
+  InterleavedPasses passes_;  ///< the passes' slots: a procedure i, or -(i + 1) for its catch trial
 };
 
 }  // namespace fovea

@@ -42,15 +42,7 @@ void check_values(const std::vector<double>& values, const std::string& key, dou
   if (const std::string problem = values_problem(values, min, strict, false); !problem.empty()) bad(key, problem);
 }
 
-/// Fisher-Yates with fovea's Rng, so an order is the same with every standard library.
-template <typename T>
-void fisher_yates(std::vector<T>& items, Rng& rng) {
-  for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[rng.below(i)]);
-}
-
 }  // namespace
-
-double shown_gap_deg(const Condition& condition) { return condition.catch_trial ? 0.0 : condition.gap_deg; }
 
 std::vector<PlannedTrial> plan_constant_stimuli(const ConstantStimuliSettings& s, std::uint64_t seed) {
   // A gap of 0 is a catch trial, which catch_trials_per_block asks for, flagged as such.
@@ -132,7 +124,7 @@ void validate(const InterleavedStaircaseSettings& s) {
 }
 
 InterleavedStaircases::InterleavedStaircases(const InterleavedStaircaseSettings& settings, std::uint64_t seed)
-    : settings_(settings), seed_(seed) {
+    : settings_(settings), passes_(seed) {
   validate(settings_);
   const std::vector<double>& starts = settings_.start_values_deg;
   for (std::size_t i = 0; i < settings_.eccentricities_deg.size(); ++i)
@@ -141,49 +133,36 @@ InterleavedStaircases::InterleavedStaircases(const InterleavedStaircaseSettings&
 }
 
 void InterleavedStaircases::start_pass() {
-  // MultiStairHandler._startNewPass with method 'random': the running staircases, in their
-  // order of creation, shuffled. Each pass draws from a stream of its own, so the order of
-  // pass p depends on the seed and on which staircases still run, nothing else.
-  ++pass_number_;
-  pass_.clear();
+  // The running staircases, in their order of creation (MultiStairHandler._startNewPass),
+  // shuffled by the pass's stream: a pass's order depends on the seed and on which
+  // staircases still run, nothing else.
+  std::vector<int> running;
   for (int i = 0; i < staircase_count(); ++i)
-    if (!staircases_[i].finished()) pass_.push_back(i);
-  Rng rng(seed_, rng_stream(RngStream::trial_order, static_cast<std::uint64_t>(pass_number_)));
-  fisher_yates(pass_, rng);
-  pass_position_ = 0;
+    if (!staircases_[i].finished()) running.push_back(i);
+  passes_.start_pass(running);
 }
 
 PlannedTrial InterleavedStaircases::next() {
-  if (pending_) return pending_trial_;
+  if (passes_.pending()) return passes_.pending_trial();
   if (finished()) throw std::logic_error("InterleavedStaircases::next: every staircase has finished");
   // Only the staircase just run can finish, and it has left the pass already, so every
   // staircase left in the pass is running (as in MultiStairHandler.__next__).
-  if (pass_position_ >= static_cast<int>(pass_.size())) start_pass();
-  const int index = pass_[pass_position_];
-  const Staircase& stair = staircases_[index];
-  // One stream per trial: a trial's direction depends on its number only.
-  Rng direction(seed_, rng_stream(RngStream::trial_direction, static_cast<std::uint64_t>(trials_)));
-  pending_trial_ = PlannedTrial{.trial = trials_,
-                                .block = pass_number_,
-                                .trial_in_block = pass_position_,
-                                .condition = Condition{.index = index,
-                                                       .gap_deg = stair.intensity(),
-                                                       .eccentricity_deg = settings_.eccentricities_deg[index],
-                                                       .catch_trial = false,
-                                                       .staircase = index},
-                                .direction_deg = direction.uniform(0.0, 360.0)};
-  pending_ = true;
-  return pending_trial_;
+  if (passes_.pass_done()) start_pass();
+  const int index = passes_.slot();
+  return passes_.hand_out(Condition{.index = index,
+                                    .gap_deg = staircases_[index].intensity(),
+                                    .eccentricity_deg = settings_.eccentricities_deg[index],
+                                    .catch_trial = false,
+                                    .staircase = index});
 }
 
 void InterleavedStaircases::add_response(bool yes) {
-  if (!pending_) throw std::logic_error("InterleavedStaircases::add_response: no trial from next() waits for one");
-  Staircase& stair = staircases_[pending_trial_.condition.staircase];
+  if (!passes_.pending())
+    throw std::logic_error("InterleavedStaircases::add_response: no trial from next() waits for one");
+  Staircase& stair = staircases_[passes_.pending_trial().condition.staircase];
   stair.add_response(yes);
   if (stair.finished()) --running_;
-  ++pass_position_;
-  ++trials_;
-  pending_ = false;
+  passes_.answered();
 }
 
 }  // namespace fovea

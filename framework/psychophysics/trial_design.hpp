@@ -3,36 +3,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "psychophysics/interleaved_passes.hpp"
+#include "psychophysics/planned_trial.hpp"
 #include "psychophysics/staircase.hpp"
 
 namespace fovea {
-
-/// What one trial shows: a collision gap at an eccentricity from fixation.
-struct Condition {
-  /// Constant stimuli: gap index * eccentricities + eccentricity index for the grid, then
-  /// grid size + eccentricity index for the catch trials. Staircases: the staircase's index.
-  int index = 0;
-  double gap_deg = 0.0;           ///< the gap, degrees of visual angle; 0 on a catch trial
-  double eccentricity_deg = 0.0;  ///< distance of the target from fixation, degrees
-  bool catch_trial = false;       ///< no gap at all: measures the false-alarm rate
-  int staircase = -1;             ///< the staircase that chose the gap, -1 for constant stimuli
-};
-
-/// The gap `condition` shows, degrees: 0 on a catch trial, whatever gap_deg holds. The one
-/// rule for what a trial's gap is: the stimulus draws it, the simulated observer answers to
-/// it, trials.csv records it and a resumed session compares against it.
-double shown_gap_deg(const Condition& condition);
-
-/// One trial of a session, as planned before the response.
-struct PlannedTrial {
-  int trial = 0;           ///< index in the session, from 0
-  int block = 0;           ///< constant stimuli: the block; staircases: the pass
-  int trial_in_block = 0;  ///< index inside the block or pass, from 0
-  Condition condition;
-  /// Direction of the target from fixation, degrees counterclockwise from the right, uniform
-  /// in [0, 360): the observer cannot learn where to look.
-  double direction_deg = 0.0;
-};
 
 /// The method of constant stimuli: a fixed grid of gaps x eccentricities, each shown
 /// `repetitions` times, in blocks of shuffled trials.
@@ -99,7 +74,7 @@ class InterleavedStaircases {
   /// Every staircase has finished.
   bool finished() const { return running_ == 0; }
   /// Trials with a response.
-  int trials() const { return trials_; }
+  int trials() const { return passes_.trials(); }
   int staircase_count() const { return static_cast<int>(staircases_.size()); }
   const Staircase& staircase(int index) const { return staircases_[index]; }
   const InterleavedStaircaseSettings& settings() const { return settings_; }
@@ -109,15 +84,9 @@ class InterleavedStaircases {
   void start_pass();
 
   InterleavedStaircaseSettings settings_;
-  std::uint64_t seed_ = 0;
   std::vector<Staircase> staircases_;
-  int running_ = 0;                  ///< staircases not finished
-  std::vector<int> pass_;            ///< this pass's staircases, in order
-  int pass_position_ = 0;            ///< the next entry of pass_ to run
-  int pass_number_ = -1;             ///< passes started
-  int trials_ = 0;
-  bool pending_ = false;             ///< next() has returned a trial without a response yet
-  PlannedTrial pending_trial_;
+  int running_ = 0;  ///< staircases not finished
+  InterleavedPasses passes_;  ///< the passes' slots: a staircase's index
 };
 
 }  // namespace fovea
