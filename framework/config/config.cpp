@@ -503,6 +503,17 @@ void check_experiment(const LoadedExperiment& loaded) {
                     format_significant(0.5 * smaller_deg) + " deg (" + screen_text + ")" +
                     (horizontal ? "" : "; stimulus.directions: horizontal uses the width"));
   };
+  // An adaptive design's own check (psychophysics/psi.hpp, trial_design.hpp validate()) at
+  // the spec key of the field it names, then its largest gap and its eccentricities.
+  const auto check_adaptive = [&](const auto& design, auto spec_key, const std::string& section, double max_gap_deg) {
+    try {
+      validate(design);
+    } catch (const SettingError& problem) {
+      fail(spec_key(problem.key()), problem.detail());
+    }
+    check_gap(section + ".max_gap_deg", max_gap_deg);
+    for (const double x : design.eccentricities_deg) check_eccentricity(section + ".eccentricities_deg", x);
+  };
   if (e.stimulus.kind == StimulusKind::scene) {
     if (glm::length(e.stimulus.scene.light_direction) < 1e-9)
       fail("stimulus.scene.light_direction", "expected a direction, not a zero vector");
@@ -520,27 +531,11 @@ void check_experiment(const LoadedExperiment& loaded) {
       fail("constant_stimuli", problem.what());
     }
   } else if (e.method == DesignMethod::psi) {
-    const InterleavedPsiSettings& p = e.psi;
-    // The psi's own check (psychophysics/psi.hpp), at the key of the field it names.
-    try {
-      validate(p);
-    } catch (const SettingError& problem) {
-      fail(psi_spec_key(problem.key()), problem.detail());
-    }
-    check_gap("psi.max_gap_deg", p.grid.max_gap_deg);
-    for (const double x : p.eccentricities_deg) check_eccentricity("psi.eccentricities_deg", x);
+    check_adaptive(e.psi, psi_spec_key, "psi", e.psi.grid.max_gap_deg);
   } else if (e.method == DesignMethod::clip_comparison) {
     check_clip_comparison(loaded);
   } else {
-    const InterleavedStaircaseSettings& st = e.staircase;
-    // The staircases' own check (psychophysics/trial_design.hpp), at the key of the field it names.
-    try {
-      validate(st);
-    } catch (const SettingError& problem) {
-      fail(staircase_spec_key(problem.key()), problem.detail());
-    }
-    check_gap("staircase.max_gap_deg", st.rules.max_value);
-    for (const double x : st.eccentricities_deg) check_eccentricity("staircase.eccentricities_deg", x);
+    check_adaptive(e.staircase, staircase_spec_key, "staircase", e.staircase.rules.max_value);
   }
 }
 
@@ -702,6 +697,25 @@ void check_yaml_structure(const std::string& text, const std::string& source_nam
   }
 }
 
+// A document's every key with its value, defaults filled in, headed by where its keys are
+// documented: a run's config.yaml, and a session's resolved spec.
+template <class S>
+std::string resolved_document(const Section<S>& schema, const S& document, const char* docs_file) {
+  YAML::Emitter out;
+  out << YAML::Comment(std::string("resolved by fovea: every key, defaults filled in (") + docs_file + ")");
+  out << YAML::Newline;
+  schema.emit(out, document);
+  return std::string(out.c_str()) + "\n";
+}
+
+// Every key a schema reads, with its default: what `fovea keys` lists and the docs tests check.
+template <class S>
+std::vector<KeyInfo> keys_of(const Section<S>& schema) {
+  std::vector<KeyInfo> keys;
+  schema.describe("", S{}, keys);
+  return keys;
+}
+
 }  // namespace
 
 YAML::Node load_yaml_document(const std::string& text, const std::string& source_name) {
@@ -773,18 +787,10 @@ LoadedExperiment load_experiment_file(const std::string& path, const std::vector
 }
 
 std::string resolved_experiment_yaml(const ExperimentSettings& spec) {
-  YAML::Emitter out;
-  out << YAML::Comment("resolved by fovea: every key, defaults filled in (docs/psychophysics.md)");
-  out << YAML::Newline;
-  experiment_schema().emit(out, spec);
-  return std::string(out.c_str()) + "\n";
+  return resolved_document(experiment_schema(), spec, "docs/psychophysics.md");
 }
 
-std::vector<KeyInfo> experiment_keys() {
-  std::vector<KeyInfo> keys;
-  experiment_schema().describe("", ExperimentSettings{}, keys);
-  return keys;
-}
+std::vector<KeyInfo> experiment_keys() { return keys_of(experiment_schema()); }
 
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
                               const std::vector<Override>& overrides) {
@@ -806,17 +812,9 @@ LoadedConfig load_config_file(const std::string& path, const std::vector<std::st
 }
 
 std::string resolved_yaml(const Settings& settings) {
-  YAML::Emitter out;
-  out << YAML::Comment("resolved by fovea: every key, defaults filled in (docs/config.md)");
-  out << YAML::Newline;
-  settings_schema().emit(out, settings);
-  return std::string(out.c_str()) + "\n";
+  return resolved_document(settings_schema(), settings, "docs/config.md");
 }
 
-std::vector<KeyInfo> config_keys() {
-  std::vector<KeyInfo> keys;
-  settings_schema().describe("", Settings{}, keys);
-  return keys;
-}
+std::vector<KeyInfo> config_keys() { return keys_of(settings_schema()); }
 
 }  // namespace fovea::config
