@@ -68,6 +68,7 @@ class Animation {
   /// Takes a live entity out of the world: it stops moving at once and leaves the broad
   /// phase, its collisions and (for a released model) its model at the next step.
   void retire(EntityId entity);
+  /// Whether `entity` is a live entity's id (false past the end and once retired).
   bool is_live(EntityId entity) const { return entity < world_.entities.size() && world_.entities[entity].live; }
   /// Entities alive now.
   std::int64_t live_entity_count() const { return world_.live_entities; }
@@ -85,13 +86,16 @@ class Animation {
   // for values the part cannot use, and then changes nothing.
   /// Another scheduler (004 section 3.4.3); collisions keep their state.
   void set_schedule(const ScheduleSettings& schedule);
+  /// Another budget (004 section 3.4); refuses fraction budgets and negative or non-finite limits.
   void set_budget(const BudgetSettings& budget);
+  /// Another interrupt policy (004 section 3.4.1, outcome 4).
   void set_interrupt_policy(InterruptPolicy policy);
   /// Another f(e, g) (004 section 3.4.2); the file key is not read here.
   void set_perception_model(const PerceptionModelSettings& model);
   /// Moves the camera: the picture and the perception model's projection move together.
   void set_camera(const CameraSettings& camera);
 
+  /// The settings in force, the live changes included.
   const AnimationSettings& settings() const { return settings_; }
   /// The walls, world space.
   const Aabb& box() const { return world_.box; }
@@ -125,8 +129,8 @@ class Animation {
   /// A counterfactual evaluation and the trees it ran on: "run" for the run's own, else the
   /// evaluate.trees set's name (evaluated_tree_name).
   struct TreeEvaluationView {
-    std::string_view tree;
-    const CounterfactualEvaluation* evaluation;
+    std::string_view tree;                        ///< "run", or the set's name (evaluation.csv's `tree`)
+    const CounterfactualEvaluation* evaluation;   ///< never null; owned by the Animation
   };
   /// The evaluation on the run's own trees, then on each evaluate.trees set, in their order.
   std::vector<TreeEvaluationView> evaluations() const;

@@ -18,11 +18,11 @@ namespace fovea {
 /// What one evaluated scheduler, under one budget, left in one frame: a row of
 /// evaluation.csv (run/evaluation_log.cpp; docs/evaluation.md defines each column).
 struct EvaluatedFrame {
-  SchedulerKind scheduler = SchedulerKind::round_robin;
+  SchedulerKind scheduler = SchedulerKind::round_robin;  ///< the scheduler evaluated (the `scheduler` column)
   BudgetSettings budget;             ///< as configured (a fraction budget's share, not its tests)
   std::int64_t budget_tests = -1;    ///< the tests the budget allowed this frame; -1 for wall and unlimited budgets
   std::int64_t sphere_tests = 0;     ///< tests the scheduler spent
-  bool budget_exhausted = false;
+  bool budget_exhausted = false;     ///< the budget ran out before every collision was resolved
   FrameMetrics metrics;              ///< measured as the driver's frame is (metrics/inaccuracy.hpp); missed_collisions is not counted
   double evaluate_ms = 0;            ///< wall-clock time of its narrow phase and its metrics
 };
@@ -50,6 +50,7 @@ class CounterfactualEvaluation {
   /// `seed` seeds the random scheduler's orders, as the driver's.
   CounterfactualEvaluation(const EvaluationSettings& settings, const ScheduleSettings& run_schedule, std::uint64_t seed = 0);
 
+  /// Whether any scheduler is listed; run() does nothing otherwise.
   bool enabled() const { return !arms_.empty(); }
 
   /// Evaluates every scheduler and budget on `narrowphase`, whose collisions are synced for

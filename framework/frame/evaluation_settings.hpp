@@ -17,8 +17,8 @@ namespace fovea {
 /// branching otherwise. Same poses and collisions as the run's own trees: a comparison of
 /// trees that the trees do not change (docs/evaluation.md).
 struct EvaluatedTreeSettings {
-  SphereTreeBuilder builder = SphereTreeBuilder::octree;
-  SphereFit fit = SphereFit::cell;
+  SphereTreeBuilder builder = SphereTreeBuilder::octree;  ///< builds every model's tree of the set
+  SphereFit fit = SphereFit::cell;  ///< the octree spheres' fit (no effect on medial trees)
 };
 
 /// The tree set's name in evaluation.csv's `tree` column: octree, octree_fit (fit: voxels),
@@ -43,6 +43,7 @@ struct EvaluationSettings {
   /// `run` rows); none: the run's trees only.
   std::vector<EvaluatedTreeSettings> trees;
 
+  /// Whether any scheduler is listed: without one there is no evaluation (and `trees` is refused).
   bool enabled() const { return !schedulers.empty(); }
 };
 

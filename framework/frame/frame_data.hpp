@@ -49,7 +49,7 @@ inline Aabb entity_box(const WorldData& world, EntityId id) {
 /// every model's tree built the set's way, and its own evaluation (its own episodes).
 struct TreeEvaluation {
   EvaluatedTreeSettings trees;           ///< the builder and fit of this set's trees
-  std::string name;                      ///< evaluated_tree_name(trees): evaluation.csv's `trees`
+  std::string name;                      ///< evaluated_tree_name(trees): evaluation.csv's `tree`
   NarrowPhase narrowphase;               ///< the set's collisions and models
   CounterfactualEvaluation evaluation;   ///< the schedulers evaluated on them
 };
@@ -89,8 +89,8 @@ struct FrameParts {
 /// budget and stats. Made by Animation::step for one frame.
 struct FrameContext {
   const AnimationSettings& settings;     ///< as in force this frame (live changes included)
-  WorldData& world;
-  FrameParts& parts;
+  WorldData& world;                      ///< the Animation's world: entities, states, models
+  FrameParts& parts;                     ///< the Animation's parts and what they keep between frames
   std::int64_t frame = 0;                ///< the frame being run: frames done before it
   FrameStats& stats;                     ///< what the frame did, filled stage by stage
   Budget budget;                         ///< the scheduler's budget, started by the start-budget stage

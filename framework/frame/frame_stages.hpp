@@ -38,8 +38,9 @@ enum class Stage : int {
   measure,                 ///< outcomes, nabla and P, the exact test's truth
   keep_memory,             ///< this frame's memory becomes the last frame's
   tree_growth,             ///< what on-demand trees grew and evicted
-  count
+  count                    ///< the number of stages, not a stage
 };
+/// Number of stages: the size of the stage table.
 inline constexpr int kStageCount = static_cast<int>(Stage::count);
 
 /// The data stages share, for the stage list's "reads" and "writes" (a bit each).
@@ -62,33 +63,45 @@ enum class FrameDatum : std::uint32_t {
   metrics = 1u << 15,         ///< nabla, P, the truth, episodes
   stats = 1u << 16,           ///< the frame's record (FrameStats)
 };
+/// Number of FrameDatum bits: bits 0 to kFrameDatumCount - 1 are used.
 inline constexpr int kFrameDatumCount = 17;
 
 /// A set of FrameDatum bits.
 using FrameData = std::uint32_t;
+/// The set of two data.
 constexpr FrameData operator|(FrameDatum a, FrameDatum b) {
   return static_cast<FrameData>(a) | static_cast<FrameData>(b);
 }
+/// The set `a` with `b` added.
 constexpr FrameData operator|(FrameData a, FrameDatum b) { return a | static_cast<FrameData>(b); }
 
 /// Which time a stage's wall-clock time is added to: a phase's `<phase>_ms` column, the
 /// evaluation's (outside the frame's time), or the frame's alone.
-enum class StageClock { frame, integrate, broadphase, narrowphase, response, metrics, evaluation };
+enum class StageClock {
+  frame,        ///< frame_ms alone: no phase column
+  integrate,    ///< integrate_ms (and frame_ms)
+  broadphase,   ///< broadphase_ms (and frame_ms)
+  narrowphase,  ///< narrowphase_ms (and frame_ms)
+  response,     ///< response_ms (and frame_ms)
+  metrics,      ///< metrics_ms (and frame_ms)
+  evaluation    ///< evaluation_ms, left out of frame_ms
+};
 
 /// One row of the stage table.
 struct StageInfo {
-  Stage stage;
+  Stage stage;                  ///< the stage this row describes
   std::string_view name;        ///< as --explain-frame prints it ("sweep_and_prune")
   StageClock clock;             ///< where its time goes
   bool splits_over_pool;        ///< whether it splits its work over the thread pool
-  FrameData reads;
-  FrameData writes;
+  FrameData reads;              ///< the data it reads (FrameDatum bits)
+  FrameData writes;             ///< the data it writes (FrameDatum bits)
   std::string_view what;        ///< one line: what it does, and where (file and function)
-  void (*run)(FrameContext& frame);
+  void (*run)(FrameContext& frame);  ///< runs the stage on one frame's shared data (frame_stages.cpp)
 };
 
 /// The stage table: every stage, in Stage order.
 std::span<const StageInfo> stage_table();
+/// The stage table's row of `stage`.
 const StageInfo& stage_info(Stage stage);
 /// The name of one datum ("collisions").
 std::string_view frame_datum_name(FrameDatum datum);

@@ -18,8 +18,9 @@ enum class Phase : int {
   narrowphase,///< collisions synced, prioritised, refined under the budget, interrupted
   response,   ///< contacts of the real collisions and the walls, impulses, new velocities
   metrics,    ///< nabla and P of what was left, and the ground truth when asked
-  count
+  count       ///< the number of phases, not a phase
 };
+/// Number of phases: the size of FrameStats::phase_ms.
 inline constexpr int kPhaseCount = static_cast<int>(Phase::count);
 
 /// Column-friendly name of a phase ("integrate").
@@ -40,7 +41,7 @@ constexpr std::string_view phase_name(Phase phase) {
 struct FrameStats {
   std::int64_t frame = 0;         ///< 0 for the first step
   double sim_time_s = 0;          ///< simulated time at the end of the frame
-  std::int64_t entity_count = 0;
+  std::int64_t entity_count = 0;  ///< live entities at the frame's start
   std::int64_t pairs = 0;         ///< entity pairs whose broad-phase boxes overlap after the frame
   std::int64_t pairs_started = 0; ///< of those, pairs that did not overlap before it
   std::int64_t pairs_stopped = 0; ///< pairs that overlapped before it and no longer do
@@ -67,8 +68,8 @@ struct FrameStats {
 
   // On-demand sphere trees (001; narrowphase/on_demand_tree.hpp), this frame, and since the
   // last step for growth outside it (a scenario's capsule test).
-  std::int64_t tree_nodes_built = 0;
-  std::int64_t tree_nodes_evicted = 0;
+  std::int64_t tree_nodes_built = 0;    ///< on-demand tree nodes built (a count)
+  std::int64_t tree_nodes_evicted = 0;  ///< nodes dropped after sphere_tree.evict_after_frames frames unused
   double tree_build_ms = 0;       ///< wall-clock time building them
   std::int64_t tree_nodes = 0;    ///< nodes of all on-demand trees after the frame
 };

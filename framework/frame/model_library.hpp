@@ -29,9 +29,12 @@ enum class ModelLifetime {
 /// fault ("model.variants") so the caller can point at its line in the config.
 class ModelError : public std::runtime_error {
  public:
+  /// `group_index` in WorldSettings::entities, `setting` relative to the group, `message` the reason.
   ModelError(std::uint32_t group_index, std::string setting, const std::string& message)
       : std::runtime_error(message), group_index_(group_index), setting_(std::move(setting)) {}
+  /// The group's index in WorldSettings::entities.
   std::uint32_t group_index() const { return group_index_; }
+  /// The group's key at fault, relative to the group ("model.file", "sphere_tree.file").
   const std::string& setting() const { return setting_; }
 
  private:
@@ -56,20 +59,24 @@ SphereTreeBuildOptions tree_build_options(const SphereTreeSettings& trees);
 
 /// Where a model's tree came from: the builder that made it (for `tightest`, the one that won;
 /// trees grown on demand are octree trees), or the group's sphere_tree.file.
-enum class TreeSource { octree, medial, file };
+enum class TreeSource {
+  octree,  ///< the octree builder, or grown on demand (also the value of a released slot)
+  medial,  ///< the medial builder
+  file     ///< read from the group's sphere_tree.file (inflated or not)
+};
 /// "octree", "medial", "file": summary.json's sphere_trees.builders.
 std::string_view tree_source_name(TreeSource source);
 
 /// A group's tree file grown to cover its model (sphere_tree.inflate, spheretree/inflate.hpp).
 struct TreeInflation {
-  std::uint32_t group = 0;
-  ModelId model = 0;
-  InflationReport report;
+  std::uint32_t group = 0;      ///< the group's index in WorldSettings::entities
+  ModelId model = 0;            ///< the model whose tree it is
+  InflationReport report;       ///< what grew: nodes, largest growth in metres and as a fraction
 };
 
 /// A model just put in its slot, and what the narrow phase is to hold for it.
 struct InstalledModel {
-  ModelId id = 0;
+  ModelId id = 0;                       ///< the slot: a free one reused, or a new one
   CollisionModel collision_model;       ///< the whole tree, or the root of an on-demand one
   std::unique_ptr<TreeGrower> grower;   ///< null for a whole tree
 };
@@ -79,7 +86,7 @@ struct InstalledModel {
 /// world runs (a rockfall's rocks and fragments), each with its sphere tree, mass properties,
 /// the prototype entity a spawn copies, and its hull for dynamic bounds.
 ///
-/// Ids are handles: a released model's id is given to a later model, and generation() tells
+/// Ids are handles: a released model's id is given to a later model, and generations() tells
 /// a renderer that a slot holds a new model. Everything is by ModelId.
 class ModelLibrary {
  public:
@@ -107,6 +114,7 @@ class ModelLibrary {
 
   /// An entity of `model` was made, or retired.
   void add_user(ModelId model) { ++users_[model]; }
+  /// An entity of `model` retired; at the last, a model released when unused waits for release_unused().
   void remove_user(ModelId model);
   /// Frees the slots of models released when unused whose last entity has retired, and
   /// returns their ids (for the narrow phase and the metrics to drop theirs too).
@@ -116,8 +124,11 @@ class ModelLibrary {
   std::span<const VoxelModel> models() const { return models_; }
   /// Every slot's whole sphere tree (empty for trees grown on demand and released slots).
   std::span<const SphereTree> trees() const { return trees_; }
+  /// Every slot's prototype entity (mass, inertia, bounds, material): what a spawn copies.
   std::span<const Entity> prototypes() const { return prototypes_; }
+  /// Models each slot has held so far (a count): a renderer remeshes a slot whose count changed.
   std::span<const std::uint32_t> generations() const { return generations_; }
+  /// Whether `model` is a slot that holds a model now (false for released and unknown ids).
   bool has_model(ModelId model) const { return model < in_use_.size() && in_use_[model]; }
   /// The model's hull points about its centre of mass (models with dynamic bounds only).
   std::span<const Vec3> hull_points(ModelId model) const { return hull_points_[model]; }

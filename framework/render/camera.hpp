@@ -11,13 +11,14 @@ namespace fovea {
 /// largest rectangle of the screen's aspect, centred, so a window of another shape shows the
 /// same picture letterboxed and screen pixels map onto it by one scale.
 struct PictureViewport {
-  int x_px = 0;
-  int y_px = 0;
-  int width_px = 0;
-  int height_px = 0;
+  int x_px = 0;       ///< left edge, drawable pixels from the drawable's left
+  int y_px = 0;       ///< bottom edge, drawable pixels from the drawable's bottom
+  int width_px = 0;   ///< drawable pixels
+  int height_px = 0;  ///< drawable pixels
   /// Drawable pixels per screen pixel (perception.view.screen).
   double scale = 1;
 };
+/// The viewport of the screen's aspect centred in a drawable of that size (pixels), letterboxed.
 PictureViewport fit_viewport(int drawable_width_px, int drawable_height_px, const ScreenSettings& screen);
 
 /// OpenGL's clip transform for `view`, exactly its pinhole: a world point drawn lands on
@@ -30,7 +31,7 @@ void depth_range(const View& view, const Aabb& world_box, double& near_m, double
 /// One frame's camera input from mouse and keys, already in plain numbers.
 struct CameraInput {
   double drag_dx_px = 0;  ///< pointer motion with the left button held (not over the panel)
-  double drag_dy_px = 0;
+  double drag_dy_px = 0;  ///< the same, down the window (SDL's y grows downwards)
   double wheel = 0;       ///< wheel steps, positive away from the user
   double move_right = 0;  ///< -1 to 1: D minus A
   double move_forward = 0;///< W minus S
@@ -48,7 +49,9 @@ class CameraControl {
 
   /// Applies one frame's input. Returns true when the camera moved.
   bool apply(const CameraInput& input);
+  /// Switches orbit or fly; the camera keeps its eye and target.
   void set_mode(CameraMode mode) { mode_ = mode; }
+  /// The mode apply() moves the camera by.
   CameraMode mode() const { return mode_; }
   /// The camera as settings: explicit position and target (frame_box off), the up and the
   /// field of view unchanged.

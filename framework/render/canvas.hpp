@@ -14,6 +14,7 @@ class ShaderProgram;
 
 /// An 8-bit sRGB colour with alpha, red in the low byte.
 struct Rgba8 {
+  /// Channels 0 to 255, sRGB-encoded; a is opacity (255 opaque). Opaque white by default.
   std::uint8_t r = 255, g = 255, b = 255, a = 255;
 };
 
@@ -24,6 +25,7 @@ struct Rgba8 {
 /// on OpenGL core profiles, where wide lines are not available.
 class Canvas {
  public:
+  /// Compiles its shader and makes its vertex buffer: needs a current OpenGL context.
   Canvas();
   ~Canvas();
   Canvas(const Canvas&) = delete;
@@ -32,11 +34,13 @@ class Canvas {
   /// Drawable pixels per screen pixel for the shapes to come (PictureViewport::scale).
   void set_scale(double drawable_px_per_screen_px) { screen_px_per_drawn_px_ = 1.0 / drawable_px_per_screen_px; }
 
+  /// A segment from (x0, y0) to (x1, y1), screen pixels, `width_px` drawable pixels wide.
   void line(double x0_px, double y0_px, double x1_px, double y1_px, double width_px, Rgba8 colour);
   /// A ring of `segments` straight pieces.
   void circle(double centre_x_px, double centre_y_px, double radius_px, double width_px, Rgba8 colour, int segments = 48);
   /// A closed polygon through the points (x0, y0, x1, y1, ...).
   void polygon(const std::vector<double>& xy_px, double width_px, Rgba8 colour);
+  /// A filled axis-aligned rectangle between corners (x0, y0) and (x1, y1), screen pixels.
   void rectangle(double x0_px, double y0_px, double x1_px, double y1_px, Rgba8 colour);
   /// A filled disc: a fan of `segments` triangles, its rim on the circle (a stimulus's
   /// entities: the chord's sag is under 0.005 of the radius at 128 segments).

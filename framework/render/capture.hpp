@@ -8,8 +8,8 @@ namespace fovea {
 
 /// An 8-bit RGB picture, top row first (as image files and viewers expect).
 struct Image {
-  int width_px = 0;
-  int height_px = 0;
+  int width_px = 0;   ///< pixels per row
+  int height_px = 0;  ///< rows
   std::vector<std::uint8_t> rgb;  ///< width_px * height_px * 3 bytes
   /// The pixel at (x, y), y down from the top row.
   const std::uint8_t* at(int x_px, int y_px) const {

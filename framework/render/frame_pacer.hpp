@@ -11,12 +11,14 @@ namespace fovea {
 /// rushing frames to catch up (a viewer sees an even pace, not a burst).
 class FramePacer {
  public:
+  /// Monotonic: a change of the wall clock does not jolt the pace.
   using Clock = std::chrono::steady_clock;
   /// `period_s` <= 0: never waits.
   explicit FramePacer(double period_s)
       : period_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(period_s, 0.0)))),
         next_(Clock::now()) {}
 
+  /// Sleeps until the next tick, a period after the last one (returns at once when late).
   void wait() {
     if (period_ <= Clock::duration::zero()) return;
     const Clock::time_point now = Clock::now();

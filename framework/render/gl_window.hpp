@@ -24,12 +24,13 @@ enum class DisplayMode {
 /// `why` says which, or why not, for the run to print.
 bool display_available(std::string& why);
 
+/// How GlWindow opens its window (render.width_px and the like; docs/render.md).
 struct GlWindowOptions {
-  DisplayMode mode = DisplayMode::window;
-  int width_px = 1280;
-  int height_px = 720;
+  DisplayMode mode = DisplayMode::window;  ///< a desktop window, or offscreen with no display
+  int width_px = 1280;   ///< window size as it opens (the drawable may be larger on high DPI), pixels
+  int height_px = 720;   ///< as width_px, pixels
   bool vsync = true;     ///< window mode only; offscreen frames are never held back
-  std::string title = "fovea";
+  std::string title = "fovea";  ///< the window's title bar
   /// window mode only: full screen at the desktop's resolution, no decorations (a
   /// psychophysics stimulus must fill the screen its geometry was measured on)
   bool fullscreen = false;
@@ -45,11 +46,15 @@ class GlWindow {
   GlWindow(const GlWindow&) = delete;
   GlWindow& operator=(const GlWindow&) = delete;
 
+  /// The SDL window, for SDL calls (its size and flags, Dear ImGui's backend).
   SDL_Window* sdl_window() const { return window_; }
+  /// The OpenGL context (an SDL_GLContext), for Dear ImGui's backend.
   void* gl_context() const { return context_; }
+  /// As opened: a desktop window, or SDL's offscreen driver (no display).
   DisplayMode mode() const { return mode_; }
   /// The drawable's size in pixels (larger than the window's on a high-DPI display).
   int width_px() const;
+  /// The drawable's height in pixels, as width_px().
   int height_px() const;
   /// Shows the frame drawn (waits for the refresh with vsync).
   void swap();

@@ -12,21 +12,22 @@ namespace fovea {
 /// The last frames' values the panel plots, oldest first, at most kLength each: contiguous,
 /// so the plots and the frame-time graph read them in place.
 struct PlotHistory {
-  static constexpr std::size_t kLength = 240;
+  static constexpr std::size_t kLength = 240;  ///< frames kept per series; older ones drop off
   std::vector<float> frame_ms;  ///< time between shown frames (what the viewer sees)
   std::vector<float> nabla_m;   ///< nabla, estimated (004 section 3.4.1)
   std::vector<float> p;         ///< P, estimated
+  /// Appends one shown frame's values (ms, metres, expected noticed gaps); a NaN is not added.
   void add(double frame_time_ms, double nabla_est_m, double p_est);
 };
 
 /// What the panel and the keys ask of the run loop and the viewer. Plain data.
 struct ViewerControls {
-  bool paused = false;
+  bool paused = false;          ///< no steps until cleared (Space, or the panel's Pause / Run)
   bool step_once = false;       ///< paused: run one frame
   bool reset = false;           ///< rebuild the world from the config and seed (live changes kept)
-  bool screenshot = false;
-  bool show_panel = true;
-  bool show_overlays = true;
+  bool screenshot = false;      ///< save the next picture drawn (P or F12); the run loop clears it
+  bool show_panel = true;       ///< the panel is drawn (Tab); never in stimulus mode
+  bool show_overlays = true;    ///< the overlays are drawn (O); never in stimulus mode
   RenderSettings render;        ///< overlays and camera mode, as edited live
 };
 

@@ -19,6 +19,7 @@ class ShaderProgram;
 
 /// A colour over an entity's own, linear RGB, and how much of it (0: none, 1: only it).
 struct EntityTint {
+  /// r, g, b: linear RGB, 0 to 1; weight: fraction 0 to 1 mixed over the entity's colour.
   float r = 0, g = 0, b = 0, weight = 0;
 };
 
@@ -57,6 +58,7 @@ class SceneRenderer {
 
   /// Faces (merged quads) of all meshes, and their unmerged count: the mesher's saving.
   std::int64_t quads() const { return quads_; }
+  /// Exposed unit voxel faces of all meshes before merging (exposed_face_count).
   std::int64_t unit_faces() const { return unit_faces_; }
   /// Wall time meshing all models took, ms.
   double mesh_ms() const { return mesh_ms_; }

@@ -10,11 +10,13 @@ namespace fovea {
 /// program, when a stage does not compile or the program does not link.
 class ShaderProgram {
  public:
+  /// Compiles and links the two GLSL stages; `name` is for error messages. Needs a current context.
   ShaderProgram(const char* name, const char* vertex_source, const char* fragment_source);
   ~ShaderProgram();
   ShaderProgram(const ShaderProgram&) = delete;
   ShaderProgram& operator=(const ShaderProgram&) = delete;
 
+  /// Makes it the program OpenGL draws with (glUseProgram).
   void use() const { glUseProgram(program_); }
   /// The location of a uniform the program must have (RenderError otherwise: a typo in a
   /// name would silently draw nothing).

@@ -49,6 +49,7 @@ class StimulusDisplay {
   void present() { window_.swap(); }
   /// The picture as drawn, before present().
   Image capture() const;
+  /// The window it draws in (its size, refresh rate and description for the session log).
   GlWindow& window() { return window_; }
 
  private:

@@ -23,7 +23,9 @@ namespace fovea {
 /// picture, which the source scales onto the screen's pixels.
 class WindowPointer final : public PointerInput {
  public:
+  /// Reads the pointer over `window`, whose picture keeps `screen`'s aspect; must not outlive the window.
   explicit WindowPointer(const GlWindow& window, const ScreenSettings& screen) : window_(window), screen_(screen) {}
+  /// Drawable pixels from the picture's top-left (letterbox off), y down; in_window: over it with focus.
   PointerState pointer() override;
 
  private:
@@ -64,10 +66,13 @@ class Viewer {
   /// and overlays included when drawn (call before present()).
   Image capture() const;
 
+  /// Pause, step, reset and screenshot requests and the live render settings, for the run loop.
   ViewerControls& controls() { return controls_; }
   /// Live changes made in the panel since the last call, described for events.csv.
   void take_events(std::vector<std::string>& out);
+  /// The window it draws in.
   const GlWindow& window() const { return *window_; }
+  /// The scene's meshes (counts and meshing time); null before attach().
   const SceneRenderer* scene() const { return scene_.get(); }
   /// The target frame period the frame-time graph marks, ms.
   void set_target_frame_ms(double ms) { target_frame_ms_ = ms; }

@@ -20,19 +20,19 @@ using ModelId = std::uint32_t;
 struct EntityState {
   Vec3 position_m{0.0};               ///< world position of the centre of mass
   Quat orientation{1.0, 0.0, 0.0, 0.0};  ///< model axes to world axes (w, x, y, z)
-  Vec3 linear_velocity_mps{0.0};
+  Vec3 linear_velocity_mps{0.0};      ///< of the centre of mass, world frame, m/s
   Vec3 angular_velocity_radps{0.0};   ///< world frame
 };
 
 /// What stays fixed after creation.
 struct Entity {
-  ModelId model = 0;
+  ModelId model = 0;                  ///< its voxel model and sphere tree (ModelLibrary slot)
   std::uint32_t group = 0;            ///< index into WorldSettings::entities
   bool is_static = false;             ///< never moves; also set for a retired entity
   bool live = true;                   ///< false once retired (Animation::retire)
   BoundsKind bounds = BoundsKind::fixed;  ///< fixed or dynamic (auto already resolved)
-  MaterialSettings material;
-  double mass_kg = 0;
+  MaterialSettings material;          ///< a copy of its group's (restitution and friction for the response)
+  double mass_kg = 0;                 ///< from the model's voxels and density, static entities too
   double inverse_mass_per_kg = 0;     ///< 0 for static entities (infinite mass)
   Vec3 centre_of_mass_model_m{0.0};   ///< where position_m sits in model space
   Mat3 inertia_body_kgm2{0.0};        ///< about the centre of mass, model axes

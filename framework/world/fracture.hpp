@@ -26,7 +26,7 @@ struct Fragment {
 /// A component smaller than the caller's minimum: removed from the world, but it carries
 /// momentum away, so the caller still needs its mass and where it was.
 struct DebrisPiece {
-  std::int64_t voxel_count = 0;
+  std::int64_t voxel_count = 0;   ///< occupied voxels of the component (its mass is this x voxel mass)
   Vec3 centre_model_m{0.0};       ///< mean of its voxel centres, parent's model space
   int side = 0;                   ///< as Fragment::side, for fracture_motion
 };
@@ -59,14 +59,14 @@ inline Vec3 fragment_origin_in_parent_m(const Fragment& fragment) {
 
 /// The parent's motion at the moment it breaks, world frame.
 struct ParentMotion {
-  Vec3 centre_of_mass_m{0.0};
+  Vec3 centre_of_mass_m{0.0};         ///< world position of the parent's centre of mass
   Vec3 linear_velocity_mps{0.0};      ///< of the centre of mass
-  Vec3 angular_velocity_radps{0.0};
+  Vec3 angular_velocity_radps{0.0};   ///< rad/s, world axes
 };
 
 /// One piece (fragment or debris) as fracture_motion needs it.
 struct PieceMass {
-  double mass_kg = 0;
+  double mass_kg = 0;                 ///< positive and finite (fracture_motion throws otherwise)
   Vec3 centre_of_mass_m{0.0};         ///< world frame
   int side = 0;                       ///< Fragment::side or DebrisPiece::side
 };
@@ -74,7 +74,7 @@ struct PieceMass {
 /// A piece's velocities just after the break, world frame.
 struct PieceMotion {
   Vec3 linear_velocity_mps{0.0};      ///< of the piece's centre of mass
-  Vec3 angular_velocity_radps{0.0};
+  Vec3 angular_velocity_radps{0.0};   ///< rad/s, world axes: the parent's, unchanged
 };
 
 /// Velocities of the pieces of a broken parent, one per entry of `pieces`, in order.

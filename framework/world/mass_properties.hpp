@@ -7,7 +7,7 @@ namespace fovea {
 
 /// Rigid-body properties of a voxel model of uniform density, exact for the union of cubes.
 struct MassProperties {
-  double mass_kg = 0;
+  double mass_kg = 0;           ///< density x occupied voxel count x voxel volume
   Vec3 centre_of_mass_m{0.0};   ///< in model space
   Mat3 inertia_kgm2{0.0};       ///< about the centre of mass, model axes
   /// Radius of the smallest sphere centred on the centre of mass that holds every voxel

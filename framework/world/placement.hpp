@@ -17,8 +17,10 @@ namespace fovea {
 /// at its line in the config.
 class PlacementError : public std::runtime_error {
  public:
+  /// `group_index` is the group's index in WorldSettings::entities; `message` says what did not fit.
   PlacementError(std::uint32_t group_index, const std::string& message)
       : std::runtime_error(message), group_index_(group_index) {}
+  /// The failing group's index in WorldSettings::entities.
   std::uint32_t group_index() const { return group_index_; }
 
  private:
@@ -32,10 +34,12 @@ class SphereOccupancy {
   /// `cell_size_m` should be at least the largest diameter that will be added, and at least
   /// the world's extent / 2^20 so that cells do not clamp (see cell_of).
   explicit SphereOccupancy(double cell_size_m);
+  /// Cells per axis on each side of the origin (2^20); positions beyond are clamped to the edge cells.
   static constexpr int kCellLimit = 1 << 20;
   /// True when a sphere at `centre_m` with `radius_m` overlaps none already added
   /// (touching is allowed, within a relative 1e-9).
   bool is_free(const Vec3& centre_m, double radius_m) const;
+  /// Records a placed sphere (centre and radius in metres) without testing it.
   void add(const Vec3& centre_m, double radius_m);
 
  private:
@@ -52,13 +56,13 @@ class SphereOccupancy {
 /// One group's entities as placement sees them.
 struct GroupToPlace {
   std::uint32_t index = 0;             ///< the group's index in WorldSettings::entities, for errors
-  std::string name;
-  Placement placement = Placement::random;
+  std::string name;                    ///< the group's name, for error messages
+  Placement placement = Placement::random;  ///< how its entities are placed
   std::vector<double> radii_m;         ///< each entity's bounding radius
   /// Placement::floor only: the model's grid size, and where in the grid an entity's
   /// position (its centre of mass) sits.
   Vec3 grid_extent_m{0.0};
-  Vec3 centre_of_mass_model_m{0.0};
+  Vec3 centre_of_mass_model_m{0.0};    ///< floor only: model space, metres from the grid's min corner
 };
 
 /// Places the group's entities inside `box` and returns their centres, one per radius:

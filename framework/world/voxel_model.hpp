@@ -17,15 +17,20 @@ namespace fovea {
 class VoxelModel {
  public:
   VoxelModel() = default;
+  /// An empty grid of `dims` voxels, each a cube of edge `voxel_size_m` metres; throws
+  /// std::invalid_argument unless every dimension and the size are positive.
   VoxelModel(IVec3 dims, double voxel_size_m);
 
+  /// Grid size in voxels along x, y, z; (0, 0, 0) for a default-made model.
   IVec3 dims() const { return dims_; }
+  /// Edge length of one (cubic) voxel, metres.
   double voxel_size_m() const { return voxel_size_m_; }
   /// Rescales the model (files carry no unit: the config says how large a model is).
   void set_voxel_size_m(double voxel_size_m) { voxel_size_m_ = voxel_size_m; }
   /// The grid's extent in metres.
   Vec3 extent_m() const { return Vec3(dims_) * voxel_size_m_; }
 
+  /// Whether voxel coordinates (x, y, z) lie inside the grid (0 <= x < dims().x, likewise y, z).
   bool in_grid(int x, int y, int z) const {
     return x >= 0 && y >= 0 && z >= 0 && x < dims_.x && y < dims_.y && z < dims_.z;
   }
@@ -33,21 +38,26 @@ class VoxelModel {
   bool occupied(int x, int y, int z) const {
     return in_grid(x, y, z) && cells_[index(x, y, z)] != 0;
   }
+  /// Fills (colour index 1) or empties (0) a voxel inside the grid; no bounds check.
   void set(int x, int y, int z, bool occupied) { cells_[index(x, y, z)] = occupied ? 1 : 0; }
   /// 0 for an empty cell, else the palette index of its colour.
   std::uint8_t colour_index(int x, int y, int z) const { return cells_[index(x, y, z)]; }
+  /// Sets a voxel inside the grid to palette entry `colour_index` (0 empties it); no bounds check.
   void set_colour_index(int x, int y, int z, std::uint8_t colour_index) { cells_[index(x, y, z)] = colour_index; }
   /// 256 RGBA colours (red in the low byte), entry i for colour index i; empty when the model
   /// has no colours of its own (built-in shapes take their group's material colour).
   const std::vector<std::uint32_t>& palette() const { return palette_; }
+  /// Replaces the palette (256 entries as palette() describes, or empty for none).
   void set_palette(std::vector<std::uint32_t> palette) { palette_ = std::move(palette); }
 
+  /// Number of occupied voxels (a pass over every cell: not free).
   std::int64_t occupied_count() const;
   /// The cells the occupied voxels span: [lo, hi) in voxel coordinates; lo > hi when none is.
   struct CellRange {
-    IVec3 lo;
-    IVec3 hi;
+    IVec3 lo;  ///< lowest occupied voxel coordinate per axis (inclusive)
+    IVec3 hi;  ///< one past the highest per axis (exclusive)
   };
+  /// The occupied voxels' bounding range of cells (a pass over every cell: not free).
   CellRange occupied_cells() const;
   /// Distance from `point_m` (model space) to the farthest corner of any occupied voxel: the
   /// radius of the smallest sphere about that point holding the whole model.
