@@ -55,6 +55,7 @@ class ExternalGazeSource final : public GazeSource {
   /// future; invalid with time 0 before the first push. It stays the answer, ageing, until a
   /// newer one is due: Gaze::at decides when it is too old.
   GazeSample sample(double now_s) override;
+  /// Run: pushed time_s are on the run's clock, the time Animation::step hands Gaze::at.
   GazeClock clock() const override { return GazeClock::run; }
   /// Pushes rejected so far.
   std::uint64_t dropped() const override;

@@ -57,11 +57,13 @@ class Gaze {
 
   /// The source's status messages since the last call ("pupil: connected ..."), each once.
   void take_messages(std::vector<std::string>& out) { source_->take_messages(out); }
+  /// The current source (replaced by switch_source: do not keep the reference across one).
   GazeSource& source() { return *source_; }
   /// Which scene targets the source wants before each at() (GazeSource::wants_scene_targets).
   SceneTargetKind wants_scene_targets() const { return source_->wants_scene_targets(); }
   /// Hands the scene targets to the source for the next at() calls (GazeSource::set_scene_targets).
   void set_scene_targets(std::span<const GazeTarget> targets) { source_->set_scene_targets(targets); }
+  /// The settings in use: the constructor's, or the last switch_source's.
   const GazeSettings& settings() const { return settings_; }
 
  private:

@@ -12,7 +12,15 @@
 namespace fovea {
 
 /// Where the fixation point comes from (config `gaze.source`; gaze/gaze_source.hpp makes them).
-enum class GazeSourceKind { fixed, mouse, scripted, replay, pupil, gazepoint, external };
+enum class GazeSourceKind {
+  fixed,      ///< one point, gaze.x_px and gaze.y_px, the whole run
+  mouse,      ///< the pointer in fovea's window (gaze/mouse_gaze.hpp); wall clock
+  scripted,   ///< the seeded synthetic viewer (gaze/scripted_gaze.hpp); run clock
+  replay,     ///< a gaze CSV played back on the run's clock (gaze/replay_gaze.hpp)
+  pupil,      ///< Pupil Labs Core over Pupil Remote (trackers/pupil_gaze.hpp); wall clock
+  gazepoint,  ///< Gazepoint over the Open Gaze API (trackers/gazepoint_gaze.hpp); wall clock
+  external    ///< samples a program pushes through the Python module (gaze/external_gaze.hpp)
+};
 
 /// What a gaze source reads besides its settings.
 enum class GazeInput {
@@ -25,12 +33,13 @@ enum class GazeInput {
 
 /// A gaze source kind and what it reads.
 struct GazeSourceInfo {
-  GazeSourceKind kind;
-  const char* name;  ///< in configs and frames.csv's `gaze_source`
-  const char* help;
-  GazeInput input;
+  GazeSourceKind kind;  ///< the source this row describes
+  const char* name;     ///< in configs and frames.csv's `gaze_source`
+  const char* help;     ///< one line, for the config's choices of `gaze.source` and the panel
+  GazeInput input;      ///< what it reads: reads_live_input() decides on it
 };
 
+/// Every gaze source, a row each: config name, help and input (core/kind_table.hpp).
 inline constexpr auto kGazeSources = kind_table<GazeSourceInfo>({
     {GazeSourceKind::fixed, "fixed", "one point on the screen, all run long", GazeInput::settings},
     {GazeSourceKind::mouse, "mouse", "the mouse pointer in the window", GazeInput::window},
@@ -55,8 +64,13 @@ constexpr bool reads_live_input(GazeSourceKind kind) {
 }
 
 /// Where the scripted viewer's saccades go (docs/gaze.md, "scripted").
-enum class ScriptedTargetKind { screen, entities, collisions };
+enum class ScriptedTargetKind {
+  screen,      ///< uniform over the screen inside the margins; no scene targets asked for
+  entities,    ///< on-screen entity centres, weighted by speed on the screen (px/s)
+  collisions   ///< on-screen centres of the last step's collisions treated as colliding, weight 1
+};
 
+/// Names and help of `gaze.scripted.targets` (core/kind_table.hpp).
 inline constexpr auto kScriptedTargets = kind_table<KindName<ScriptedTargetKind>>({
     {ScriptedTargetKind::screen, "screen",
      "uniform over the screen inside the margins, drawn as the fixation before starts"},
@@ -79,8 +93,12 @@ struct ScriptedGazeSettings {
 };
 
 /// Which Pupil Capture topic carries the fixation.
-enum class PupilTopic { surface, gaze };
+enum class PupilTopic {
+  surface,  ///< `surfaces.<surface>`: gaze mapped onto the screen's surface (the usual set-up)
+  gaze      ///< `gaze.`: gaze in the world camera's image, which is taken as the screen
+};
 
+/// Names and help of `gaze.topic` (core/kind_table.hpp).
 inline constexpr auto kPupilTopics = kind_table<KindName<PupilTopic>>({
     {PupilTopic::surface, "surface", "surfaces.<surface>: gaze mapped onto the screen surface (the usual set-up)"},
     {PupilTopic::gaze, "gaze",
@@ -88,25 +106,31 @@ inline constexpr auto kPupilTopics = kind_table<KindName<PupilTopic>>({
 });
 
 /// What a frame uses when the source has no valid, current sample.
-enum class GazeFallbackKind { centre, mouse };
+enum class GazeFallbackKind {
+  centre,  ///< the screen's centre, reported with source "centre" and age_ms NaN
+  mouse    ///< the window's pointer (needs a window; without_live_input() makes it centre)
+};
 
+/// Names and help of `gaze.fallback.then` (core/kind_table.hpp).
 inline constexpr auto kGazeFallbacks = kind_table<KindName<GazeFallbackKind>>({
     {GazeFallbackKind::centre, "centre", "the screen's centre"},
     {GazeFallbackKind::mouse, "mouse", "the mouse pointer (needs a window)"},
 });
 
+/// `gaze.fallback`: what Gaze::at does when the source has no valid, current sample (issue 6).
 struct GazeFallbackSettings {
   /// The last valid point is held this long after its time stamp before `then` takes over:
   /// a blink or a dropped sample should not move the scheduler's fixation.
   double hold_ms = 200.0;
-  GazeFallbackKind then = GazeFallbackKind::centre;
+  GazeFallbackKind then = GazeFallbackKind::centre;  ///< the point used once the hold has run out
 };
 
+/// The config's `gaze` map (docs/config.md, "gaze"): the source and what each kind reads.
 struct GazeSettings {
-  GazeSourceKind source = GazeSourceKind::fixed;
+  GazeSourceKind source = GazeSourceKind::fixed;  ///< `gaze.source`: where fixations come from
   double x_px = 960.0;  ///< fixed fixation point, pixels from the screen's left edge
   double y_px = 540.0;  ///< fixed fixation point, pixels from the screen's top edge (y down)
-  ScriptedGazeSettings scripted;
+  ScriptedGazeSettings scripted;  ///< scripted: the synthetic viewer's eye movements
 
   /// replay: the CSV to read (t_s, x_px, y_px[, valid]; a gaze.csv of an earlier run).
   std::string file;
@@ -115,17 +139,17 @@ struct GazeSettings {
   /// default (Pupil Remote 50020, Gazepoint 4242). Only this host and port are contacted
   /// (Pupil's SUB port too, on this host).
   std::string host = "127.0.0.1";
-  int port = 0;
+  int port = 0;  ///< TCP port; 0 for the tracker's default
   /// pupil: the surface defined in Pupil Capture's Surface Tracker for the screen.
   std::string surface = "screen";
-  PupilTopic topic = PupilTopic::surface;
+  PupilTopic topic = PupilTopic::surface;  ///< pupil: which topic carries the fixation
   /// pupil: samples below this confidence are rejected (Pupil's own advice is 0.6).
   double min_confidence = 0.6;
 
   /// A tracker's newest sample older than this is not a current fixation (the tracker
   /// stalled or stopped); the frame treats it as invalid and falls back.
   double max_age_ms = 100.0;
-  GazeFallbackSettings fallback;
+  GazeFallbackSettings fallback;  ///< `gaze.fallback`: hold, then centre or mouse
 };
 
 }  // namespace fovea

@@ -80,16 +80,18 @@ class GazeSource {
 /// The mouse pointer as the window that owns it sees it. render/ implements this with SDL;
 /// tests with a fixed point. Window pixels, top-left origin, y down.
 struct PointerState {
-  double x_px = 0;
-  double y_px = 0;
+  double x_px = 0;              ///< from the window's left edge (render/: the picture's, inside the letterbox)
+  double y_px = 0;              ///< from the window's top edge, y down
   double window_width_px = 0;   ///< the window's size, to map window pixels onto the screen's
-  double window_height_px = 0;
+  double window_height_px = 0;  ///< the window's height, px (with window_width_px, the scale to the screen)
   bool in_window = false;        ///< false: the pointer is outside the window (no sample)
 };
 
+/// Where the mouse pointer is, read on demand: render/'s WindowPointer (SDL), or a test's fixed point.
 class PointerInput {
  public:
   virtual ~PointerInput() = default;
+  /// The pointer now; MouseGaze calls it once per sample, so it must not block.
   virtual PointerState pointer() = 0;
 };
 
@@ -103,8 +105,8 @@ using TrackerFactory = std::unique_ptr<GazeSource> (*)(const GazeSettings& setti
 /// window's pointer for the mouse source (null in headless runs, where asking for the mouse
 /// is an error that says so) and the trackers (null where the program has none).
 struct GazeEnvironment {
-  PointerInput* pointer = nullptr;
-  TrackerFactory make_tracker = nullptr;
+  PointerInput* pointer = nullptr;        ///< the window's pointer; null without a window
+  TrackerFactory make_tracker = nullptr;  ///< fovea_trackers' make_tracker_source; null without trackers
 };
 
 /// The source the settings name, for a screen of `screen`'s size; `seed` feeds the scripted

@@ -13,7 +13,9 @@ class MouseGaze final : public GazeSource {
   /// `pointer` must outlive the source (the window's input, owned by render/).
   MouseGaze(PointerInput& pointer, const ScreenSettings& screen) : pointer_(pointer), screen_(screen) {}
 
+  /// The pointer now, scaled to screen px; `now_s` is ignored. Invalid outside the window.
   GazeSample sample(double now_s) override;
+  /// Wall: samples are stamped with gaze_wall_clock_s() when the pointer is read.
   GazeClock clock() const override { return GazeClock::wall; }
 
  private:

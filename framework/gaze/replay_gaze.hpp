@@ -14,7 +14,7 @@ namespace fovea {
 struct GazeRecordRow {
   double t_s = 0;       ///< when, on the run's clock (a frame's time in fovea's recordings)
   double x_px = 0;      ///< screen pixels, top-left origin, y down
-  double y_px = 0;
+  double y_px = 0;      ///< screen pixels from the top edge, y down
   bool valid = true;    ///< false: the recording had no fixation here (x, y are not used)
   double age_s = 0;     ///< how old the sample was at t_s (fovea's age_ms column); 0 when absent
 };
@@ -46,6 +46,7 @@ class ReplayGaze final : public GazeSource {
   /// `max_gap_s` is negative. The factory passes gaze.max_age_ms.
   ReplayGaze(std::vector<GazeRecordRow> rows, double max_gap_s);
 
+  /// The recording at `now_s` (run clock, s): interpolated, held or invalid as the class says.
   GazeSample sample(double now_s) override;
 
  private:

@@ -31,12 +31,13 @@ class ScriptedGaze final : public GazeSource {
  public:
   /// Main sequence: saccade duration = kSaccadeBase_ms + kSaccadeSlope_ms_per_deg * amplitude.
   static constexpr double kSaccadeBase_ms = 21.0;
-  static constexpr double kSaccadeSlope_ms_per_deg = 2.2;
+  static constexpr double kSaccadeSlope_ms_per_deg = 2.2;  ///< ms of saccade per degree of amplitude
 
   /// Throws std::invalid_argument naming the setting when fixation_mean_ms is not > 0,
   /// fixation_sd_ms not >= 0, margin not in [0, 0.5), or the screen is degenerate.
   ScriptedGaze(const ScriptedGazeSettings& settings, const ScreenSettings& screen, std::uint64_t seed);
 
+  /// The synthetic eye at `now_s` (run clock, s): fixating, or on a saccade; always valid.
   GazeSample sample(double now_s) override;
   /// none for `screen`; entities or collisions when the settings watch them.
   SceneTargetKind wants_scene_targets() const override;

@@ -45,8 +45,8 @@ struct SpherePair {
 /// narrow_phase.cpp, set_overlap_region). Empty (lo_m +inf, hi_m and half_m -inf) when the
 /// two trees' leaves cannot touch.
 struct OverlapRegion {
-  Vec3 lo_m{0.0};
-  Vec3 hi_m{0.0};
+  Vec3 lo_m{0.0};    ///< the box's low corner, m in a's centre-of-mass frame
+  Vec3 hi_m{0.0};    ///< the box's high corner, m in the same frame
   Vec3 half_m{0.0};  ///< (hi_m - lo_m) / 2
 };
 
@@ -60,10 +60,10 @@ struct OverlapRegion {
 /// plain data and the descent allocates nothing in the steady state.
 struct Collision {
   EntityId a = 0;  ///< a < b
-  EntityId b = 0;
-  ModelId model_a = 0;
-  ModelId model_b = 0;
-  CollisionStatus status = CollisionStatus::needs_more_work;
+  EntityId b = 0;  ///< the pair's other entity, b > a
+  ModelId model_a = 0;  ///< entity a's model: the CollisionModel the descent walks on a's side
+  ModelId model_b = 0;  ///< entity b's model
+  CollisionStatus status = CollisionStatus::needs_more_work;  ///< where the descent stands (004 section 3.1)
   /// Set when the budget ran out with the collision unresolved (outcome 4); the status then
   /// says what the interrupt policy made of it.
   bool interrupted = false;
@@ -72,10 +72,10 @@ struct Collision {
 
   // The descent (narrowphase/narrow_phase.cpp), as ranges of the hit pool.
   std::uint32_t hits_begin = 0;      ///< the current level's sphere hits: [hits_begin, hits_end)
-  std::uint32_t hits_end = 0;
+  std::uint32_t hits_end = 0;        ///< one past the current level's last hit
   std::uint32_t cursor = 0;          ///< the next hit of the current level to process
   std::uint32_t next_begin = 0;      ///< the next level's, made as the current one is processed
-  std::uint32_t next_end = 0;
+  std::uint32_t next_end = 0;        ///< one past the next level's last hit so far
   std::int32_t levels_done = 0;      ///< levels of the descent completed this frame
   std::int64_t sphere_tests = 0;     ///< sphere-sphere tests this frame
   bool tested_any = false;           ///< whether any sphere pair has been found intersecting
@@ -84,7 +84,7 @@ struct Collision {
   // Coherence across frames (NarrowPhaseSettings::coherence): last frame's deepest sphere
   // pair, whose chain of sphere pairs from the roots is re-tested before the descent goes on
   // below it; from the roots where it does not hold.
-  WitnessState witness = WitnessState::none;
+  WitnessState witness = WitnessState::none;  ///< how far this frame's re-test of that chain got
   std::uint8_t witness_split = 0;    ///< the tree split last on the chain: 0 a's, 1 b's
   SpherePair witness_target;         ///< last frame's deepest pair: its leaf pair, or its frontier's tightest
   SpherePair witness_at;             ///< the chain's next pair to test
@@ -92,8 +92,8 @@ struct Collision {
 
   // b's model space to a's: a tree-b centre c sits at b_to_a_rotation * c + b_to_a_offset_m
   // in a's model space, where a's centres need no transform (narrow_phase.cpp).
-  Mat3 b_to_a_rotation{1.0};
-  Vec3 b_to_a_offset_m{0.0};
+  Mat3 b_to_a_rotation{1.0};  ///< rotates b's centre-of-mass frame into a's: R_a^T R_b, set by begin_frame
+  Vec3 b_to_a_offset_m{0.0};  ///< b's centre of mass in a's frame, m: R_a^T (p_b - p_a)
   /// The overlap region (003), in a's model space: set by begin_frame only while
   /// NarrowPhaseSettings::prune_to_overlap is on, and read only then.
   OverlapRegion overlap;
@@ -102,10 +102,10 @@ struct Collision {
   // the entities' centres; the placement below is that too, except for collisions treated
   // as colliding, placed again at the end of the frame from their deepest spheres.
   double centre_x_px = 0;         ///< the centre of collision on the screen (meaningless when not visible)
-  double centre_y_px = 0;
+  double centre_y_px = 0;         ///< from the screen's top edge, y down
   double gap_bound_m = 0;         ///< upper bound on the 3D gap between the two models
-  double eccentricity_deg = 0;
-  double gap_deg = 0;
+  double eccentricity_deg = 0;    ///< visual angle from the fixation point to the centre of collision, deg
+  double gap_deg = 0;             ///< the gap bound as the eye sees it at the centre of collision, deg
   bool visible = false;           ///< the centre of collision is on screen
   double probability = 0;         ///< f(e, g) for the placement above; 0 when not visible
   double priority = 0;            ///< f(e, g) at the start of the frame when visible, -1 otherwise

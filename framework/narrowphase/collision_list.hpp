@@ -26,7 +26,9 @@ class CollisionList {
 
   /// Slots of all collisions, in list order (ascending entity pair).
   std::span<const std::uint32_t> order() const { return order_; }
+  /// The collision in `slot` (one of order()); the reference is good until the next sync().
   Collision& collision(std::uint32_t slot) { return collisions_[slot]; }
+  /// The collision in `slot`, read-only; good until the next sync().
   const Collision& collision(std::uint32_t slot) const { return collisions_[slot]; }
   /// Collisions in the list.
   std::size_t size() const { return order_.size(); }

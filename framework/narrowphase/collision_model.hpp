@@ -13,7 +13,7 @@ namespace fovea {
 /// (a run of siblings) is one contiguous read.
 struct DescentSphere {
   Vec3 centre_m{0.0};  ///< relative to the model's centre of mass
-  double radius_m = 0;
+  double radius_m = 0;  ///< the sphere's radius, m
 };
 
 /// A model's sphere tree as the descent reads it (narrow_phase.cpp), built once per model.
@@ -28,7 +28,7 @@ struct DescentSphere {
 struct CollisionModel {
   std::vector<DescentSphere> spheres;       ///< by node, as in the SphereTree
   std::vector<std::uint32_t> first_child;   ///< as in the SphereTree
-  std::vector<std::uint8_t> child_count;
+  std::vector<std::uint8_t> child_count;    ///< by node: 0 for a leaf, kChildrenNotBuilt where not grown
   std::vector<std::uint32_t> parent;        ///< parent node; the root's is itself
   std::vector<double> gap_slack_m;          ///< by node, see above
   /// By node: the radius about its centre that holds every leaf sphere below it (a leaf's
@@ -38,6 +38,7 @@ struct CollisionModel {
   double centre_slack_m = 0;                ///< the same for the centre of mass
   double bounding_radius_m = 0;             ///< around the centre of mass, any orientation
 
+  /// No children, ever: an on-demand node not grown yet (kChildrenNotBuilt) is not a leaf.
   bool is_leaf(std::uint32_t node) const { return child_count[node] == 0; }
 };
 

@@ -40,6 +40,7 @@ class CollisionModelTable {
   /// Nodes of the on-demand trees now, the roots included.
   std::int64_t grown_nodes() const;
 
+  /// The model in slot `id`, as grown so far; set_model() of a new slot may move it.
   const CollisionModel& model(ModelId id) const { return models_[id]; }
   /// Every model, by ModelId.
   std::span<const CollisionModel> models() const { return models_; }

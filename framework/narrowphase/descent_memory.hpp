@@ -14,18 +14,18 @@ class NarrowPhase;
 /// What one collision's descent ended with in the last frame (DescentMemory).
 struct RememberedDescent {
   EntityId a = 0;  ///< the pair, and the first frame of its overlap: which collision this was
-  EntityId b = 0;
-  std::int64_t first_frame = -1;
+  EntityId b = 0;                 ///< the pair's other entity, b > a
+  std::int64_t first_frame = -1;  ///< the overlap's first frame; -1: nothing remembered in this slot
   /// Where coherence starts next frame: the leaf pair of a collision resolved colliding, the
   /// tightest pair of an interrupted one's frontier (or, interrupted on its chain, the pair
   /// that chain was going to). Nothing for one resolved not colliding: below its deepest
   /// pair nothing intersected.
   bool has_witness = false;
-  SpherePair witness;
+  SpherePair witness;  ///< with has_witness: the pair whose chain next frame re-tests first
   /// Some sphere pair was found intersecting in this overlap: `deepest` is the one with the
   /// smallest gap bound at the poses it was last remembered at, this frame's or an earlier one's.
   bool has_deepest = false;
-  SpherePair deepest;
+  SpherePair deepest;  ///< with has_deepest: the pair of the tightest gap bound so far (PriorityGap::refined)
 };
 
 /// One scheduler's memory of its last frame, per collision: where coherence across frames
@@ -52,6 +52,7 @@ class DescentMemory {
     const RememberedDescent& r = by_slot_[slot];
     return r.first_frame == c.first_frame && r.a == c.a && r.b == c.b ? &r : nullptr;
   }
+  /// Forgets every collision: recall() answers null until the next remember().
   void clear() { by_slot_.clear(); }
 
  private:

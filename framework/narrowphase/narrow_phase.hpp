@@ -26,11 +26,11 @@ struct RotatedTestList;  // narrow_phase.cpp: scratch of the descent's scans
 struct GapEstimate {
   Vec3 centre_m{0.0};   ///< centre of collision: midpoint of the segment inside both spheres (figure 4)
   Vec3 sphere_a_m{0.0}; ///< centre of the sphere on a's side (a's centre of mass before any test)
-  Vec3 sphere_b_m{0.0};
+  Vec3 sphere_b_m{0.0}; ///< centre of the sphere on b's side (b's centre of mass before any test)
   double slack_m = 0;   ///< both centres' distances to their models (collision_model.hpp)
   double bound_m = 0;   ///< |sphere_a_m - sphere_b_m| + slack_m: no two nearest model points are farther apart
   double radius_a_m = 0;  ///< the spheres' radii (the bounding spheres' before any test)
-  double radius_b_m = 0;
+  double radius_b_m = 0;  ///< b's sphere's radius, m
 };
 
 /// What scanning one test list found (NarrowPhase::scan).
@@ -65,6 +65,7 @@ class NarrowPhase {
   /// spheres whose leaves cannot reach the collision's overlap region (003; "Prune to the
   /// overlap region" in docs/narrowphase.md): run to the end, the same status and leaf pair.
   void set_settings(const NarrowPhaseSettings& settings) { settings_ = settings; }
+  /// The settings last set (set_settings); a frame runs on those its begin_frame() found.
   const NarrowPhaseSettings& settings() const { return settings_; }
 
   /// CollisionModelTable::set_model: a model in slot `id`, a whole tree or one grown on
@@ -161,7 +162,9 @@ class NarrowPhase {
 
   /// Slots of all collisions, in list order (ascending entity pair).
   std::span<const std::uint32_t> order() const { return collisions_.order(); }
+  /// The collision in `slot` (one of order()); the reference is good until the next sync().
   Collision& collision(std::uint32_t slot) { return collisions_.collision(slot); }
+  /// The collision in `slot`, read-only; good until the next sync().
   const Collision& collision(std::uint32_t slot) const { return collisions_.collision(slot); }
   /// Collisions in the list.
   std::size_t size() const { return collisions_.size(); }
@@ -173,6 +176,7 @@ class NarrowPhase {
   }
   /// One more than the largest slot in use: the size of a side table by slot.
   std::size_t slot_count() const { return collisions_.slot_count(); }
+  /// The sphere tree of model `id`, as grown so far (CollisionModelTable::model).
   const CollisionModel& model(ModelId id) const { return models_.model(id); }
   /// Every model, by ModelId.
   std::span<const CollisionModel> models() const { return models_.models(); }

@@ -11,8 +11,12 @@ namespace fovea {
 
 /// What happens to a collision still unresolved when the budget runs out (004 section
 /// 3.4.1, outcome 4).
-enum class InterruptPolicy { repulse, interpenetrate };
+enum class InterruptPolicy {
+  repulse,        ///< status colliding: the response pushes the pair apart, maybe across a real gap (004)
+  interpenetrate  ///< status not_colliding: no response, the pair may pass into each other
+};
 
+/// Names and help of the config's `interrupt_policy` (core/kind_table.hpp).
 inline constexpr auto kInterruptPolicies = kind_table<KindName<InterruptPolicy>>({
     {InterruptPolicy::repulse, "repulse", "treat it as real: the entities bounce, maybe across a gap (004's choice)"},
     {InterruptPolicy::interpenetrate, "interpenetrate", "drop it: the entities may pass into each other"},

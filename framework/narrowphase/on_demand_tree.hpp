@@ -22,6 +22,7 @@ struct TreeGrowthStats {
   std::int64_t nodes_evicted = 0;  ///< nodes freed by evict_idle()
   double build_ms = 0;             ///< wall-clock time inside grow()
 
+  /// Adds `other`'s counts and time: a sum over trees (CollisionModelTable::take_growth_stats).
   TreeGrowthStats& operator+=(const TreeGrowthStats& other) {
     nodes_built += other.nodes_built;
     nodes_evicted += other.nodes_evicted;
@@ -68,11 +69,14 @@ class TreeGrower {
 
   /// The idle time NarrowPhase::evict_idle() gives this tree, frames.
   std::int64_t evict_after_frames() const { return evict_after_frames_; }
+  /// Sets it, frames (world.entities[].sphere_tree.evict_after_frames; 120 until set).
   void set_evict_after_frames(std::int64_t frames) { evict_after_frames_ = frames; }
 
   /// Nodes built and not freed, the root included.
   std::int64_t live_nodes() const { return live_nodes_; }
+  /// Nodes built and evicted, and time spent building, since reset_stats().
   const TreeGrowthStats& stats() const { return stats_; }
+  /// Zeroes stats(); CollisionModelTable::take_growth_stats calls it after reading them.
   void reset_stats() { stats_ = {}; }
 
  private:
@@ -104,8 +108,8 @@ class TreeGrower {
 
 /// A collision model and, for an on-demand tree, its grower (null for a whole tree).
 struct GrowableModel {
-  CollisionModel* model = nullptr;
-  TreeGrower* grower = nullptr;
+  CollisionModel* model = nullptr;  ///< the tree, in the CollisionModelTable
+  TreeGrower* grower = nullptr;     ///< grows and stamps `model`'s nodes; null for a whole tree
 
   /// Makes sure `node`'s children exist (growing them when the tree is on demand) and
   /// stamps them as used. Call before reading first_child / child_count of an inner node.

@@ -31,7 +31,9 @@ class SphereHitPool {
   }
   /// Takes the hits a scan wrote into room() into the pool: end() becomes `end`.
   void set_end(std::uint32_t end) { end_ = end; }
+  /// The pool's first hit, for scans that write past end(); moves when room() grows the pool.
   SphereHit* data() { return hits_.data(); }
+  /// Hit `i` of the pool, i < end().
   const SphereHit& operator[](std::uint32_t i) const { return hits_[i]; }
 
   /// Starts collision `c`'s current level as the one hit `first`, at the end of the pool,

@@ -12,7 +12,7 @@ namespace fovea {
 /// A gap between two entities as the viewer sees it (004 section 3.4.2).
 struct PerceivedGap {
   double centre_x_px = 0;        ///< the centre of collision on screen
-  double centre_y_px = 0;
+  double centre_y_px = 0;        ///< from the screen's top edge, y down
   bool visible = false;          ///< the centre of collision is in front of the camera and on screen
   double eccentricity_px = 0;    ///< screen distance from the fixation point to the centre
   double eccentricity_deg = 0;   ///< the same as a visual angle at the eye
@@ -26,33 +26,35 @@ struct PerceivedGap {
 /// push() the gaps, perceive, then read the results by the index push() returned. Plain
 /// arrays, no allocation: about 10 kB, meant to live as long as the caller's loop.
 struct GapBatch {
-  static constexpr std::size_t kCapacity = 64;
-  std::size_t size = 0;
+  static constexpr std::size_t kCapacity = 64;  ///< most gaps a batch holds (packed_index is 8 bits)
+  std::size_t size = 0;                          ///< gaps pushed since the last clear()
 
   // In: perceive_gap's arguments, one element per gap; [0] x, [1] y, [2] z.
-  double centre_m[3][kCapacity];
-  double end_a_m[3][kCapacity];
-  double end_b_m[3][kCapacity];
-  double slack_m[kCapacity];
+  double centre_m[3][kCapacity];  ///< the centre of collision, world m
+  double end_a_m[3][kCapacity];   ///< the gap's first end, world m
+  double end_b_m[3][kCapacity];   ///< the gap's other end, world m
+  double slack_m[kCapacity];      ///< added to the ends' distance, m (a sphere estimate's slack; 0 for the truth)
 
   // Out: PerceivedGap's fields but eccentricity_px (perceive_gap adds it), and whether the
   // centre of collision is in front of the camera (when not, every other output is 0).
-  double centre_x_px[kCapacity];
-  double centre_y_px[kCapacity];
-  double eccentricity_deg[kCapacity];
-  double gap_px[kCapacity];
-  double gap_deg[kCapacity];
-  double probability[kCapacity];
-  bool visible[kCapacity];
-  bool in_front[kCapacity];
+  double centre_x_px[kCapacity];       ///< the centre of collision, px from the screen's left edge
+  double centre_y_px[kCapacity];       ///< px from the screen's top edge, y down
+  double eccentricity_deg[kCapacity];  ///< visual angle from the fixation point to the centre, deg
+  double gap_px[kCapacity];            ///< on-screen length of the gap, px
+  double gap_deg[kCapacity];           ///< the gap as a visual angle at the centre of collision, deg
+  double probability[kCapacity];       ///< f(e, g), probability 0-1; 0 when not visible
+  bool visible[kCapacity];             ///< the centre is in front of the camera and on the screen
+  bool in_front[kCapacity];            ///< the centre's depth is beyond View::kNearLimit_m
 
   // Scratch of perceive: the visible gaps' e, g and f, packed for the model.
-  double packed_e[kCapacity];
-  double packed_g[kCapacity];
-  double packed_f[kCapacity];
-  std::uint8_t packed_index[kCapacity];
+  double packed_e[kCapacity];            ///< eccentricity of the k-th visible gap, deg
+  double packed_g[kCapacity];            ///< its gap, deg
+  double packed_f[kCapacity];            ///< its f(e, g), as PerceptionModel::probabilities returns it
+  std::uint8_t packed_index[kCapacity];  ///< its index in the batch
 
+  /// Whether another push() would overflow the arrays.
   bool full() const { return size == kCapacity; }
+  /// Empties the batch for the next gaps; the arrays keep their old values.
   void clear() { size = 0; }
   /// Adds a gap (perceive_gap's arguments) and returns its index. Not when full().
   std::size_t push(const Vec3& centre, const Vec3& end_a, const Vec3& end_b, double slack) {
@@ -75,6 +77,7 @@ struct GapBatch {
 /// bit for bit the same results. Keeps a reference to `model`: it must outlive this.
 class GapPerceiver {
  public:
+  /// Works out the terms for `view` with the viewer fixating (fixation_x_px, fixation_y_px), screen px.
   GapPerceiver(const View& view, const PerceptionModel& model, double fixation_x_px, double fixation_y_px);
 
   /// Places every gap of `batch`, writing its outputs.
@@ -87,10 +90,10 @@ class GapPerceiver {
   /// The per-frame terms (perceived_gap.cpp).
   struct Terms {
     double px, py, pz;  ///< camera position, m
-    double fx, fy, fz;  ///< forward, right and up axes
-    double rx, ry, rz;
-    double ux, uy, uz;
-    double focal_px, width_px, height_px, half_width_px, half_height_px;
+    double fx, fy, fz;  ///< the camera's forward axis, unit (View::camera_forward)
+    double rx, ry, rz;  ///< the camera's right axis, unit (View::camera_right)
+    double ux, uy, uz;  ///< the camera's up axis, unit (View::camera_up)
+    double focal_px, width_px, height_px, half_width_px, half_height_px;  ///< View::focal_px; the screen's size, px
     double cm_per_px_x, cm_per_px_y, minus_distance_cm;  ///< pixels to cm on the screen plane; -viewing distance
     double ray_x, ray_y, ray_z;  ///< the fixation point's ray from the eye, cm
   };

@@ -31,6 +31,7 @@ class PerceptionModel {
   /// (vectorised) and only exp called one at a time. The Weibull calls probability().
   void probabilities(const double* eccentricity_deg, const double* gap_deg, double* out, std::size_t n) const;
 
+  /// The parameters as given (after the file, if any, was read by config/).
   const PerceptionModelSettings& settings() const { return settings_; }
 
  private:

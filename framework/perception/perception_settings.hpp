@@ -13,8 +13,12 @@
 namespace fovea {
 
 /// The sigmoid F of the psychometric function f(e, g).
-enum class PsychometricFunction { logistic, weibull };
+enum class PsychometricFunction {
+  logistic,  ///< F = 1 / (1 + exp(-(g / T - 1) * 2 ln 19 / width)), symmetric in g about T
+  weibull    ///< F = 1 - exp(-ln 2 * (g / T)^k), k fitted so the 5%-95% rise spans width * T
+};
 
+/// Names and help of `perception.model.function` (core/kind_table.hpp).
 inline constexpr auto kPsychometricFunctions = kind_table<KindName<PsychometricFunction>>({
     {PsychometricFunction::logistic, "logistic", "symmetric in g about the threshold"},
     {PsychometricFunction::weibull, "weibull", "rises steeply from 0: the classic shape of detection data"},
@@ -25,7 +29,7 @@ inline constexpr auto kPsychometricFunctions = kind_table<KindName<PsychometricF
 struct PerceptionModelSettings {
   /// A perception-model YAML file (the keys below); when set, its values replace these.
   std::string file = {};
-  PsychometricFunction function = PsychometricFunction::logistic;
+  PsychometricFunction function = PsychometricFunction::logistic;  ///< the sigmoid F (perception_model.hpp)
   /// T0: the gap, in degrees, at which F is 0.5 at the fixation point.
   double threshold_deg = 0.08;
   /// E2: the eccentricity, in degrees, at which the threshold has doubled.
@@ -42,9 +46,9 @@ struct CameraSettings {
   /// true: look at the world box's centre from its +z side, the whole box in view (the
   /// position and target below are then ignored).
   bool frame_box = true;
-  Vec3 position_m{5.0, 7.5, 25.0};
-  Vec3 target_m{5.0, 5.0, 5.0};
-  Vec3 up{0.0, 1.0, 0.0};
+  Vec3 position_m{5.0, 7.5, 25.0};  ///< the camera (the pinhole) in world coordinates, m
+  Vec3 target_m{5.0, 5.0, 5.0};     ///< the world point at the picture's centre, m; must differ from position_m
+  Vec3 up{0.0, 1.0, 0.0};           ///< world direction shown as up, any length, not along the line of sight
   /// Vertical field of view of the picture; 0 makes it the angle the screen subtends at
   /// the viewing distance, so the picture is geometrically true for the viewer.
   double vertical_fov_deg = 50.0;
@@ -53,21 +57,23 @@ struct CameraSettings {
 /// The physical screen the viewer sits in front of: it converts pixels to degrees of
 /// visual angle. Defaults: a 24-inch 16:9 monitor at 57 cm, where 1 cm is about 1 degree.
 struct ScreenSettings {
-  int width_px = 1920;
-  int height_px = 1080;
-  double width_cm = 53.1;
-  double height_cm = 29.9;
+  int width_px = 1920;      ///< horizontal resolution, px
+  int height_px = 1080;     ///< vertical resolution, px
+  double width_cm = 53.1;   ///< width of the visible picture area, cm
+  double height_cm = 29.9;  ///< height of the visible picture area, cm
   double viewing_distance_cm = 57.0;  ///< eye to screen centre, along the screen's normal
 };
 
+/// `perception.view`: what View is built from.
 struct ViewSettings {
-  CameraSettings camera;
-  ScreenSettings screen;
+  CameraSettings camera;  ///< where the picture is taken from
+  ScreenSettings screen;  ///< where it is shown, and how far away the viewer sits
 };
 
+/// The config's `perception` map (docs/config.md, docs/perception.md).
 struct PerceptionSettings {
-  PerceptionModelSettings model;
-  ViewSettings view;
+  PerceptionModelSettings model;  ///< f(e, g): who notices which gap
+  ViewSettings view;              ///< camera and screen: world metres to pixels and degrees
 };
 
 }  // namespace fovea

@@ -40,15 +40,20 @@ class View {
   /// centre) to each point. Exact on a flat screen, not the small-angle approximation.
   double visual_angle_deg(double x1_px, double y1_px, double x2_px, double y2_px) const;
 
+  /// The settings as given (with frame_box, camera_position_m() and camera_target_m() hold the camera used).
   const ViewSettings& settings() const { return settings_; }
+  /// The camera in use, world m: the settings' position, or the one frame_box worked out.
   Vec3 camera_position_m() const { return position_m_; }
+  /// The point looked at, world m: the settings' target, or the world box's centre with frame_box.
   Vec3 camera_target_m() const { return target_m_; }
   /// The vertical field of view in use (the screen's own when the settings say 0).
   double vertical_fov_deg() const { return vertical_fov_deg_; }
   /// The camera's axes in world space, orthonormal: what a renderer builds its view matrix
   /// from, so that the picture and project() are one projection.
   Vec3 camera_right() const { return right_; }
+  /// Unit; the settings' up made orthogonal to the line of sight (screen y runs against it).
   Vec3 camera_up() const { return up_; }
+  /// Unit, from the camera's position towards its target: depth is measured along it.
   Vec3 camera_forward() const { return forward_; }
   /// The pinhole's focal length in screen pixels (square pixels: both axes).
   double focal_px() const { return focal_px_; }

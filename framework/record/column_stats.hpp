@@ -8,11 +8,11 @@ namespace fovea {
 
 /// The summary of one column of a run's frames.
 struct ColumnSummary {
-  double mean = 0;
+  double mean = 0;     ///< arithmetic mean, in the column's unit
   double median = 0;   ///< middle value; mean of the two middle values for an even count
   double p95 = 0;      ///< 95th percentile, nearest-rank: the ceil(0.95 n)-th smallest value
-  double max = 0;
-  double min = 0;
+  double max = 0;      ///< largest value
+  double min = 0;      ///< smallest value
 };
 
 /// The nearest-rank percentile of sorted values: the ceil(percent / 100 n)-th smallest (the
@@ -35,9 +35,13 @@ ColumnSummary summarize(std::span<const double> values);
 /// default capacity (2^20) a billion-frame run keeps 8 MB per column.
 class ColumnAccumulator {
  public:
+  /// Keeps at most `sample_capacity` values for the quantiles (2 at least), 8 bytes each.
   explicit ColumnAccumulator(std::size_t sample_capacity = std::size_t{1} << 20);
+  /// One more row's value. O(1) amortised; a full sample is halved in place.
   void add(double value);
+  /// Mean, min and max of every value added; median and p95 of the sample. All 0 before any add().
   ColumnSummary summary() const;
+  /// Number of values added so far, sampled or not.
   std::int64_t count() const { return count_; }
   /// 1 while the quantiles are exact.
   std::int64_t stride() const { return stride_; }

@@ -11,8 +11,8 @@ namespace fovea {
 /// One record of a CSV file: its cells, and the line it starts on (from 1, the header being
 /// line 1 unless blank lines precede it), for messages that point into the file.
 struct CsvRow {
-  std::size_t line = 0;
-  std::vector<std::string> cells;
+  std::size_t line = 0;            ///< the file's line the record starts on, from 1
+  std::vector<std::string> cells;  ///< unquoted, as many as the header's
 };
 
 /// A whole CSV file as CsvWriter writes it and as pandas, R and spreadsheets write it
@@ -21,8 +21,8 @@ struct CsvRow {
 /// byte-order mark (Excel's) are accepted; blank lines are skipped, as pandas does.
 struct CsvTable {
   std::size_t header_line = 1;  ///< the header's line: 1 unless blank lines precede it
-  std::vector<std::string> header;
-  std::vector<CsvRow> rows;
+  std::vector<std::string> header;  ///< the column names, unquoted, in file order
+  std::vector<CsvRow> rows;         ///< the records after the header, in file order, blank lines left out
 
   /// The index of the header's column `name`, or nullopt.
   std::optional<std::size_t> column(std::string_view name) const;

@@ -30,14 +30,18 @@ class CsvWriter {
   CsvWriter(const CsvWriter&) = delete;
   CsvWriter& operator=(const CsvWriter&) = delete;
 
+  /// A number in its shortest exact form (format_number); NaN is written "nan" (cell_or_missing leaves it empty).
   CsvWriter& cell(double value);
+  /// An integer, in decimal.
   CsvWriter& cell(std::int64_t value);
+  /// Text, quoted only when a comma, quote or line break (or a leading byte-order mark) needs it.
   CsvWriter& cell(std::string_view text);
   /// An empty cell: a value that does not apply (pandas and R read it as missing).
   CsvWriter& cell_missing();
   /// The value, or an empty cell for NaN (a value not computed).
   CsvWriter& cell_or_missing(double value) { return std::isnan(value) ? cell_missing() : cell(value); }
 
+  /// How end_row() hands a finished row to the file.
   enum class Flush {
     now,    ///< write the row (and any held before it) to the operating system at once
     later,  ///< hold it until flush() or a row ended with Flush::now
@@ -55,6 +59,7 @@ class CsvWriter {
   /// The header line this writer writes for `columns`, without its newline.
   static std::string header_line(const std::vector<std::string>& columns);
 
+  /// Columns of the header: the cells end_row() expects in each row.
   std::size_t column_count() const { return column_count_; }
 
  private:

@@ -12,8 +12,8 @@ namespace fovea {
 
 /// One column's entry.
 struct ColumnDictionaryEntry {
-  std::string_view name;
-  std::string_view description;
+  std::string_view name;         ///< the column's header name, the JSON object's key
+  std::string_view description;  ///< what the column holds: the sidecar's Description
   std::string_view units = {};   ///< "" for none
   /// A column of words or flags: each level and its meaning, "word=meaning|word=meaning";
   /// "" for a number or free text.

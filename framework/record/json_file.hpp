@@ -16,14 +16,15 @@ constexpr std::uint64_t kMaxResultsJsonBytes = std::uint64_t{16} << 20;
 
 /// A JSON file read back, and what became of the reading.
 struct JsonFile {
+  /// How far reading got.
   enum class State {
     missing,     ///< no such file
     unreadable,  ///< there, but the OS does not give it (a folder, a pipe, no permission, too large)
     malformed,   ///< read, but not JSON
     read,        ///< `json` holds it
   };
-  State state = State::missing;
-  nlohmann::ordered_json json;
+  State state = State::missing;  ///< what became of the reading
+  nlohmann::ordered_json json;   ///< the parsed file when state is read, else null
   std::string problem;  ///< unless read: one line naming the file and why
 };
 

@@ -12,6 +12,7 @@
 
 namespace fovea {
 
+/// A moment on the system (calendar) clock, for folder names and manifests; not for durations.
 using WallTime = std::chrono::system_clock::time_point;
 
 /// "20261121T040536Z": UTC, sortable, safe in file names.

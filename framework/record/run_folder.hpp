@@ -15,12 +15,13 @@ namespace fovea {
 
 /// What a run's folder holds, as far as its own files tell.
 struct RunFolderCheck {
+  /// Whether the folder can be read as a finished run.
   enum class Verdict {
     whole,       ///< complete: manifest.json says completed and frames.csv holds every frame it counts
     incomplete,  ///< a run that did not end well (killed, failed) or a file cut short: its frames cannot all be trusted
     unreadable,  ///< a file the OS does not give (no permission, not a regular file, too large): not known to be damaged
   };
-  Verdict verdict = Verdict::incomplete;
+  Verdict verdict = Verdict::incomplete;  ///< the check's answer; problem says why unless whole
   /// Why, unless whole, in words that follow the folder's name: "its manifest says interrupted".
   std::string problem;
   nlohmann::ordered_json manifest;  ///< manifest.json once it has been read as a JSON object, else null
