@@ -28,7 +28,7 @@ struct PlannedTrial {
   int trial = 0;           ///< index in the session, from 0
   int block = 0;           ///< constant stimuli: the block; staircases: the pass
   int trial_in_block = 0;  ///< index inside the block or pass, from 0
-  Condition condition;
+  Condition condition;    ///< the gap and eccentricity shown, and where they came from
   /// Direction of the target from fixation, degrees counterclockwise from the right, uniform
   /// in [0, 360): the observer cannot learn where to look.
   double direction_deg = 0.0;
@@ -100,8 +100,11 @@ class InterleavedStaircases {
   bool finished() const { return running_ == 0; }
   /// Trials with a response.
   int trials() const { return trials_; }
+  /// Staircases: one per entry of eccentricities_deg, finished ones included.
   int staircase_count() const { return static_cast<int>(staircases_.size()); }
+  /// Staircase `index`, that of eccentricities_deg[index]; unchecked.
   const Staircase& staircase(int index) const { return staircases_[index]; }
+  /// The settings it was built from.
   const InterleavedStaircaseSettings& settings() const { return settings_; }
 
  private:
