@@ -12,7 +12,7 @@ namespace fovea {
 
 /// What the crowd did in one frame, for frames.csv (docs/demos.md lists the columns).
 struct CrowdFrame {
-  std::int64_t walkers = 0;
+  std::int64_t walkers = 0;        ///< walkers in the group, arrived or not
   std::int64_t arrived = 0;        ///< within arrive_radius_m of their goal
   double mean_speed_mps = 0;       ///< horizontal, over all walkers
 };
@@ -33,9 +33,12 @@ class Crowd {
 
   /// Steers every walker toward its goal for the coming step.
   void before_step(Animation& world);
+  /// After world.step(): counts the walkers and those arrived, and their mean speed; changes nothing.
   CrowdFrame after_step(const Animation& world) const;
 
+  /// The walkers' entities: the group's, in EntityId order.
   std::span<const EntityId> walkers() const { return walkers_; }
+  /// Each walker's goal and gait: agents()[i] steers walkers()[i].
   std::span<const SteeringAgent> agents() const { return agents_; }
   /// The height walkers' centres of mass are held at, world y.
   double standing_height_m() const { return standing_height_m_; }

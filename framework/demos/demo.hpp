@@ -31,13 +31,17 @@ class Demo {
 
   /// Names of the demo's frames.csv columns, and the last frame's values in that order.
   const std::vector<std::string>& columns() const { return columns_; }
+  /// The last after_step()'s values, one per columns() entry (zeros before the first).
   std::span<const double> values() const { return values_; }
   /// One line for the window's status: "rocks 54, hits 3".
   std::string status() const;
   /// The rockfall's player, or null.
   const Capsule* player() const { return rockfall_ ? &rockfall_->player() : nullptr; }
+  /// The rockfall demo, or null when the run plays another.
   const Rockfall* rockfall() const { return rockfall_ ? &*rockfall_ : nullptr; }
+  /// The rockfall demo, mutable (a test or script may call break_rock), or null.
   Rockfall* rockfall() { return rockfall_ ? &*rockfall_ : nullptr; }
+  /// The crowd demo, or null when the run plays another.
   const Crowd* crowd() const { return crowd_ ? &*crowd_ : nullptr; }
 
  private:

@@ -15,8 +15,9 @@
 namespace fovea {
 
 /// Which demo a run plays, if any.
-enum class DemoKind { none, rockfall, crowd };
+enum class DemoKind { none /**< the world alone */, rockfall /**< class Rockfall */, crowd /**< class Crowd */ };
 
+/// DemoKind's names in configs (`demo.kind`) and one line of help for each.
 inline constexpr auto kDemoKinds = kind_table<KindName<DemoKind>>({
     {DemoKind::none, "none", "the world alone"},
     {DemoKind::rockfall, "rockfall", "rocks released, broken and retired, and a player walking a ravine"},
@@ -25,16 +26,16 @@ inline constexpr auto kDemoKinds = kind_table<KindName<DemoKind>>({
 
 /// A point of the player's scripted walk, on the ground plane (world x and z).
 struct Waypoint {
-  double x_m = 0;
-  double z_m = 0;
+  double x_m = 0;  ///< world x of the player's feet (m)
+  double z_m = 0;  ///< world z of the player's feet (m)
 };
 
 /// The rockfall's player: a capsule standing on the ravine floor, its eye the camera.
 struct PlayerSettings {
   double height_m = 1.8;        ///< feet to top of the capsule
-  double radius_m = 0.3;
+  double radius_m = 0.3;        ///< the capsule's radius
   double eye_height_m = 1.65;   ///< camera height above the feet
-  double walk_speed_mps = 1.4;
+  double walk_speed_mps = 1.4;  ///< along the scripted path, horizontally
   /// Headless runs, and windowed ones with `scripted`, walk these points in turn, there and
   /// back. Empty: along the ravine's middle, from 15 % to 85 % of its length.
   std::vector<Waypoint> path;
@@ -55,10 +56,10 @@ struct RockfallSettings {
   /// Where rocks appear, as fractions of the ravine's extent in x and z, and metres above
   /// the ravine's top.
   double release_width_fraction = 0.6;
-  double release_length_fraction = 0.8;
-  double release_height_m = 2.0;
+  double release_length_fraction = 0.8;  ///< span of release points in z, centred, fraction 0-1 of the ravine's length
+  double release_height_m = 2.0;         ///< ravine's top to a new rock's lowest point; capped by the box's top
   double release_speed_mps = 1.0;       ///< downward, plus up to half of it sideways
-  double release_spin_radps = 1.5;
+  double release_spin_radps = 1.5;     ///< angular speed at release, about a seeded random axis
   /// A rock whose contacts' normal impulses in one frame sum above this breaks (N s).
   double break_impulse_ns = 400.0;
   int min_fragment_voxels = 24;         ///< smaller pieces are debris, removed
@@ -66,7 +67,7 @@ struct RockfallSettings {
   int max_breaks = 2;                   ///< generations: a fragment of a fragment breaks no further after this
   double rest_speed_mps = 0.15;         ///< slower than this (centre and rim) counts as resting
   double rest_time_s = 1.5;             ///< resting this long retires a rock
-  PlayerSettings player;
+  PlayerSettings player;                ///< the walker the rocks must miss; its hits go to frames.csv
 };
 
 /// The crowd: walkers in streams crossing a plaza (the world box's floor) to goals on the
@@ -79,15 +80,15 @@ struct CrowdSettings {
   double margin_m = 2.0;                ///< kept clear between the blocks and the box's walls
   double preferred_speed_mps = 1.3;     ///< mean; each walker's differs by up to speed_spread
   double speed_spread = 0.2;            ///< relative
-  double max_acceleration_mps2 = 1.5;
-  double arrive_radius_m = 1.5;
+  double max_acceleration_mps2 = 1.5;   ///< each walker's SteeringAgent::max_acceleration_mps2
+  double arrive_radius_m = 1.5;         ///< SteeringAgent::arrive_radius_m: slows inside it, counts as arrived
 };
 
 /// The demo section of a config.
 struct DemoSettings {
-  DemoKind kind = DemoKind::none;
-  RockfallSettings rockfall;
-  CrowdSettings crowd;
+  DemoKind kind = DemoKind::none;  ///< which demo plays; only its section below is used
+  RockfallSettings rockfall;       ///< `demo.rockfall`, used when kind is rockfall
+  CrowdSettings crowd;             ///< `demo.crowd`, used when kind is crowd
 };
 
 }  // namespace fovea

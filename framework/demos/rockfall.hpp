@@ -19,16 +19,16 @@ struct RockfallFrame {
   std::int64_t debris_voxels = 0;    ///< voxels removed as debris by them
   std::int64_t retired = 0;          ///< rocks retired after resting
   std::int64_t player_hits = 0;      ///< rocks that started touching the player this frame
-  std::int64_t player_hits_total = 0;
-  double player_x_m = 0;             ///< the player's feet
-  double player_z_m = 0;
+  std::int64_t player_hits_total = 0; ///< player_hits summed over the run so far
+  double player_x_m = 0;             ///< the player's feet, world x
+  double player_z_m = 0;             ///< the player's feet, world z
 };
 
 /// What breaking one rock did.
 struct RockBreak {
   bool broken = false;                 ///< false: the cut left fewer than two fragments, or too many for max_rocks
   std::vector<EntityId> fragments;     ///< the new entities, in fracture_voxels order
-  std::int64_t debris_voxels = 0;
+  std::int64_t debris_voxels = 0;      ///< voxels of the pieces under min_fragment_voxels, removed
   Vec3 debris_momentum_kgmps{0.0};     ///< what the removed debris carried away
 };
 

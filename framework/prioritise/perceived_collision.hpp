@@ -14,8 +14,8 @@ namespace fovea {
 /// What placing a collision on screen needs (004 section 3.4.2): the camera and screen,
 /// f(e, g), and the point the viewer fixates this frame.
 struct Viewing {
-  const View& view;
-  const PerceptionModel& model;
+  const View& view;              ///< camera and screen, borrowed: world to px, px to deg
+  const PerceptionModel& model;  ///< f(e, g), borrowed: probability 0-1 of seeing a gap
   double fixation_x_px = 0;  ///< from the screen's left edge
   double fixation_y_px = 0;  ///< from the screen's top edge, y down
 };
@@ -47,8 +47,11 @@ void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntitySta
 /// no placement. What the hybrid scheduler orders its second part by.
 class FramePerception final : public Reprioritiser {
  public:
+  /// Borrows this frame's poses, `viewing`'s view and model, and `refined_from` (null: no
+  /// memory); all must outlive it.
   FramePerception(std::span<const EntityState> states, const Viewing& viewing, const DescentMemory* refined_from)
       : states_(states), viewing_(viewing), refined_from_(refined_from) {}
+  /// Sets each slot's priority to f(e, g) at its tighter gap bound (-1 off screen); writes nothing else.
   void reprioritise(NarrowPhase& narrowphase, std::span<const std::uint32_t> slots) override;
 
  private:

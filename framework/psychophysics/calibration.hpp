@@ -20,12 +20,20 @@
 namespace fovea {
 
 /// The parameters a calibration reports, in this order.
-enum class CalibratedParameter { threshold_deg, eccentricity_scale_deg, width, lapse_rate, guess_rate };
+enum class CalibratedParameter {
+  threshold_deg,           ///< T0, degrees
+  eccentricity_scale_deg,  ///< E2, degrees
+  width,                   ///< F's 5 %-to-95 % rise, in thresholds
+  lapse_rate,              ///< lambda, probability
+  guess_rate               ///< gamma, probability
+};
+/// How many CalibratedParameter values there are: summarise_calibration's array size.
 inline constexpr std::size_t kCalibratedParameters = 5;
 /// The name of `p` as a perception-model key: "threshold_deg", ..., "guess_rate".
 const char* calibrated_parameter_name(CalibratedParameter p);
 /// The parameter of `model` (the truth) or of a fit's estimate.
 double parameter_value(const PerceptionModelSettings& model, CalibratedParameter p);
+/// `fit`'s estimate of `p`, with its interval (a reference into `fit`).
 const ParameterEstimate& parameter_estimate(const FitResult& fit, CalibratedParameter p);
 
 /// One simulated participant's session and fit.
@@ -34,7 +42,7 @@ struct CalibrationParticipant {
   std::string name;           ///< "sim0000", ...: the SimulatedObserver's participant
   std::int64_t seed = 0;      ///< the design's seed (the spec's, per participant) and the bootstrap's
   std::vector<TrialOutcome> trials;  ///< the session's answered trials, in the order run
-  FitResult fit;
+  FitResult fit;              ///< fit_psychometric of `trials`, its bootstrap seeded by `seed`
 };
 
 /// Participant `index`'s session: the spec's design through TrialSequence (constant
@@ -49,22 +57,23 @@ CalibrationParticipant calibrate_participant(const ExperimentSettings& spec, con
 /// the law of succession, and statistical inference"; Brown, Cai and DasGupta 2001 recommend
 /// it over the Wald interval for the n and p met here).
 struct Proportion {
-  int successes = 0;
-  int trials = 0;
+  int successes = 0;  ///< how many of `trials` succeeded (counts)
+  int trials = 0;     ///< Bernoulli trials counted
   double value = 0;  ///< successes / trials; NaN without trials
   double low = 0;    ///< the interval's ends at `confidence`
-  double high = 0;
+  double high = 0;   ///< upper end; both ends in [0, 1], NaN without trials
 };
+/// `successes` of `trials` with the Wilson interval at `confidence` (0-1); NaNs for no trials.
 Proportion wilson_interval(int successes, int trials, double confidence = 0.95);
 
 /// Over the participants, one parameter: how far the estimates lie from the truth and how
 /// often the intervals hold it.
 struct ParameterCalibration {
-  CalibratedParameter parameter = CalibratedParameter::threshold_deg;
-  double truth = 0;
+  CalibratedParameter parameter = CalibratedParameter::threshold_deg;  ///< the parameter summarised
+  double truth = 0;          ///< the simulated observer's value, in the parameter's unit
   int participants = 0;      ///< with a finite estimate
   double mean = 0;           ///< of the estimates
-  double median = 0;
+  double median = 0;         ///< of the estimates; NaN without any
   double mean_bias_percent = 0;    ///< 100 (mean - truth) / truth; NaN when the truth is 0
   double median_bias_percent = 0;  ///< 100 (median - truth) / truth; NaN when the truth is 0
   /// Participants whose interval [ci_low, ci_high] holds the truth, of those with an

@@ -39,7 +39,7 @@ class ClipNoticing {
 };
 
 /// The 2IFC answer: which clip the observer says looked wrong.
-enum class ClipChoice { first, second };
+enum class ClipChoice { first /**< the clip shown first */, second /**< the clip shown second */ };
 
 /// A simulated observer (`fovea experiment --observer model.yaml` on a clip comparison).
 /// 2IFC: each clip's error is seen independently with its p_seen; the observer picks the
@@ -49,8 +49,11 @@ enum class ClipChoice { first, second };
 /// an unbroken one would.
 class ClipObserver {
  public:
+  /// Answers drawn from `seed` mixed with a hash of `participant`: each participant answers differently.
   ClipObserver(std::uint64_t seed, const std::string& participant);
+  /// 2IFC: the clip said to look wrong, given each clip's p_seen (probability 0-1).
   ClipChoice two_interval(double p_first, double p_second, int trial, int attempt) const;
+  /// Yes/no: true ("I saw an error") with probability `p`, the clip's p_seen.
   bool yes_no(double p, int trial, int attempt) const;
 
  private:

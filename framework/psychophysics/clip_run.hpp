@@ -21,11 +21,11 @@ namespace fovea {
 /// What a clip runs.
 struct ClipRunSettings {
   AnimationSettings world;  ///< the scene (ground truth is turned on: the observer sees the true gaps)
-  DemoSettings demo;
-  std::uint64_t world_seed = 1;
+  DemoSettings demo;             ///< the scene's demo, if any, played through warm-up and clip
+  std::uint64_t world_seed = 1;  ///< seeds the world and the demo: every clip of a seed starts alike
   int warmup_frames = 0;  ///< stepped at full resolution with the scene's own scheduler, not shown
   int clip_frames = 1;    ///< stepped under the clip's scheduler and budget
-  SchedulerKind scheduler = SchedulerKind::round_robin;
+  SchedulerKind scheduler = SchedulerKind::round_robin;  ///< the clip's, set after the warm-up
   std::int64_t budget_tests = 0;  ///< sphere tests per frame; 0 for full resolution
 };
 
@@ -37,6 +37,7 @@ class ClipPlayer {
   /// `environment`: a person's session hands the trackers (the scheduler on the live gaze).
   ClipPlayer(const ClipRunSettings& settings, const PerceptionModel& observer, const GazeEnvironment& environment = {});
 
+  /// True once clip_frames frames have been stepped: the clip is over.
   bool done() const { return frames_ >= clip_frames_; }
   /// One frame of the clip; its unresolved collisions go to the observer's episodes and, if
   /// given, to `log` (each collision of the frame, f_true the observer's f).
@@ -44,9 +45,13 @@ class ClipPlayer {
   /// The clip's episodes and p_seen; after the last step().
   ClipSeen finish() { return noticing_.finish(); }
 
+  /// The world as stepped so far, for drawing between steps.
   const Animation& world() const { return stepper_->world(); }
+  /// The Stepper that owns the world and its demo.
   Stepper& stepper() { return *stepper_; }
+  /// Clip frames stepped so far, the warm-up not counted.
   int frames() const { return frames_; }
+  /// Sphere-sphere tests over the clip's frames so far, the warm-up not counted (counts).
   std::int64_t sphere_tests() const { return sphere_tests_; }
 
  private:

@@ -21,8 +21,14 @@
 namespace fovea {
 
 /// How the trials' gaps are chosen.
-enum class DesignMethod { constant_stimuli, staircase, psi, clip_comparison };
+enum class DesignMethod {
+  constant_stimuli,  ///< a fixed gap x eccentricity grid, repeated (trial_design.hpp)
+  staircase,         ///< one staircase per eccentricity, interleaved (staircase.hpp)
+  psi,               ///< one psi procedure per eccentricity, interleaved (psi.hpp)
+  clip_comparison    ///< clips of scenes under schedulers against a reference (clip_design.hpp)
+};
 
+/// DesignMethod's names in a spec (`method`), with one line of help each.
 inline constexpr auto kDesignMethods = kind_table<KindName<DesignMethod>>({
     {DesignMethod::constant_stimuli, "constant_stimuli",
      "a fixed grid of gap x eccentricity, repeated, shuffled in blocks"},
@@ -34,8 +40,9 @@ inline constexpr auto kDesignMethods = kind_table<KindName<DesignMethod>>({
 });
 
 /// What a trial draws.
-enum class StimulusKind { discs, scene };
+enum class StimulusKind { discs /**< flat, in the screen's plane */, scene /**< voxel rocks in depth, lit */ };
 
+/// StimulusKind's names in a spec (`stimulus.kind`), with one line of help each.
 inline constexpr auto kStimulusKinds = kind_table<KindName<StimulusKind>>({
     {StimulusKind::discs, "discs", "flat discs in the screen's plane"},
     {StimulusKind::scene, "scene",
@@ -43,8 +50,9 @@ inline constexpr auto kStimulusKinds = kind_table<KindName<StimulusKind>>({
 });
 
 /// Which directions from fixation a target may take.
-enum class StimulusDirections { any, horizontal };
+enum class StimulusDirections { any /**< uniform in [0, 360) deg */, horizontal /**< 0 (right) or 180 (left) deg */ };
 
+/// StimulusDirections' names in a spec (`stimulus.directions`), with one line of help each.
 inline constexpr auto kStimulusDirections = kind_table<KindName<StimulusDirections>>({
     {StimulusDirections::any, "any", "uniform in [0, 360)"},
     {StimulusDirections::horizontal, "horizontal",
@@ -68,15 +76,15 @@ struct SceneStimulusSettings {
 /// trial's gap between them (0 on catch trials: they touch). Sizes and speeds are in
 /// degrees of visual angle, so the stimulus is the same on any screen.
 struct StimulusSettings {
-  StimulusKind kind = StimulusKind::discs;
-  StimulusDirections directions = StimulusDirections::any;
+  StimulusKind kind = StimulusKind::discs;                  ///< discs, or a scene drawn by fovea's renderer
+  StimulusDirections directions = StimulusDirections::any;  ///< the target pair's direction from fixation
   SceneStimulusSettings scene;         ///< with kind scene
   int entities = 10;                   ///< moving in view, the target pair included
   double entity_size_deg = 1.0;        ///< each entity's diameter
   double speed_degps = 4.0;            ///< each entity's speed on the screen
   double duration_s = 1.5;             ///< presentation
   double collision_time_s = 0.75;      ///< when the target pair meets, from the start
-  bool fixation_cross = true;
+  bool fixation_cross = true;          ///< draw the cross at the screen's centre
   double fixation_size_deg = 0.5;      ///< the cross's arm, end to end
   Vec3 colour{0.8, 0.8, 0.8};          ///< the entities, linear RGB
   Vec3 background{0.02, 0.02, 0.02};   ///< linear RGB
@@ -85,11 +93,12 @@ struct StimulusSettings {
 /// The task: yes/no ("did you see an anomaly?").
 struct TaskSettings {
   std::string yes_key = "y";               ///< SDL key names ("y", "Left", "Space")
-  std::string no_key = "n";
+  std::string no_key = "n";               ///< SDL key name, as yes_key
+  /// Shown before the first trial and after each break.
   std::string instructions =
       "Watch the cross. After each animation, press Y if you saw two objects bounce apart without touching, N if not.";
   int break_every = 100;                   ///< trials between breaks; 0 for none
-  double inter_trial_interval_s = 0.5;
+  double inter_trial_interval_s = 0.5;     ///< blank time from a response to the next trial
 };
 
 /// The display a person watches, and how strictly its timing is held (docs/psychophysics.md,
@@ -108,12 +117,12 @@ struct DisplaySettings {
 /// A psychophysics experiment: the screen, the stimulus, the design, the task, and where the
 /// viewer looks (a tracker makes the trials gaze-contingent).
 struct ExperimentSettings {
-  std::string name = "experiment";
+  std::string name = "experiment";        ///< sessions go to results/experiments/<name>/<participant>/
   std::int64_t seed = 1;                   ///< every random choice of the design and the stimuli
-  ScreenSettings screen;
-  StimulusSettings stimulus;
-  DesignMethod method = DesignMethod::constant_stimuli;
-  ConstantStimuliSettings constant_stimuli;
+  ScreenSettings screen;                   ///< the physical screen: every size in degrees comes from it
+  StimulusSettings stimulus;               ///< what a trial shows
+  DesignMethod method = DesignMethod::constant_stimuli;  ///< how the gaps are chosen; picks the section below
+  ConstantStimuliSettings constant_stimuli;  ///< the grid, with method: constant_stimuli
   /// The staircases, with a spec's defaults where they differ from PsychoPy's (which
   /// StaircaseSettings keeps): 40 trials and 8 reversals per staircase, and gaps kept between
   /// 0.001 and 5 degrees rather than unbounded.
@@ -123,15 +132,15 @@ struct ExperimentSettings {
       .rules = {.n_trials = 40, .n_reversals = 8, .min_value = 0.001, .max_value = 5.0}};
   /// The psi procedures, with method: psi.
   InterleavedPsiSettings psi;
-  TaskSettings task;
+  TaskSettings task;  ///< the yes/no keys, instructions and breaks
   /// The clips, with method: clip_comparison (scenes' files made absolute when the spec is loaded).
   ClipComparisonSettings clip_comparison;
-  DisplaySettings display;
+  DisplaySettings display;  ///< the refresh rate a person's display must run at, or a development run
   /// Where the viewer looks. With a tracker (pupil, gazepoint) trials are gaze-contingent: a
   /// trial whose fixation leaves fixation_radius_deg is aborted, flagged and requeued at the
   /// end of its block.
   GazeSettings gaze;
-  double fixation_radius_deg = 2.0;
+  double fixation_radius_deg = 2.0;  ///< with a tracker: gaze beyond this from the cross aborts the trial
 };
 
 }  // namespace fovea

@@ -23,9 +23,10 @@ struct PlannedTrial {
   int trial = 0;           ///< index in the session, from 0
   int block = 0;           ///< constant stimuli: the block; staircases: the pass
   int trial_in_block = 0;  ///< index inside the block or pass, from 0
-  Condition condition;
+  Condition condition;    ///< the gap and eccentricity shown, and where they came from
   /// Direction of the target from fixation, degrees counterclockwise from the right, uniform
-  /// in [0, 360): the observer cannot learn where to look.
+  /// in [0, 360) as the design draws it: the observer cannot learn where to look. A session
+  /// with stimulus.directions horizontal turns it into 0 or 180 (stimulus_direction_deg).
   double direction_deg = 0.0;
 };
 

@@ -35,14 +35,14 @@ struct PsiSettings {
   double max_gap_deg = 3.0;    ///< the largest
   int gap_points = 41;         ///< gaps on the log grid between them
   double min_threshold_deg = 0.005;  ///< the threshold grid (F = 0.5), degrees
-  double max_threshold_deg = 3.0;
-  int threshold_points = 101;
+  double max_threshold_deg = 3.0;    ///< the threshold grid's largest, degrees
+  int threshold_points = 101;        ///< thresholds on the log grid between them
   double min_width = 0.25;  ///< the width grid: 5 %-to-95 % rise, in thresholds
-  double max_width = 4.0;
-  int width_points = 13;
+  double max_width = 4.0;   ///< the width grid's largest, in thresholds
+  int width_points = 13;    ///< widths on the log grid between them
   double min_lapse_rate = 0.0;  ///< the lapse grid, lambda
   double max_lapse_rate = 0.06; ///< Wichmann and Hill's (2001) bound, the fit's too
-  int lapse_points = 4;
+  int lapse_points = 4;         ///< lapse rates on the linear grid between them
   /// true: psi-marginal (Prins 2013), each gap chosen to minimise the expected entropy of the
   /// threshold and width alone, the lapse marginalised out; false: of all three parameters
   /// (Kontsevich and Tyler 1999).
@@ -66,11 +66,17 @@ class PsiGrid {
   /// Throws SettingError (see validate()).
   explicit PsiGrid(const PsiSettings& settings);
 
+  /// The settings the grids were built from.
   const PsiSettings& settings() const { return settings_; }
+  /// The gaps a trial may show, ascending, degrees (gap_points of them, log-spaced).
   std::span<const double> gaps_deg() const { return gaps_deg_; }
+  /// The thresholds weighed, ascending, degrees (log-spaced).
   std::span<const double> thresholds_deg() const { return thresholds_deg_; }
+  /// The widths weighed, ascending, in thresholds (log-spaced).
   std::span<const double> widths() const { return widths_; }
+  /// The lapse rates weighed, ascending, probability (linear).
   std::span<const double> lapse_rates() const { return lapse_rates_; }
+  /// Parameter cells: thresholds x widths x lapse rates.
   int cells() const { return static_cast<int>(thresholds_deg_.size() * widths_.size() * lapse_rates_.size()); }
   /// P(yes | gap, cell): fovea's f at eccentricity 0 with the cell's threshold, width and
   /// lapse and the assumed guess rate, clamped to [1e-9, 1 - 1e-9] as the fit's likelihood
@@ -93,7 +99,7 @@ struct PsiEstimate {
   double width = 0;               ///< exp(E[ln width])
   double width_sd_log10 = 0;      ///< the posterior SD of log10 width
   double lapse_rate = 0;          ///< E[lambda]
-  double lapse_rate_sd = 0;
+  double lapse_rate_sd = 0;       ///< the posterior SD of lambda
 };
 
 /// One psi procedure: a posterior over the grid's cells, flat to start with, updated by
@@ -102,11 +108,13 @@ struct PsiEstimate {
 /// grid and the answers. Its storage is sized when built; trials allocate nothing.
 class Psi {
  public:
+  /// A flat posterior over `grid`'s cells (shared, not copied), the first gap already chosen.
   explicit Psi(std::shared_ptr<const PsiGrid> grid);
 
   /// The grid index of the gap the next trial should show: the first of the smallest
   /// expected entropies.
   int next_gap() const { return next_gap_; }
+  /// The gap of next_gap(), degrees.
   double next_gap_deg() const { return grid_->gaps_deg()[static_cast<std::size_t>(next_gap_)]; }
   /// Bayes' rule for an answer to a trial at grid gap `gap` (any gap, not only next_gap()),
   /// then the next gap chosen. Throws std::out_of_range for a gap off the grid.
@@ -117,8 +125,11 @@ class Psi {
   std::span<const double> expected_entropies() const { return expected_entropy_; }
   /// The posterior over the grid's cells (PsiGrid's order), summing to 1.
   std::span<const double> posterior() const { return posterior_; }
+  /// The posterior's means and spreads, as PsiEstimate says.
   PsiEstimate estimate() const;
+  /// Answers added so far.
   int trials() const { return trials_; }
+  /// The grids and likelihoods it weighs.
   const PsiGrid& grid() const { return *grid_; }
 
  private:
@@ -168,12 +179,17 @@ class InterleavedPsi {
   PlannedTrial next();
   /// The answer to the trial next() returned. Throws std::logic_error when no trial waits.
   void add_response(bool yes);
+  /// True once every planned trial has its answer.
   bool finished() const { return trials() == planned(); }
+  /// Trials answered so far, catch trials included.
   int trials() const { return passes_.trials(); }
   /// Every trial of the session: procedures x (n_trials + catch_trials).
   int planned() const;
+  /// Psi procedures: one per entry of eccentricities_deg.
   int procedure_count() const { return static_cast<int>(procedures_.size()); }
+  /// Procedure `index`, that of eccentricities_deg[index]; unchecked.
   const Psi& procedure(int index) const { return procedures_[static_cast<std::size_t>(index)]; }
+  /// The settings it was built from.
   const InterleavedPsiSettings& settings() const { return settings_; }
 
  private:

@@ -25,8 +25,9 @@ struct TrialOutcome {
 };
 
 /// Where the guess rate gamma (the share of yes to a gap of 0) comes from.
-enum class GuessRateMethod { fitted, catch_trials };
+enum class GuessRateMethod { fitted /**< a free parameter */, catch_trials /**< the catch trials' rate, fixed */ };
 
+/// GuessRateMethod's names on the command line (`--guess`) and in the outputs, with one line of help each.
 inline constexpr auto kGuessRateMethods = kind_table<KindName<GuessRateMethod>>({
     // The catch trials and the gaps too small to see inform it.
     {GuessRateMethod::fitted, "fitted",
@@ -38,8 +39,13 @@ inline constexpr auto kGuessRateMethods = kind_table<KindName<GuessRateMethod>>(
 
 /// How the bootstrap refits become an interval (Davison and Hinkley 1997, "Bootstrap
 /// methods and their application", section 5.2-5.3; Efron and Tibshirani 1993, ch. 13-14).
-enum class IntervalMethod { percentile, bias_corrected, basic };
+enum class IntervalMethod {
+  percentile,      ///< the refits' own quantiles
+  bias_corrected,  ///< the quantiles shifted by z0 (Efron 1981)
+  basic            ///< reverse percentile, reflected on the log; percentile for the rates
+};
 
+/// IntervalMethod's names on the command line (`--interval`) and in the outputs, with one line of help each.
 inline constexpr auto kIntervalMethods = kind_table<KindName<IntervalMethod>>({
     {IntervalMethod::percentile, "percentile", "the (1 - c) / 2 and (1 + c) / 2 quantiles of the refits themselves"},
     // z0 is the normal quantile of the share of refits below the estimate.
@@ -56,12 +62,14 @@ inline constexpr auto kIntervalMethods = kind_table<KindName<IntervalMethod>>({
 /// The methods' names on the command line and in the outputs: "fitted", "catch_trials";
 /// "percentile", "bias_corrected", "basic".
 constexpr const char* guess_rate_method_name(GuessRateMethod method) { return kind_name(kGuessRateMethods, method); }
+/// "percentile", "bias_corrected", "basic".
 constexpr const char* interval_method_name(IntervalMethod method) { return kind_name(kIntervalMethods, method); }
 
 /// Whether and how the estimates are corrected for the maximum-likelihood estimator's
 /// small-sample bias, from the bootstrap refits (no effect without them).
-enum class BiasCorrection { none, mean, median };
+enum class BiasCorrection { none /**< ML estimate */, mean /**< less the mean bias */, median /**< median-unbiased */ };
 
+/// BiasCorrection's names on the command line (`--bias-correction`) and in the outputs, with one line of help each.
 inline constexpr auto kBiasCorrections = kind_table<KindName<BiasCorrection>>({
     {BiasCorrection::none, "none", "the maximum-likelihood estimates"},
     // On the log for T0, E2 and the width (value^2 / the refits' geometric mean), on the
@@ -99,13 +107,13 @@ struct FitSettings {
   /// (docs/psychophysics.md, "Calibration"): gamma fitted, basic intervals, median-unbiased
   /// estimates.
   GuessRateMethod guess_rate = GuessRateMethod::fitted;
-  IntervalMethod interval = IntervalMethod::basic;
-  BiasCorrection bias_correction = BiasCorrection::median;
+  IntervalMethod interval = IntervalMethod::basic;           ///< how the bootstrap refits become an interval
+  BiasCorrection bias_correction = BiasCorrection::median;   ///< how the estimates are corrected from the refits
 };
 
 /// A fitted parameter and its parametric-bootstrap interval (FitSettings::interval).
 struct ParameterEstimate {
-  double value = 0;
+  double value = 0;    ///< the estimate, bias-corrected as FitSettings says; the parameter's unit
   double ci_low = 0;   ///< the interval's lower end; NaN without bootstrap samples
   double ci_high = 0;  ///< its upper end
   /// The estimate lies on one of the fit's bounds (a lapse or guess rate of 0 included):

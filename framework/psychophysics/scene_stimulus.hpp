@@ -16,7 +16,7 @@ namespace fovea {
 struct ScenePath {
   int model = 0;                          ///< index into scene_rock_models(spec)
   Vec3 position0_m{0.0};                  ///< the model's grid centre at t = 0
-  Vec3 velocity_mps{0.0};
+  Vec3 velocity_mps{0.0};                 ///< eye axes, until bounce_time_s; reversed after it
   Quat orientation0{1.0, 0.0, 0.0, 0.0};  ///< model axes to eye axes at t = 0
   Vec3 angular_velocity_radps{0.0};       ///< tumbling, eye axes; 0 for the target pair
   double bounce_time_s = -1;              ///< from then on it moves back along its path; < 0: never
@@ -29,12 +29,12 @@ struct ScenePath {
 /// facing edges on that radius are exactly at eccentricities e - g/2 and e + g/2 (the ends
 /// place_on_screen gives, as the discs'). The others tumble on straight runs. Plain data.
 struct ScenePlan {
-  std::vector<ScenePath> paths;
+  std::vector<ScenePath> paths;  ///< the target pair (inner, outer), then the distractors
   /// The viewer's eye as a camera: at the origin, looking down -z; a pinhole whose focal
   /// length is the screen's pixels per centimetre across times the viewing distance, so a
   /// point lands on the screen pixel on its ray from the eye (square pixels assumed).
   ViewSettings view;
-  double focal_px = 0;
+  double focal_px = 0;  ///< the pinhole's focal length, px: viewing_distance_cm * width_px / width_cm
   /// The facing silhouette edges at the collision, signed pixels from fixation along the
   /// target's direction: what the pair's poses were solved for.
   double inner_edge_px = 0, outer_edge_px = 0;

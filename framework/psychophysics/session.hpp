@@ -32,6 +32,7 @@ class TrialSequence {
   /// Trials answered yes or no so far, and those the design holds in all (for constant
   /// stimuli and psi; staircases end when they end, so a lower bound).
   int answered() const { return answered_; }
+  /// Trials the design holds: the plan's or psi's count; staircases x n_trials (a lower bound).
   int planned() const { return planned_; }
 
  private:
@@ -53,6 +54,7 @@ class TrialSequence {
 /// resumed session answers as an unbroken one would.
 class SimulatedObserver {
  public:
+  /// Answers from `model`'s f(e, g), drawn from `seed` mixed with a hash of `participant`.
   SimulatedObserver(const PerceptionModelSettings& model, std::uint64_t seed, const std::string& participant);
   /// The answer to `trial`, the `attempt`-th time it is shown (from 0).
   TrialResponse answer(const PlannedTrial& trial, int attempt) const;

@@ -12,8 +12,9 @@
 namespace fovea {
 
 /// How a staircase step changes the intensity (PsychoPy's stepType).
-enum class StepType { linear, log, db };
+enum class StepType { linear /**< +- the step */, log /**< scales by 10^step */, db /**< scales by 10^(step / 20) */ };
 
+/// StepType's names in a spec (`step_type`), with one line of help each.
 inline constexpr auto kStepTypes = kind_table<KindName<StepType>>({
     {StepType::linear, "linear", "adds or subtracts the step ('lin')"},
     {StepType::log, "log", "multiplies or divides by 10^step: steps in log10 units"},
@@ -34,7 +35,7 @@ struct StaircaseSettings {
   /// Step sizes in step_type's units; the staircase moves to the next at each reversal and
   /// stays at the last. Each > 0.
   std::vector<double> step_sizes{4.0, 2.0, 1.0};
-  StepType step_type = StepType::db;
+  StepType step_type = StepType::db;  ///< how a step changes the intensity; the unit of step_sizes
   /// Finished once at least this many trials are done and the reversals are reached
   /// (MultiStairHandler's default of 50).
   int n_trials = 50;
@@ -45,7 +46,7 @@ struct StaircaseSettings {
   /// (PsychoPy's None). min_value < max_value: a staircase with no room to move measures
   /// nothing.
   double min_value = -std::numeric_limits<double>::infinity();
-  double max_value = std::numeric_limits<double>::infinity();
+  double max_value = std::numeric_limits<double>::infinity();  ///< the range's top, as min_value its bottom
   /// PsychoPy's applyInitialRule: 1-up-1-down until the first reversal, so a far start value
   /// is left quickly, then n_up / n_down.
   bool apply_initial_rule = true;
@@ -94,6 +95,7 @@ class Staircase {
   /// and db. NaN before the first reversal. Throws std::invalid_argument when k < 1.
   double mean_of_last_reversals(int k) const;
 
+  /// The rules it was built with.
   const StaircaseSettings& settings() const { return settings_; }
 
  private:

@@ -14,10 +14,10 @@ namespace fovea {
 /// screen's top-left corner (y down), and its diameter there.
 struct StimulusPath {
   double x0_px = 0, y0_px = 0;  ///< at t = 0
-  double vx_pxps = 0, vy_pxps = 0;
+  double vx_pxps = 0, vy_pxps = 0;  ///< velocity until the bounce, px per second, y down
   /// The target pair bounces: from bounce_time_s on, it moves back along its path.
   double bounce_time_s = -1;    ///< < 0: never
-  double diameter_px = 0;
+  double diameter_px = 0;      ///< the disc's, on the screen
 };
 
 /// A trial's animation (004 section 3.4.2's stimulus): entities of one size and speed moving
@@ -32,13 +32,13 @@ struct StimulusPath {
 /// screen; a distractor far from the target subtends a little more or less than the spec
 /// says). The gap itself is exact in degrees. Deterministic from the seed and the trial.
 struct StimulusPlan {
-  StimulusKind kind = StimulusKind::discs;
+  StimulusKind kind = StimulusKind::discs;  ///< whether `paths` or `scene` holds the entities
   std::vector<StimulusPath> paths;  ///< discs: paths[0] and paths[1] are the target pair
   ScenePlan scene;                  ///< kind scene: the rocks (paths is then empty)
-  double fixation_x_px = 0, fixation_y_px = 0;
+  double fixation_x_px = 0, fixation_y_px = 0;  ///< the screen's centre, px from its top-left, y down
   double target_x_px = 0, target_y_px = 0;  ///< the collision's centre
-  double duration_s = 0;
-  double collision_time_s = 0;
+  double duration_s = 0;        ///< presentation (StimulusSettings::duration_s)
+  double collision_time_s = 0;  ///< when the target pair meets, from the start
 };
 
 /// The direction a trial's target takes, degrees counter-clockwise from the right: the
@@ -58,6 +58,7 @@ struct ScreenPlacement {
   double eccentricity_px = 0;  ///< fixation to the target's centre
   double gap_px = 0;           ///< the gap's two ends at eccentricity -+ gap/2 along the radius
 };
+/// `eccentricity_deg` and `gap_deg` from fixation as pixels on `screen`.
 ScreenPlacement place_on_screen(const ScreenSettings& screen, double eccentricity_deg, double gap_deg);
 
 /// Pixels per degree of visual angle at `eccentricity_deg` from the screen's centre, along

@@ -75,8 +75,11 @@ class InterleavedStaircases {
   bool finished() const { return running_ == 0; }
   /// Trials with a response.
   int trials() const { return passes_.trials(); }
+  /// Staircases: one per entry of eccentricities_deg, finished ones included.
   int staircase_count() const { return static_cast<int>(staircases_.size()); }
+  /// Staircase `index`, that of eccentricities_deg[index]; unchecked.
   const Staircase& staircase(int index) const { return staircases_[index]; }
+  /// The settings it was built from.
   const InterleavedStaircaseSettings& settings() const { return settings_; }
 
  private:

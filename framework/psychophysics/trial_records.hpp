@@ -30,7 +30,7 @@ struct TrialRecord {
   std::string session;          ///< the session's id within the participant
   std::int64_t block = -1;      ///< constant stimuli: the block; staircases: the pass
   std::int64_t trial = -1;      ///< index in the session, from 0
-  std::int64_t trial_in_block = -1;
+  std::int64_t trial_in_block = -1;  ///< index inside the block or pass, from 0
   std::int64_t condition = -1;  ///< Condition::index (psychophysics/trial_design.hpp)
   std::int64_t staircase = -1;  ///< the staircase that chose the gap, -1 for constant stimuli
   bool catch_trial = false;     ///< no gap shown (gap_deg is then 0): measures false alarms
@@ -38,11 +38,12 @@ struct TrialRecord {
   double eccentricity_deg = 0;  ///< >= 0, degrees from fixation
   double direction_deg = std::numeric_limits<double>::quiet_NaN();  ///< of the target from fixation
   double gap_px = std::numeric_limits<double>::quiet_NaN();         ///< the gap on this screen
-  double eccentricity_px = std::numeric_limits<double>::quiet_NaN();
-  TrialResponse response = TrialResponse::aborted;
+  double eccentricity_px = std::numeric_limits<double>::quiet_NaN();  ///< eccentricity_deg on this screen
+  TrialResponse response = TrialResponse::aborted;  ///< yes, no, or aborted (requeued)
   double reaction_time_ms = std::numeric_limits<double>::quiet_NaN();  ///< from the stimulus's end
   bool fixation_kept = true;    ///< false: gaze left the fixation region during the trial
   std::int64_t gaze_samples = -1;  ///< tracker samples during the trial
+  /// The gaze's largest distance from the cross during the stimulus, degrees; NaN without samples.
   double gaze_max_deviation_deg = std::numeric_limits<double>::quiet_NaN();
   /// The stimulus as shown, first swap to the first swap after it; NaN when not shown.
   double stimulus_duration_s = std::numeric_limits<double>::quiet_NaN();
@@ -50,7 +51,7 @@ struct TrialRecord {
   std::int64_t dropped_frames = -1;   ///< refreshes missed during it (psychophysics/frame_timing.hpp)
   std::string observer;         ///< who answered: a person, or a simulated observer's name
   std::string started_utc;      ///< ISO 8601
-  std::string ended_utc;
+  std::string ended_utc;        ///< when the answer came, ISO 8601
 };
 
 /// The participant name `fovea fit` gives the fit over all participants: no participant has it.

@@ -33,7 +33,9 @@ class GazeInbox {
 
   /// Frame side: the newest sample; invalid with time 0 before the first.
   GazeSample newest() const;
+  /// Frame side: inputs counted by count_dropped since the start, never reset (counts).
   std::uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+  /// Frame side: moves the messages posted since the last call, oldest first, to the end of `out`.
   void take_messages(std::vector<std::string>& out);
   /// Frame side: the samples published since the last call, oldest first, appended to
   /// `out` (at most kRecentCapacity: the newest ones when more came).
@@ -58,9 +60,13 @@ class TrackerSource : public GazeSource {
  public:
   /// The newest sample, valid or not, whatever `now_s`; invalid with time 0 before the first.
   GazeSample sample(double /*now_s*/) override { return inbox_.newest(); }
+  /// Wall: the receiver stamps samples with gaze_wall_clock_s() (s).
   GazeClock clock() const override { return GazeClock::wall; }
+  /// Inputs the receiver dropped since the start: malformed, rejected, or lost with a connection.
   std::uint64_t dropped() const override { return inbox_.dropped(); }
+  /// The receiver's status messages since the last call, appended to `out` (GazeInbox::take_messages).
   void take_messages(std::vector<std::string>& out) override { inbox_.take_messages(out); }
+  /// The samples received since the last call, oldest first, appended (GazeInbox::take_recent).
   void take_recent(std::vector<GazeSample>& out) override { inbox_.take_recent(out); }
   /// True while connected to the tracker with its data flowing; false before the first
   /// connection and from a detected loss until the next one.
@@ -75,12 +81,15 @@ class TrackerSource : public GazeSource {
 /// success. A tracker that is not running costs one short attempt per delay, not a busy loop.
 class Backoff {
  public:
+  /// Delays start at `first_s` and double up to `max_s` (s).
   Backoff(double first_s = 0.1, double max_s = 2.0) : first_s_(first_s), max_s_(max_s), next_s_(first_s) {}
+  /// The delay to wait before the next attempt (s); the one after it is twice this, at most max_s.
   double next_delay_s() {
     const double d = next_s_;
     next_s_ = next_s_ * 2 < max_s_ ? next_s_ * 2 : max_s_;
     return d;
   }
+  /// After a successful connection: the next delay is first_s again.
   void reset() { next_s_ = first_s_; }
 
  private:
@@ -97,6 +106,7 @@ struct ReconnectTimings {
   double stall_timeout_s = 1.0;  ///< silence that makes a connection stalled
   /// Every interval > 0, and backoff_max_s >= backoff_first_s.
   bool valid() const { return backoff_first_s > 0 && backoff_max_s >= backoff_first_s && stall_timeout_s > 0; }
+  /// A fresh Backoff from backoff_first_s to backoff_max_s.
   Backoff backoff() const { return Backoff(backoff_first_s, backoff_max_s); }
 };
 

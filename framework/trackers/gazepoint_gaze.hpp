@@ -73,6 +73,7 @@ class OpenGazeFramer {
   /// 100 bytes; 4 KiB leaves room for the API's other fields, enabled by another client.
   static constexpr std::size_t kMaxRecordBytes = 4096;
 
+  /// An empty framer, its buffer reserved for kMaxRecordBytes plus one read (GazepointGaze::kReadBytes).
   OpenGazeFramer();
 
   /// Adds the bytes of one read. Take every element (next_element until nullopt) before the

@@ -23,7 +23,7 @@ inline constexpr std::size_t kPupilMaxEntries = 256;
 /// One gaze entry of a Pupil message, on Pupil's clock.
 struct PupilEntry {
   double x_norm = 0;       ///< surface (or world image) coordinates: origin bottom-left, y up
-  double y_norm = 0;
+  double y_norm = 0;       ///< as x_norm, up from the bottom edge; 0-1 on the surface (or image)
   double confidence = 0;   ///< in [0, 1]
   double timestamp_s = 0;  ///< Pupil time
   bool on_surf = false;    ///< the gaze lies on the surface (for gaze.: inside the image)
