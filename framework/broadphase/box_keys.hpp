@@ -34,6 +34,7 @@ inline std::uint32_t from_float(float f) {
   return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
 }
 
+/// The float a key stands for: from_float's inverse (-0 comes back as +0).
 inline float to_float(std::uint32_t key) {
   return std::bit_cast<float>((key & 0x80000000u) ? (key & 0x7fffffffu) : ~key);
 }
@@ -42,7 +43,7 @@ inline float to_float(std::uint32_t key) {
 
 /// A box as stored: its bound keys, [axis][0 for the min, 1 for the max].
 struct BoxKeys {
-  std::uint32_t key[3][2];
+  std::uint32_t key[3][2];  ///< order-preserving keys (from_float) of the outward-rounded bounds in metres
   friend bool operator==(const BoxKeys&, const BoxKeys&) = default;
 };
 

@@ -15,8 +15,8 @@ using ProxyId = std::uint32_t;
 /// address, so the same inputs give the same pairs in the same order on any run (the same
 /// config and seed give the same bytes: docs/results.md).
 struct ProxyPair {
-  ProxyId a = 0;
-  ProxyId b = 0;
+  ProxyId a = 0;  ///< the smaller id
+  ProxyId b = 0;  ///< the larger id
   friend auto operator<=>(const ProxyPair&, const ProxyPair&) = default;
 };
 
@@ -41,7 +41,9 @@ class PairSet {
   /// Pairs that overlapped before the last update and do not now (including every pair of
   /// a removed proxy), sorted.
   std::span<const ProxyPair> stopped() const { return stopped_; }
+  /// Whether `pair` (a < b) overlaps now: a binary search of current().
   bool contains(ProxyPair pair) const;
+  /// Pairs overlapping now: current().size().
   std::size_t size() const { return current_.size(); }
 
   // The recording interface, for SweepAndPrune.
@@ -63,7 +65,9 @@ class PairSet {
   // started and stopped, each recorded exactly once, then finish_changes() instead of
   // finish_frame(). A pair recorded twice stays twice, in started and in current.
 
+  /// The pair (a < b) started overlapping this update; recorded once.
   void record_started(ProxyPair pair) { started_.push_back(pair); }
+  /// The pair (a < b) stopped overlapping this update, or lost a removed proxy; recorded once.
   void record_stopped(ProxyPair pair) { stopped_.push_back(pair); }
   /// Sorts the recorded started and stopped pairs and updates the current list.
   void finish_changes();

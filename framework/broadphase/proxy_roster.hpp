@@ -56,6 +56,7 @@ class ProxyRoster {
     if (!is_live(id)) throw_unknown(owner_, id);
   }
 
+  /// Whether `id` was added and not removed since (false at once after remove(), unlike the lists).
   bool is_live(ProxyId id) const { return id < flags_.size() && (flags_[id] & kLive); }
   /// Live proxies: added and not removed.
   std::uint32_t live_count() const { return live_count_; }

@@ -37,8 +37,8 @@ struct RegionGrid {
 
 /// What an automatic grid is fitted to: the extent of the finite boxes and their sizes.
 struct BoxSpread {
-  double lo_m[3] = {kInfinity, kInfinity, kInfinity};
-  double hi_m[3] = {-kInfinity, -kInfinity, -kInfinity};
+  double lo_m[3] = {kInfinity, kInfinity, kInfinity};     ///< lowest min of the finite boxes per axis, metres
+  double hi_m[3] = {-kInfinity, -kInfinity, -kInfinity};  ///< highest max of the finite boxes per axis, metres
   double side_sum_m = 0;    ///< sum of each finite box's largest side
   std::size_t finite = 0;   ///< boxes with no infinite coordinate: those counted above
 
@@ -75,9 +75,11 @@ class RegionCells {
   const RegionGrid& grid() const { return grid_; }
   /// A cell's sides, metres, per axis.
   Vec3 cell_size_m() const { return cell_size_m_; }
+  /// Regions (cells) in the grid: the product of grid().cells.
   std::size_t region_count() const {
     return static_cast<std::size_t>(grid_.cells[0]) * grid_.cells[1] * grid_.cells[2];
   }
+  /// The number of the region at cell (x, y, z): x fastest, then y, then z.
   std::uint32_t region_index(std::uint32_t x, std::uint32_t y, std::uint32_t z) const {
     return (z * grid_.cells[1] + y) * grid_.cells[0] + x;
   }

@@ -37,11 +37,16 @@ class ThreadPool;
 /// kept by a ProxyRoster, as in SweepAndPrune.
 class RegionSweepAndPrune {
  public:
+  /// Most proxy ids it hands out, 2^31 - 1 (an endpoint holds the id in 31 bits).
   static constexpr std::uint32_t kMaxProxies = SweepAndPrune::kMaxProxies;
 
+  /// An empty broad phase on `grid` (cell_m 0: chosen automatically); std::invalid_argument for a
+  /// negative or non-finite cell_m.
   explicit RegionSweepAndPrune(const RegionGrid& grid = {});
   ~RegionSweepAndPrune();
+  /// Takes over another broad phase's proxies, regions and pairs.
   RegionSweepAndPrune(RegionSweepAndPrune&&) noexcept;
+  /// Takes over another broad phase's proxies, regions and pairs.
   RegionSweepAndPrune& operator=(RegionSweepAndPrune&&) noexcept;
 
   /// As SweepAndPrune::add: in the lists and pairs from the next update on. Throws
@@ -63,8 +68,11 @@ class RegionSweepAndPrune {
   /// number of threads.
   void update(ThreadPool* pool = nullptr);
 
+  /// The overlapping pairs as of the last update, and those that started and stopped in it.
   const PairSet& pairs() const { return pairs_; }
+  /// Live proxies: added and not removed (the lists change at the next update).
   std::uint32_t proxy_count() const { return roster_.live_count(); }
+  /// Whether `id` was added and not removed since (ProxyRoster::is_live).
   bool is_live(ProxyId id) const { return roster_.is_live(id); }
   /// The box as stored at the last update (outward-rounded floats, as doubles).
   Aabb stored_box(ProxyId id) const { return bound_key::box_of(stored_[id]); }

@@ -53,15 +53,18 @@ class SweepAndPrune {
   /// checked box), for a broad phase built of several of these (RegionSweepAndPrune), which
   /// checks and rounds each box once. `id` must be live.
   ProxyId add_keys(const BoxKeys& keys, bool is_static = false);
+  /// The proxy's box for the next update, already as keys; no checks (see add_keys).
   void set_keys(ProxyId id, const BoxKeys& keys) { bounds_[id].next = keys; }
 
   /// Applies removals, re-sorts the three axes by the new boxes (flipping overlap state at
   /// every swap), merges in the added proxies, and leaves the result in pairs().
   void update();
 
+  /// The overlapping pairs as of the last update, and those that started and stopped in it.
   const PairSet& pairs() const { return pairs_; }
   /// Live proxies: added and not removed (the lists change at the next update).
   std::uint32_t proxy_count() const { return roster_.live_count(); }
+  /// Whether `id` was added and not removed since (ProxyRoster::is_live).
   bool is_live(ProxyId id) const { return roster_.is_live(id); }
   /// The box as stored at the last update (outward-rounded floats, as doubles); an oracle
   /// tests exactly these boxes.

@@ -14,7 +14,7 @@ namespace fovea::config {
 /// A validated config: the settings, and where each key was written (for later errors,
 /// such as a world too small for its entities, to point at the right line).
 struct LoadedConfig {
-  Settings settings;
+  Settings settings;                              ///< defaults, then the file's keys, then the overrides
   std::string source;                             ///< file as named by the user
   std::map<std::string, std::string> locations;   ///< key path -> "file:line:col" or "--set ..."
 
@@ -26,9 +26,9 @@ struct LoadedConfig {
 /// A validated experiment spec (configs/experiments/*.yaml, docs/psychophysics.md), and
 /// where each key was written.
 struct LoadedExperiment {
-  ExperimentSettings spec;
-  std::string source;
-  std::map<std::string, std::string> locations;
+  ExperimentSettings spec;                        ///< defaults, then the file's keys, then the overrides
+  std::string source;                             ///< file as named by the user, or the text's source_name
+  std::map<std::string, std::string> locations;   ///< key path -> "file:line:col" or "--set ..."
   /// As LoadedConfig::error_at.
   std::string error_at(const std::string& path, const std::string& message) const;
 };
@@ -41,9 +41,10 @@ std::string error_at(const std::map<std::string, std::string>& locations, const 
 /// One override from the command line: "key=value" (a YAML value; list elements as
 /// `world.entities[0].count`), and how messages name it.
 struct Override {
-  std::string assignment;
+  std::string assignment;  ///< "key=value", as after `--set`
   std::string shown_as;  ///< "--set key=value", or "--frames 200" for the --frames option
 };
+/// The override `--set assignment` makes, named as written.
 inline Override set_override(const std::string& assignment) { return {assignment, "--set " + assignment}; }
 
 /// Reads and validates a config file (one YAML document), then applies the overrides in
@@ -54,12 +55,14 @@ LoadedConfig load_config_file(const std::string& path, const std::vector<std::st
 /// Same, from text; `source_name` names it in messages.
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
                               const std::vector<Override>& overrides);
+/// Same, with `--set` overrides as "key=value" strings. Relative paths are from the working folder.
 LoadedConfig load_config_text(const std::string& text, const std::string& source_name,
                               const std::vector<std::string>& sets = {});
 
 /// Reads and checks an experiment spec, overrides applied: the keys and their ranges, then
 /// what spans keys (a gap larger than the screen, an empty grid, ...). Throws ConfigError.
 LoadedExperiment load_experiment_file(const std::string& path, const std::vector<Override>& overrides = {});
+/// Same, from text named `source_name` in messages; clip scenes' paths are from the working folder.
 LoadedExperiment load_experiment_text(const std::string& text, const std::string& source_name,
                                       const std::vector<Override>& overrides = {});
 /// A perception-model YAML file (what `perception.model.file` reads and `fovea fit` writes),

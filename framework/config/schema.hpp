@@ -31,10 +31,10 @@ class ConfigError : public std::runtime_error {
 
 /// One documented key. `path` uses `[]` for list elements: `world.entities[].count`.
 struct KeyInfo {
-  std::string path;
+  std::string path;          ///< dotted key path from the top: "schedule.queues"
   std::string type;          ///< "integer >= 0", "one of ball, box, ...", "map", "list of maps"
   std::string default_text;  ///< the default as YAML text
-  std::string doc;
+  std::string doc;           ///< the key's one line of documentation, as its Section entry gives it
 };
 
 /// Where values came from, to name them in errors: the file, or a `--set` argument.
@@ -48,23 +48,26 @@ struct Sources {
 
 /// Parsing context: the sources for messages, and the location of every key parsed.
 struct ParseState {
-  const Sources& sources;
-  std::map<std::string, std::string>& locations;
+  const Sources& sources;                         ///< where the text and each override came from
+  std::map<std::string, std::string>& locations;  ///< filled in: key path -> Sources::where of it
+  /// Throws ConfigError "where: path: message", `where` from sources (file:line:col or the override).
   [[noreturn]] void fail(const std::string& path, const YAML::Mark& mark, const std::string& message) const;
 };
 
 /// Allowed interval of a number; bounds may be open or closed, or absent (infinite).
 struct NumberRange {
-  double min = -std::numeric_limits<double>::infinity();
-  double max = std::numeric_limits<double>::infinity();
-  bool min_exclusive = false;
-  bool max_exclusive = false;
+  double min = -std::numeric_limits<double>::infinity();  ///< lower bound, in the key's own unit
+  double max = std::numeric_limits<double>::infinity();   ///< upper bound, in the key's own unit
+  bool min_exclusive = false;  ///< true: min itself is refused, (min, ...
+  bool max_exclusive = false;  ///< true: max itself is refused, ..., max)
+  /// Whether `v` lies within the bounds; NaN never does.
   bool contains(double v) const;
   /// " >= 0", " in (0, 1]", or "" when unbounded.
   std::string bounds_text() const;
   /// "integer >= 0", "number in (0, 1]", "number".
   std::string type_text(bool integer) const { return (integer ? "integer" : "number") + bounds_text(); }
 };
+/// The closed interval [min, max].
 NumberRange between(double min, double max);
 
 /// One YAML document from `text`: a syntax error, a second document (after ---) and a key
@@ -80,22 +83,30 @@ YAML::Mark mark_of(const YAML::Node& node, const YAML::Mark& fallback);
 /// Rejects an explicit YAML tag (`!!str 5`, `!custom x`): fovea's types come from the schema,
 /// and a tag that says otherwise would be silently ignored.
 void reject_explicit_tag(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
+/// The node's number within `range`, else fail()s. Finite; `integer` takes whole-number text only (no 1e3).
 double parse_number(const YAML::Node& node, bool integer, const NumberRange& range, const std::string& path,
                     const YAML::Mark& mark, ParseState& state);
+/// A list of exactly 3 numbers, each within `range`, else fail()s.
 Vec3 parse_vec3(const YAML::Node& node, const NumberRange& range, const std::string& path, const YAML::Mark& mark,
                 ParseState& state);
+/// `true` or `false` exactly (not yes/no or 1/0), else fail()s.
 bool parse_bool(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
+/// A name (is_valid_name), else fail()s.
 std::string parse_name(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
 /// A name as names are in configs and folder names: letters, digits, '-', '_', '.', not empty.
 bool is_valid_name(const std::string& text);
+/// One line of text, 1 to 256 characters (UTF-8), no control characters, else fail()s.
 std::string parse_text(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state);
 /// Index of node's text in `names`, or a "did you mean" error.
 std::size_t parse_choice(const YAML::Node& node, const std::vector<std::string>& names, const std::string& path,
                          const YAML::Mark& mark, ParseState& state);
 /// The closest of `candidates` to `word`, if close enough to be a likely typo; else "".
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+/// Writes `v` as a flow list of 3 numbers ([x, y, z]), each in format_number's text.
 void emit_vec3(YAML::Emitter& out, const Vec3& v);
+/// `v` as format_number writes it, truncated to an integer first when `integer`.
 std::string number_text(double v, bool integer);
+/// "[x, y, z]", each in format_number's text: the default `fovea keys` shows.
 std::string vec3_text(const Vec3& v);
 
 /// The start of every list key: a null value empties `list` (false: nothing more to read);
@@ -114,6 +125,7 @@ bool begin_list(const YAML::Node& n, V& list, const std::string& path, const YAM
 /// A kind table's names, in its order, as choice() and choices() parse and write them.
 template <class E>
 struct KindNames {
+  /// The names of `table`'s rows (core/kind_table.hpp), in its order.
   template <class Table>
   explicit KindNames(const Table& table) {
     for (const auto& row : table) {
@@ -128,16 +140,20 @@ struct KindNames {
       if (kinds[i] == kind) return names[i];
     return "?";
   }
-  std::vector<E> kinds;
+  std::vector<E> kinds;            ///< the table's values, in its order
   std::vector<std::string> names;  ///< names[i] is kinds[i]'s
   std::string all;                 ///< "a, b, c": how a message and `fovea keys` list them
 };
 
+/// The keys of settings struct S, each bound to a member: parses, writes and lists them (see above).
 template <class S>
 class Section {
  public:
+  /// Reads one key's YAML value into its member of S; fails through ParseState.
   using ParseFn = std::function<void(const YAML::Node&, S&, const std::string& path, const YAML::Mark&, ParseState&)>;
+  /// Writes one key's value from S as YAML.
   using EmitFn = std::function<void(YAML::Emitter&, const S&)>;
+  /// Appends the key (and any nested keys) with its default from `defaults` to the list.
   using DescribeFn = std::function<void(const std::string& path, const S& defaults, std::vector<KeyInfo>&)>;
 
   /// An integer or floating-point member.
@@ -154,6 +170,7 @@ class Section {
                });
   }
 
+  /// A Vec3 member written as a list of 3 numbers, each in `range`.
   Section& vec3(const char* name, Vec3 S::*member, NumberRange range, const char* doc) {
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
@@ -230,6 +247,7 @@ class Section {
                });
   }
 
+  /// A bool member written as `true` or `false`.
   Section& boolean(const char* name, bool S::*member, const char* doc) {
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
@@ -401,6 +419,7 @@ class Section {
     }
   }
 
+  /// Writes `value` as a YAML map, every key in schema order (moved keys left out).
   void emit(YAML::Emitter& out, const S& value) const {
     out << YAML::BeginMap;
     for (const auto& f : fields_) {
@@ -411,6 +430,7 @@ class Section {
     out << YAML::EndMap;
   }
 
+  /// Appends every key, path under `prefix`, with type, default from `defaults` and doc.
   void describe(const std::string& prefix, const S& defaults, std::vector<KeyInfo>& keys) const {
     for (const auto& f : fields_)
       if (f.describe) f.describe(prefix.empty() ? f.name : prefix + "." + f.name, defaults, keys);

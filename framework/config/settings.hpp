@@ -17,7 +17,7 @@ struct Settings : AnimationSettings {
   std::string name = "run";     ///< prefix of the results folder name
   std::int64_t seed = 1;        ///< every random choice derives from it
   std::int64_t frames = 1000;   ///< frames to run (`fovea run --frames` overrides)
-  RecordSettings record;
+  RecordSettings record;  ///< which optional per-frame CSV files the run writes (collisions, gaze)
   RenderSettings render;  ///< read only when the run draws (docs/render.md)
   DemoSettings demo;      ///< the rockfall or crowd (docs/demos.md)
 };

@@ -20,6 +20,7 @@ namespace fovea {
 /// (frames.csv, budget_overshoot_us) so that bound is measured, not assumed.
 class Budget {
  public:
+  /// The monotonic clock a wall budget's deadline is set and checked on.
   using Clock = std::chrono::steady_clock;
   /// Tests between two clock reads of a wall budget.
   static constexpr std::int64_t kClockCheckTests = 64;
@@ -42,12 +43,16 @@ class Budget {
     if (tests_spent_ < next_check_) return false;
     return check();
   }
+  /// Counts `tests` more sphere-sphere tests as done (every mode counts them).
   void spend(std::int64_t tests) { tests_spent_ += tests; }
 
+  /// Sphere-sphere tests spent since the budget was made (counted under a wall budget too).
   std::int64_t tests_spent() const { return tests_spent_; }
   /// Whether exhausted() has ever returned true.
   bool was_exhausted() const { return exhausted_; }
+  /// Whether this is a wall-clock budget, the only mode whose deadline() is set.
   bool is_wall() const { return mode_ == BudgetMode::wall; }
+  /// When a wall budget runs out (start + ms); the clock's epoch for the other modes.
   Clock::time_point deadline() const { return deadline_; }
 
  private:

@@ -12,10 +12,12 @@ namespace fovea {
 /// number fovea writes (CSV, JSON-adjacent text, resolved configs) so files round-trip and
 /// a deterministic run writes the same bytes.
 std::string format_number(double value);
+/// An integer's decimal digits, with a '-' when negative.
 std::string format_number(std::int64_t value);
 /// The same text appended to `out`, without allocating beyond out's own growth (for the
 /// per-frame CSV rows).
 void append_number(std::string& out, double value);
+/// An integer's decimal digits appended to `out`, as format_number(std::int64_t) writes them.
 void append_number(std::string& out, std::int64_t value);
 /// `text` as a number when all of it is one, in format_number's syntax (std::from_chars:
 /// locale-independent, no leading '+' or spaces; "inf" and "nan" are numbers); else nullopt.

@@ -13,13 +13,16 @@ namespace fovea {
 /// every one of them. Feed bytes with add(); value() any time.
 class ByteHash {
  public:
+  /// Folds `bytes` bytes from `data` into the hash, in memory order (so a number's bytes are host-endian).
   void add(const void* data, std::size_t bytes) {
     const auto* p = static_cast<const unsigned char*>(data);
     for (std::size_t i = 0; i < bytes; ++i) value_ = (value_ ^ p[i]) * kPrime;
   }
+  /// Folds the text's bytes in, without a terminator: follow with add_separator() between texts.
   void add(std::string_view text) { add(text.data(), text.size()); }
   /// One byte no UTF-8 text holds, to end a text so that ("ab", "c") and ("a", "bc") differ.
   void add_separator() { value_ = (value_ ^ 0xffu) * kPrime; }
+  /// The hash of every byte added so far; adding more afterwards carries on from it.
   std::uint64_t value() const { return value_; }
 
  private:

@@ -19,7 +19,7 @@ namespace fovea {
 /// these three members.
 template <class E>
 struct KindName {
-  E kind;
+  E kind;            ///< the enum value this row names and describes
   const char* name;  ///< as configs and records spell it: "round_robin"
   const char* help;  ///< one line: what this kind is or does
 };

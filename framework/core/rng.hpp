@@ -22,6 +22,7 @@ class Rng {
   /// `seed` comes from the config; `stream` names the purpose (see RngStream).
   explicit Rng(std::uint64_t seed, std::uint64_t stream = 0);
 
+  /// The next raw 64-bit output of xoshiro256**, every bit uniform.
   std::uint64_t next_u64();
   /// Uniform in [0, 1), 53 random bits.
   double uniform();
@@ -47,10 +48,10 @@ void fisher_yates(std::vector<T>& items, Rng& rng) {
 
 /// Stream identifiers, one per purpose that draws random numbers.
 enum class RngStream : std::uint64_t {
-  model_shapes = 1,
-  placement = 2,
-  initial_motion = 3,
-  gaze = 4,
+  model_shapes = 1,     ///< generated model shapes (world/model_generators.cpp), split by group and variant
+  placement = 2,        ///< where the entities start (frame/animation.cpp), one stream for all groups
+  initial_motion = 3,   ///< starting orientations and velocities, split by entity group
+  gaze = 4,             ///< the scripted gaze's fixations (gaze/scripted_gaze.cpp)
   demo = 5,  ///< the demos' releases, shapes and cuts (demos/)
   trial_order = 6,      ///< psychophysics/: a block's or a pass's shuffle, split by its number
   trial_direction = 7,  ///< psychophysics/: targets' directions from fixation, split by block or trial

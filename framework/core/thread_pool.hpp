@@ -19,6 +19,7 @@
 
 namespace fovea {
 
+/// A fixed set of worker threads running one batch of independent tasks at a time (see above).
 class ThreadPool {
  public:
   /// `threads` in all, the calling thread included: 1 runs everything on the caller, 0 means

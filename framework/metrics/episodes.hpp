@@ -9,8 +9,8 @@ namespace fovea {
 /// (together they name the pair, a slot being reused once a pair stops overlapping), and
 /// whether it was accepted unresolved this frame, with its f, estimated and true.
 struct EpisodeInput {
-  std::uint32_t slot = 0;
-  std::int64_t first_frame = 0;
+  std::uint32_t slot = 0;          ///< the collision's slot in the narrow phase's list
+  std::int64_t first_frame = 0;    ///< frame number in which the pair began to overlap
   bool unresolved = false;  ///< accepted unresolved (interrupted and treated as colliding)
   double f_est = 0;         ///< f at the estimated gap; used when unresolved
   double f_true = 0;        ///< f at the true gap (0 when touching or unknown); used when unresolved
@@ -30,13 +30,13 @@ class EpisodeMeter {
  public:
   /// What ended this frame.
   struct Ended {
-    std::int64_t episodes = 0;
+    std::int64_t episodes = 0;  ///< episodes that ended in this frame (count)
     double p_est = 0;   ///< sum over the episodes that ended of 1 - prod(1 - f_est)
     double p_true = 0;  ///< the same with the true f
     /// prod over the episodes that ended of prod(1 - f_est), and of prod(1 - f_true): the
     /// chance none of them is noticed (a clip's, psychophysics/clip_observer.hpp)
     double unnoticed_est = 1;
-    double unnoticed_true = 1;
+    double unnoticed_true = 1;  ///< prod(1 - f_true) over the same: the chance with the true f
   };
 
   /// One frame's collisions, each once, any order. Returns the episodes that ended in it.

@@ -27,6 +27,7 @@ class ExactVoxelShape {
   /// Throws std::invalid_argument for a model without occupied voxels.
   ExactVoxelShape(const VoxelModel& model, const Vec3& centre_of_mass_model_m);
 
+  /// Edge of one voxel of the model, metres.
   double voxel_size_m() const { return voxel_size_m_; }
   /// Occupied voxels, interior ones included.
   std::size_t voxel_count() const { return voxels_.size(); }
@@ -53,8 +54,8 @@ class ExactVoxelShape {
 
 /// An entity's pose: world = position_m + orientation * (p_model - centre of mass).
 struct ExactPose {
-  Vec3 position_m{0.0};
-  Quat orientation{1.0, 0.0, 0.0, 0.0};
+  Vec3 position_m{0.0};                  ///< the centre of mass in world space, metres
+  Quat orientation{1.0, 0.0, 0.0, 0.0};  ///< model axes to world axes (w, x, y, z)
 };
 
 /// What the exact test finds for two posed models.

@@ -37,7 +37,7 @@ struct FrameMetrics {
   /// p_est and p_true over the gaps the eye sees past the other entities (visibility:
   /// occlusion); NaN without the visibility test (and p_true_visible without ground truth).
   double p_est_visible = 0;
-  double p_true_visible = 0;
+  double p_true_visible = 0;  ///< p_true over the visible gaps (NaN without the test or without ground truth)
   std::int64_t episodes_ended = 0;  ///< unresolved episodes that ended this frame (metrics/episodes.hpp)
   double p_episodes_est = 0;   ///< sum over them of 1 - prod(1 - f_est)
   double p_episodes_true = 0;  ///< the same with the true f (NaN without ground truth)
@@ -59,7 +59,7 @@ struct MeasureOptions {
 /// The exact test's verdict on one collision in the last frame (ground truth only).
 struct CollisionTruth {
   bool checked = false;     ///< false when ground truth is off
-  bool touching = false;
+  bool touching = false;    ///< the exact test found a voxel of each model intersecting (closed cubes)
   double separation_m = 0;  ///< 0 when touching; NaN for collisions not treated as colliding (not computed)
   double gap_deg = 0;       ///< the true gap on screen, for collisions accepted unresolved
   double probability = 0;   ///< f at the true gap, for the same
@@ -74,6 +74,7 @@ struct CollisionTruth {
 /// the slots, geometrically, then never again.
 class InaccuracyMeter {
  public:
+  /// With `ground_truth`, exact voxel tests give the true columns; without, those are NaN.
   explicit InaccuracyMeter(bool ground_truth) : ground_truth_(ground_truth) {}
 
   /// Model `id` is now `model` (its entities' positions at `centre_of_mass_model_m`): its

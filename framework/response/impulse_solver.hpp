@@ -23,7 +23,7 @@ struct ImpulseRow {
   Vec3 t1{0.0}, t2{0.0};    ///< tangent basis
   double mass_n = 0, mass_t1 = 0, mass_t2 = 0;  ///< 1 / (J M^-1 J^T) along each direction (M split for Jacobi)
   double restitution = 0;   ///< e of the bounce, 0 where the point did not approach fast
-  double friction = 0;
+  double friction = 0;      ///< Coulomb coefficient: the geometric mean of the two materials'
   double lambda_n = 0, lambda_t1 = 0, lambda_t2 = 0;  ///< accumulated impulses, N s
 };
 
@@ -31,9 +31,9 @@ struct ImpulseRow {
 /// entity) has inverse mass and inverse inertia zero: infinite mass, it never moves.
 struct RigidBody {
   Vec3 position_m{0.0};  ///< centre of mass
-  Vec3 linear_velocity_mps{0.0};
-  Vec3 angular_velocity_radps{0.0};
-  double inverse_mass_per_kg = 0;
+  Vec3 linear_velocity_mps{0.0};     ///< of the centre of mass, m/s; the solve changes it
+  Vec3 angular_velocity_radps{0.0};  ///< world axes, rad/s; the solve changes it
+  double inverse_mass_per_kg = 0;    ///< 1 / mass, 1/kg; 0 for a static body
   Mat3 inverse_inertia_world{0.0};  ///< R I_body^-1 R^T, about the centre of mass
   double mass_kg = 0;               ///< for the energy bookkeeping; 0 for static bodies
   Mat3 inertia_world{0.0};          ///< R I_body R^T; zero for static bodies
@@ -41,8 +41,9 @@ struct RigidBody {
   double friction = 0;              ///< the material's Coulomb coefficient, >= 0
 };
 
+/// How ImpulseSolver::solve works, as the Response sets it from ResponseSettings.
 struct ImpulseSolverSettings {
-  ImpulseSolverKind kind = ImpulseSolverKind::gauss_seidel;
+  ImpulseSolverKind kind = ImpulseSolverKind::gauss_seidel;  ///< Gauss-Seidel or Jacobi passes
   /// Passes over the contact set. One pass settles an isolated contact exactly; in a stack
   /// an impulse travels up one body per pass (Jacobi) or more (Gauss-Seidel), and the warm
   /// start carries last frame's impulses over (docs/response.md, "Iterations").
@@ -109,6 +110,7 @@ struct ImpulseSolverStats {
 /// Scratch memory is kept between calls: in the steady state a solve allocates nothing.
 class ImpulseSolver {
  public:
+  /// Solves, changes the bodies' velocities, and returns what it did (see above).
   ImpulseSolverStats solve(std::span<RigidBody> bodies, std::span<ContactManifold> manifolds,
                            const ImpulseSolverSettings& settings, std::span<Vec3> position_correction_m);
 

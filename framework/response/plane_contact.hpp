@@ -15,8 +15,8 @@ namespace fovea {
 /// A static half-space wall: points with dot(normal, x) >= offset_m are free, the rest is
 /// solid. The normal is unit and points out of the wall, into the world.
 struct Plane {
-  Vec3 normal{0.0, 1.0, 0.0};
-  double offset_m = 0;
+  Vec3 normal{0.0, 1.0, 0.0};  ///< unit, out of the wall into the world
+  double offset_m = 0;         ///< dot(normal, x) on the wall's surface, metres
 };
 
 /// The six walls of the world box, normals pointing inwards: -x, +x, -y, +y, -z, +z faces

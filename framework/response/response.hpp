@@ -48,6 +48,7 @@ struct ResponseStats {
 class Response {
  public:
   Response() = default;
+  /// A response for the world `box` (its six walls), at a step of `time_step_s` seconds (sets the rest-speed floor).
   Response(const ResponseSettings& settings, const Aabb& box, double time_step_s);
 
   /// Responds to the collisions the narrow phase treats as colliding and to the walls, at

@@ -12,8 +12,12 @@ namespace fovea {
 
 /// How the impulse solver's passes go over the contacts (impulse_solver.hpp). Both compute
 /// every impulse of the frame before the world changes, and apply them together.
-enum class ImpulseSolverKind { gauss_seidel, jacobi };
+enum class ImpulseSolverKind {
+  gauss_seidel,  ///< each point in turn, seeing the impulses before it in the pass (converges fast)
+  jacobi         ///< every point of a pass from the same velocities, with mass splitting
+};
 
+/// The solver kinds' names in configs (`response.solver`) and their help.
 inline constexpr auto kImpulseSolvers = kind_table<KindName<ImpulseSolverKind>>({
     {ImpulseSolverKind::gauss_seidel, "gauss_seidel",
      "each point in turn, seeing the previous points' impulses (converges fast)"},
@@ -26,6 +30,7 @@ struct WallSettings {
   double friction = 0.5;     ///< combined with an entity's by the geometric mean
 };
 
+/// How collisions and walls are answered (config `response`, 004 section 3.5, docs/response.md).
 struct ResponseSettings {
   /// false: entity-entity collisions get no response (entities pass through each other, as
   /// in a detection-only study); the walls still hold them in the box.
@@ -34,9 +39,9 @@ struct ResponseSettings {
   /// Restitution and friction of every group's material that does not set its own: read by
   /// config/ when it fills the materials; the Response itself uses the materials' values.
   double restitution = 1.0;
-  double friction = 0.5;
-  WallSettings walls;
-  ImpulseSolverKind solver = ImpulseSolverKind::gauss_seidel;
+  double friction = 0.5;  ///< default Coulomb coefficient, >= 0, of materials that set none (as restitution)
+  WallSettings walls;     ///< the world box's walls' material
+  ImpulseSolverKind solver = ImpulseSolverKind::gauss_seidel;  ///< how the passes go over the contacts
   /// Passes over the frame's contacts (impulse_solver.hpp, docs/response.md).
   int iterations = 16;
   /// Share of the overlap beyond `slop_m` removed per frame by moving bodies apart.

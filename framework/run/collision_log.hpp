@@ -17,6 +17,7 @@ class CollisionLog {
   /// The collisions of the world's last step, which was frame `frame`.
   void write(std::int64_t frame, const Animation& world);
 
+  /// The header of collisions.csv, the exact test's columns included with `ground_truth`.
   static std::vector<std::string> columns(bool ground_truth);
 
  private:

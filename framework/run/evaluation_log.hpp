@@ -15,11 +15,13 @@ namespace fovea {
 /// truth, the visible ones without the visibility test) is an empty cell.
 class EvaluationLog {
  public:
+  /// Creates (or truncates) evaluation.csv at `path` and writes its header; throws when it cannot.
   explicit EvaluationLog(const std::string& path);
   /// The evaluations' rows of the frame the world just ran: the run's own trees', then each
   /// evaluate.trees set's (Animation::evaluations()).
   void write(const FrameStats& stats, const std::vector<Animation::TreeEvaluationView>& evaluations);
 
+  /// The header of evaluation.csv, in file order.
   static std::vector<std::string> columns();
 
  private:

@@ -23,8 +23,8 @@ struct FrameMeasures {
 
 /// Everything one row of frames.csv is read from.
 struct FrameRow {
-  const FrameStats& stats;
-  const FrameMeasures& measures;
+  const FrameStats& stats;         ///< the Animation's own figures of the frame (frame/frame_stats.hpp)
+  const FrameMeasures& measures;   ///< the energies and, in a drawn run, the drawing times
   std::span<const double> demo_values;  ///< the demo's columns, in FrameLogColumns::demo's order
 };
 
@@ -43,10 +43,10 @@ using FrameCell = std::variant<std::int64_t, double, std::string_view>;
 /// One column of frames.csv, declared once with the value it holds, so a name cannot drift
 /// from its value (run/frame_columns.cpp holds the declarations, in file order).
 struct FrameColumn {
-  std::string name;
+  std::string name;  ///< its header, as docs/results.md lists it ("sim_time_s")
   /// Reads the column's value from a row; `index` is the column's own (a phase, a demo value).
   FrameCell (*value)(const FrameRow& row, std::size_t index) = nullptr;
-  std::size_t index = 0;
+  std::size_t index = 0;  ///< passed to `value`: which phase or demo value this column is
   bool summarised = true;  ///< in summary.json's statistics (not the frame index, not a text)
 };
 

@@ -27,6 +27,7 @@ class FrameLog {
 
   /// `demo_values`: the demo's columns (FrameLogColumns::demo), in their order.
   void write(const FrameStats& stats, const FrameMeasures& measures, std::span<const double> demo_values = {});
+  /// Rows written so far, warm-up rows included.
   std::int64_t rows() const { return rows_; }
   /// {column: {mean, median, p95, min, max}} over the rows written after the warm-up (ColumnAccumulator says
   /// when the median and p95 come from a sample: runs of over 2^20 frames).

@@ -14,9 +14,12 @@ namespace fovea {
 /// back (docs/gaze.md, "Recording and replay").
 class GazeLog {
  public:
+  /// Creates (or truncates) gaze.csv at `path` and writes its header; throws when it cannot.
   explicit GazeLog(const std::string& path);
+  /// The frame's fixation as one row, t_s the time the frame asked for it; flushed at once.
   void write(const FrameStats& stats);
 
+  /// The header: t_s, x_px, y_px, valid, source, age_ms.
   static std::vector<std::string> columns();
 
  private:

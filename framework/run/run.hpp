@@ -29,6 +29,7 @@ struct RunPlan {
 /// order, frame after frame.
 class RunHooks {
  public:
+  /// What before_frame() asks the loop to do next.
   enum class Next {
     step,  ///< step a frame now
     skip,  ///< step nothing this time round (paused), and ask again
@@ -55,7 +56,7 @@ class RunHooks {
 
 /// How a run ended.
 struct RunOutcome {
-  std::int64_t frames_done = 0;
+  std::int64_t frames_done = 0;  ///< frames stepped and recorded, resets included
   /// Ended before its frames were done: stopped by a signal, the window closed, or failed.
   bool interrupted = false;
   int stop_signal = 0;   ///< the signal that asked the run to stop (SIGINT, SIGTERM), or 0
@@ -84,6 +85,7 @@ void print_gaze_messages(Animation& world, std::vector<std::string>& scratch);
 /// and throws when it cannot.
 class RunRecorder {
  public:
+  /// Opens the run's CSV files in `folder` for what `plan` and the stepper's demo ask; throws when it cannot.
   RunRecorder(const std::filesystem::path& folder, const RunPlan& plan, const Stepper& stepper, RunManifest manifest);
   ~RunRecorder();
   RunRecorder(const RunRecorder&) = delete;
@@ -107,6 +109,7 @@ class RunRecorder {
   /// `outcome`. Never throws: a manifest that cannot be written marks `outcome` failed.
   void finish(RunOutcome& outcome);
 
+  /// Frames recorded so far by write_frame().
   std::int64_t frames_written() const { return frames_written_; }
   /// Wall-clock seconds since the recorder was made.
   double elapsed_s() const { return wall_.elapsed_ms() / 1000.0; }

@@ -11,7 +11,7 @@ namespace fovea {
 
 /// One frame of a run, as its records take it.
 struct RunFrame {
-  FrameStats stats;
+  FrameStats stats;                     ///< the world's own figures of the frame
   FrameMeasures measures;               ///< render_ms and frame_interval_ms are the app's to fill
   std::span<const double> demo_values;  ///< the demo's columns (Demo::columns()), empty without one
 };
@@ -32,9 +32,13 @@ class Stepper {
   /// Puts another world and demo in place (a reset in the window); frames go on from theirs.
   void replace(std::unique_ptr<Animation> world, std::unique_ptr<Demo> demo);
 
+  /// The world being stepped.
   Animation& world() { return *world_; }
+  /// The world being stepped.
   const Animation& world() const { return *world_; }
+  /// The demo stepped with it; null without one.
   Demo* demo() { return demo_.get(); }
+  /// The demo stepped with it; null without one.
   const Demo* demo() const { return demo_.get(); }
   /// The last frame step() made (empty after replace()).
   const RunFrame& last() const { return frame_; }

@@ -12,7 +12,10 @@
 namespace fovea {
 
 /// Where a collision's start-of-frame priority f(e, g) takes its gap from.
-enum class PriorityGap { roots, refined };
+enum class PriorityGap {
+  roots,   ///< from the entities' centres, nothing tested yet (004 section 3.4.2)
+  refined  ///< also a persistent pair's deepest sphere pair from last frame, at this frame's poses, when tighter
+};
 
 /// The gaps' names in configs (`schedule.priorities`) and their help.
 inline constexpr auto kPriorityGaps = kind_table<KindName<PriorityGap>>({
@@ -23,16 +26,16 @@ inline constexpr auto kPriorityGaps = kind_table<KindName<PriorityGap>>({
 
 /// How a frame's collisions are scheduled (config `schedule`; docs/narrowphase.md, "Schedulers").
 struct ScheduleSettings {
-  SchedulerKind kind = SchedulerKind::priority_queues;  ///< the order (kSchedulerKinds)
-  int queues = 3;  ///< K, for priority_queues and adaptive_queues
-  /// K - 1 priorities, strictly decreasing, in [0, 1]: queue 0 takes collisions whose
+  SchedulerKind kind = SchedulerKind::priority_queues;  ///< the order collisions are refined in (kSchedulerKinds)
+  int queues = 3;  ///< K, the number of queues (1-64), for priority_queues and adaptive_queues
+  /// K - 1 priorities (f(e, g), probabilities 0-1), strictly decreasing: queue 0 takes collisions whose
   /// priority f(e, g) is at least band_edges[0], queue k those in [band_edges[k],
   /// band_edges[k - 1]), the last queue the rest (off-screen collisions included).
   std::vector<double> band_edges{0.5, 0.1};
-  /// Levels of the descent every collision gets, in round robin, before hybrid turns to
-  /// priorities.
+  /// Round-robin passes (0-64) hybrid makes before it turns to priorities: each pass gives every
+  /// active collision one step of its descent, a sphere-tree level (or last frame's pair, with coherence).
   int hybrid_levels = 2;
-  PriorityGap priorities = PriorityGap::roots;  ///< where start-of-frame priorities take their gap from
+  PriorityGap priorities = PriorityGap::roots;  ///< where start-of-frame priorities f(e, g) take their gap from
 };
 
 }  // namespace fovea

@@ -26,11 +26,14 @@ struct ScheduleContext {
 /// file of its own (schedule/list_order.cpp, ...), made through its row of kSchedulerKinds.
 class Scheduler {
  public:
+  /// A scheduler of `kind`: its row in kSchedulerKinds answers uses_priority() and the like.
   explicit Scheduler(SchedulerKind kind) : kind_(kind) {}
   virtual ~Scheduler() = default;
   /// Refines the collisions still needing work, in this scheduler's order.
   virtual void run(NarrowPhase& narrowphase, Budget& budget, const ScheduleContext& context) = 0;
+  /// run() with a default context: frame 0 and no reprioritiser (tests, tools).
   void run(NarrowPhase& narrowphase, Budget& budget) { run(narrowphase, budget, ScheduleContext{}); }
+  /// Which scheduler this is, as made; its name is scheduler_name(kind()).
   SchedulerKind kind() const { return kind_; }
   /// Whether run() reads the collisions' `priority`: the frame perceives every collision
   /// before the descent only for the schedulers that use it (the others' records get it

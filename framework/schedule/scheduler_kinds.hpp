@@ -22,15 +22,15 @@ struct ScheduleSettings;
 /// after it: docs/narrowphase.md, "Schedulers"). Each value's row in kSchedulerKinds says
 /// what it does.
 enum class SchedulerKind {
-  round_robin,
-  sequential,
-  sorted_sequential,
-  priority_queues,
-  adaptive_queues,
-  hybrid,
-  oracle,
-  eccentricity,
-  random,
+  round_robin,        ///< one level of every active collision per pass (Hubbard)
+  sequential,         ///< each collision to its end in turn, in list order
+  sorted_sequential,  ///< sequential, highest priority f(e, g) first (004 section 3.4.3)
+  priority_queues,    ///< K queues by fixed bands of f(e, g), round robin inside (004 section 3.4.3)
+  adaptive_queues,    ///< K queues by priority rank, sized by what last frame resolved
+  hybrid,             ///< round robin for hybrid_levels passes, then sequential by refined priority
+  oracle,             ///< sequential by the exact voxel test's true priority: a bound, ground truth only
+  eccentricity,       ///< sequential by distance from the fixation alone, nearest first
+  random,             ///< sequential in a seeded random order, a new one each frame
 };
 
 /// Makes a scheduler of one kind from the schedule settings (the queues, band edges and
@@ -41,22 +41,31 @@ using SchedulerFactory = std::unique_ptr<Scheduler> (*)(const ScheduleSettings& 
 // The factories, each in its scheduler's file: list_order.cpp (round robin, sequential),
 // sequential_by_key.cpp (sorted sequential), priority_queues.cpp, adaptive_queues.cpp, hybrid.cpp,
 // baselines.cpp (oracle, eccentricity, random).
+/// Round robin in list order; reads no settings.
 std::unique_ptr<Scheduler> make_round_robin_scheduler(const ScheduleSettings& settings, std::uint64_t seed);
+/// Sequential in list order; reads no settings.
 std::unique_ptr<Scheduler> make_sequential_scheduler(const ScheduleSettings& settings, std::uint64_t seed);
+/// Sequential by `priority`, highest first, ties in list order; reads no settings.
 std::unique_ptr<Scheduler> make_sorted_sequential_scheduler(const ScheduleSettings& settings, std::uint64_t seed);
+/// Priority queues from `queues` and `band_edges`; throws when check_schedule_settings objects.
 std::unique_ptr<Scheduler> make_priority_queue_scheduler(const ScheduleSettings& settings, std::uint64_t seed);
+/// Adaptive queues from `queues` (band_edges unused); throws for fewer than one queue.
 std::unique_ptr<Scheduler> make_adaptive_queue_scheduler(const ScheduleSettings& settings, std::uint64_t seed);
+/// Hybrid from `hybrid_levels`; throws when it is negative.
 std::unique_ptr<Scheduler> make_hybrid_scheduler(const ScheduleSettings& settings, std::uint64_t seed);
+/// Sequential by `true_priority`, highest first; reads no settings.
 std::unique_ptr<Scheduler> make_oracle_scheduler(const ScheduleSettings& settings, std::uint64_t seed);
+/// Sequential by eccentricity (deg), nearest the fixation first, off screen last; reads no settings.
 std::unique_ptr<Scheduler> make_eccentricity_scheduler(const ScheduleSettings& settings, std::uint64_t seed);
+/// Sequential by a hash of the pair, the frame and `seed`: a new order each frame, the same per run.
 std::unique_ptr<Scheduler> make_random_scheduler(const ScheduleSettings& settings, std::uint64_t seed);
 
 /// A scheduler kind and what it needs from the frame.
 struct SchedulerKindInfo {
-  SchedulerKind kind;
+  SchedulerKind kind;  ///< the scheduler this row describes
   const char* name;  ///< in configs and records
   const char* help;  ///< its order, in one line
-  SchedulerFactory make;
+  SchedulerFactory make;  ///< makes one from the schedule settings and the run's seed (make_scheduler)
   /// Reads what placing the collisions on screen gives (the priority f(e, g), the
   /// eccentricity): the frame places every collision before the run, inside the budget.
   bool uses_priority = false;
@@ -68,6 +77,7 @@ struct SchedulerKindInfo {
   bool remembers = false;
 };
 
+/// Every scheduler, one row each (see the top of this file): names, help, factory, what it reads.
 inline constexpr auto kSchedulerKinds = kind_table<SchedulerKindInfo>({
     {.kind = SchedulerKind::round_robin,
      .name = "round_robin",

@@ -6,9 +6,10 @@
 
 namespace fovea {
 
+/// A sphere in whatever unit its points were given (voxels where octree_builder.cpp fits one).
 struct Sphere {
-  Vec3 centre{0.0};
-  double radius = 0;
+  Vec3 centre{0.0};   ///< in the points' unit
+  double radius = 0;  ///< in the points' unit
 };
 
 /// The smallest sphere holding every point (Welzl, "Smallest enclosing disks (balls and

@@ -10,7 +10,7 @@ namespace fovea {
 
 /// How much inflate_sphere_tree() grew the spheres of one depth.
 struct LevelInflation {
-  int depth = 0;
+  int depth = 0;                     ///< levels below the root (0: the root)
   std::size_t spheres = 0;           ///< nodes at this depth
   std::size_t grown = 0;             ///< nodes whose radius grew
   double max_growth_m = 0;           ///< largest radius growth, metres
@@ -20,14 +20,15 @@ struct LevelInflation {
 /// What inflate_sphere_tree() did to a whole tree.
 struct InflationReport {
   std::size_t grown = 0;             ///< nodes whose radius grew, all depths
-  double max_growth_m = 0;
-  double max_growth_fraction = 0;
+  double max_growth_m = 0;           ///< largest radius growth of any node, metres
+  double max_growth_fraction = 0;    ///< largest growth over that node's radius before, any node
   std::vector<LevelInflation> levels;  ///< depth 0 (the root) to the tree's height
 };
 
+/// What inflate_sphere_tree() returns: the grown tree and what grew.
 struct InflatedSphereTree {
-  SphereTree tree;
-  InflationReport report;
+  SphereTree tree;         ///< the input tree with radii grown where needed
+  InflationReport report;  ///< how much grew, per depth and overall
 };
 
 /// A voxel is held by a sphere when its eight corners are at most r (1 + kInflateTolerance)

@@ -8,6 +8,7 @@
 
 namespace fovea {
 
+/// What decides a medial tree (build_medial_sphere_tree); the same options and model give the same tree.
 struct MedialBuildOptions {
   int levels = 4;             ///< levels of spheres below the root
   bool remove_hidden = true;  ///< cover the surface voxels only (as the octree tree with hidden nodes removed)

@@ -17,6 +17,7 @@ namespace fovea {
 /// Holds a float per lattice point: (2 (n + 2) + 1)^3 of them for an n^3 grid (1.3 MB at 32^3).
 class ModelDepth {
  public:
+  /// The depth field of `model`, computed now: time and memory grow with the lattice (above).
   explicit ModelDepth(const VoxelModel& model);
 
   /// Depth D in voxels at lattice point (i, j, l) (lattice units, 0 at one voxel before the grid's
@@ -27,13 +28,16 @@ class ModelDepth {
   /// An upper bound of the farthest any point of the sphere lies from the model, in voxels.
   double protrusion_bound_voxels(const Vec3& centre_voxels, double radius_voxels) const;
 
+  /// Lattice points per axis: 2 (n + 2) + 1 for n voxels (a voxel of empty space each side).
   IVec3 lattice_count() const { return count_; }
   /// Voxel coordinates of a lattice point.
   Vec3 point_voxels(IVec3 lattice) const { return Vec3(lattice) * 0.5 - 1.0; }
+  /// Position of a lattice point in the flat depth array, x fastest, then y, then z.
   std::size_t index(IVec3 lattice) const {
     return static_cast<std::size_t>(lattice.x) +
            static_cast<std::size_t>(count_.x) * (static_cast<std::size_t>(lattice.y) + static_cast<std::size_t>(count_.y) * static_cast<std::size_t>(lattice.z));
   }
+  /// Lattice points in all: the product of lattice_count().
   std::size_t size() const { return size_; }
 
  private:

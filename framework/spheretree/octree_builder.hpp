@@ -11,10 +11,11 @@
 
 namespace fovea {
 
+/// What decides an octree tree (004 section 3.3.1); the same options and model give the same tree.
 struct OctreeBuildOptions {
   int levels = 4;             ///< levels of spheres below the root (004 section 3.3: four)
   bool remove_hidden = true;  ///< drop nodes hidden on all six sides (004 section 3.3.1, last step)
-  SphereFit fit = SphereFit::cell;
+  SphereFit fit = SphereFit::cell;  ///< each node's sphere: 004's around the occupied box, or the less protruding
 };
 
 /// Builds the sphere tree of 004 section 3.3.1 by octree subdivision of the voxel model.
@@ -40,16 +41,16 @@ SphereTree build_octree_sphere_tree(const VoxelModel& model, const OctreeBuildOp
 
 /// What a scan of one octree cell finds.
 struct OctreeCellScan {
-  bool occupied = false;
+  bool occupied = false;     ///< holds at least one occupied voxel (else the box is meaningless)
   bool has_surface = false;  ///< holds an occupied voxel with a free face
   IVec3 box_min{0};          ///< the occupied voxels' bounding box, inclusive
-  IVec3 box_max{0};
+  IVec3 box_max{0};          ///< its highest voxel index per axis, inclusive
 };
 
 /// An octree cell in voxels, [lo, hi).
 struct OctreeCell {
-  IVec3 lo{0};
-  IVec3 hi{0};
+  IVec3 lo{0};  ///< lowest voxel index per axis, inclusive
+  IVec3 hi{0};  ///< one past the highest voxel index per axis
 };
 
 /// The root cell: the smallest cube holding the grid, from its min corner.

@@ -13,8 +13,10 @@ namespace fovea {
 /// A .sph file that does not follow the format; `line` is 1-based.
 class SphFormatError : public std::runtime_error {
  public:
+  /// what() becomes "line N: message".
   SphFormatError(std::size_t line, const std::string& message)
       : std::runtime_error("line " + std::to_string(line) + ": " + message), line_(line) {}
+  /// The 1-based line of the file where the problem is.
   std::size_t line() const { return line_; }
 
  private:

@@ -17,7 +17,7 @@ namespace fovea {
 /// (or where a loaded tree ends), so leaves may sit above the deepest level.
 struct SphereTree {
   std::vector<Vec3> centre_m;              ///< model space (the voxel grid's min corner is the origin)
-  std::vector<double> radius_m;
+  std::vector<double> radius_m;            ///< by node, metres
   std::vector<std::uint32_t> first_child;  ///< index of the first child (0 for a leaf)
   std::vector<std::uint8_t> child_count;   ///< 0 for a leaf, at most 8 for octree trees
   std::vector<std::uint8_t> level;         ///< depth below the root
@@ -26,11 +26,13 @@ struct SphereTree {
   /// The octree cell of each node, in voxels [cell_min, cell_max): present for trees the
   /// octree builder made, empty for trees loaded from files.
   std::vector<IVec3> cell_min;
-  std::vector<IVec3> cell_max;
+  std::vector<IVec3> cell_max;             ///< by node, the cell's exclusive upper corner, voxels
 
+  /// Nodes in the tree, all levels.
   std::size_t size() const { return radius_m.size(); }
   /// Index of the deepest level (0 for a lone root).
   int height() const { return static_cast<int>(level_begin.size()) - 2; }
+  /// Whether `node` has no children: its branch ends there, at whatever level.
   bool is_leaf(std::uint32_t node) const { return child_count[node] == 0; }
 
   /// The tree as a descent to depth `depth` sees it: the nodes of that level, plus the leaves

@@ -14,7 +14,7 @@ namespace fovea {
 /// The exposed voxel faces of a model as a triangle mesh: closed, 2-manifold and oriented
 /// outward, in model space (metres), each triangle tagged with its axis-aligned normal.
 struct SurfaceMesh {
-  std::vector<Vec3> vertices_m;
+  std::vector<Vec3> vertices_m;  ///< model space, metres; split vertices repeat a position
   std::vector<std::array<std::uint32_t, 3>> triangles;  ///< counter-clockwise seen from outside
   std::vector<std::uint8_t> normal_index;               ///< per triangle: 0..5 = +x, -x, +y, -y, +z, -z
 };

@@ -12,12 +12,12 @@ namespace fovea {
 /// distance from the union of the cut's spheres to the model (Hubbard 1996, section 7,
 /// measures hierarchies this way, per level).
 struct LevelTightness {
-  int depth = 0;
+  int depth = 0;                       ///< levels below the root (0: the root)
   std::size_t spheres = 0;             ///< spheres in the cut at this depth
   double max_distance_voxels = 0;      ///< largest distance from a point in a sphere to the model
   double mean_distance_voxels = 0;     ///< mean over the points of the union (volume-weighted)
   double max_fraction_of_root = 0;     ///< max distance / root radius (Hubbard's unit)
-  double mean_fraction_of_root = 0;
+  double mean_fraction_of_root = 0;    ///< mean distance / root radius
   /// An upper bound of the true maximum: the largest distance at a lattice point within half
   /// a lattice diagonal of the union, plus half a diagonal (every point of the union has a
   /// lattice point that near, and distance changes no faster than position).
@@ -26,9 +26,10 @@ struct LevelTightness {
   /// occupied voxels' bounding box): the unit the Sphere-Tree Construction Toolkit's
   /// comparisons use.
   double max_fraction_of_side = 0;
-  double max_upper_fraction_of_side = 0;
+  double max_upper_fraction_of_side = 0;  ///< max_upper_bound_voxels over the model's longest side
 };
 
+/// What measure_tightness() found, depth by depth; distances in voxels or fractions.
 struct TightnessReport {
   /// Spacing of the sampling lattice in voxels (1/4 unless the model is large).
   double lattice_spacing_voxels = 0;

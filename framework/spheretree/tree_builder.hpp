@@ -12,7 +12,7 @@ namespace fovea {
 
 /// Everything that decides a built tree. Same options and model, same tree, to the bit.
 struct SphereTreeBuildOptions {
-  SphereTreeBuilder builder = SphereTreeBuilder::octree;
+  SphereTreeBuilder builder = SphereTreeBuilder::octree;  ///< octree, medial, or tightest (both, keep the tighter)
   int levels = 4;             ///< levels of spheres below the root (004 section 3.3: four)
   bool remove_hidden = true;  ///< cover only the surface voxels (004 section 3.3.1, last step)
   SphereFit fit = SphereFit::cell;  ///< octree spheres; the medial builder always fits its own
@@ -21,7 +21,8 @@ struct SphereTreeBuildOptions {
 
 /// What build_sphere_tree() made, and, for `tightest`, which builder won.
 struct BuiltSphereTree {
-  SphereTree tree;
+  SphereTree tree;  ///< the tree built
+  /// The builder that made it: `builder` itself, or the winner for `tightest`.
   SphereTreeBuilder used = SphereTreeBuilder::octree;
 };
 

@@ -14,8 +14,10 @@ namespace fovea {
 /// A .vox file that does not follow the format; `offset` is the byte where the problem is.
 class VoxFormatError : public std::runtime_error {
  public:
+  /// what() becomes "byte N: message".
   VoxFormatError(std::size_t offset, const std::string& message)
       : std::runtime_error("byte " + std::to_string(offset) + ": " + message), offset_(offset) {}
+  /// The 0-based byte offset in the file where the problem is.
   std::size_t offset() const { return offset_; }
 
  private:
@@ -25,6 +27,7 @@ class VoxFormatError : public std::runtime_error {
 /// The largest side MagicaVoxel writes, and the voxel cells all models of one file may hold
 /// together (the world's budget): a file cannot make fovea allocate more than this.
 inline constexpr int kVoxMaxSide = 256;
+/// Voxel cells (x * y * z summed over a file's models) a file may declare: 2^27, about 134 million.
 inline constexpr std::int64_t kVoxMaxCells = std::int64_t{1} << 27;
 
 /// Reads a MagicaVoxel .vox file's models (chunks SIZE, XYZI and RGBA; PACK, scene, material

@@ -14,8 +14,9 @@
 
 namespace fovea {
 
+/// One run of a study as plan_runs() lays it out.
 struct PlannedRun {
-  std::int64_t index = 0;
+  std::int64_t index = 0;          ///< from 0, among the runs left after exclusions: its folder and table row
   std::vector<std::string> cells;   ///< the factors' table cells, in column order
   /// Everything the run sets on top of the base config: the study's `set`, then each
   /// factor's level in factor order (a later key wins, as with repeated --set).
@@ -33,8 +34,10 @@ std::vector<PlannedRun> plan_runs(const StudySettings& study);
 /// A share of the runs: those whose index is `index` modulo `count` (docs/studies.md).
 struct Shard {
   int index = 0;  ///< from 0
-  int count = 1;
+  int count = 1;  ///< shards in all, >= 1
+  /// Whether run index `run` (PlannedRun::index) falls in this shard.
   bool contains(std::int64_t run) const { return run % count == index; }
+  /// Whether this shard is every run (1 of 1).
   bool whole() const { return count == 1; }
 };
 

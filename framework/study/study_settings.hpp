@@ -18,15 +18,15 @@ namespace fovea {
 /// One level of a factor: the table cells it writes (one per column of its factor) and the
 /// config keys it sets, as `fovea run --set` would.
 struct FactorLevel {
-  std::vector<std::string> cells;
+  std::vector<std::string> cells;      ///< one text per column of its factor, in Factor::columns' order
   std::vector<config::Override> sets;  ///< shown_as: the level's place in the study file
 };
 
 /// A factor: its table columns (usually one, named after the factor) and its levels.
 struct Factor {
-  std::string name;
-  std::vector<std::string> columns;
-  std::vector<FactorLevel> levels;
+  std::string name;                   ///< its key under the study file's `factors`
+  std::vector<std::string> columns;   ///< the table columns its levels fill: its name, or those its levels name
+  std::vector<FactorLevel> levels;    ///< in the study file's order
 };
 
 /// Runs left out of the crossing: those whose cells match every listed column (a cell
@@ -39,7 +39,17 @@ struct Exclusion {
 /// The statistics a metric can ask for, over the frames of a run (docs/studies.md).
 /// Percentiles are nearest-rank, as summary.json's p95: `p5`, `p99`, `p99.9`.
 struct MetricStat {
-  enum class Kind { mean, sd, min, max, sum, median, count, percentile } kind = Kind::mean;
+  /// Which statistic, over the run's frames that have a value (empty cells left out).
+  enum class Kind {
+    mean,       ///< arithmetic mean
+    sd,         ///< sample standard deviation (n - 1); empty with fewer than two values
+    min,        ///< smallest value
+    max,        ///< largest value
+    sum,        ///< total over the frames
+    median,     ///< middle value (mean of the two middle ones for an even count)
+    count,      ///< how many frames have a value
+    percentile  ///< nearest-rank percentile at `percent`
+  } kind = Kind::mean;  ///< the statistic this entry asks for
   double percent = 0;  ///< for percentile, in (0, 100]
   std::string name;    ///< as written: "mean", "p99"
 };
@@ -47,10 +57,10 @@ struct MetricStat {
 /// One metric: a frames.csv column, optionally minus another column frame by frame, and
 /// the statistics of it that become the table's columns `<name>_<stat>`.
 struct MetricSpec {
-  std::string name;
-  std::string column;
+  std::string name;          ///< its key under `metrics.columns`: the table's columns are <name>_<stat>
+  std::string column;        ///< the frames.csv column read: `name` unless the spec's `column` says otherwise
   std::string minus_column;  ///< "" for none
-  std::vector<MetricStat> stats;
+  std::vector<MetricStat> stats;  ///< the statistics asked for, in the order written
   std::string where;  ///< file:line:col, for messages about a column frames.csv lacks
 };
 
@@ -58,7 +68,7 @@ struct MetricSpec {
 /// draws it. The script keeps its own list; `python3 study_figures.py --keys` prints it, and a
 /// test (tests/plots/figure_keys.sh) checks that it is this one.
 struct FigureKind {
-  std::string name;
+  std::string name;                   ///< as a figure spec's `kind` writes it: "lines", "scatter", ...
   std::vector<std::string> keys;      ///< every key a spec of this kind may have, in the order messages list them
   std::vector<std::string> required;  ///< the keys it must have
 };
@@ -66,15 +76,16 @@ struct FigureKind {
 /// lines, distribution, scatter and ratio.
 const std::vector<FigureKind>& figure_kinds();
 
+/// A study file, read and checked (docs/studies.md): what `fovea sweep` runs and summarises.
 struct StudySettings {
   std::string source;        ///< the study file as named by the user
   std::string name;          ///< folder name of its results
   std::string base_config;   ///< absolute path of the config every run starts from
   std::vector<config::Override> sets;  ///< keys set in every run, before the factors'
   std::vector<Factor> factors;         ///< crossed in this order; the last varies fastest
-  std::vector<Exclusion> exclusions;
+  std::vector<Exclusion> exclusions;   ///< combinations left out of the crossing
   std::int64_t skip_frames = 0;        ///< frames dropped from the start of each run before summarising
-  std::vector<MetricSpec> metrics;
+  std::vector<MetricSpec> metrics;     ///< what each run's frames.csv is summarised into, in table order
   nlohmann::json figures = nlohmann::json::array();  ///< checked figure specs, for the plotting script
 
   /// The factors' columns, in table order.
