@@ -16,6 +16,7 @@ namespace fovea {
 /// rebuilds it exactly.
 class InterleavedPasses {
  public:
+  /// Passes drawn from the streams of `seed`, the session's; none started yet.
   explicit InterleavedPasses(std::uint64_t seed) : seed_(seed) {}
 
   /// The current pass has handed out all its slots (true before the first pass): the

@@ -91,8 +91,16 @@ def special(node, class_name):
     params = [c for c in node.get("inner", []) if c.get("kind") == "ParmVarDecl"]
     if len(params) != 1:
         return False
+    # clang 14 names the type with or without its namespaces (fovea::X &&, X &&).
     qual = params[0].get("type", {}).get("qualType", "")
-    return qual in ("const %s &" % class_name, "%s &&" % class_name)
+    if qual.startswith("const "):
+        qual, ref = qual[len("const "):], " &"
+    else:
+        ref = " &&"
+    if not qual.endswith(ref):
+        return False
+    written = qual[:-len(ref)]
+    return written == class_name or written.endswith("::" + class_name)
 
 
 MEMBER_KINDS = {"FieldDecl", "CXXMethodDecl", "CXXConstructorDecl", "CXXDestructorDecl", "FunctionTemplateDecl",
