@@ -249,7 +249,7 @@ void register_calibrate_command(CLI::App& app, CommandContext& context) {
                         "the folder for calibration.csv, calibration_summary.csv and calibration.json "
                         "(default results/calibration/<name>/)");
   calibrate->add_option("--function", *function, "the sigmoid F fitted: logistic or weibull (default logistic)")
-      ->check(CLI::IsMember({"logistic", "weibull"}));
+      ->check(CLI::IsMember(psychometric_function_names()));
   calibrate->add_option("--bootstrap", o->fit.bootstrap_samples,
                         "bootstrap refits per participant's fit, as fovea fit --bootstrap (default 200; 0: no intervals)")
       ->check(CLI::Range(0, 100000));

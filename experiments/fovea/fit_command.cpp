@@ -495,7 +495,7 @@ void register_fit_command(CLI::App& app, CommandContext& context) {
                   "<stem>_fit.json and <stem>_conditions.csv go beside it")
       ->required();
   fit->add_option("--function", *function, "the sigmoid F: logistic or weibull (default logistic)")
-      ->check(CLI::IsMember({"logistic", "weibull"}));
+      ->check(CLI::IsMember(psychometric_function_names()));
   fit->add_option("--bootstrap", o->fit.bootstrap_samples,
                   "parametric-bootstrap refits per fit, for the intervals and the deviance p (default 200; 0: none)")
       ->check(CLI::Range(0, 100000));

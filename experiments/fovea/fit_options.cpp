@@ -1,6 +1,8 @@
 #include "fovea/fit_options.hpp"
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -10,44 +12,46 @@ namespace fovea {
 
 namespace {
 
-/// An option taking one of `choices`' names, stored as its value; `type_name` lists the names
-/// in the help.
-template <class T>
-void add_choice_option(CLI::App& command, const char* name, T& value, const std::map<std::string, T>& choices,
-                       const char* help, const char* type_name) {
-  command.add_option(name, value, help)
-      ->transform(CLI::CheckedTransformer(choices).description(""))
-      ->type_name(type_name);
+/// An option taking one of `table`'s names (psychophysics/psychometric_fit.hpp), stored as
+/// its value; the help lists the names as the table has them, so the two cannot drift.
+template <class Table>
+void add_choice_option(CLI::App& command, const char* name, KindOf<Table>& value, const Table& table,
+                       const char* help) {
+  std::map<std::string, KindOf<Table>> choices;
+  std::string names;
+  for (const auto& row : table) {
+    choices.emplace(row.name, row.kind);
+    names += (names.empty() ? "" : "|") + std::string(row.name);
+  }
+  command.add_option(name, value, help)->transform(CLI::CheckedTransformer(choices).description(""))->type_name(names);
 }
 
 }  // namespace
 
 void add_fit_method_options(CLI::App& command, FitSettings& fit) {
-  add_choice_option(command, "--guess", fit.guess_rate,
-                    {{"fitted", GuessRateMethod::fitted}, {"catch_trials", GuessRateMethod::catch_trials}},
+  add_choice_option(command, "--guess", fit.guess_rate, kGuessRateMethods,
                     "the guess rate: fitted (with the others, by maximum likelihood; can be 0) or catch_trials ((yes + "
-                    "0.5) / (n + 1) of the catch trials, held fixed) (default fitted)",
-                    "fitted|catch_trials");
-  add_choice_option(command, "--interval", fit.interval,
-                    {{"percentile", IntervalMethod::percentile},
-                     {"bias_corrected", IntervalMethod::bias_corrected},
-                     {"basic", IntervalMethod::basic}},
+                    "0.5) / (n + 1) of the catch trials, held fixed) (default fitted)");
+  add_choice_option(command, "--interval", fit.interval, kIntervalMethods,
                     "the bootstrap interval: percentile, bias_corrected or basic (reflected on the log for T0, E2 and "
-                    "width; percentile for the rates) (default basic)",
-                    "percentile|bias_corrected|basic");
-  add_choice_option(command, "--bias-correction", fit.bias_correction,
-                    {{"none", BiasCorrection::none}, {"mean", BiasCorrection::mean}, {"median", BiasCorrection::median}},
+                    "width; percentile for the rates) (default basic)");
+  add_choice_option(command, "--bias-correction", fit.bias_correction, kBiasCorrections,
                     "correct the estimates' small-sample bias from the bootstrap: none (maximum likelihood), mean, or "
-                    "median (median-unbiased, the bias-corrected interval's centre) (default median)",
-                    "none|mean|median");
+                    "median (median-unbiased, the bias-corrected interval's centre) (default median)");
 }
 
 const char* psychometric_function_name(PsychometricFunction function) {
-  return function == PsychometricFunction::logistic ? "logistic" : "weibull";
+  return kind_name(kPsychometricFunctions, function);
+}
+
+std::vector<std::string> psychometric_function_names() {
+  std::vector<std::string> names;
+  for (const auto& row : kPsychometricFunctions) names.emplace_back(row.name);
+  return names;
 }
 
 PsychometricFunction psychometric_function_of(const std::string& name) {
-  return name == "weibull" ? PsychometricFunction::weibull : PsychometricFunction::logistic;
+  return kind_named(kPsychometricFunctions, name).value_or(PsychometricFunction::logistic);
 }
 
 nlohmann::ordered_json fit_settings_json(const FitSettings& fit, std::optional<std::uint64_t> seed) {

@@ -22,6 +22,8 @@ void add_fit_method_options(CLI::App& command, FitSettings& fit);
 
 /// "logistic" or "weibull", as --function names them.
 const char* psychometric_function_name(PsychometricFunction function);
+/// The names --function takes, in kPsychometricFunctions' order (perception/perception_settings.hpp).
+std::vector<std::string> psychometric_function_names();
 /// --function's value (checked to be one of the two names) as the function.
 PsychometricFunction psychometric_function_of(const std::string& name);
 
