@@ -53,8 +53,9 @@ class CameraControl {
   void set_mode(CameraMode mode) { mode_ = mode; }
   /// The mode apply() moves the camera by.
   CameraMode mode() const { return mode_; }
-  /// The camera as settings: explicit position and target (frame_box off), the up and the
-  /// field of view unchanged.
+  /// The camera as settings: explicit position and target (frame_box off), the field of view
+  /// unchanged, the up +y (the yaw and pitch the control moves by are about +y, whatever
+  /// perception.view.camera.up held).
   CameraSettings settings() const;
 
  private:
