@@ -56,7 +56,8 @@ struct FrameStats {
   std::int64_t sphere_tests = 0;  ///< sphere-sphere tests of the descent
   bool budget_exhausted = false;  ///< the budget ran out before every collision was resolved
   /// Wall budgets that ran out: how long after the deadline the descent stopped, in
-  /// microseconds. NaN otherwise.
+  /// microseconds; NaN for any other frame (the schedule stage sets it every frame; a
+  /// FrameStats made elsewhere holds 0).
   double budget_overshoot_us = 0;
 
   /// The collisions' outcomes and the inaccuracy they leave, estimated and true (004
