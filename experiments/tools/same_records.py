@@ -14,11 +14,14 @@ evaluation.csv's rows under wall-clock budgets.
     python3 experiments/tools/same_records.py --before /tmp/before/bin/fovea --after build/bin/fovea
 
 Prints one line a comparison and exits 1 if any differs. Needs only Debian's python3.
+Reads records of at most 256 MiB, regular files only, and waits at most an hour for a run
+(docs/formats.md, "Development tools"); `--self-test` checks that reader.
 """
 import argparse
 import csv
 import io
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -28,6 +31,32 @@ ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ("frames.csv", "collisions.csv", "evaluation.csv", "gaze.csv", "events.csv")
 # Configs that are not a world to run: experiment specs and the observer model.
 NOT_RUNS = ("experiments", "perception", "studies")
+# Bounds on what is read and waited for (docs/formats.md, "Development tools"): a record
+# larger than fovea's own readers take, or a run that outlives this, is a failed comparison.
+MAX_RECORD_BYTES = 256 << 20
+RUN_TIMEOUT_S = 3600
+
+
+def read_bounded(path, limit=MAX_RECORD_BYTES):
+    """The text of `path`, a regular file of at most `limit` bytes, opened without
+    blocking (a FIFO answers at once) and checked on the open descriptor. Raises ValueError
+    saying why not."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path}: not a regular file")
+        if info.st_size > limit:
+            raise ValueError(f"{path}: {info.st_size} bytes, more than the {limit} a record may be")
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            if size > limit:
+                raise ValueError(f"{path}: grew past {limit} bytes while read")
+            chunks.append(chunk)
+        return b"".join(chunks).decode("utf-8", errors="replace")
+    finally:
+        os.close(fd)
 SCHEDULERS = ("round_robin", "sequential", "sorted_sequential", "priority_queues", "adaptive_queues",
               "hybrid", "eccentricity", "random")
 VARIANTS = [[f"schedule.kind={k}", "budget.mode=work", "budget.tests=400"] for k in SCHEDULERS] + [
@@ -70,8 +99,11 @@ def driven_by_wall_clock(config_text):
 
 
 def run(program, args, out):
-    done = subprocess.run([program, *args, "--out", str(out), "-q"], cwd=ROOT, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True)
+    try:
+        done = subprocess.run([program, *args, "--out", str(out), "-q"], cwd=ROOT, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return f"no end after {RUN_TIMEOUT_S} s"
     if done.returncode != 0:
         return f"exit {done.returncode}: {done.stderr.strip()[:300]}"
     return ""
@@ -89,7 +121,7 @@ def compare_folders(a, b):
     for rel in folders_a:
         # A run under a wall-clock budget refines as far as the machine gets: only its config
         # and the evaluation's rows under work budgets can be the same.
-        wall = driven_by_wall_clock((a / rel / "config.yaml").read_text()) if (a / rel / "config.yaml").exists() else False
+        wall = driven_by_wall_clock(read_bounded(a / rel / "config.yaml")) if (a / rel / "config.yaml").exists() else False
         for name in RECORDS + ("config.yaml",):
             if wall and name in ("frames.csv", "collisions.csv", "gaze.csv"):
                 continue
@@ -99,7 +131,11 @@ def compare_folders(a, b):
                 continue
             if not fa.exists():
                 continue
-            ta, tb = fa.read_text(), fb.read_text()
+            try:
+                ta, tb = read_bounded(fa), read_bounded(fb)
+            except (OSError, ValueError) as problem:
+                problems.append(str(problem))
+                continue
             if name.endswith(".csv"):
                 ta, tb = without_wall_clock(ta), without_wall_clock(tb)
             if ta != tb:
@@ -107,8 +143,32 @@ def compare_folders(a, b):
     return problems
 
 
+def self_test():
+    """read_bounded at and past its limit and on a FIFO (the suite runs this): 0 when each
+    is read or refused as it must be."""
+    failed = 0
+    with tempfile.TemporaryDirectory() as folder:
+        at, past, fifo = (Path(folder) / n for n in ("at.csv", "past.csv", "fifo.csv"))
+        at.write_text("x" * 1000)
+        past.write_text("x" * 1001)
+        os.mkfifo(fifo)
+        for path, readable in ((at, True), (past, False), (fifo, False)):
+            try:
+                read_bounded(path, limit=1000)
+                read = True
+            except ValueError as problem:
+                read, why = False, str(problem)
+            if read != readable:
+                failed += 1
+                print(f"self-test FAILED: {path.name} {'read' if read else 'refused: ' + why}")
+    print("self-test: " + ("failed" if failed else "a record at its limit read; past it and a FIFO refused"))
+    return 1 if failed else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     parser.add_argument("--before", required=True, help="the fovea program before the change")
     parser.add_argument("--after", default=str(ROOT / "build/bin/fovea"), help="after (default build/bin/fovea)")
     parser.add_argument("--frames", type=int, default=40, help="frames a run (default 40)")
@@ -128,14 +188,14 @@ def main():
         cases.append(("configs/default.yaml " + " ".join(variant),
                       ["run", "configs/default.yaml", "--headless", *frames, *sets], False))
     for study in sorted((ROOT / "configs/studies").glob("*.yaml")):
-        if "base:" not in study.read_text():
+        if "base:" not in read_bounded(study):
             continue  # a run config kept beside the studies (their base)
         rel = study.relative_to(ROOT)
         cases.append((f"{rel} (one run in {options.every})",
                       ["sweep", str(rel), "--shard", f"0/{options.every}", "--jobs", "2", "--no-figures", *frames],
                       True))
     for config in sorted((ROOT / "configs/studies").glob("*.yaml")):
-        if "base:" not in config.read_text():
+        if "base:" not in read_bounded(config):
             rel = config.relative_to(ROOT)
             cases.append((str(rel), ["run", str(rel), "--headless", *frames], False))
 

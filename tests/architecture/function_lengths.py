@@ -8,7 +8,9 @@ and character literals are blanked first, so a brace in them does not count; `if
 `while`, `switch`, `catch` and lambdas assigned at namespace scope are not functions. A
 function's lines run from the line its statement starts on to the line of its closing brace;
 lambdas and local classes inside a function count as part of it. Written without a compiler
-so the test suite runs it in a second; what it does not read: functions a macro writes.
+so the test suite runs it in a second; what it does not read: functions a macro writes. A
+source file must be a regular file of at most 1 MiB: any other is named and fails --check
+(docs/formats.md, "Development tools").
 
     python3 tests/architecture/function_lengths.py              # the longest ten
     python3 tests/architecture/function_lengths.py --check      # exit 1 past the limit (ctest)
@@ -16,12 +18,15 @@ so the test suite runs it in a second; what it does not read: functions a macro 
 import argparse
 import os
 import re
+import stat
 import sys
+import tempfile
 
 MAX_LINES = 120
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FOLDERS = ("framework", "experiments", "python")
 ENDINGS = (".cpp", ".hpp", ".inl", ".h", ".cc")
+MAX_BYTES = 1 << 20  # a source file larger than 1 MiB is refused, not read (docs/formats.md)
 NAMESPACE = re.compile(r"^\s*(inline\s+)?(namespace|extern)\b")
 CONTROL = re.compile(r"^(if|for|while|switch|catch|return|else\s+if|do|else)\b")
 # After the parameter list: qualifiers, a trailing return type, or a constructor's member
@@ -79,6 +84,28 @@ def blank_literals_and_comments(text):
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def read_source(path):
+    """The text of `path`, or (None, why) when it is not a regular file of at most MAX_BYTES:
+    opened without blocking (a FIFO in the tree answers at once) and checked on the open
+    descriptor, so a file swapped after a check is not read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as problem:
+        return None, problem.strerror
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, "not a regular file"
+        if info.st_size > MAX_BYTES:
+            return None, "%d bytes, more than the %d a source file may be" % (info.st_size, MAX_BYTES)
+        data = os.read(fd, MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            return None, "grew past %d bytes while read" % MAX_BYTES
+        return data.decode("utf-8", errors="replace"), None
+    finally:
+        os.close(fd)
 
 
 def is_function_header(statement):
@@ -156,6 +183,18 @@ def self_test():
         ('#define M(x) { x }\nvoid f() {\n  std::string r = R"({"a": 1)";\n}\n', [(2, 4)]),
     ]
     failed = 0
+    with tempfile.TemporaryDirectory() as folder:
+        at_limit, past_limit, fifo = (os.path.join(folder, n) for n in ("at.cpp", "past.cpp", "fifo.cpp"))
+        with open(at_limit, "w") as f:
+            f.write("x" * MAX_BYTES)
+        with open(past_limit, "w") as f:
+            f.write("x" * (MAX_BYTES + 1))
+        os.mkfifo(fifo)
+        for path, readable in ((at_limit, True), (past_limit, False), (fifo, False)):
+            text, why = read_source(path)
+            if (text is not None) != readable:
+                failed += 1
+                print("self-test FAILED: %s read %s (%s)" % (os.path.basename(path), text is not None, why))
     for source, expected in cases:
         got = functions_of(source)
         if got != expected:
@@ -173,15 +212,17 @@ def main():
     if self_test():
         return 1
 
-    lengths = []
+    lengths, refused = [], []
     for folder in FOLDERS:
         for base, _, files in os.walk(os.path.join(options.root, folder)):
             for name in sorted(files):
                 if not name.endswith(ENDINGS):
                     continue
                 path = os.path.join(base, name)
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    text = f.read()
+                text, why = read_source(path)
+                if text is None:
+                    refused.append("%s: %s" % (os.path.relpath(path, options.root), why))
+                    continue
                 lines = text.split("\n")
                 for first, last in functions_of(text):
                     lengths.append((last - first + 1, os.path.relpath(path, options.root), first,
@@ -190,7 +231,12 @@ def main():
     print("%d functions read; the longest (at most %d lines):" % (len(lengths), MAX_LINES))
     for length, path, first, text in lengths[:options.list]:
         print("  %4d  %s:%d  %s" % (length, path, first, text))
+    for line in refused:
+        print("  not read: " + line)
     over = [x for x in lengths if x[0] > MAX_LINES]
+    if options.check and refused:
+        print("FAILED: %d files not read; their functions are unchecked" % len(refused))
+        return 1
     if options.check and over:
         print("FAILED: %d functions over %d lines" % (len(over), MAX_LINES))
         for length, path, first, _ in over:
