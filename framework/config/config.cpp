@@ -292,7 +292,7 @@ void check_sphere_tree(const LoadedConfig& loaded, const SphereTreeSettings& tre
     throw ConfigError(loaded.error_at(at + "inflate", "inflate grows the spheres of a tree read from sphere_tree.file; "
                                                       "built trees cover the voxels already: set file or leave out inflate"));
   }
-  if (trees.on_demand && trees.file.empty() && !find_kind(kSphereTreeBuilders, trees.builder)->grows_on_demand)
+  if (trees.on_demand && trees.file.empty() && !kind_row(kSphereTreeBuilders, trees.builder).grows_on_demand)
     throw ConfigError(loaded.error_at(at + "on_demand", std::string("on-demand growth builds octree trees only, and builder is ") +
                                                             std::string(sphere_tree_builder_name(trees.builder)) +
                                                             "; set builder: octree or on_demand: false"));
@@ -304,9 +304,9 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
   if (const std::string problem = check_schedule_settings(settings.schedule); !problem.empty())
     throw ConfigError(loaded.error_at(loaded.locations.count("schedule.band_edges") ? "schedule.band_edges" : "schedule.queues",
                                       problem));
-  if (settings.budget.mode == BudgetMode::fraction)
-    throw ConfigError(loaded.error_at("budget.mode", "fraction budgets are for evaluate.budgets only: a run's own "
-                                                     "budget is work, wall or unlimited"));
+  if (const BudgetModeInfo& mode = kind_row(kBudgetModes, settings.budget.mode); !mode.runs_a_world)
+    throw ConfigError(loaded.error_at("budget.mode", std::string(mode.name) + " budgets are for evaluate.budgets only: "
+                                                     "a run's own budget is work, wall or unlimited"));
   for (std::size_t i = 0; i < settings.evaluate.trees.size(); ++i) {
     const EvaluatedTreeSettings& trees = settings.evaluate.trees[i];
     const std::string at = "evaluate.trees[" + std::to_string(i) + "].";

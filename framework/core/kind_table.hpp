@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 
 namespace fovea {
@@ -34,6 +35,15 @@ constexpr const typename Table::value_type* find_kind(const Table& table, KindOf
   for (const auto& row : table)
     if (row.kind == kind) return &row;
   return nullptr;
+}
+
+/// The row of `kind`, which the table must have: a value added to its enum without a row
+/// throws std::logic_error here rather than being read through a null pointer.
+template <class Table>
+constexpr const typename Table::value_type& kind_row(const Table& table, KindOf<Table> kind) {
+  const auto* row = find_kind(table, kind);
+  if (row == nullptr) throw std::logic_error("a kind without its row in its kind table");
+  return *row;
 }
 
 /// The name of `kind`; "?" for a value the table lacks.

@@ -39,6 +39,11 @@ class Rng {
   std::uint64_t state_[4];
 };
 
+/// SplitMix64's finaliser (Steele, Lea and Flood 2014): 64 bits mixed so that nearby inputs
+/// give unrelated outputs. Rng seeds from it; a key that must be random yet a pure function
+/// of its inputs (the random scheduler's order) is it applied to them.
+std::uint64_t mix64(std::uint64_t z);
+
 /// Shuffles `items` in place by Fisher-Yates, drawing with `rng.below`: the same order from
 /// the same stream with every standard library, which std::shuffle does not promise.
 template <class T>

@@ -213,8 +213,8 @@ void Animation::set_schedule(const ScheduleSettings& schedule) {
 }
 
 void Animation::set_budget(const BudgetSettings& budget) {
-  if (budget.mode == BudgetMode::fraction)
-    throw std::invalid_argument("budget.mode: fraction budgets are for evaluate.budgets only");
+  if (const BudgetModeInfo& mode = kind_row(kBudgetModes, budget.mode); !mode.runs_a_world)
+    throw std::invalid_argument("budget.mode: " + std::string(mode.name) + " budgets are for evaluate.budgets only");
   if (!(budget.ms >= 0 && std::isfinite(budget.ms)))
     throw std::invalid_argument("budget.ms must be a finite number >= 0");
   if (budget.tests < 0) throw std::invalid_argument("budget.tests must be >= 0");

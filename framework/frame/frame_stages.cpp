@@ -176,6 +176,8 @@ void start_budget_stage(FrameContext& f) {
   f.budget = Budget::from_settings(f.settings.budget);
 }
 
+// Both prioritise rows: for the scheduler that reads the priorities, inside its budget, and
+// for the records of one that does not, outside it. Only their place and clock differ.
 void prioritise_stage(FrameContext& f) {
   perceive_at_frame_start(f.parts.narrowphase, f.world.states, viewing(f), refined_from(f));
 }
@@ -202,12 +204,6 @@ void response_stage(FrameContext& f) {
   // drawn after this frame show the poses the detection saw.
   f.stats.response =
       f.parts.response.apply(f.parts.narrowphase, f.world.entities, f.world.states, f.world.correction_m, f.parts.pool.get());
-}
-
-void prioritise_for_records_stage(FrameContext& f) {
-  // The start-of-frame priorities of a scheduler that does not read them, outside the
-  // budget's clock, for the records.
-  perceive_at_frame_start(f.parts.narrowphase, f.world.states, viewing(f), refined_from(f));
 }
 
 void place_at_end_stage(FrameContext& f) {
@@ -308,7 +304,7 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
      D::collisions | D::states | D::gaze | D::memory, only(D::priorities),
      "the start-of-frame priorities a scheduler that does not read them leaves unset, for the records "
      "(prioritise/perceived_collision.cpp perceive_at_frame_start)",
-     prioritise_for_records_stage},
+     prioritise_stage},
     {Stage::place_at_end, "place_at_end", StageClock::metrics, false, D::collisions | D::states | D::gaze,
      D::priorities | D::stats, "the ones treated as colliding placed again from their deepest spheres "
      "(prioritise/perceived_collision.cpp perceive_at_frame_end)",
@@ -353,13 +349,6 @@ std::string_view clock_column(StageClock clock) {
 std::span<const StageInfo> stage_table() { return kStages; }
 
 const StageInfo& stage_info(Stage stage) { return kStages[static_cast<std::size_t>(stage)]; }
-
-std::string_view frame_datum_name(FrameDatum datum) {
-  const auto bits = static_cast<FrameData>(datum);
-  for (int i = 0; i < kFrameDatumCount; ++i)
-    if (bits == (1u << i)) return kDatumNames[static_cast<std::size_t>(i)];
-  return "?";
-}
 
 std::string frame_data_names(FrameData data) {
   std::string names;

@@ -103,8 +103,6 @@ struct StageInfo {
 std::span<const StageInfo> stage_table();
 /// The stage table's row of `stage`.
 const StageInfo& stage_info(Stage stage);
-/// The name of one datum ("collisions").
-std::string_view frame_datum_name(FrameDatum datum);
 /// The names of a set of data, comma-separated, in FrameDatum order ("states, corrections").
 std::string frame_data_names(FrameData data);
 
@@ -123,7 +121,8 @@ FramePlanInputs frame_plan_inputs(const AnimationSettings& settings);
 /// The stages a frame runs, in order. Every frame runs gaze, integrate, boxes,
 /// sweep_and_prune, sync, restart_descents, start_budget, schedule, interrupt, response,
 /// place_at_end, measure and tree_growth; the rest only where the inputs ask for them. The
-/// order keeps what each stage reads after what writes it, and what the budget pays for
+/// order keeps what each stage reads after what writes it (tests/frame/frame_stages_test.cpp
+/// checks it from the table's columns), and what the budget pays for
 /// after start_budget: with an evaluation, sync comes before it and the budget after; with
 /// the oracle, the true priorities are outside the budget.
 std::vector<Stage> plan_frame(const FramePlanInputs& inputs);

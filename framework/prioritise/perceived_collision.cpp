@@ -5,6 +5,11 @@
 namespace fovea {
 namespace {
 
+/// A collision's start-of-frame priority (004 section 3.4.2): f(e, g) when visible, -1 when
+/// off screen, behind the camera, or not a number (only from broken poses), below every
+/// visible collision (004: lowest priority).
+double start_priority(bool visible, double probability) { return visible && probability >= 0 ? probability : -1.0; }
+
 /// Collisions placed a batch at a time (GapBatch): their gap estimates gathered into the
 /// batch, placed together, and written back into each Collision.
 class CollisionPlacer {
@@ -28,7 +33,7 @@ class CollisionPlacer {
     for (std::size_t i = 0; i < batch_.size; ++i) {
       Collision& c = narrowphase_.collision(slots_[i]);
       if (priority_only_) {
-        c.priority = batch_.visible[i] && batch_.probability[i] >= 0 ? batch_.probability[i] : -1.0;
+        c.priority = start_priority(batch_.visible[i], batch_.probability[i]);
         continue;
       }
       c.centre_x_px = batch_.centre_x_px[i];
@@ -38,7 +43,7 @@ class CollisionPlacer {
       c.gap_deg = batch_.gap_deg[i];
       c.visible = batch_.visible[i];
       c.probability = batch_.probability[i];
-      if (at_start_) c.priority = c.visible && c.probability >= 0 ? c.probability : -1.0;
+      if (at_start_) c.priority = start_priority(c.visible, c.probability);
     }
     batch_.clear();
   }
@@ -68,23 +73,6 @@ GapEstimate tighter_with_memory(const NarrowPhase& narrowphase, std::uint32_t sl
 }
 
 }  // namespace
-
-void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
-                        const Viewing& viewing, GapAt at) {
-  Collision& c = narrowphase.collision(slot);
-  const bool at_start = at == GapAt::frame_start;
-  const GapEstimate g = at_start ? narrowphase.initial_gap_estimate(slot, states) : narrowphase.gap_estimate(slot, states);
-  const PerceivedGap p = GapPerceiver(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px)
-                             .perceive_one(g.centre_m, g.sphere_a_m, g.sphere_b_m, g.slack_m);
-  c.centre_x_px = p.centre_x_px;
-  c.centre_y_px = p.centre_y_px;
-  c.gap_bound_m = g.bound_m;
-  c.eccentricity_deg = p.eccentricity_deg;
-  c.gap_deg = p.gap_deg;
-  c.visible = p.visible;
-  c.probability = p.probability;
-  if (at_start) c.priority = p.visible && p.probability >= 0 ? p.probability : -1.0;
-}
 
 void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
                              const DescentMemory* refined_from) {

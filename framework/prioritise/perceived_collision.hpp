@@ -26,14 +26,6 @@ enum class GapAt {
   deepest_spheres,  ///< from its deepest intersecting spheres now (NarrowPhase::gap_estimate)
 };
 
-/// Places collision `slot` on screen (004 section 3.4.2): its centre of collision, gap bound,
-/// eccentricity from the fixation, on-screen gap and f(e, g), written into the Collision.
-/// At GapAt::frame_start it also sets the collision's priority: f(e, g) when visible, -1 when
-/// off screen, behind the camera, or not a number (only from broken poses), below every
-/// visible collision (004: lowest priority).
-void perceive_collision(NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
-                        const Viewing& viewing, GapAt at);
-
 /// Every collision, in list order, at GapAt::frame_start: the priorities a scheduler reads.
 /// With `refined_from` (schedule.priorities: refined), a collision that overlapped last frame
 /// is placed from the deepest sphere pair that memory holds for it, at this frame's poses,

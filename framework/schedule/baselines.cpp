@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "core/rng.hpp"
 #include "schedule/sequential_by_key.hpp"
 
 namespace fovea {
@@ -18,11 +19,8 @@ double eccentricity_key(const Collision& c, const ScheduleContext&, std::uint64_
 /// A uniform draw from the pair, the frame and the seed (SplitMix64's finaliser): the same
 /// order for the same run, whatever the slots, a new one every frame.
 double random_key(const Collision& c, const ScheduleContext& context, std::uint64_t seed) {
-  std::uint64_t z = seed ^ (static_cast<std::uint64_t>(context.frame) * 0x9e3779b97f4a7c15ull) ^
-                    ((static_cast<std::uint64_t>(c.a) << 32) | c.b);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
+  const std::uint64_t z = mix64(seed ^ (static_cast<std::uint64_t>(context.frame) * 0x9e3779b97f4a7c15ull) ^
+                                 ((static_cast<std::uint64_t>(c.a) << 32) | c.b));
   return static_cast<double>(z >> 11) * 0x1.0p-53;
 }
 
