@@ -28,6 +28,10 @@ import sys
 import tempfile
 
 MAX_MEMBERS = 45  # "about 40" (issue 39): a class past it holds two concepts
+# Fewer than this read means clang or the walk missed headers (2768 declarations and 301
+# classes on 2026-11-28): a check that read little would pass.
+MIN_CLASSES = 100
+MIN_DECLARATIONS = 2000
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
@@ -47,8 +51,10 @@ def ast_of_headers(root, build, clang):
         done = subprocess.run([clang, *flags, name], capture_output=True, text=True, timeout=600)
     finally:
         os.unlink(name)
-    if not done.stdout:
-        sys.exit("clang could not read the headers:\n" + done.stderr[:4000])
+    # Clang prints the AST of what it read even past an error; a header it could not read
+    # would then go unchecked, so any error fails.
+    if done.returncode != 0 or not done.stdout:
+        sys.exit("clang could not read the headers (exit %d):\n%s" % (done.returncode, done.stderr[:4000]))
     decoder, text, at, objects = json.JSONDecoder(), done.stdout, 0, []
     while at < len(text):
         while at < len(text) and text[at].isspace():
@@ -139,8 +145,8 @@ class Walk:
         kind = node.get("kind")
         if kind == "NamespaceDecl":
             inner = prefix + node.get("name", "") + "::" if node.get("name") else prefix
-            if node.get("name") in ("detail", "bound_key") or not node.get("name"):
-                pass  # their declarations are public too (bound_key is used by both broad phases)
+            # Every namespace's declarations count, detail and bound_key's included (bound_key
+            # is used by both broad phases).
             for child in node.get("inner", []):
                 self.walk(child, inner)
             return
@@ -239,6 +245,11 @@ def main():
         print("  no doc comment: %s  %s" % (where, name))
     if len(missing) > options.list:
         print("  ... and %d more (--list N)" % (len(missing) - options.list))
+    if options.check and (len(walk.classes) < MIN_CLASSES or len(walk.declarations) < MIN_DECLARATIONS):
+        print("FAILED: read %d classes and %d declarations, fewer than the %d and %d framework/ has: "
+              "the headers were not all read" % (len(walk.classes), len(walk.declarations), MIN_CLASSES,
+                                                  MIN_DECLARATIONS))
+        return 1
     if options.check:
         failed = [n for n, v in big if v[0] > MAX_MEMBERS]
         if failed or missing:

@@ -26,6 +26,7 @@ MAX_LINES = 120
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FOLDERS = ("framework", "experiments", "python")
 ENDINGS = (".cpp", ".hpp", ".inl", ".h", ".cc")
+MIN_FUNCTIONS = 1000  # 1872 on 2026-11-28: fewer read means the walk missed the tree
 MAX_BYTES = 1 << 20  # a source file larger than 1 MiB is refused, not read (docs/formats.md)
 NAMESPACE = re.compile(r"^\s*(inline\s+)?(namespace|extern)\b")
 CONTROL = re.compile(r"^(if|for|while|switch|catch|return|else\s+if|do|else)\b")
@@ -233,6 +234,11 @@ def main():
         print("  %4d  %s:%d  %s" % (length, path, first, text))
     for line in refused:
         print("  not read: " + line)
+    missing = [f for f in FOLDERS if not os.path.isdir(os.path.join(options.root, f))]
+    if options.check and (missing or len(lengths) < MIN_FUNCTIONS):
+        print("FAILED: %d functions read (at least %d expected)%s: the tree was not read" %
+              (len(lengths), MIN_FUNCTIONS, ", no folder " + ", ".join(missing) if missing else ""))
+        return 1
     over = [x for x in lengths if x[0] > MAX_LINES]
     if options.check and refused:
         print("FAILED: %d files not read; their functions are unchecked" % len(refused))

@@ -64,6 +64,9 @@ void check_resumed_trials(const std::vector<std::string>& whole, const std::vect
                           std::size_t before) {
   REQUIRE(after.size() == whole.size());
   const auto columns = split(whole[0]);
+  const auto session = std::find(columns.begin(), columns.end(), "session");
+  REQUIRE(session != columns.end());
+  const auto session_column = static_cast<std::size_t>(session - columns.begin());
   for (std::size_t i = 1; i < whole.size(); ++i) {
     const auto a = split(whole[i]), b = split(after[i]);
     REQUIRE(a.size() == columns.size());
@@ -73,7 +76,7 @@ void check_resumed_trials(const std::vector<std::string>& whole, const std::vect
       INFO("row " << i << ", " << columns[c]);
       CHECK(a[c] == b[c]);
     }
-    CHECK(b[1] == (i < before ? "1" : "2"));
+    CHECK(b[session_column] == (i < before ? "1" : "2"));
   }
 }
 
