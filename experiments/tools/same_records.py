@@ -34,6 +34,7 @@ NOT_RUNS = ("experiments", "perception", "studies")
 # Bounds on what is read and waited for (docs/formats.md, "Development tools"): a record
 # larger than fovea's own readers take, or a run that outlives this, is a failed comparison.
 MAX_RECORD_BYTES = 256 << 20
+MAX_CONFIG_BYTES = 1 << 20  # as fovea's own reader of configs (core/file_read.hpp)
 RUN_TIMEOUT_S = 3600
 
 
@@ -54,7 +55,9 @@ def read_bounded(path, limit=MAX_RECORD_BYTES):
             if size > limit:
                 raise ValueError(f"{path}: grew past {limit} bytes while read")
             chunks.append(chunk)
-        return b"".join(chunks).decode("utf-8", errors="replace")
+        # surrogateescape keeps two different invalid bytes different, so the comparison
+        # stays one of bytes.
+        return b"".join(chunks).decode("utf-8", errors="surrogateescape")
     finally:
         os.close(fd)
 SCHEDULERS = ("round_robin", "sequential", "sorted_sequential", "priority_queues", "adaptive_queues",
@@ -101,7 +104,8 @@ def driven_by_wall_clock(config_text):
 def run(program, args, out):
     try:
         done = subprocess.run([program, *args, "--out", str(out), "-q"], cwd=ROOT, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              timeout=RUN_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return f"no end after {RUN_TIMEOUT_S} s"
     if done.returncode != 0:
@@ -121,7 +125,12 @@ def compare_folders(a, b):
     for rel in folders_a:
         # A run under a wall-clock budget refines as far as the machine gets: only its config
         # and the evaluation's rows under work budgets can be the same.
-        wall = driven_by_wall_clock(read_bounded(a / rel / "config.yaml")) if (a / rel / "config.yaml").exists() else False
+        try:
+            config = a / rel / "config.yaml"
+            wall = driven_by_wall_clock(read_bounded(config, limit=MAX_CONFIG_BYTES)) if config.exists() else False
+        except (OSError, ValueError) as problem:
+            problems.append(str(problem))
+            continue
         for name in RECORDS + ("config.yaml",):
             if wall and name in ("frames.csv", "collisions.csv", "gaze.csv"):
                 continue
@@ -176,33 +185,30 @@ def main():
     parser.add_argument("--only", default="", help="only the comparisons whose label holds this text")
     options = parser.parse_args()
 
-    cases = []  # (label, arguments for both programs, is a sweep)
+    cases = []  # (label, arguments for both programs)
     frames = ["--set", f"frames={options.frames}"]
     for config in sorted((ROOT / "configs").rglob("*.yaml")):
         rel = config.relative_to(ROOT)
         if rel.parts[1] in NOT_RUNS:
             continue
-        cases.append((str(rel), ["run", str(rel), "--headless", *frames], False))
+        cases.append((str(rel), ["run", str(rel), "--headless", *frames]))
     for variant in VARIANTS:
         sets = [x for s in variant for x in ("--set", s)]
-        cases.append(("configs/default.yaml " + " ".join(variant),
-                      ["run", "configs/default.yaml", "--headless", *frames, *sets], False))
+        cases.append(("configs/default.yaml " + " ".join(variant), ["run", "configs/default.yaml", "--headless", *frames, *sets]))
+    bases = []  # the run configs kept beside the studies (their base), run after the studies
     for study in sorted((ROOT / "configs/studies").glob("*.yaml")):
-        if "base:" not in read_bounded(study):
-            continue  # a run config kept beside the studies (their base)
         rel = study.relative_to(ROOT)
+        if "base:" not in read_bounded(study, limit=MAX_CONFIG_BYTES):
+            bases.append((str(rel), ["run", str(rel), "--headless", *frames]))
+            continue
         cases.append((f"{rel} (one run in {options.every})",
-                      ["sweep", str(rel), "--shard", f"0/{options.every}", "--jobs", "2", "--no-figures", *frames],
-                      True))
-    for config in sorted((ROOT / "configs/studies").glob("*.yaml")):
-        if "base:" not in read_bounded(config):
-            rel = config.relative_to(ROOT)
-            cases.append((str(rel), ["run", str(rel), "--headless", *frames], False))
+                      ["sweep", str(rel), "--shard", f"0/{options.every}", "--jobs", "2", "--no-figures", *frames]))
+    cases += bases
 
     cases = [c for c in cases if options.only in c[0]]
     failed = 0
     with tempfile.TemporaryDirectory(prefix="same_records-") as scratch:
-        for n, (label, args, _) in enumerate(cases):
+        for n, (label, args) in enumerate(cases):
             a, b = Path(scratch) / f"{n}-before", Path(scratch) / f"{n}-after"
             err = run(options.before, args, a) or run(options.after, args, b)
             problems = [err] if err else compare_folders(a, b)
