@@ -11,7 +11,7 @@
 # skipped, saying why; the passes then find no target built and are skipped too.
 set -euo pipefail
 
-if [ "$1" = --build ]; then
+if [ "${1:-}" = --build ]; then
   root="$2" build="$3"
   if ! command -v clang++ >/dev/null 2>&1; then
     echo "SKIPPED: clang++ is not installed; ./fovea fuzz installs it (Debian clang, libclang-rt-14-dev)"
@@ -35,7 +35,9 @@ if [ "$1" = --build ]; then
     sed 's/^/  /' "$probe/log" | head -5
     exit 77
   fi
-  FOVEA_FUZZ_BUILD_DIR="$build" "$root/fovea" fuzz --build
+  # The suite's own build options (a Debug FOVEA_BUILD_TYPE, FOVEA_CMAKE_ARGS) are GCC's:
+  # they must not reconfigure the clang folder.
+  env -u FOVEA_BUILD_TYPE -u FOVEA_CMAKE_ARGS FOVEA_FUZZ_BUILD_DIR="$build" "$root/fovea" fuzz --build
   exit 0
 fi
 

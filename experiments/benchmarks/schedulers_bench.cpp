@@ -823,16 +823,12 @@ int main(int argc, char** argv) {
                  o.config_path.c_str(), static_cast<long long>(settings.budget.tests));
   const std::vector<double>& edges = settings.schedule.band_edges;
 
-  std::filesystem::path out_path(o.out);
-  if (out_path.has_parent_path()) std::filesystem::create_directories(out_path.parent_path());
+  const std::filesystem::path out_path(o.out);
   std::filesystem::path bands_path = out_path;
   bands_path.replace_filename(out_path.stem().string() + "_bands" + out_path.extension().string());
-  std::ofstream csv(out_path);
-  std::ofstream bands_csv(bands_path);
-  if (!csv || !bands_csv) {
-    std::fprintf(stderr, "fovea bench schedulers: cannot write %s or %s\n", o.out.c_str(), bands_path.string().c_str());
-    return 1;
-  }
+  std::ofstream csv = bench::open_csv(o.out, "schedulers");
+  std::ofstream bands_csv = bench::open_csv(bands_path.string(), "schedulers");
+  if (!csv || !bands_csv) return 1;
 
   std::int64_t entity_count = 0;
   for (const EntityGroupSettings& g : settings.world.entities) entity_count += g.count;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/stopwatch.hpp"
 #include "perception/view.hpp"
 #include "psychophysics/frame_timing.hpp"
 #include "render/camera.hpp"
@@ -15,7 +16,6 @@ namespace fovea {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
 

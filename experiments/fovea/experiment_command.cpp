@@ -20,6 +20,7 @@
 #include "config/schema.hpp"
 #include "core/file_read.hpp"
 #include "core/format.hpp"
+#include "core/stopwatch.hpp"
 #include "fovea/clip_session.hpp"
 #include "fovea/exit_status.hpp"
 #include "fovea/session_files.hpp"
@@ -114,7 +115,6 @@ class PersonScreens : public SessionScreen {
 
  private:
   using Clock = std::chrono::steady_clock;
-  static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
   static PersonAnswer quit() {
     PersonAnswer a;
     a.quit = true;

@@ -4,13 +4,9 @@
 #include <chrono>
 #include <utility>
 
+#include "core/stopwatch.hpp"
+
 namespace fovea {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-}  // namespace
 
 SessionScreen::SessionScreen(StimulusDisplay* display, std::vector<SDL_Keycode> answer_keys, SyntheticKeys* script)
     : display_(display), answer_keys_(std::move(answer_keys)), script_(script) {}
@@ -49,7 +45,7 @@ bool SessionScreen::wait_for_space(Screen screen, const std::string& text) {
 }
 
 bool SessionScreen::for_seconds(Screen screen, double seconds, const std::function<void()>& draw) {
-  const Clock::time_point from = Clock::now();
+  const auto from = std::chrono::steady_clock::now();
   while (seconds_since(from) < seconds) {
     draw();
     display_->present();

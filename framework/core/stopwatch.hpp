@@ -21,4 +21,10 @@ class Stopwatch {
   Clock::time_point start_;
 };
 
+/// Seconds on the monotonic clock since `t`, fractional: a session screen's timing of what it
+/// shows (experiments/fovea/session_screen.cpp, clip_window.cpp).
+inline double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 }  // namespace fovea

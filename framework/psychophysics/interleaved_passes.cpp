@@ -1,14 +1,16 @@
 #include "psychophysics/interleaved_passes.hpp"
 
+#include <utility>
+
 #include "core/rng.hpp"
 
 namespace fovea {
 
-void InterleavedPasses::start_pass(const std::vector<int>& slots) {
+void InterleavedPasses::start_pass(std::vector<int> slots) {
   // MultiStairHandler._startNewPass with method 'random'. Each pass draws from a stream of
   // its own, so the order of pass p depends on the seed and on the slots, nothing else.
   ++pass_number_;
-  slots_ = slots;
+  slots_ = std::move(slots);
   Rng rng(seed_, rng_stream(RngStream::trial_order, static_cast<std::uint64_t>(pass_number_)));
   fisher_yates(slots_, rng);
   position_ = 0;

@@ -26,7 +26,7 @@ class InterleavedPasses {
   int next_pass_number() const { return pass_number_ + 1; }
   /// Begins the next pass with `slots`, in the order the pass's own stream
   /// (RngStream::trial_order, the pass's number) shuffles them.
-  void start_pass(const std::vector<int>& slots);
+  void start_pass(std::vector<int> slots);
   /// The slot the next trial fills. Only while !pass_done().
   int slot() const { return slots_[static_cast<std::size_t>(position_)]; }
 

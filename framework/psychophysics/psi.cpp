@@ -245,7 +245,7 @@ void InterleavedPsi::start_pass() {
     slots.push_back(i);
     if (catch_here) slots.push_back(-(i + 1));
   }
-  passes_.start_pass(slots);
+  passes_.start_pass(std::move(slots));
 }
 
 PlannedTrial InterleavedPsi::next() {

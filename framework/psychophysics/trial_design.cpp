@@ -139,7 +139,7 @@ void InterleavedStaircases::start_pass() {
   std::vector<int> running;
   for (int i = 0; i < staircase_count(); ++i)
     if (!staircases_[i].finished()) running.push_back(i);
-  passes_.start_pass(running);
+  passes_.start_pass(std::move(running));
 }
 
 PlannedTrial InterleavedStaircases::next() {
