@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/stopwatch.hpp"
 #include "prioritise/perceived_collision.hpp"
 #include "world/entity_bounds.hpp"
 #include "world/motion.hpp"
@@ -127,6 +128,7 @@ void sweep_and_prune_stage(FrameContext& f) {
 }
 
 void sync_stage(FrameContext& f) {
+  const Stopwatch clock;
   FrameParts& parts = f.parts;
   // The exact test's verdicts are kept per frame: this frame's collisions start here.
   parts.meter.begin_frame();
@@ -143,6 +145,7 @@ void sync_stage(FrameContext& f) {
       t->narrowphase.set_model(m, CollisionModel{}, nullptr);
   }
   parts.narrowphase.evict_idle(f.frame);
+  f.sync_ms = clock.elapsed_ms();
 }
 
 void occluders_stage(FrameContext& f) {
@@ -153,12 +156,12 @@ void evaluate_stage(FrameContext& f) {
   FrameParts& parts = f.parts;
   const std::size_t entity_count = f.world.entities.size();
   parts.evaluation.run(parts.narrowphase, f.world.states, viewing(f), parts.meter, measure_options(f),
-                       f.settings.budget, f.settings.interrupt_policy, entity_count, f.frame);
+                       f.settings.budget, f.settings.interrupt_policy, entity_count, f.frame, f.sync_ms);
   // The same collisions and poses on the other trees. The meter's exact tests are shared:
   // they depend on the pair and the poses only.
   for (const std::unique_ptr<TreeEvaluation>& t : parts.tree_evaluations)
     t->evaluation.run(t->narrowphase, f.world.states, viewing(f), parts.meter, measure_options(f), f.settings.budget,
-                      f.settings.interrupt_policy, entity_count, f.frame);
+                      f.settings.interrupt_policy, entity_count, f.frame, f.sync_ms);
 }
 
 void restart_descents_stage(FrameContext& f) { f.parts.narrowphase.begin_frame(f.world.states, &f.parts.memory); }
