@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "core/budget.hpp"
 #include "core/rng.hpp"
 #include "core/stopwatch.hpp"
+#include "prioritise/fast_priority.hpp"
 #include "prioritise/perceived_collision.hpp"
 
 namespace fovea {
@@ -14,7 +16,7 @@ CounterfactualEvaluation::CounterfactualEvaluation(const EvaluationSettings& set
                                                    const ScheduleSettings& run_schedule, std::uint64_t seed) {
   if (!settings.enabled()) return;
   seed_ = seed;
-  priorities_ = run_schedule.priorities;
+  schedule_ = run_schedule;
   ScheduleSettings full;
   full.kind = SchedulerKind::sequential;
   full_resolution_ = make_scheduler(full);
@@ -23,11 +25,11 @@ CounterfactualEvaluation::CounterfactualEvaluation(const EvaluationSettings& set
     ScheduleSettings schedule = run_schedule;
     schedule.kind = kind;
     if (settings.budgets.empty()) {
-      arms_.push_back({kind, make_scheduler(schedule, seed), true, {}, {}, {}});
+      arms_.push_back({kind, make_scheduler(schedule, seed), true, {}, {}, {}, {}});
       continue;
     }
     for (const BudgetSettings& budget : settings.budgets)
-      arms_.push_back({kind, make_scheduler(schedule, seed), false, budget, {}, {}});
+      arms_.push_back({kind, make_scheduler(schedule, seed), false, budget, {}, {}, {}});
   }
   frames_.resize(arms_.size());
 }
@@ -76,17 +78,30 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
                         ? Budget::wall(budget_settings.ms, Budget::Clock::now() - synced)
                         : Budget::from_settings(budget_settings, full_resolution_tests_);
     if (!arm.scheduler->uses_true_priority()) narrowphase.begin_frame(states, &arm.memory);
-    const DescentMemory* refined_from = priorities_ == PriorityGap::refined ? &arm.memory : nullptr;
+    const DescentMemory* refined_from = schedule_.priorities == PriorityGap::refined ? &arm.memory : nullptr;
+    const PriorityOptions order{schedule_.fast_priorities, refined_from, schedule_.aging ? &arm.memory : nullptr};
     const bool uses_priority = arm.scheduler->uses_priority();
-    if (uses_priority) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
-    FramePerception perception(states, viewing, refined_from);
+    if (uses_priority && order.fast) {
+      prioritise_for_order(narrowphase, states, viewing, order, narrowphase.order(), false);
+    } else if (uses_priority) {
+      perceive_at_frame_start(narrowphase, states, viewing, refined_from);
+      if (order.aged_from != nullptr) age_priorities(narrowphase, *order.aged_from, narrowphase.order());
+    }
+    FramePerception exact(states, viewing, refined_from);
+    OrderPerception for_order(states, viewing, order);
+    Reprioritiser& perception =
+        order.fast || order.aged_from != nullptr ? static_cast<Reprioritiser&>(for_order) : exact;
     arm.scheduler->run(narrowphase, budget, ScheduleContext{frame, &perception});
     const bool exhausted = budget.was_exhausted();
     narrowphase.interrupt(policy);
     // The placements the records read, for a scheduler that did not need them: outside its
     // budget, after its run, as the driver places them after its frame (prioritise_for_records).
-    if (!uses_priority) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
-    if (refined_from != nullptr || narrowphase.settings().coherence) arm.memory.remember(narrowphase, states);
+    // This frame's memory beside last frame's, which the records' placements still read (as
+    // the driver's remember and keep_memory stages do).
+    const bool remembers = refined_from != nullptr || order.aged_from != nullptr || narrowphase.settings().coherence;
+    if (remembers) arm.next_memory.remember(narrowphase, states, &arm.memory, schedule_.aging);
+    if (!uses_priority || order.fast) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
+    if (remembers) std::swap(arm.memory, arm.next_memory);
     perceive_at_frame_end(narrowphase, states, viewing);
 
     EvaluatedFrame& row = frames_[i];

@@ -11,6 +11,7 @@
 #include "metrics/inaccuracy.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "narrowphase/narrowphase_settings.hpp"
+#include "schedule/schedule_settings.hpp"
 #include "schedule/scheduler.hpp"
 
 namespace fovea {
@@ -78,8 +79,9 @@ class CounterfactualEvaluation {
     /// What its own descents ended with last frame: coherence and refined priorities
     /// continue its frames, not the driver's.
     DescentMemory memory;
+    DescentMemory next_memory;  ///< this frame's, swapped in once the records have read last frame's
   };
-  PriorityGap priorities_ = PriorityGap::roots;
+  ScheduleSettings schedule_;  ///< the run's: where priorities take their gap from, fast, aged
   std::uint64_t seed_ = 0;  ///< the run's: with the frame, the arms' order under wall budgets
   std::vector<Arm> arms_;
   std::vector<std::size_t> order_;  ///< the arms in the order this frame runs them (run())

@@ -6,7 +6,7 @@
 namespace fovea {
 
 void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const EntityState> states,
-                             const DescentMemory* earlier) {
+                             const DescentMemory* earlier, bool aged) {
   if (earlier == nullptr) earlier = this;
   reserve_geometric(by_slot_, narrowphase.slot_count());
   by_slot_.resize(narrowphase.slot_count());
@@ -24,6 +24,9 @@ void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const Ent
     r.a = c.a;
     r.b = c.b;
     r.first_frame = c.first_frame;
+    // An aged priority is 1 - (1 - f) prod(1 - f before): 1 minus it is the episode's chance of
+    // going unnoticed through this frame, when the pair is left unresolved in it.
+    if (aged && c.interrupted && c.status == CollisionStatus::colliding && c.priority >= 0) r.unnoticed = 1 - c.priority;
     // This frame's deepest pair, found once: it is the witness below as well.
     SpherePair now;
     const bool has_now = narrowphase.deepest_pair(slot, now);

@@ -26,6 +26,10 @@ struct RememberedDescent {
   /// smallest gap bound at the poses it was last remembered at, this frame's or an earlier one's.
   bool has_deepest = false;
   SpherePair deepest;  ///< with has_deepest: the pair of the tightest gap bound so far (PriorityGap::refined)
+  /// With aged priorities (`schedule.aging`): the chance the pair's episode of frames accepted
+  /// unresolved, up to this one, went unnoticed, prod(1 - f) (metrics/episodes.hpp); 1 when
+  /// it was not accepted unresolved this frame, or priorities are not aged.
+  double unnoticed = 1;
 };
 
 /// One scheduler's memory of its last frame, per collision: where coherence across frames
@@ -42,9 +46,11 @@ class DescentMemory {
  public:
   /// Keeps what every collision of `narrowphase` ended with this frame (after interrupt()),
   /// at the frame's poses `states`; the tightest pair so far comes from `earlier`, the memory
-  /// of the frame before (null: this one, overwritten as it goes).
+  /// of the frame before (null: this one, overwritten as it goes). `aged`: the collisions'
+  /// priorities were aged (prioritise/fast_priority.hpp), so an unresolved one's priority is
+  /// 1 - its episode's unnoticed chance, kept in `unnoticed`.
   void remember(const NarrowPhase& narrowphase, std::span<const EntityState> states,
-                const DescentMemory* earlier = nullptr);
+                const DescentMemory* earlier = nullptr, bool aged = false);
   /// What the collision in `slot` ended with last frame, or null when it is new (or was on an
   /// on-demand tree).
   const RememberedDescent* recall(std::uint32_t slot, const Collision& c) const {
