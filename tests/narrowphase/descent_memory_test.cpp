@@ -6,8 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <memory>
-#include <vector>
 
 #include "core/rng.hpp"
 #include "frame/animation.hpp"
