@@ -7,10 +7,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 
 #include "config/schema.hpp"
 #include "core/format.hpp"
 #include "record/csv_reader.hpp"
+#include "core/rng.hpp"
+#include "study/launch_order.hpp"
 #include "study/study_plan.hpp"
 #include "study/study_settings.hpp"
 #include "study/study_table.hpp"
@@ -247,6 +250,39 @@ TEST_CASE("Study errors name the file, line, column and key", "[study]") {
         "study.yaml:15:15: factors.budget[1].value: every level of a factor names the same columns, in the same "
         "order, as its first level");
   CHECK(with("  - {entities: 30, budget_mode: wall}\n", "  - {seed: [1, 2, 3]}\n") == "study.yaml: exclude: every run is excluded");
+}
+
+TEST_CASE("Timed runs launch in one seeded shuffle of the study, restricted to the runs asked for", "[study]") {
+  std::vector<std::int64_t> all(40);
+  std::iota(all.begin(), all.end(), std::int64_t{0});
+  const std::uint64_t seed = launch_order_seed("00c0ffee12345678");
+  CHECK(seed == 0x00c0ffee12345678ull);
+  const std::vector<std::int64_t> order = shuffled_launch_order(all, 40, seed);
+  // A permutation, not the plan's order, the same twice; another seed gives another.
+  std::vector<std::int64_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(sorted == all);
+  CHECK(order != all);
+  CHECK(shuffled_launch_order(all, 40, seed) == order);
+  CHECK(shuffled_launch_order(all, 40, seed + 1) != order);
+  // The oracle: Fisher-Yates on the launch-order stream, written out.
+  std::vector<std::int64_t> shuffled = all;
+  Rng rng(seed, rng_stream(RngStream::launch_order));
+  for (std::size_t i = shuffled.size(); i > 1; --i) std::swap(shuffled[i - 1], shuffled[rng.below(i)]);
+  CHECK(order == shuffled);
+  // A shard's share (every third run, given in any order) launches as the study's order has
+  // it: the whole order with the other runs left out.
+  std::vector<std::int64_t> share = {33, 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 36, 39};
+  std::vector<std::int64_t> expected;
+  for (const std::int64_t run : order)
+    if (run % 3 == 0) expected.push_back(run);
+  CHECK(shuffled_launch_order(share, 40, seed) == expected);
+  CHECK(shuffled_launch_order({}, 40, seed).empty());
+  CHECK_THROWS_AS(shuffled_launch_order({40}, 40, seed), std::invalid_argument);
+  CHECK_THROWS_AS(shuffled_launch_order({-1}, 40, seed), std::invalid_argument);
+  CHECK_THROWS_AS(launch_order_seed(""), std::invalid_argument);
+  CHECK_THROWS_AS(launch_order_seed("xyz"), std::invalid_argument);
+  CHECK_THROWS_AS(launch_order_seed("00c0ffee123456789"), std::invalid_argument);
 }
 
 TEST_CASE("A run's row: every statistic against its definition, missing cells left out", "[study]") {
