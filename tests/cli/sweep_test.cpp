@@ -271,6 +271,39 @@ TEST_CASE("fovea sweep: timed runs, a wall budget of their own or evaluated, run
   CHECK(read_file(dir / "first" / "table.csv") == table);
 }
 
+TEST_CASE("fovea sweep: repeats: N runs each configuration N times, a repeat column 1..N, and two repeats of a "
+          "work-budget run give the same row",
+          "[cli][sweep]") {
+  TempDir dir;
+  std::string study = kStudy;
+  study.replace(study.find("values: [1, 2, 3]"), 17, "values: [1]");
+  study.replace(study.find("metrics:"), 8, "repeats: 2\nmetrics:");
+  write_study(dir.path(), kBase, study);
+  const auto r = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto rows = lines_of(read_file(dir / "out" / "table.csv"));
+  REQUIRE(rows.size() == 9);
+  CHECK(rows[0] ==
+        "run,scheduler,budget,seed,repeat,frames,p_true_mean,p_true_max,nabla_est_mean,sphere_tests_sum,slack_min");
+  CHECK(rows[1].rfind("0,round_robin,300,1,1,5,", 0) == 0);
+  CHECK(rows[2].rfind("1,round_robin,300,1,2,5,", 0) == 0);
+  CHECK(rows[8].rfind("7,priority_queues,3000,1,2,5,", 0) == 0);
+  for (std::size_t i = 1; i < rows.size(); i += 2) {
+    auto a = split(rows[i]);
+    auto b = split(rows[i + 1]);
+    CHECK(a[4] == "1");
+    CHECK(b[4] == "2");
+    // Everything but the run and the repeat is the same: the runs are one config.
+    a.erase(a.begin() + 4);
+    b.erase(b.begin() + 4);
+    CHECK(std::vector<std::string>(a.begin() + 1, a.end()) == std::vector<std::string>(b.begin() + 1, b.end()));
+    CHECK(read_file(run_folder(dir / "out", static_cast<std::int64_t>(i) - 1) / "config.yaml") ==
+          read_file(run_folder(dir / "out", static_cast<std::int64_t>(i)) / "config.yaml"));
+  }
+  CHECK(read_json(dir / "out" / "sweep.json")["timed_runs"].empty());
+}
+
 TEST_CASE("fovea sweep: a study on external gaze is refused at the key before any run or folder", "[cli][sweep][gaze]") {
   TempDir dir;
   std::string base = kBase;
