@@ -47,6 +47,7 @@
 #include "core/format.hpp"
 #include "core/budget.hpp"
 #include "core/stopwatch.hpp"
+#include "prioritise/fast_priority.hpp"
 #include "prioritise/perceived_collision.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "schedule/scheduler.hpp"
@@ -324,6 +325,7 @@ struct PerceiveCost {
   double collisions_per_frame = 0;
   double visible_fraction = 0;          ///< of the collisions, those whose centre is on screen
   double perceive_ns_per_collision = 0; ///< perceive_at_frame_start, per collision
+  double fast_ns_per_collision = 0;     ///< prioritise_for_order's fast placement, per collision
   double begin_frame_ns_per_collision = 0;
   double test_ns = 0;                   ///< full-resolution descent time over its sphere tests
   double tests_per_frame = 0;           ///< full resolution
@@ -361,19 +363,32 @@ PerceiveCost measure_perceive_cost(const Settings& settings, std::int64_t rocks,
 
   using Clock = std::chrono::steady_clock;
   const auto seconds_since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  // Perceiving, as the frame does it: after begin_frame, every collision in list order.
-  r.perceive_ns_per_collision = median_per_item_ns(min_time_s, min_reps, [&](double& items) {
-    double seconds = 0;
+  // Perceiving, as the frame does it: after begin_frame, every collision in list order; and
+  // the fast placement of the order alone (schedule.fast_priorities), interleaved with it
+  // snapshot by snapshot so that both meet the same machine.
+  std::vector<double> exact_ns, fast_ns;
+  const PriorityOptions fast{true, nullptr, nullptr};
+  double timed_s = 0;
+  while (timed_s < min_time_s || static_cast<int>(exact_ns.size()) < min_reps) {
+    double exact_s = 0, fast_s = 0, items = 0;
     for (PerceiveSnapshot& snap : snapshots) {
-      snap.narrowphase.begin_frame(snap.states);
       const Viewing viewing = viewing_of(world, snap.gaze);
-      const auto t0 = Clock::now();
+      snap.narrowphase.begin_frame(snap.states);
+      auto t0 = Clock::now();
       perceive_at_frame_start(snap.narrowphase, snap.states, viewing);
-      seconds += seconds_since(t0);
+      exact_s += seconds_since(t0);
+      snap.narrowphase.begin_frame(snap.states);
+      t0 = Clock::now();
+      prioritise_for_order(snap.narrowphase, snap.states, viewing, fast, snap.narrowphase.order(), false);
+      fast_s += seconds_since(t0);
       items += static_cast<double>(snap.narrowphase.size());
     }
-    return seconds;
-  });
+    timed_s += exact_s + fast_s;
+    exact_ns.push_back(exact_s * 1e9 / std::max(items, 1.0));
+    fast_ns.push_back(fast_s * 1e9 / std::max(items, 1.0));
+  }
+  r.perceive_ns_per_collision = bench::quantile(exact_ns, 0.5);
+  r.fast_ns_per_collision = bench::quantile(fast_ns, 0.5);
   // One sphere test: the full-resolution narrow phase (round robin, no limit) over its tests;
   // begin_frame apart, per collision.
   ScheduleSettings schedule;
@@ -451,8 +466,8 @@ int perceive_mode(const std::string& config_path, const std::vector<std::string>
               "phase (round robin, no limit: its time over its tests; begin_frame apart). %s, seed %lld,\n"
               "frames 61, 81, 101, 121; medians of repetitions.\n\n",
               config_path.c_str(), static_cast<long long>(seeds.front()));
-  std::printf("%6s %11s %8s %15s %12s %12s %14s   %s\n", "rocks", "collisions", "visible", "perceive ns/col",
-              "ns/test", "tests/frame", "begin ns/col", "perceiving one collision costs");
+  std::printf("%6s %11s %8s %15s %12s %12s %12s %14s   %s\n", "rocks", "collisions", "visible", "perceive ns/col",
+              "fast ns/col", "ns/test", "tests/frame", "begin ns/col", "perceiving one collision costs, exact | fast");
   std::vector<Settings> scene_settings;
   try {
     for (const std::int64_t rocks : counts) {
@@ -469,9 +484,12 @@ int perceive_mode(const std::string& config_path, const std::vector<std::string>
     std::fprintf(stderr, "fovea bench schedulers: perceiving, %lld rocks...\n", static_cast<long long>(counts[i]));
     const PerceiveCost c = measure_perceive_cost(scene_settings[i], counts[i], 60, 4, 20, min_time_s, min_reps);
     const double ratio = c.perceive_ns_per_collision / c.test_ns;
-    std::printf("%6lld %11.0f %7.0f%% %15.1f %12.2f %12.0f %14.1f   %s sphere tests\n", static_cast<long long>(c.rocks),
-                c.collisions_per_frame, 100 * c.visible_fraction, c.perceive_ns_per_collision, c.test_ns, c.tests_per_frame,
-                c.begin_frame_ns_per_collision, format_significant(ratio, 3).c_str());
+    const double fast_ratio = c.fast_ns_per_collision / c.test_ns;
+    std::printf("%6lld %11.0f %7.0f%% %15.1f %12.1f %12.2f %12.0f %14.1f   %s | %s sphere tests\n",
+                static_cast<long long>(c.rocks), c.collisions_per_frame, 100 * c.visible_fraction,
+                c.perceive_ns_per_collision, c.fast_ns_per_collision, c.test_ns, c.tests_per_frame,
+                c.begin_frame_ns_per_collision, format_significant(ratio, 3).c_str(),
+                format_significant(fast_ratio, 3).c_str());
     row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "collisions_per_frame", c.collisions_per_frame, "collisions");
     row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "visible_fraction", c.visible_fraction, "fraction");
     row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "perceive_ns_per_collision", c.perceive_ns_per_collision, "ns");
@@ -479,6 +497,8 @@ int perceive_mode(const std::string& config_path, const std::vector<std::string>
     row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "full_resolution_tests_per_frame", c.tests_per_frame, "tests");
     row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "begin_frame_ns_per_collision", c.begin_frame_ns_per_collision, "ns");
     row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "perceive_over_test", ratio, "tests");
+    row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "fast_ns_per_collision", c.fast_ns_per_collision, "ns");
+    row("perceive", c.rocks, "NA", std::to_string(seeds.front()), "fast_over_test", fast_ratio, "tests");
     csv.flush();
     std::fflush(stdout);
   }

@@ -88,6 +88,12 @@ void schedule_keys(Section<ScheduleSettings>& s) {
   s.choice("priorities", &ScheduleSettings::priorities, kPriorityGaps,
            "the gap a start-of-frame priority is taken from: roots (004: the entities' centres) or refined "
            "(also last frame's deepest sphere pair of a persistent pair)");
+  s.boolean("fast_priorities", &ScheduleSettings::fast_priorities,
+            "order by a cheap placement (no atan2; the gap across the line of sight at the centre's depth); the "
+            "records' placements are made exactly after the run, outside the budget (docs/narrowphase.md)");
+  s.boolean("aging", &ScheduleSettings::aging,
+            "a pair left unresolved frame after frame is ordered by its episode's chance of being noticed, "
+            "1 - (1 - f) prod(1 - f before), not by f (docs/narrowphase.md)");
 }
 
 void narrowphase_keys(Section<NarrowPhaseSettings>& s) {

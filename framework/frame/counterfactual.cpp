@@ -1,7 +1,13 @@
 #include "frame/counterfactual.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
 #include "core/budget.hpp"
+#include "core/rng.hpp"
 #include "core/stopwatch.hpp"
+#include "prioritise/fast_priority.hpp"
 #include "prioritise/perceived_collision.hpp"
 
 namespace fovea {
@@ -9,7 +15,8 @@ namespace fovea {
 CounterfactualEvaluation::CounterfactualEvaluation(const EvaluationSettings& settings,
                                                    const ScheduleSettings& run_schedule, std::uint64_t seed) {
   if (!settings.enabled()) return;
-  priorities_ = run_schedule.priorities;
+  seed_ = seed;
+  schedule_ = run_schedule;
   ScheduleSettings full;
   full.kind = SchedulerKind::sequential;
   full_resolution_ = make_scheduler(full);
@@ -18,11 +25,11 @@ CounterfactualEvaluation::CounterfactualEvaluation(const EvaluationSettings& set
     ScheduleSettings schedule = run_schedule;
     schedule.kind = kind;
     if (settings.budgets.empty()) {
-      arms_.push_back({kind, make_scheduler(schedule, seed), true, {}, {}, {}});
+      arms_.push_back({kind, make_scheduler(schedule, seed), true, {}, {}, {}, {}});
       continue;
     }
     for (const BudgetSettings& budget : settings.budgets)
-      arms_.push_back({kind, make_scheduler(schedule, seed), false, budget, {}, {}});
+      arms_.push_back({kind, make_scheduler(schedule, seed), false, budget, {}, {}, {}});
   }
   frames_.resize(arms_.size());
 }
@@ -30,7 +37,7 @@ CounterfactualEvaluation::CounterfactualEvaluation(const EvaluationSettings& set
 void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const EntityState> states,
                                    const Viewing& viewing, InaccuracyMeter& meter, const MeasureOptions& options,
                                    const BudgetSettings& run_budget, InterruptPolicy policy, std::size_t entity_count,
-                                   std::int64_t frame) {
+                                   std::int64_t frame, double sync_ms) {
   if (!enabled()) return;
   // Full resolution first: the reference every fraction budget is a share of. Every
   // collision runs to its end, so the order does not change the count. From the roots, with
@@ -40,25 +47,61 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
   full_resolution_->run(narrowphase, unlimited);
   full_resolution_tests_ = narrowphase.sphere_tests();
 
-  for (std::size_t i = 0; i < arms_.size(); ++i) {
+  // Under a wall budget the arms run in a new order every frame (seeded by the frame): the
+  // one that runs first meets caches the full-resolution pass left, the others those the arm
+  // before them left, and a fixed order would give one arm the same neighbour every frame.
+  // Work and fraction budgets do not read the clock: they run in the listed order.
+  order_.resize(arms_.size());
+  for (std::size_t i = 0; i < arms_.size(); ++i) order_[i] = i;
+  const auto is_wall = [&](const Arm& arm) { return (arm.run_budget ? run_budget : arm.budget).mode == BudgetMode::wall; };
+  if (std::any_of(arms_.begin(), arms_.end(), is_wall)) {
+    Rng rng(mix64(seed_ ^ static_cast<std::uint64_t>(frame)), rng_stream(RngStream::evaluation_order));
+    fisher_yates(order_, rng);
+  }
+  for (const std::size_t i : order_) {
     Arm& arm = arms_[i];
     const BudgetSettings& budget_settings = arm.run_budget ? run_budget : arm.budget;
     Stopwatch clock;
-    narrowphase.begin_frame(states, &arm.memory);
-    // As in the driver's frame (Animation::narrow_phase): a scheduler that reads priorities
-    // pays for placing the collisions from its own budget; the others get the placements
-    // (which the metrics read) outside it, and the oracle its truth.
-    const DescentMemory* refined_from = priorities_ == PriorityGap::refined ? &arm.memory : nullptr;
+    // The oracle's truth comes outside its budget: it is a bound, not a scheduler a frame
+    // could afford (its rows are marked so in docs/evaluation.md).
+    if (arm.scheduler->uses_true_priority()) {
+      narrowphase.begin_frame(states, &arm.memory);
+      meter.set_true_priorities(narrowphase, states, viewing, options.pool);
+    }
+    // From here on, everything a driver pays is paid from the arm's budget, as in the
+    // driver's frame (frame/frame_stages.cpp: start_budget, sync, restart_descents,
+    // prioritise, schedule): restarting its descents, placing its collisions when it reads
+    // priorities, and the ordering itself. The collisions were synced once for every arm:
+    // a wall budget's deadline comes `sync_ms` earlier, as if each had synced them itself.
+    const auto synced = std::chrono::duration_cast<Budget::Clock::duration>(std::chrono::duration<double, std::milli>(sync_ms));
+    Budget budget = budget_settings.mode == BudgetMode::wall
+                        ? Budget::wall(budget_settings.ms, Budget::Clock::now() - synced)
+                        : Budget::from_settings(budget_settings, full_resolution_tests_);
+    if (!arm.scheduler->uses_true_priority()) narrowphase.begin_frame(states, &arm.memory);
+    const DescentMemory* refined_from = schedule_.priorities == PriorityGap::refined ? &arm.memory : nullptr;
+    const PriorityOptions order{schedule_.fast_priorities, refined_from, schedule_.aging ? &arm.memory : nullptr};
     const bool uses_priority = arm.scheduler->uses_priority();
-    if (!uses_priority) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
-    if (arm.scheduler->uses_true_priority()) meter.set_true_priorities(narrowphase, states, viewing, options.pool);
-    Budget budget = Budget::from_settings(budget_settings, full_resolution_tests_);
-    if (uses_priority) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
-    FramePerception perception(states, viewing, refined_from);
+    if (uses_priority && order.fast) {
+      prioritise_for_order(narrowphase, states, viewing, order, narrowphase.order(), false);
+    } else if (uses_priority) {
+      perceive_at_frame_start(narrowphase, states, viewing, refined_from);
+      if (order.aged_from != nullptr) age_priorities(narrowphase, *order.aged_from, narrowphase.order());
+    }
+    FramePerception exact(states, viewing, refined_from);
+    OrderPerception for_order(states, viewing, order);
+    Reprioritiser& perception =
+        order.fast || order.aged_from != nullptr ? static_cast<Reprioritiser&>(for_order) : exact;
     arm.scheduler->run(narrowphase, budget, ScheduleContext{frame, &perception});
     const bool exhausted = budget.was_exhausted();
     narrowphase.interrupt(policy);
-    if (refined_from != nullptr || narrowphase.settings().coherence) arm.memory.remember(narrowphase, states);
+    // The placements the records read, for a scheduler that did not need them: outside its
+    // budget, after its run, as the driver places them after its frame (prioritise_for_records).
+    // This frame's memory beside last frame's, which the records' placements still read (as
+    // the driver's remember and keep_memory stages do).
+    const bool remembers = refined_from != nullptr || order.aged_from != nullptr || narrowphase.settings().coherence;
+    if (remembers) arm.next_memory.remember(narrowphase, states, &arm.memory, schedule_.aging);
+    if (!uses_priority || order.fast) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
+    if (remembers) std::swap(arm.memory, arm.next_memory);
     perceive_at_frame_end(narrowphase, states, viewing);
 
     EvaluatedFrame& row = frames_[i];

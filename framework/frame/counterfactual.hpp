@@ -11,6 +11,7 @@
 #include "metrics/inaccuracy.hpp"
 #include "narrowphase/narrow_phase.hpp"
 #include "narrowphase/narrowphase_settings.hpp"
+#include "schedule/schedule_settings.hpp"
 #include "schedule/scheduler.hpp"
 
 namespace fovea {
@@ -56,10 +57,12 @@ class CounterfactualEvaluation {
   /// Evaluates every scheduler and budget on `narrowphase`, whose collisions are synced for
   /// this frame; leaves them in no particular state (the driver's begin_frame restarts them).
   /// `run_budget` stands in for the budgets not listed.
-  /// `frame` is the frame being run (the random scheduler's order).
+  /// `frame` is the frame being run (the random scheduler's order). `sync_ms` is what syncing
+  /// this frame's collisions took, which a driver pays from its budget and the arms, synced
+  /// once for all, do not: each wall budget's deadline comes that much earlier.
   void run(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
            InaccuracyMeter& meter, const MeasureOptions& options, const BudgetSettings& run_budget,
-           InterruptPolicy policy, std::size_t entity_count, std::int64_t frame = 0);
+           InterruptPolicy policy, std::size_t entity_count, std::int64_t frame = 0, double sync_ms = 0);
 
   /// The last frame's rows: schedulers in the listed order, each under every budget in turn.
   std::span<const EvaluatedFrame> frames() const { return frames_; }
@@ -76,9 +79,12 @@ class CounterfactualEvaluation {
     /// What its own descents ended with last frame: coherence and refined priorities
     /// continue its frames, not the driver's.
     DescentMemory memory;
+    DescentMemory next_memory;  ///< this frame's, swapped in once the records have read last frame's
   };
-  PriorityGap priorities_ = PriorityGap::roots;
+  ScheduleSettings schedule_;  ///< the run's: where priorities take their gap from, fast, aged
+  std::uint64_t seed_ = 0;  ///< the run's: with the frame, the arms' order under wall budgets
   std::vector<Arm> arms_;
+  std::vector<std::size_t> order_;  ///< the arms in the order this frame runs them (run())
   std::unique_ptr<Scheduler> full_resolution_;
   std::vector<EvaluatedFrame> frames_;
   std::int64_t full_resolution_tests_ = 0;

@@ -94,6 +94,9 @@ struct FrameContext {
   std::int64_t frame = 0;                ///< the frame being run: frames done before it
   FrameStats& stats;                     ///< what the frame did, filled stage by stage
   Budget budget;                         ///< the scheduler's budget, started by the start-budget stage
+  /// What the sync stage took, ms: a driver pays it from its budget, so the evaluated arms,
+  /// synced once for all, have it taken from theirs (frame/counterfactual.hpp).
+  double sync_ms = 0;
 };
 
 }  // namespace fovea

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <utility>
 
+#include "core/stopwatch.hpp"
+#include "prioritise/fast_priority.hpp"
 #include "prioritise/perceived_collision.hpp"
 #include "world/entity_bounds.hpp"
 #include "world/motion.hpp"
@@ -26,6 +28,11 @@ Viewing viewing(const FrameContext& f) {
 /// Last frame's memory where refined priorities read it (schedule.priorities: refined).
 const DescentMemory* refined_from(const FrameContext& f) {
   return f.settings.schedule.priorities == PriorityGap::refined ? &f.parts.memory : nullptr;
+}
+
+/// How the driver's priorities are worked out for its order (schedule.fast_priorities, aging).
+PriorityOptions priority_options(const FrameContext& f) {
+  return {f.settings.schedule.fast_priorities, refined_from(f), f.settings.schedule.aging ? &f.parts.memory : nullptr};
 }
 
 /// What measuring needs besides the collisions: min_f, the threads, and the occluders when
@@ -127,6 +134,7 @@ void sweep_and_prune_stage(FrameContext& f) {
 }
 
 void sync_stage(FrameContext& f) {
+  const Stopwatch clock;
   FrameParts& parts = f.parts;
   // The exact test's verdicts are kept per frame: this frame's collisions start here.
   parts.meter.begin_frame();
@@ -143,6 +151,7 @@ void sync_stage(FrameContext& f) {
       t->narrowphase.set_model(m, CollisionModel{}, nullptr);
   }
   parts.narrowphase.evict_idle(f.frame);
+  f.sync_ms = clock.elapsed_ms();
 }
 
 void occluders_stage(FrameContext& f) {
@@ -153,12 +162,12 @@ void evaluate_stage(FrameContext& f) {
   FrameParts& parts = f.parts;
   const std::size_t entity_count = f.world.entities.size();
   parts.evaluation.run(parts.narrowphase, f.world.states, viewing(f), parts.meter, measure_options(f),
-                       f.settings.budget, f.settings.interrupt_policy, entity_count, f.frame);
+                       f.settings.budget, f.settings.interrupt_policy, entity_count, f.frame, f.sync_ms);
   // The same collisions and poses on the other trees. The meter's exact tests are shared:
   // they depend on the pair and the poses only.
   for (const std::unique_ptr<TreeEvaluation>& t : parts.tree_evaluations)
     t->evaluation.run(t->narrowphase, f.world.states, viewing(f), parts.meter, measure_options(f), f.settings.budget,
-                      f.settings.interrupt_policy, entity_count, f.frame);
+                      f.settings.interrupt_policy, entity_count, f.frame, f.sync_ms);
 }
 
 void restart_descents_stage(FrameContext& f) { f.parts.narrowphase.begin_frame(f.world.states, &f.parts.memory); }
@@ -177,13 +186,26 @@ void start_budget_stage(FrameContext& f) {
 }
 
 // Both prioritise rows: for the scheduler that reads the priorities, inside its budget, and
-// for the records of one that does not, outside it. Only their place and clock differ.
+// for the records of one that does not (or that orders by fast priorities), outside it.
 void prioritise_stage(FrameContext& f) {
   perceive_at_frame_start(f.parts.narrowphase, f.world.states, viewing(f), refined_from(f));
 }
 
+void prioritise_for_order_stage(FrameContext& f) {
+  const PriorityOptions options = priority_options(f);
+  if (options.fast) {
+    prioritise_for_order(f.parts.narrowphase, f.world.states, viewing(f), options, f.parts.narrowphase.order(), false);
+    return;
+  }
+  perceive_at_frame_start(f.parts.narrowphase, f.world.states, viewing(f), options.refined_from);
+  if (options.aged_from != nullptr) age_priorities(f.parts.narrowphase, *options.aged_from, f.parts.narrowphase.order());
+}
+
 void schedule_stage(FrameContext& f) {
-  FramePerception perception(f.world.states, viewing(f), refined_from(f));
+  const PriorityOptions options = priority_options(f);
+  FramePerception exact(f.world.states, viewing(f), options.refined_from);
+  OrderPerception for_order(f.world.states, viewing(f), options);
+  Reprioritiser& perception = options.fast || options.aged_from != nullptr ? static_cast<Reprioritiser&>(for_order) : exact;
   f.parts.scheduler->run(f.parts.narrowphase, f.budget, ScheduleContext{f.frame, &perception});
   f.stats.budget_exhausted = f.budget.was_exhausted();
   f.stats.budget_overshoot_us = std::numeric_limits<double>::quiet_NaN();
@@ -195,7 +217,7 @@ void schedule_stage(FrameContext& f) {
 void interrupt_stage(FrameContext& f) { f.parts.narrowphase.interrupt(f.settings.interrupt_policy); }
 
 void remember_stage(FrameContext& f) {
-  f.parts.next_memory.remember(f.parts.narrowphase, f.world.states, &f.parts.memory);
+  f.parts.next_memory.remember(f.parts.narrowphase, f.world.states, &f.parts.memory, f.settings.schedule.aging);
 }
 
 void response_stage(FrameContext& f) {
@@ -279,9 +301,10 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
      "the budget of sphere tests or milliseconds starts (core/budget.cpp)", start_budget_stage},
     {Stage::prioritise, "prioritise", StageClock::narrowphase, false,
      D::collisions | D::states | D::gaze | D::memory, only(D::priorities),
-     "each collision placed on screen from the entities' centres or its remembered pair: f(e, g) its priority "
-     "(prioritise/perceived_collision.cpp perceive_at_frame_start)",
-     prioritise_stage},
+     "each collision placed on screen from the entities' centres or its remembered pair: f(e, g) its priority, "
+     "aged by its episode with schedule.aging, placed cheaply for the order alone with schedule.fast_priorities "
+     "(prioritise/fast_priority.cpp prioritise_for_order)",
+     prioritise_for_order_stage},
     {Stage::schedule, "schedule", StageClock::narrowphase, false,
      D::priorities | D::true_priorities | D::budget | D::states | D::gaze | D::memory,
      D::collisions | D::budget | D::models | D::stats,
@@ -302,7 +325,8 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
      response_stage},
     {Stage::prioritise_for_records, "prioritise_for_records", StageClock::metrics, false,
      D::collisions | D::states | D::gaze | D::memory, only(D::priorities),
-     "the start-of-frame priorities a scheduler that does not read them leaves unset, for the records "
+     "the start-of-frame placements a scheduler that does not read them (or orders by fast priorities) leaves "
+     "unset, for the records "
      "(prioritise/perceived_collision.cpp perceive_at_frame_start)",
      prioritise_stage},
     {Stage::place_at_end, "place_at_end", StageClock::metrics, false, D::collisions | D::states | D::gaze,
@@ -367,7 +391,9 @@ FramePlanInputs frame_plan_inputs(const AnimationSettings& settings) {
   inputs.uses_priority = scheduler.uses_priority;
   inputs.uses_true_priority = scheduler.uses_true_priority;
   // Without a reader, remembering would cost a gap bound or two per collision every frame.
-  inputs.remembers = settings.narrowphase.coherence || settings.schedule.priorities == PriorityGap::refined;
+  inputs.remembers = settings.narrowphase.coherence || settings.schedule.priorities == PriorityGap::refined ||
+                     settings.schedule.aging;
+  inputs.fast_priorities = settings.schedule.fast_priorities;
   inputs.occlusion = settings.metrics.visibility == VisibilityKind::occlusion;
   return inputs;
 }
@@ -394,7 +420,7 @@ std::vector<Stage> plan_frame(const FramePlanInputs& in) {
   plan.insert(plan.end(), {Stage::schedule, Stage::interrupt});
   if (in.remembers) plan.push_back(Stage::remember);
   plan.push_back(Stage::response);
-  if (!in.uses_priority) plan.push_back(Stage::prioritise_for_records);
+  if (!in.uses_priority || in.fast_priorities) plan.push_back(Stage::prioritise_for_records);
   if (in.occlusion && !in.evaluation) plan.push_back(Stage::occluders);
   plan.insert(plan.end(), {Stage::place_at_end, Stage::measure});
   if (in.remembers) plan.push_back(Stage::keep_memory);

@@ -113,6 +113,7 @@ struct FramePlanInputs {
   bool uses_true_priority = false; ///< the scheduler orders by the exact test (the oracle)
   bool remembers = false;          ///< coherence or refined priorities read last frame's descents
   bool occlusion = false;          ///< metrics.visibility: occlusion
+  bool fast_priorities = false;    ///< the order reads fast priorities: the records' placements come after the run
 };
 /// The inputs for a world of `settings`: what its scheduler needs from its row of
 /// kSchedulerKinds (schedule/scheduler_kinds.hpp).

@@ -40,6 +40,19 @@ struct SpherePair {
   std::uint32_t node_b = 0;  ///< on entity b's tree
 };
 
+/// What a sphere pair's gap bound reads of its two nodes (NarrowPhase::pair_gap_estimate), copied
+/// out of the trees: the bound at any later poses needs no node, so it outlives an on-demand
+/// tree's eviction (DescentMemory, refined priorities). Each sphere in its own entity's
+/// centre-of-mass frame, as CollisionModel holds it.
+struct SpherePairGeometry {
+  Vec3 centre_a_m{0.0};      ///< a's sphere's centre, m in a's centre-of-mass frame
+  Vec3 centre_b_m{0.0};      ///< b's sphere's centre, m in b's centre-of-mass frame
+  double radius_a_m = 0;     ///< a's sphere's radius, m
+  double radius_b_m = 0;     ///< b's sphere's radius, m
+  double gap_slack_a_m = 0;  ///< a's sphere's gap slack (CollisionModel::gap_slack_m), m
+  double gap_slack_b_m = 0;  ///< b's sphere's gap slack, m
+};
+
 /// An axis-aligned box in entity a's centre-of-mass frame: the region every contact of a
 /// collision's two trees lies in, when the descent prunes to the overlap region (003;
 /// narrow_phase.cpp, set_overlap_region). Empty (lo_m +inf, hi_m and half_m -inf) when the

@@ -6,7 +6,7 @@
 namespace fovea {
 
 void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const EntityState> states,
-                             const DescentMemory* earlier) {
+                             const DescentMemory* earlier, bool aged) {
   if (earlier == nullptr) earlier = this;
   reserve_geometric(by_slot_, narrowphase.slot_count());
   by_slot_.resize(narrowphase.slot_count());
@@ -18,24 +18,29 @@ void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const Ent
     // a persistent pair's bound tightens as the budget comes round to it.
     const RememberedDescent* before = earlier->recall(slot, c);
     const bool had_deepest = before != nullptr && before->has_deepest;
-    const SpherePair earlier_pair = had_deepest ? before->deepest : SpherePair{};
+    const SpherePairGeometry earlier_pair = had_deepest ? before->deepest : SpherePairGeometry{};
     r = RememberedDescent{};
-    if (narrowphase.is_grown_on_demand(c.model_a) || narrowphase.is_grown_on_demand(c.model_b)) continue;
     r.a = c.a;
     r.b = c.b;
     r.first_frame = c.first_frame;
-    // This frame's deepest pair, found once: it is the witness below as well.
+    // An aged priority is 1 - (1 - f) prod(1 - f before): 1 minus it is the episode's chance of
+    // going unnoticed through this frame, when the pair is left unresolved in it.
+    if (aged && c.interrupted && c.status == CollisionStatus::colliding && c.priority >= 0) r.unnoticed = 1 - c.priority;
+    // This frame's deepest pair, found once: it is the witness below as well. Its geometry is
+    // read now, while its nodes exist; an on-demand tree may evict them before next frame.
     SpherePair now;
     const bool has_now = narrowphase.deepest_pair(slot, now);
     r.has_deepest = has_now;
-    r.deepest = now;
+    if (has_now) r.deepest = narrowphase.pair_geometry(slot, now);
     if (had_deepest) {
-      if (!r.has_deepest ||
+      if (!has_now ||
           narrowphase.pair_gap_estimate(slot, states, earlier_pair).bound_m <
-              narrowphase.pair_gap_estimate(slot, states, now).bound_m)
+              narrowphase.pair_gap_estimate(slot, states, r.deepest).bound_m)
         r.deepest = earlier_pair;
       r.has_deepest = true;
     }
+    // Coherence's witness is a pair of nodes: whole trees only (the class comment).
+    if (narrowphase.is_grown_on_demand(c.model_a) || narrowphase.is_grown_on_demand(c.model_b)) continue;
     if (c.interrupted && c.witness == WitnessState::pending) {
       r.has_witness = true;  // the budget ran out on the chain: the same target next frame
       r.witness = c.witness_target;

@@ -604,22 +604,39 @@ bool NarrowPhase::deepest_pair(std::uint32_t slot, SpherePair& out) const {
   return true;
 }
 
-GapEstimate NarrowPhase::pair_gap_estimate(std::uint32_t slot, std::span<const EntityState> states,
-                                           const SpherePair& pair) const {
+SpherePairGeometry NarrowPhase::pair_geometry(std::uint32_t slot, const SpherePair& pair) const {
   const Collision& c = collisions_.collision(slot);
   const CollisionModel& ma = models_.model(c.model_a);
   const CollisionModel& mb = models_.model(c.model_b);
+  SpherePairGeometry p;
+  p.centre_a_m = ma.spheres[pair.node_a].centre_m;
+  p.centre_b_m = mb.spheres[pair.node_b].centre_m;
+  p.radius_a_m = ma.spheres[pair.node_a].radius_m;
+  p.radius_b_m = mb.spheres[pair.node_b].radius_m;
+  p.gap_slack_a_m = ma.gap_slack_m[pair.node_a];
+  p.gap_slack_b_m = mb.gap_slack_m[pair.node_b];
+  return p;
+}
+
+GapEstimate NarrowPhase::pair_gap_estimate(std::uint32_t slot, std::span<const EntityState> states,
+                                           const SpherePair& pair) const {
+  return pair_gap_estimate(slot, states, pair_geometry(slot, pair));
+}
+
+GapEstimate NarrowPhase::pair_gap_estimate(std::uint32_t slot, std::span<const EntityState> states,
+                                           const SpherePairGeometry& pair) const {
+  const Collision& c = collisions_.collision(slot);
   const EntityState& sa = states[c.a];
   const EntityState& sb = states[c.b];
   const Mat3 ra = rotation_of(sa);
   const Mat3 rb = rotation_of(sb);
   GapEstimate g;
-  g.sphere_a_m = sa.position_m + ra * ma.spheres[pair.node_a].centre_m;
-  g.sphere_b_m = sb.position_m + rb * mb.spheres[pair.node_b].centre_m;
-  g.slack_m = ma.gap_slack_m[pair.node_a] + mb.gap_slack_m[pair.node_b];
+  g.sphere_a_m = sa.position_m + ra * pair.centre_a_m;
+  g.sphere_b_m = sb.position_m + rb * pair.centre_b_m;
+  g.slack_m = pair.gap_slack_a_m + pair.gap_slack_b_m;
   g.bound_m = glm::length(g.sphere_b_m - g.sphere_a_m) + g.slack_m;
-  g.radius_a_m = ma.spheres[pair.node_a].radius_m;
-  g.radius_b_m = mb.spheres[pair.node_b].radius_m;
+  g.radius_a_m = pair.radius_a_m;
+  g.radius_b_m = pair.radius_b_m;
   g.centre_m = centre_of_collision(g.sphere_a_m, g.radius_a_m, g.sphere_b_m, g.radius_b_m);
   return g;
 }

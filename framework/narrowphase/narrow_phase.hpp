@@ -137,7 +137,15 @@ class NarrowPhase {
   bool deepest_pair(std::uint32_t slot, SpherePair& out) const;
   /// The gap bound of a collision from sphere pair `pair` at the current poses: a bound
   /// whatever the poses, since both centres' slacks are added (collision_model.hpp).
+  /// pair_gap_estimate of the pair's geometry (pair_geometry), the one code path for both.
   GapEstimate pair_gap_estimate(std::uint32_t slot, std::span<const EntityState> states, const SpherePair& pair) const;
+  /// The same from a sphere pair's geometry, which needs no node of either tree: what a
+  /// DescentMemory keeps, so a remembered bound survives the eviction of an on-demand tree's
+  /// branch. Bit for bit the bound of the pair the geometry was taken from.
+  GapEstimate pair_gap_estimate(std::uint32_t slot, std::span<const EntityState> states,
+                                const SpherePairGeometry& pair) const;
+  /// What pair_gap_estimate() reads of sphere pair `pair`'s two nodes, as the trees hold them now.
+  SpherePairGeometry pair_geometry(std::uint32_t slot, const SpherePair& pair) const;
 
   /// The deepest intersecting sphere pairs of a collision treated as colliding, for the
   /// response (004 section 3.5, figures 4 and 5), written to `out`:

@@ -60,9 +60,6 @@ class CollisionPlacer {
 
 }  // namespace
 
-namespace {
-
-/// The tighter of `g` and the bound from last frame's deepest pair of the collision, if any.
 GapEstimate tighter_with_memory(const NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
                                 const DescentMemory* refined_from, const GapEstimate& g) {
   if (refined_from == nullptr) return g;
@@ -72,8 +69,6 @@ GapEstimate tighter_with_memory(const NarrowPhase& narrowphase, std::uint32_t sl
   return refined.bound_m < g.bound_m ? refined : g;
 }
 
-}  // namespace
-
 void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
                              const DescentMemory* refined_from) {
   CollisionPlacer placer(narrowphase, viewing, GapAt::frame_start);
@@ -82,13 +77,19 @@ void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntitySta
   placer.flush();
 }
 
-void FramePerception::reprioritise(NarrowPhase& narrowphase, std::span<const std::uint32_t> slots) {
+void set_priorities(NarrowPhase& narrowphase, const Viewing& viewing, std::span<const std::uint32_t> slots,
+                    const std::function<GapEstimate(std::uint32_t)>& estimate) {
   // In batches, as at the start of the frame; only the priority is written, the placement the
   // records read stays the start of the frame's.
-  CollisionPlacer placer(narrowphase, viewing_, GapAt::deepest_spheres, true);
-  for (const std::uint32_t slot : slots)
-    placer.add(slot, tighter_with_memory(narrowphase, slot, states_, refined_from_, narrowphase.gap_estimate(slot, states_)));
+  CollisionPlacer placer(narrowphase, viewing, GapAt::deepest_spheres, true);
+  for (const std::uint32_t slot : slots) placer.add(slot, estimate(slot));
   placer.flush();
+}
+
+void FramePerception::reprioritise(NarrowPhase& narrowphase, std::span<const std::uint32_t> slots) {
+  set_priorities(narrowphase, viewing_, slots, [&](std::uint32_t slot) {
+    return tighter_with_memory(narrowphase, slot, states_, refined_from_, narrowphase.gap_estimate(slot, states_));
+  });
 }
 
 void perceive_at_frame_end(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing) {

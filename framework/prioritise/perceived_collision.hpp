@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "narrowphase/narrow_phase.hpp"
@@ -26,12 +27,24 @@ enum class GapAt {
   deepest_spheres,  ///< from its deepest intersecting spheres now (NarrowPhase::gap_estimate)
 };
 
+/// The tighter of `g` (a gap estimate of the collision in `slot`) and the bound from the
+/// deepest sphere pair `refined_from` remembers for it, at this frame's poses (`g` when
+/// refined_from is null or remembers nothing for it).
+GapEstimate tighter_with_memory(const NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
+                                const DescentMemory* refined_from, const GapEstimate& g);
+
 /// Every collision, in list order, at GapAt::frame_start: the priorities a scheduler reads.
 /// With `refined_from` (schedule.priorities: refined), a collision that overlapped last frame
 /// is placed from the deepest sphere pair that memory holds for it, at this frame's poses,
 /// where that bounds the gap more tightly than the entities' centres do.
 void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
                              const DescentMemory* refined_from = nullptr);
+
+/// Sets the priority of each collision in `slots` to f(e, g) (-1 off screen) at the gap
+/// estimate `estimate` gives for it, placed exactly as perceive_at_frame_start places; writes
+/// no placement.
+void set_priorities(NarrowPhase& narrowphase, const Viewing& viewing, std::span<const std::uint32_t> slots,
+                    const std::function<GapEstimate(std::uint32_t)>& estimate);
 
 /// The Reprioritiser a frame hands its scheduler (prioritise/reprioritiser.hpp): sets the priority
 /// of the collisions it asks about to f(e, g) now (-1 off screen), from the tighter of their

@@ -36,6 +36,12 @@ struct ScheduleSettings {
   /// active collision one step of its descent, a sphere-tree level (or last frame's pair, with coherence).
   int hybrid_levels = 2;
   PriorityGap priorities = PriorityGap::roots;  ///< where start-of-frame priorities f(e, g) take their gap from
+  /// Order by a cheap placement (prioritise/fast_priority.hpp): no atan2, the gap across the
+  /// line of sight; the records' placements are made exactly after the run, outside the budget.
+  bool fast_priorities = false;
+  /// Age a pair left unresolved frame after frame: its priority is its episode's chance of
+  /// being noticed if left one more frame, 1 - (1 - f) prod(1 - f before) (prioritise/fast_priority.hpp).
+  bool aging = false;
 };
 
 }  // namespace fovea

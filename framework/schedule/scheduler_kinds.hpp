@@ -67,7 +67,10 @@ struct SchedulerKindInfo {
   const char* help;  ///< its order, in one line
   SchedulerFactory make;  ///< makes one from the schedule settings and the run's seed (make_scheduler)
   /// Reads what placing the collisions on screen gives (the priority f(e, g), the
-  /// eccentricity): the frame places every collision before the run, inside the budget.
+  /// eccentricity): the frame places every collision before the run, inside the budget. Not
+  /// the hybrid: it places only what its round-robin passes leave active, through the
+  /// reprioritiser the frame hands it, inside the budget; every placement before it would be
+  /// paid for and never read.
   bool uses_priority = false;
   /// Reads the exact voxel test's verdict (`true_priority`), which only ground truth
   /// computes: needs `ground_truth: true`; the frame sets it before the run, outside the budget.
@@ -106,8 +109,7 @@ inline constexpr auto kSchedulerKinds = kind_table<SchedulerKindInfo>({
     {.kind = SchedulerKind::hybrid,
      .name = "hybrid",
      .help = "round robin over every collision's first levels, then sequential by refined priority",
-     .make = make_hybrid_scheduler,
-     .uses_priority = true},
+     .make = make_hybrid_scheduler},  // places only the collisions its first levels leave, itself (its reprioritiser)
     {.kind = SchedulerKind::oracle,
      .name = "oracle",
      .help = "sequential by the true p from the exact voxel test (ground truth only): an upper bound",

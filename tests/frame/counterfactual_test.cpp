@@ -111,18 +111,26 @@ TEST_CASE("Counterfactual evaluation: the driver's own scheduler and budget, eva
   // and the driver its own: an arm that is the driver's scheduler and budget starts each
   // frame from what the driver's did, so it still measures what the driver did. The pile has
   // contacts that last, where coherence engages, and a budget some frames stay within.
+  // Aged and fast priorities (prioritise/fast_priority.hpp) too: the arm ages from its own
+  // memory and places for its order as the driver's prioritise stage and reprioritiser do.
   struct Case {
     SchedulerKind kind;
     bool coherence_and_refined;
     bool in_pile;  ///< else packed rocks
+    bool aging = false;
+    bool fast = false;
   };
   for (const Case& each : {Case{SchedulerKind::round_robin, false, false}, Case{SchedulerKind::priority_queues, false, false},
                            Case{SchedulerKind::round_robin, true, false}, Case{SchedulerKind::priority_queues, true, false},
                            Case{SchedulerKind::hybrid, true, false}, Case{SchedulerKind::sequential, true, true},
-                           Case{SchedulerKind::priority_queues, true, true}, Case{SchedulerKind::hybrid, true, true}}) {
+                           Case{SchedulerKind::priority_queues, true, true}, Case{SchedulerKind::hybrid, true, true},
+                           Case{SchedulerKind::sorted_sequential, true, false, true, false},
+                           Case{SchedulerKind::sorted_sequential, false, false, true, true},
+                           Case{SchedulerKind::hybrid, true, false, true, true}, Case{SchedulerKind::hybrid, true, true, true, false}}) {
     const SchedulerKind kind = each.kind;
     INFO(scheduler_name(kind) << (each.coherence_and_refined ? ", coherence and refined priorities" : "")
-                              << (each.in_pile ? ", pile" : ", packed rocks"));
+                              << (each.in_pile ? ", pile" : ", packed rocks") << (each.aging ? ", aged" : "")
+                              << (each.fast ? ", fast" : ""));
     AnimationSettings settings = packed_rocks();
     if (each.in_pile) {
       settings = pile();
@@ -133,6 +141,8 @@ TEST_CASE("Counterfactual evaluation: the driver's own scheduler and budget, eva
     settings.schedule.kind = kind;
     settings.narrowphase.coherence = each.coherence_and_refined;
     if (each.coherence_and_refined) settings.schedule.priorities = PriorityGap::refined;
+    settings.schedule.aging = each.aging;
+    settings.schedule.fast_priorities = each.fast;
     settings.evaluate.schedulers = {SchedulerKind::sorted_sequential, kind};  // the run's budget
     Animation world(settings, 5);
     double p_true = 0;

@@ -19,18 +19,20 @@ using namespace fovea;
 
 namespace {
 
-/// Every combination of the plan's five inputs.
+/// Every combination of the plan's six inputs.
 std::vector<FramePlanInputs> all_inputs() {
   std::vector<FramePlanInputs> all;
-  for (int bits = 0; bits < 32; ++bits)
-    all.push_back({(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, (bits & 8) != 0, (bits & 16) != 0});
+  for (int bits = 0; bits < 64; ++bits)
+    all.push_back({(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, (bits & 8) != 0, (bits & 16) != 0,
+                   (bits & 32) != 0});
   return all;
 }
 
 std::string describe(const FramePlanInputs& in) {
   std::ostringstream out;
   out << "evaluation " << in.evaluation << ", uses_priority " << in.uses_priority << ", uses_true_priority "
-      << in.uses_true_priority << ", remembers " << in.remembers << ", occlusion " << in.occlusion;
+      << in.uses_true_priority << ", remembers " << in.remembers << ", occlusion " << in.occlusion
+      << ", fast_priorities " << in.fast_priorities;
   return out.str();
 }
 
@@ -74,10 +76,10 @@ TEST_CASE("Frame stages: a plan holds the stages its inputs ask for, each once",
       CHECK(has(plan, always));
     CHECK(has(plan, Stage::evaluate) == in.evaluation);
     CHECK(has(plan, Stage::true_priorities) == in.uses_true_priority);
-    // Priorities are set once a frame: before the descent for a scheduler that reads them,
-    // after it for the records otherwise.
+    // Priorities are set before the descent for a scheduler that reads them, and placements
+    // after it for the records otherwise, or when the order read only fast priorities.
     CHECK(has(plan, Stage::prioritise) == in.uses_priority);
-    CHECK(has(plan, Stage::prioritise_for_records) == !in.uses_priority);
+    CHECK(has(plan, Stage::prioritise_for_records) == (!in.uses_priority || in.fast_priorities));
     CHECK(has(plan, Stage::remember) == in.remembers);
     CHECK(has(plan, Stage::keep_memory) == in.remembers);
     CHECK(has(plan, Stage::occluders) == in.occlusion);
