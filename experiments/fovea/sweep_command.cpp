@@ -49,9 +49,10 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
   if (folder.resuming && !options.quiet)
     std::cerr << "fovea sweep: resuming " << folder.out.string() << ": " << done_before << " of "
               << plan->shard_runs.size() << " runs already complete\n";
-  if (!options.quiet && !queue.pending_wall.empty() && plan->jobs > 1)
-    std::cerr << "fovea sweep: " << queue.pending_wall.size()
-              << " runs under a wall-clock budget run one at a time, after the others, so their times are their own\n";
+  if (!options.quiet && !queue.pending_timed.empty())
+    std::cerr << "fovea sweep: " << queue.pending_timed.size()
+              << " timed runs (a wall-clock budget, their own or one they evaluate) run one at a time, after the "
+                 "others, in a shuffled order (sweep.json: timed_runs)\n";
 
   // Run them: up to `jobs` at a time, each a `fovea run` process in its own process group.
   std::error_code error;
@@ -82,7 +83,7 @@ void register_sweep_command(CLI::App& app, CommandContext& context) {
                     "run the same command again to resume it");
   sweep->add_option("--jobs,-j", o->jobs,
                     "runs at a time (default: SLURM_CPUS_PER_TASK under Slurm, else the machine's cores); "
-                    "runs under a wall-clock budget always run alone")
+                    "timed runs (a wall-clock budget) always run alone, in a shuffled order")
       ->check(CLI::Range(1, 4096));
   sweep->add_option("--shard", *shard,
                     "run only the runs i, i+n, i+2n, ... (i from 0); default: Slurm's SLURM_ARRAY_TASK_ID of "

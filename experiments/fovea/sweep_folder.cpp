@@ -125,7 +125,9 @@ SweepQueue queue_runs(const SweepPlan& plan, const SweepFolder& folder, const Sw
                       SweepTally& tally) {
   SweepQueue queue;
   std::error_code error;
-  for (const RunJob& job : plan.shard_runs) {
+  std::vector<bool> to_run(plan.shard_runs.size(), false);
+  for (std::size_t place = 0; place < plan.shard_runs.size(); ++place) {
+    const RunJob& job = plan.shard_runs[place];
     const fs::path run_folder =
         folder.runs / run_folder_name(job.run.index, static_cast<std::int64_t>(plan.runs.size()));
     if (fs::exists(run_folder, error)) {
@@ -147,8 +149,12 @@ SweepQueue queue_runs(const SweepPlan& plan, const SweepFolder& folder, const Sw
                   << "; running it again\n";
       fs::remove_all(run_folder, error);
     }
-    (job.wall_budget ? queue.pending_wall : queue.pending).push_back(&job);
+    to_run[place] = true;
   }
+  for (std::size_t place = 0; place < plan.shard_runs.size(); ++place)
+    if (to_run[place] && !plan.shard_runs[place].timed) queue.pending.push_back(&plan.shard_runs[place]);
+  for (const std::size_t place : plan.timed_order)
+    if (to_run[place]) queue.pending_timed.push_back(&plan.shard_runs[place]);
   return queue;
 }
 

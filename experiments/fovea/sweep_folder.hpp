@@ -47,17 +47,17 @@ struct RunFolder {
 /// parts: a complete run must be of this run's config.
 RunFolder examine_run_folder(const std::filesystem::path& folder, const RunJob& job);
 
-/// The runs still to do, in run order: those under a wall-clock budget apart, to run after
-/// the others, one at a time.
+/// The runs still to do: the timed ones apart, to run after the others, one at a time.
 struct SweepQueue {
-  std::deque<const RunJob*> pending;
-  std::deque<const RunJob*> pending_wall;
+  std::deque<const RunJob*> pending;        ///< in run order, up to `jobs` at a time
+  std::deque<const RunJob*> pending_timed;  ///< in SweepPlan::timed_order, alone
 };
 
 /// The shard's runs as the folder holds them: a run finished before (a resumed sweep) is
 /// summarised into `tally`, not run again; a folder left incomplete (killed, failed) or
 /// damaged (frames.csv short of its manifest's count) is removed and its run queued again,
-/// as is every run without a folder. A folder to keep stops it with tally.fatal set.
+/// as is every run without a folder. A folder to keep stops it with tally.fatal set. The
+/// folders are looked at in run order; the timed runs are queued in their launch order.
 SweepQueue queue_runs(const SweepPlan& plan, const SweepFolder& folder, const SweepOptions& options,
                       SweepTally& tally);
 

@@ -37,6 +37,9 @@ Json starting_sweep_fields(const SweepPlan& plan, const SweepOptions& options, W
   description["runs_total"] = plan.runs.size();
   description["shard"] = Json{{"index", plan.shard.index}, {"count", plan.shard.count}};
   description["runs_in_shard"] = plan.shard_runs.size();
+  Json timed = Json::array();
+  for (const std::size_t place : plan.timed_order) timed.push_back(plan.shard_runs[place].run.index);
+  description["timed_runs"] = std::move(timed);
   description["columns"] = study.table_columns();
   description["factor_columns"] = study.factor_columns();
   description["figures"] = study.figures;

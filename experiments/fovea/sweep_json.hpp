@@ -30,7 +30,8 @@ class SweepJson {
 };
 
 /// The fields a sweep starts with, status "running": the study, its fingerprints, its runs and
-/// shard, the table's columns, the build, the command line, the machine and the start time.
+/// shard, its timed runs in launch order, the table's columns, the build, the command line,
+/// the machine and the start time.
 nlohmann::ordered_json starting_sweep_fields(const SweepPlan& plan, const SweepOptions& options, WallTime start);
 
 /// The build that wrote a sweep.json: version, commit, whether the tree was dirty.

@@ -217,6 +217,7 @@ Json merged_sweep_json(const SweepMergeOptions& options, const std::vector<Shard
     merged["merged_from"].push_back(Json{{"folder", fs::absolute(options.folders[s]).lexically_normal().string()},
                                          {"shard", shards[s].json.at("shard")},
                                          {"status", shards[s].json.value("status", Json("unknown"))},
+                                         {"timed_runs", member(shards[s].json, "timed_runs")},
                                          {"wall_time_s", member(shards[s].json, "wall_time_s")},
                                          {"machine", member(shards[s].json, "machine")}});
   merged["runs_present"] = rows.size();

@@ -10,6 +10,7 @@
 #include "core/file_read.hpp"
 #include "core/format.hpp"
 #include "fovea/run_command.hpp"
+#include "study/launch_order.hpp"
 
 namespace fovea {
 namespace {
@@ -78,6 +79,14 @@ std::optional<SweepPlan> plan_sweep(const SweepOptions& options) {
   return plan;
 }
 
+bool measures_time(const Settings& settings) {
+  if (settings.budget.mode == BudgetMode::wall) return true;
+  // Evaluated budgets run only when a scheduler is evaluated; none listed means the run's own.
+  return settings.evaluate.enabled() &&
+         std::any_of(settings.evaluate.budgets.begin(), settings.evaluate.budgets.end(),
+                     [](const BudgetSettings& b) { return b.mode == BudgetMode::wall; });
+}
+
 bool check_run_configs(SweepPlan& plan) {
   for (const PlannedRun& run : plan.runs) {
     if (!plan.shard.contains(run.index)) continue;
@@ -87,9 +96,8 @@ bool check_run_configs(SweepPlan& plan) {
         std::cerr << "fovea sweep: " << describe_run(plan.study, run) << ": " << refusal << "\n";
         return false;
       }
-      plan.shard_runs.push_back({run, config::resolved_yaml(loaded.settings),
-                                    loaded.settings.budget.mode == BudgetMode::wall,
-                                    loaded.settings.metrics.warmup_frames});
+      plan.shard_runs.push_back({run, config::resolved_yaml(loaded.settings), measures_time(loaded.settings),
+                                 loaded.settings.metrics.warmup_frames});
     } catch (const config::ConfigError& e) {
       std::cerr << "fovea sweep: " << describe_run(plan.study, run) << ": " << e.what() << "\n";
       return false;
@@ -100,6 +108,18 @@ bool check_run_configs(SweepPlan& plan) {
               << plan.runs.size() << " runs\n";
     return false;
   }
+  // The timed runs in the study's shuffled order, restricted to this shard.
+  std::vector<std::int64_t> timed_runs;
+  for (const RunJob& job : plan.shard_runs)
+    if (job.timed) timed_runs.push_back(job.run.index);
+  timed_runs = shuffled_launch_order(std::move(timed_runs), static_cast<std::int64_t>(plan.runs.size()),
+                                     launch_order_seed(plan.fingerprint));
+  // shard_runs holds the shard's runs in run order: each index's place by binary search.
+  for (const std::int64_t index : timed_runs)
+    plan.timed_order.push_back(static_cast<std::size_t>(
+        std::lower_bound(plan.shard_runs.begin(), plan.shard_runs.end(), index,
+                         [](const RunJob& job, std::int64_t i) { return job.run.index < i; }) -
+        plan.shard_runs.begin()));
   return true;
 }
 

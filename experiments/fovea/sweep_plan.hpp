@@ -19,7 +19,9 @@ namespace fovea {
 struct RunJob {
   PlannedRun run;
   std::string expected_config;     ///< config.yaml as the run writes it: a complete folder must hold this
-  bool wall_budget = false;        ///< measures time: runs with no other run beside it
+  /// Measures time (measures_time): runs alone, after the others, in the shuffled order of
+  /// SweepPlan::timed_order.
+  bool timed = false;
   std::int64_t warmup_frames = 0;  ///< the run's metrics.warmup_frames: left out of its row's statistics
 };
 
@@ -34,14 +36,22 @@ struct SweepPlan {
   /// inside it when sharded.
   std::filesystem::path out;
   std::vector<RunJob> shard_runs;  ///< filled by check_run_configs, in run order
+  /// The timed runs of shard_runs (their places in it) in the order they launch: the study's
+  /// seeded shuffle (study/launch_order.hpp), not run order. Filled by check_run_configs.
+  std::vector<std::size_t> timed_order;
 };
 
 /// The study loaded with --set, its runs, the shard (--shard, else Slurm's array task, else
 /// all), the jobs and the folder. nullopt, said on stderr, when the study or the shard is bad.
 std::optional<SweepPlan> plan_sweep(const SweepOptions& options);
 
-/// Each run of the shard loaded and checked as `fovea run` would, into plan.shard_runs.
-/// False, said on stderr, at the first run refused or when the shard holds no run.
+/// Whether a run with these settings measures time, and so must run alone (docs/studies.md,
+/// "Timed runs"): its own budget is `wall`, or it evaluates schedulers under a `wall` budget.
+bool measures_time(const Settings& settings);
+
+/// Each run of the shard loaded and checked as `fovea run` would, into plan.shard_runs, and
+/// the order its timed runs launch in, into plan.timed_order. False, said on stderr, at the
+/// first run refused or when the shard holds no run.
 bool check_run_configs(SweepPlan& plan);
 
 /// "run 3 (entities=100, placement=packed, ...)": a run as messages name it.

@@ -22,7 +22,7 @@ SweepRunner::SweepRunner(const SweepPlan& plan, const SweepFolder& folder, std::
 
 int SweepRunner::run(SweepQueue queue) {
   const StopSignals stop_signals;
-  while ((!queue.pending.empty() || !queue.pending_wall.empty() || !running_.empty())) {
+  while ((!queue.pending.empty() || !queue.pending_timed.empty() || !running_.empty())) {
     if (stop_signal_ == 0 && stop_signal_received() != 0) {
       stop_signal_ = stop_signal_received();
       stop_runs(stop_signal_);
@@ -52,13 +52,13 @@ bool SweepRunner::stopping() const {
 }
 
 void SweepRunner::start_what_may_start(SweepQueue& queue) {
-  while (!stopping() && !wall_running()) {
+  while (!stopping() && !timed_running()) {
     if (!queue.pending.empty() && static_cast<int>(running_.size()) < plan_.jobs) {
       launch(*queue.pending.front());
       queue.pending.pop_front();
-    } else if (queue.pending.empty() && !queue.pending_wall.empty() && running_.empty()) {
-      launch(*queue.pending_wall.front());
-      queue.pending_wall.pop_front();
+    } else if (queue.pending.empty() && !queue.pending_timed.empty() && running_.empty()) {
+      launch(*queue.pending_timed.front());
+      queue.pending_timed.pop_front();
     } else {
       break;
     }
@@ -75,8 +75,8 @@ void SweepRunner::launch(const RunJob& job) {
   running_.push_back(std::move(*launched));
 }
 
-bool SweepRunner::wall_running() const {
-  return std::any_of(running_.begin(), running_.end(), [](const LaunchedRun& r) { return r.job->wall_budget; });
+bool SweepRunner::timed_running() const {
+  return std::any_of(running_.begin(), running_.end(), [](const LaunchedRun& r) { return r.job->timed; });
 }
 
 void SweepRunner::stop_runs(int signal) {

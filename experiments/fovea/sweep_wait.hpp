@@ -33,11 +33,10 @@ class SweepRunner {
  private:
   /// A stop signal or a fatal problem: nothing more starts.
   bool stopping() const;
-  /// Starts what may start: up to `jobs` runs, a run under a wall-clock budget only alone,
-  /// and nothing beside it.
+  /// Starts what may start: up to `jobs` runs, a timed run only alone, and nothing beside it.
   void start_what_may_start(SweepQueue& queue);
   void launch(const RunJob& job);
-  bool wall_running() const;
+  bool timed_running() const;
   /// The runs under way are stopped once, by the signal the sweep got or SIGTERM: a second
   /// signal would end them without their records (fovea run's StopSignals).
   void stop_runs(int signal);

@@ -62,6 +62,7 @@ enum class RngStream : std::uint64_t {
   trial_direction = 7,  ///< psychophysics/: targets' directions from fixation, split by block or trial
   observer = 8,  ///< the simulated observer's answers (psychophysics/session.hpp)
   evaluation_order = 9,  ///< the order evaluated arms run in under wall budgets (frame/counterfactual.cpp)
+  launch_order = 10,  ///< the order `fovea sweep` launches a study's timed runs in (study/launch_order.cpp)
 };
 
 /// Stream for `purpose`, further split by an index (a group, an entity).

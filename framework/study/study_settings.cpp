@@ -169,6 +169,23 @@ Factor parse_factor(const StudyParser& p, const std::string& name, const YAML::N
   return factor;
 }
 
+/// `repeats: N`: the factor `repeat`, levels 1 to N, each setting no key, so every
+/// configuration runs N times (docs/studies.md, "Timed runs"). `columns`: the table's so far.
+Factor parse_repeats(const StudyParser& p, const YAML::Node& node, const std::set<std::string>& columns) {
+  const auto value = node.IsScalar() ? parse_finite_number(node.Scalar()) : std::nullopt;
+  if (!value || *value < 1 || *value > kMaxRepeats || *value != std::floor(*value))
+    p.fail(node, node.Mark(), "repeats",
+           "expected a whole number from 1 to " + std::to_string(kMaxRepeats) + ", found " + config::found_text(node));
+  if (columns.contains("repeat"))
+    p.fail(node, node.Mark(), "repeats",
+           "the column 'repeat' it adds is already a factor's column; drop that factor or `repeats`");
+  Factor factor;
+  factor.name = "repeat";
+  factor.columns = {"repeat"};
+  for (int r = 1; r <= static_cast<int>(*value); ++r) factor.levels.push_back({{std::to_string(r)}, {}});
+  return factor;
+}
+
 MetricStat parse_stat(const StudyParser& p, const YAML::Node& node, const YAML::Mark& mark, const std::string& path) {
   static const std::vector<std::pair<std::string, MetricStat::Kind>> kNames = {
       {"mean", MetricStat::Kind::mean}, {"sd", MetricStat::Kind::sd},         {"min", MetricStat::Kind::min},
@@ -335,7 +352,7 @@ StudySettings parse_study(const StudyParser& p, const YAML::Node& root, const st
                           const std::vector<config::Override>& extra_sets) {
   const std::string& source_name = p.source_;
   if (!root.IsMap()) throw ConfigError(source_name + ": expected a study: a map with name, base, factors, metrics");
-  p.check_keys(root, "", {"name", "base", "set", "factors", "exclude", "metrics", "figures"});
+  p.check_keys(root, "", {"name", "base", "set", "factors", "repeats", "exclude", "metrics", "figures"});
   StudySettings study;
   study.source = source_name;
   const YAML::Mark top = YAML::Mark::null_mark();
@@ -365,6 +382,10 @@ StudySettings parse_study(const StudyParser& p, const YAML::Node& root, const st
       if (!seen.insert(column).second)
         p.fail(entry.first, entry.first.Mark(), "factors." + name,
                "column '" + column + "' is already a column of the table (run, frames, or an earlier factor's)");
+  }
+  if (const YAML::Node repeats = root["repeats"]) {
+    study.factors.push_back(parse_repeats(p, repeats, seen));
+    seen.insert("repeat");
   }
   // The sweep's --set applies to every run, so it cannot set what a factor varies: the
   // table would show the factor's levels for runs that all had the --set value.

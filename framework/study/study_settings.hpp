@@ -19,10 +19,12 @@ namespace fovea {
 /// config keys it sets, as `fovea run --set` would.
 struct FactorLevel {
   std::vector<std::string> cells;      ///< one text per column of its factor, in Factor::columns' order
-  std::vector<config::Override> sets;  ///< shown_as: the level's place in the study file
+  /// shown_as: the level's place in the study file. None only for the `repeat` factor's levels.
+  std::vector<config::Override> sets;
 };
 
-/// A factor: its table columns (usually one, named after the factor) and its levels.
+/// A factor: its table columns (usually one, named after the factor) and its levels. A study's
+/// `repeats: N` is a factor too, crossed last: `repeat`, levels 1 to N, setting no key.
 struct Factor {
   std::string name;                   ///< its key under the study file's `factors`
   std::vector<std::string> columns;   ///< the table columns its levels fill: its name, or those its levels name
@@ -73,6 +75,9 @@ struct FigureKind {
   std::vector<std::string> required;  ///< the keys it must have
 };
 
+/// The most repeats a study may ask for (`repeats`): each is a run of every configuration.
+inline constexpr int kMaxRepeats = 1000;
+
 /// lines, distribution, scatter and ratio.
 const std::vector<FigureKind>& figure_kinds();
 
@@ -82,7 +87,7 @@ struct StudySettings {
   std::string name;          ///< folder name of its results
   std::string base_config;   ///< absolute path of the config every run starts from
   std::vector<config::Override> sets;  ///< keys set in every run, before the factors'
-  std::vector<Factor> factors;         ///< crossed in this order; the last varies fastest
+  std::vector<Factor> factors;         ///< crossed in this order, then `repeat`; the last varies fastest
   std::vector<Exclusion> exclusions;   ///< combinations left out of the crossing
   std::int64_t skip_frames = 0;        ///< frames dropped from the start of each run before summarising
   std::vector<MetricSpec> metrics;     ///< what each run's frames.csv is summarised into, in table order

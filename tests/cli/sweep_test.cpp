@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -75,6 +76,56 @@ std::string swept_table(const TempDir& dir) {
 }
 
 nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(read_file(path)); }
+
+/// 10 runs of 2 frames: 2 under a work budget alone, 4 evaluating a scheduler under a wall
+/// budget, 4 under a wall budget of their own. Only `frame` is summarised, so the table does
+/// not depend on the clock.
+const char* kTimedStudy = R"(name: timed
+base: base.yaml
+set:
+  frames: 2
+factors:
+  budget:
+    - {value: work, set: {budget.mode: work}}
+    - value: evaluated_wall
+      set:
+        evaluate.schedulers: [round_robin]
+        evaluate.budgets: [{mode: work, tests: 100}, {mode: wall, ms: 0.5}]
+    - {value: wall, set: {budget.mode: wall, budget.ms: 0.5}}
+  seed: {key: seed, values: [1, 2, 3, 4]}
+exclude:
+  - {budget: work, seed: [3, 4]}
+metrics:
+  columns:
+    frame: [count, max]
+)";
+
+/// A run's folder in `out` (runs/NNNN of 10 runs or fewer).
+fs::path run_folder(const fs::path& out, std::int64_t run) {
+  const std::string n = std::to_string(run);
+  return out / "runs" / (std::string(4 - n.size(), '0') + n);
+}
+
+/// The timed runs a sweep's folder holds, in launch order, as its sweep.json lists them.
+std::vector<std::int64_t> timed_runs_of(const fs::path& out) {
+  return read_json(out / "sweep.json")["timed_runs"].get<std::vector<std::int64_t>>();
+}
+
+/// Checks that the runs `in_order` of a sweep's folder ran one at a time in that order, each
+/// after every run of `before` had ended (their manifests' times, to the millisecond).
+void check_ran_alone_in_order(const fs::path& out, const std::vector<std::int64_t>& before,
+                              const std::vector<std::int64_t>& in_order) {
+  const auto time = [&](std::int64_t run, const char* key) {
+    return read_json(run_folder(out, run) / "manifest.json")[key].get<std::string>();
+  };
+  std::string last_end;
+  for (const std::int64_t run : before) last_end = std::max(last_end, time(run, "end_time_utc"));
+  for (const std::int64_t run : in_order) {
+    INFO("run " << run);
+    CHECK(time(run, "start_time_utc") >= last_end);
+    last_end = time(run, "end_time_utc");
+  }
+}
 
 }  // namespace
 
@@ -153,6 +204,104 @@ TEST_CASE("fovea sweep: runs a study into one table, and two shards merged give 
                                  dir.path());
   CHECK(twice.status == 2);
   CHECK(twice.err.find("shard 1 is given twice") != std::string::npos);
+}
+
+TEST_CASE("fovea sweep: timed runs, a wall budget of their own or evaluated, run alone after the others, in a seeded "
+          "shuffle that a second sweep, a shard and a resume keep",
+          "[cli][sweep]") {
+  TempDir dir;
+  write_study(dir.path(), kBase, kTimedStudy);
+  const auto first =
+      run_process({kFovea, "sweep", "study.yaml", "--jobs", "2", "--out", "first", "--no-figures"}, dir.path());
+  INFO(first.err);
+  REQUIRE(first.status == 0);
+  CHECK(first.err.find("fovea sweep: 8 timed runs (a wall-clock budget, their own or one they evaluate) run one at a "
+                       "time, after the others, in a shuffled order (sweep.json: timed_runs)\n") != std::string::npos);
+  const std::vector<std::int64_t> timed = timed_runs_of(dir / "first");
+  check_ran_alone_in_order(dir / "first", {0, 1}, timed);
+  // Runs 2-5 evaluate under a wall budget, 6-9 run under one: all timed, in another order
+  // than the plan's.
+  std::vector<std::int64_t> sorted = timed;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(sorted == std::vector<std::int64_t>{2, 3, 4, 5, 6, 7, 8, 9});
+  CHECK(timed != sorted);
+  const std::string table = read_file(dir / "first" / "table.csv");
+  CHECK(lines_of(table).size() == 11);
+
+  // The same study again: the same order.
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "second", "--no-figures", "-q"}, dir.path()).status ==
+          0);
+  CHECK(timed_runs_of(dir / "second") == timed);
+  check_ran_alone_in_order(dir / "second", {0, 1}, timed);
+  // A shard runs its timed runs in the order the whole study has them.
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--shard", "1/2", "--out", "shards", "--no-figures", "-q"},
+                      dir.path())
+              .status == 0);
+  std::vector<std::int64_t> odd;
+  for (const std::int64_t run : timed)
+    if (run % 2 == 1) odd.push_back(run);
+  CHECK(timed_runs_of(dir / "shards" / "shard-1-of-2") == odd);
+  // Merged, each shard's order is kept beside it, and the table is the unsharded one.
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--shard", "0/2", "--out", "shards", "--no-figures", "-q"},
+                      dir.path())
+              .status == 0);
+  REQUIRE(run_process({kFovea, "sweep", "merge", "shards/shard-1-of-2", "shards/shard-0-of-2", "--out", "merged",
+                       "--no-figures", "-q"},
+                      dir.path())
+              .status == 0);
+  CHECK(read_file(dir / "merged" / "table.csv") == table);
+  const auto merged_from = read_json(dir / "merged" / "sweep.json")["merged_from"];
+  REQUIRE(merged_from.size() == 2);
+  CHECK(merged_from[0]["timed_runs"].get<std::vector<std::int64_t>>() == odd);
+  CHECK(merged_from[1]["timed_runs"] == read_json(dir / "shards" / "shard-0-of-2" / "sweep.json")["timed_runs"]);
+
+  // Resumed after three timed runs and a work run were lost: they run again, the timed ones
+  // alone and in the study's order, and the table is the same.
+  std::vector<std::int64_t> lost = {timed[1], timed[4], timed[6]};
+  for (const std::int64_t run : lost) fs::remove_all(run_folder(dir / "first", run));
+  fs::remove_all(run_folder(dir / "first", 1));
+  const auto resumed = run_process({kFovea, "sweep", "study.yaml", "--jobs", "2", "--out", "first", "--no-figures"},
+                                   dir.path());
+  INFO(resumed.err);
+  REQUIRE(resumed.status == 0);
+  CHECK(resumed.err.find("resuming first: 6 of 10 runs already complete") != std::string::npos);
+  CHECK(resumed.err.find("fovea sweep: 3 timed runs (") != std::string::npos);
+  CHECK(timed_runs_of(dir / "first") == timed);
+  check_ran_alone_in_order(dir / "first", {1}, lost);
+  CHECK(read_file(dir / "first" / "table.csv") == table);
+}
+
+TEST_CASE("fovea sweep: repeats: N runs each configuration N times, a repeat column 1..N, and two repeats of a "
+          "work-budget run give the same row",
+          "[cli][sweep]") {
+  TempDir dir;
+  std::string study = kStudy;
+  study.replace(study.find("values: [1, 2, 3]"), 17, "values: [1]");
+  study.replace(study.find("metrics:"), 8, "repeats: 2\nmetrics:");
+  write_study(dir.path(), kBase, study);
+  const auto r = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path());
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto rows = lines_of(read_file(dir / "out" / "table.csv"));
+  REQUIRE(rows.size() == 9);
+  CHECK(rows[0] ==
+        "run,scheduler,budget,seed,repeat,frames,p_true_mean,p_true_max,nabla_est_mean,sphere_tests_sum,slack_min");
+  CHECK(rows[1].rfind("0,round_robin,300,1,1,5,", 0) == 0);
+  CHECK(rows[2].rfind("1,round_robin,300,1,2,5,", 0) == 0);
+  CHECK(rows[8].rfind("7,priority_queues,3000,1,2,5,", 0) == 0);
+  for (std::size_t i = 1; i < rows.size(); i += 2) {
+    auto a = split(rows[i]);
+    auto b = split(rows[i + 1]);
+    CHECK(a[4] == "1");
+    CHECK(b[4] == "2");
+    // Everything but the run and the repeat is the same: the runs are one config.
+    a.erase(a.begin() + 4);
+    b.erase(b.begin() + 4);
+    CHECK(std::vector<std::string>(a.begin() + 1, a.end()) == std::vector<std::string>(b.begin() + 1, b.end()));
+    CHECK(read_file(run_folder(dir / "out", static_cast<std::int64_t>(i) - 1) / "config.yaml") ==
+          read_file(run_folder(dir / "out", static_cast<std::int64_t>(i)) / "config.yaml"));
+  }
+  CHECK(read_json(dir / "out" / "sweep.json")["timed_runs"].empty());
 }
 
 TEST_CASE("fovea sweep: a study on external gaze is refused at the key before any run or folder", "[cli][sweep][gaze]") {

@@ -7,10 +7,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 
 #include "config/schema.hpp"
 #include "core/format.hpp"
 #include "record/csv_reader.hpp"
+#include "core/rng.hpp"
+#include "study/launch_order.hpp"
 #include "study/study_plan.hpp"
 #include "study/study_settings.hpp"
 #include "study/study_table.hpp"
@@ -247,6 +250,101 @@ TEST_CASE("Study errors name the file, line, column and key", "[study]") {
         "study.yaml:15:15: factors.budget[1].value: every level of a factor names the same columns, in the same "
         "order, as its first level");
   CHECK(with("  - {entities: 30, budget_mode: wall}\n", "  - {seed: [1, 2, 3]}\n") == "study.yaml: exclude: every run is excluded");
+}
+
+TEST_CASE("repeats: N crosses a repeat column 1..N last, setting no key, and is checked like every key", "[study]") {
+  TempDir dir;
+  const std::string study_text = R"(name: s
+base: base.yaml
+factors:
+  scheduler: {key: schedule.kind, values: [round_robin, priority_queues]}
+  seed: {key: seed, values: [1, 2]}
+repeats: 3
+exclude:
+  - {scheduler: priority_queues, repeat: 3}
+metrics:
+  columns:
+    p_est: [mean]
+figures:
+  - {file: r.png, kind: lines, x: repeat, y: [p_est_mean], series: scheduler}
+)";
+  const StudySettings study = load(dir, study_text);
+  CHECK(study.factor_columns() == std::vector<std::string>{"scheduler", "seed", "repeat"});
+  CHECK(study.table_columns() ==
+        std::vector<std::string>{"run", "scheduler", "seed", "repeat", "frames", "p_est_mean"});
+  const std::vector<PlannedRun> runs = plan_runs(study);
+  // The oracle: nested loops, repeat innermost, less priority queues' third repeat.
+  std::vector<std::vector<std::string>> expected;
+  for (const char* scheduler : {"round_robin", "priority_queues"})
+    for (const char* seed : {"1", "2"})
+      for (const char* repeat : {"1", "2", "3"})
+        if (!(std::string(scheduler) == "priority_queues" && std::string(repeat) == "3"))
+          expected.push_back({scheduler, seed, repeat});
+  REQUIRE(runs.size() == expected.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    INFO("run " << i);
+    CHECK(runs[i].cells == expected[i]);
+    // A repeat sets nothing: the same keys as the run's first repeat, so the same config.
+    REQUIRE(runs[i].overrides.size() == 2);
+    const std::size_t first_repeat = i - static_cast<std::size_t>(std::stoi(expected[i][2]) - 1);
+    CHECK(runs[i].overrides[0].assignment == runs[first_repeat].overrides[0].assignment);
+    CHECK(runs[i].overrides[1].assignment == runs[first_repeat].overrides[1].assignment);
+  }
+  // Two repeats are two runs: the plan's fingerprint tells them apart.
+  std::string two = study_text;
+  two.replace(two.find("repeats: 3"), 10, "repeats: 2");
+  two.replace(two.find("repeat: 3}"), 10, "repeat: 2}");
+  CHECK(plan_fingerprint("", plan_runs(load(dir, two))) != plan_fingerprint("", runs));
+
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = study_text;
+    const std::size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return error_of(dir, text.replace(at, from.size(), to));
+  };
+  for (const auto& [bad, found] : std::vector<std::pair<std::string, std::string>>{
+           {"0", "0"}, {"1001", "1001"}, {"2.5", "2.5"}, {"-1", "-1"}, {"many", "\"many\""}, {"[2]", "a list"}})
+    CHECK(with("repeats: 3", "repeats: " + bad) ==
+          "study.yaml:6:10: repeats: expected a whole number from 1 to 1000, found " + found);
+  CHECK(with("repeats: 3", "repeats: 1000").empty());
+  CHECK(with("repeats: 3", "repeat: 3") == "study.yaml:6:1: repeat: unknown key; did you mean 'repeats'?");
+  CHECK(with("  seed: {key: seed", "  repeat: {key: seed") ==
+        "study.yaml:6:10: repeats: the column 'repeat' it adds is already a factor's column; drop that factor or "
+        "`repeats`");
+  CHECK(with("repeat: 3}", "repeat: 4}") == "study.yaml:8:42: exclude[0].repeat: '4' is not one of its levels");
+}
+
+TEST_CASE("Timed runs launch in one seeded shuffle of the study, restricted to the runs asked for", "[study]") {
+  std::vector<std::int64_t> all(40);
+  std::iota(all.begin(), all.end(), std::int64_t{0});
+  const std::uint64_t seed = launch_order_seed("00c0ffee12345678");
+  CHECK(seed == 0x00c0ffee12345678ull);
+  const std::vector<std::int64_t> order = shuffled_launch_order(all, 40, seed);
+  // A permutation, not the plan's order, the same twice; another seed gives another.
+  std::vector<std::int64_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(sorted == all);
+  CHECK(order != all);
+  CHECK(shuffled_launch_order(all, 40, seed) == order);
+  CHECK(shuffled_launch_order(all, 40, seed + 1) != order);
+  // The oracle: Fisher-Yates on the launch-order stream, written out.
+  std::vector<std::int64_t> shuffled = all;
+  Rng rng(seed, rng_stream(RngStream::launch_order));
+  for (std::size_t i = shuffled.size(); i > 1; --i) std::swap(shuffled[i - 1], shuffled[rng.below(i)]);
+  CHECK(order == shuffled);
+  // A shard's share (every third run, given in any order) launches as the study's order has
+  // it: the whole order with the other runs left out.
+  std::vector<std::int64_t> share = {33, 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 36, 39};
+  std::vector<std::int64_t> expected;
+  for (const std::int64_t run : order)
+    if (run % 3 == 0) expected.push_back(run);
+  CHECK(shuffled_launch_order(share, 40, seed) == expected);
+  CHECK(shuffled_launch_order({}, 40, seed).empty());
+  CHECK_THROWS_AS(shuffled_launch_order({40}, 40, seed), std::invalid_argument);
+  CHECK_THROWS_AS(shuffled_launch_order({-1}, 40, seed), std::invalid_argument);
+  CHECK_THROWS_AS(launch_order_seed(""), std::invalid_argument);
+  CHECK_THROWS_AS(launch_order_seed("xyz"), std::invalid_argument);
+  CHECK_THROWS_AS(launch_order_seed("00c0ffee123456789"), std::invalid_argument);
 }
 
 TEST_CASE("A run's row: every statistic against its definition, missing cells left out", "[study]") {
