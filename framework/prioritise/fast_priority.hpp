@@ -32,7 +32,7 @@ void age_priorities(NarrowPhase& narrowphase, const DescentMemory& memory, std::
 
 /// Sets the priority of every collision in `slots` for ordering, as `options` say, from the
 /// tighter of its gap estimate now (`from_deepest`: NarrowPhase::gap_estimate, a hybrid's
-/// second part; else the frame start's, initial_gap_estimate) and the pair's remembered
+/// second part, but not when options.fast; else the frame start's, initial_gap_estimate) and the pair's remembered
 /// deepest sphere pair (options.refined_from), aged (options.aged_from). Writes the priority
 /// only (-1 off screen, behind the camera or not a number): nothing the records read.
 void prioritise_for_order(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
