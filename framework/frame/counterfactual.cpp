@@ -81,23 +81,14 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
     const DescentMemory* refined_from = schedule_.priorities == PriorityGap::refined ? &arm.memory : nullptr;
     const PriorityOptions order{schedule_.fast_priorities, refined_from, schedule_.aging ? &arm.memory : nullptr};
     const bool uses_priority = arm.scheduler->uses_priority();
-    if (uses_priority && order.fast) {
-      prioritise_for_order(narrowphase, states, viewing, order, narrowphase.order(), false);
-    } else if (uses_priority) {
-      perceive_at_frame_start(narrowphase, states, viewing, refined_from);
-      if (order.aged_from != nullptr) age_priorities(narrowphase, *order.aged_from, narrowphase.order());
-    }
-    FramePerception exact(states, viewing, refined_from);
-    OrderPerception for_order(states, viewing, order);
-    Reprioritiser& perception =
-        order.fast || order.aged_from != nullptr ? static_cast<Reprioritiser&>(for_order) : exact;
+    if (uses_priority) prioritise_at_frame_start(narrowphase, states, viewing, order);
+    OrderPerception perception(states, viewing, order);
     arm.scheduler->run(narrowphase, budget, ScheduleContext{frame, &perception});
     const bool exhausted = budget.was_exhausted();
     narrowphase.interrupt(policy);
-    // The placements the records read, for a scheduler that did not need them: outside its
-    // budget, after its run, as the driver places them after its frame (prioritise_for_records).
-    // This frame's memory beside last frame's, which the records' placements still read (as
-    // the driver's remember and keep_memory stages do).
+    // Outside the budget, as the driver's frame goes on: this frame's memory, kept beside
+    // last frame's; the placements the records read for a scheduler that did not place them
+    // exactly (prioritise_for_records), from last frame's memory; then the swap (keep_memory).
     const bool remembers = refined_from != nullptr || order.aged_from != nullptr || narrowphase.settings().coherence;
     if (remembers) arm.next_memory.remember(narrowphase, states, &arm.memory, schedule_.aging);
     if (!uses_priority || order.fast) perceive_at_frame_start(narrowphase, states, viewing, refined_from);

@@ -192,20 +192,11 @@ void prioritise_stage(FrameContext& f) {
 }
 
 void prioritise_for_order_stage(FrameContext& f) {
-  const PriorityOptions options = priority_options(f);
-  if (options.fast) {
-    prioritise_for_order(f.parts.narrowphase, f.world.states, viewing(f), options, f.parts.narrowphase.order(), false);
-    return;
-  }
-  perceive_at_frame_start(f.parts.narrowphase, f.world.states, viewing(f), options.refined_from);
-  if (options.aged_from != nullptr) age_priorities(f.parts.narrowphase, *options.aged_from, f.parts.narrowphase.order());
+  prioritise_at_frame_start(f.parts.narrowphase, f.world.states, viewing(f), priority_options(f));
 }
 
 void schedule_stage(FrameContext& f) {
-  const PriorityOptions options = priority_options(f);
-  FramePerception exact(f.world.states, viewing(f), options.refined_from);
-  OrderPerception for_order(f.world.states, viewing(f), options);
-  Reprioritiser& perception = options.fast || options.aged_from != nullptr ? static_cast<Reprioritiser&>(for_order) : exact;
+  OrderPerception perception(f.world.states, viewing(f), priority_options(f));
   f.parts.scheduler->run(f.parts.narrowphase, f.budget, ScheduleContext{f.frame, &perception});
   f.stats.budget_exhausted = f.budget.was_exhausted();
   f.stats.budget_overshoot_us = std::numeric_limits<double>::quiet_NaN();

@@ -16,7 +16,7 @@ struct FastTerms {
   Vec3 position_m, forward, right, up;
   double focal_px, width_px, height_px, fixation_x_px, fixation_y_px, deg_per_px;
 
-  FastTerms(const Viewing& viewing) {
+  explicit FastTerms(const Viewing& viewing) {
     const View& view = viewing.view;
     const ScreenSettings& screen = view.settings().screen;
     position_m = view.camera_position_m();
@@ -113,6 +113,16 @@ void prioritise_for_order(NarrowPhase& narrowphase, std::span<const EntityState>
     set_priorities(narrowphase, viewing, slots, estimate);
   }
   if (options.aged_from != nullptr) age_priorities(narrowphase, *options.aged_from, slots);
+}
+
+void prioritise_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
+                               const PriorityOptions& options) {
+  if (options.fast) {
+    prioritise_for_order(narrowphase, states, viewing, options, narrowphase.order(), false);
+    return;
+  }
+  perceive_at_frame_start(narrowphase, states, viewing, options.refined_from);
+  if (options.aged_from != nullptr) age_priorities(narrowphase, *options.aged_from, narrowphase.order());
 }
 
 }  // namespace fovea

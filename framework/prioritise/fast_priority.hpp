@@ -38,8 +38,16 @@ void age_priorities(NarrowPhase& narrowphase, const DescentMemory& memory, std::
 void prioritise_for_order(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
                           const PriorityOptions& options, std::span<const std::uint32_t> slots, bool from_deepest);
 
-/// The Reprioritiser for `schedule.fast_priorities` or `schedule.aging`: prioritise_for_order
-/// from the deepest spheres so far (a hybrid's second part).
+/// The frame start's priorities for a scheduler that reads them (Scheduler::uses_priority),
+/// inside its budget: the fast placement (options.fast), which writes the priority alone, or
+/// perceive_at_frame_start's exact one, which the records read too; aged from
+/// options.aged_from. What the driver's prioritise stage and an evaluated arm both run.
+void prioritise_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
+                               const PriorityOptions& options);
+
+/// The Reprioritiser a frame hands its scheduler: prioritise_for_order from the deepest
+/// spheres so far (a hybrid's second part). Without fast and aged priorities it places as
+/// FramePerception does, exactly.
 class OrderPerception final : public Reprioritiser {
  public:
   /// Borrows this frame's poses, `viewing`'s view and model, and the options' memories; all
