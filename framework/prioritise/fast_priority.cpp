@@ -1,6 +1,7 @@
 #include "prioritise/fast_priority.hpp"
 
 #include <cmath>
+#include <functional>
 #include <numbers>
 
 #include "narrowphase/descent_memory.hpp"
@@ -110,7 +111,8 @@ void prioritise_for_order(NarrowPhase& narrowphase, std::span<const EntityState>
     for (const std::uint32_t slot : slots) placer.add(slot, estimate(slot));
     placer.flush();
   } else {
-    set_priorities(narrowphase, viewing, slots, estimate);
+    // By reference: a std::function holding the lambda itself would allocate every frame.
+    set_priorities(narrowphase, viewing, slots, std::ref(estimate));
   }
   if (options.aged_from != nullptr) age_priorities(narrowphase, *options.aged_from, slots);
 }
