@@ -290,7 +290,7 @@ def analyse(_args):
             p = [r for r in mine if r["protocol"] == protocol]
             budgets = [str(b) for b in BUDGET_SHARES] + ([f"work {f}" for f in FRACTIONS] if protocol == "same_frames" else [])
             variants = [v for v in VARIANTS if any(r["variant"] == v for r in p)]
-            for metric in ("p_true_visible", "p_episodes_true", "interrupted"):
+            for metric in ("p_true_visible", "p_true", "p_true_supra", "p_episodes_true", "interrupted"):
                 lines = []
                 for v in variants:
                     if v == "round_robin":
