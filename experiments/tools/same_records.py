@@ -21,11 +21,13 @@ import argparse
 import csv
 import io
 import os
-import stat
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bounded_read  # noqa: E402  (the folder just put on the path)
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ("frames.csv", "collisions.csv", "evaluation.csv", "gaze.csv", "events.csv")
@@ -39,27 +41,10 @@ RUN_TIMEOUT_S = 3600
 
 
 def read_bounded(path, limit=MAX_RECORD_BYTES):
-    """The text of `path`, a regular file of at most `limit` bytes, opened without
-    blocking (a FIFO answers at once) and checked on the open descriptor. Raises ValueError
-    saying why not."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{path}: not a regular file")
-        if info.st_size > limit:
-            raise ValueError(f"{path}: {info.st_size} bytes, more than the {limit} a record may be")
-        chunks, size = [], 0
-        while chunk := os.read(fd, 1 << 20):
-            size += len(chunk)
-            if size > limit:
-                raise ValueError(f"{path}: grew past {limit} bytes while read")
-            chunks.append(chunk)
-        # surrogateescape keeps two different invalid bytes different, so the comparison
-        # stays one of bytes.
-        return b"".join(chunks).decode("utf-8", errors="surrogateescape")
-    finally:
-        os.close(fd)
+    """The text of `path`, at most `limit` bytes, read without blocking (bounded_read.py)."""
+    return bounded_read.read_bounded(path, limit)
+
+
 SCHEDULERS = ("round_robin", "sequential", "sorted_sequential", "priority_queues", "adaptive_queues",
               "hybrid", "eccentricity", "random")
 VARIANTS = [[f"schedule.kind={k}", "budget.mode=work", "budget.tests=400"] for k in SCHEDULERS] + [
@@ -153,25 +138,8 @@ def compare_folders(a, b):
 
 
 def self_test():
-    """read_bounded at and past its limit and on a FIFO (the suite runs this): 0 when each
-    is read or refused as it must be."""
-    failed = 0
-    with tempfile.TemporaryDirectory() as folder:
-        at, past, fifo = (Path(folder) / n for n in ("at.csv", "past.csv", "fifo.csv"))
-        at.write_text("x" * 1000)
-        past.write_text("x" * 1001)
-        os.mkfifo(fifo)
-        for path, readable in ((at, True), (past, False), (fifo, False)):
-            try:
-                read_bounded(path, limit=1000)
-                read = True
-            except ValueError as problem:
-                read, why = False, str(problem)
-            if read != readable:
-                failed += 1
-                print(f"self-test FAILED: {path.name} {'read' if read else 'refused: ' + why}")
-    print("self-test: " + ("failed" if failed else "a record at its limit read; past it and a FIFO refused"))
-    return 1 if failed else 0
+    """The shared reader's own check (bounded_read.py, which the suite runs): 0 when it holds."""
+    return bounded_read.self_test()
 
 
 def main():

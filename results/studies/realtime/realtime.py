@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """The realtime study (results/studies/realtime/README.md): schedulers at a fixed frame time.
 
-    /usr/bin/python3 results/studies/realtime/realtime.py run [--seeds 101,102,...] [--scenes packed,pile]
-    /usr/bin/python3 results/studies/realtime/realtime.py analyse
+    /usr/bin/python3 results/studies/realtime/realtime.py run [--seeds 101,102,...] [--scenes packed,pile,rockfall]
+    /usr/bin/python3 results/studies/realtime/realtime.py analyse [--seeds 106,107,...]
 
 `run` does everything in one sitting on this machine, one `fovea run` at a time:
   1. calibrates each scene: a full-resolution run (round robin, no limit) of the first seed, whose
@@ -24,7 +24,6 @@ import json
 import math
 import os
 import random
-import stat
 import subprocess
 import sys
 import time
@@ -32,7 +31,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "experiments", "plots"))
-from study_figures import student_t_quantile  # noqa: E402  (found through the path just set)
+sys.path.insert(0, os.path.join(ROOT, "experiments", "tools"))
+from study_figures import student_t_quantile  # noqa: E402  (found through the paths just set)
+from bounded_read import csv_rows, read_bounded  # noqa: E402
 
 RUNS_CSV = os.path.join(HERE, "runs.csv")
 CALIBRATION_JSON = os.path.join(HERE, "calibration.json")
@@ -52,19 +53,20 @@ SCENES = {
     "pile": {"config": "configs/examples/pile.yaml", "frames": 450, "warmup": 250},
     "rockfall": {"config": "configs/demos/rockfall.yaml", "frames": 1500, "warmup": 500},
 }
-# What each arm schedules with. "004" is 004's configuration (fovea's default until this study);
-# "sorted_refined" the best at equal work of issue 25 (results/studies/schedulers_v2); "hybrid_aged"
-# the candidate: one round-robin level, then by refined priorities aged by the episode.
+# What each arm schedules with, every setting named (fovea's defaults changed with this study).
+# "004" is 004's configuration (fovea's default until this study); "sorted_refined" the best at
+# equal work of issue 25 (results/studies/schedulers_v2); "hybrid_aged" the candidate, fovea's
+# default since: one round-robin level, then by refined priorities aged by the episode.
 VARIANTS = {
-    "round_robin": ["schedule.kind=round_robin", "schedule.priorities=roots"],
+    "round_robin": ["schedule.kind=round_robin", "schedule.priorities=roots", "schedule.aging=false"],
     "004": ["schedule.kind=priority_queues", "schedule.priorities=roots", "schedule.queues=3",
-            "schedule.band_edges=[0.5, 0.1]"],
-    "sorted_refined": ["schedule.kind=sorted_sequential", "schedule.priorities=refined"],
+            "schedule.band_edges=[0.5, 0.1]", "schedule.aging=false"],
+    "sorted_refined": ["schedule.kind=sorted_sequential", "schedule.priorities=refined", "schedule.aging=false"],
     "hybrid_aged": ["schedule.kind=hybrid", "schedule.hybrid_levels=1", "schedule.priorities=refined",
-                    "schedule.aging=true"],
+                    "schedule.aging=true", "schedule.fast_priorities=false"],
     "hybrid_aged_fast": ["schedule.kind=hybrid", "schedule.hybrid_levels=1", "schedule.priorities=refined",
                          "schedule.aging=true", "schedule.fast_priorities=true"],
-    "oracle": ["schedule.kind=oracle", "schedule.priorities=roots"],
+    "oracle": ["schedule.kind=oracle", "schedule.priorities=roots", "schedule.aging=false"],
 }
 CLOSED_LOOP_VARIANTS = ("round_robin", "004", "sorted_refined", "hybrid_aged", "hybrid_aged_fast")
 METRICS = ("p_true_visible", "p_true", "p_true_supra", "p_episodes_true", "interrupted", "collisions", "contacts",
@@ -73,28 +75,9 @@ EVAL_METRICS = ("p_true_visible", "p_true", "p_true_supra", "p_episodes_true", "
 COLUMNS = ("scene", "seed", "protocol", "variant", "budget", "budget_ms", "repeat", "run_s") + METRICS
 
 
-def read_bounded(path, limit):
-    """The text of a regular file of at most `limit` bytes; ValueError otherwise (no FIFO blocks)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError(f"{path}: not a regular file")
-        if st.st_size > limit:
-            raise ValueError(f"{path}: {st.st_size} bytes, more than the {limit} this reads")
-        with os.fdopen(fd, "r", newline="", closefd=False) as f:
-            return f.read(limit + 1)
-    finally:
-        os.close(fd)
-
-
 def rows_of(path, limit):
-    """A CSV's rows as dicts; an unfinished last line (no newline) is dropped and reported."""
-    text = read_bounded(path, limit)
-    if text and not text.endswith("\n"):
-        print(f"realtime.py: {path}: its last line is unfinished; left out", file=sys.stderr)
-        text = text[: text.rfind("\n") + 1]
-    return list(csv.DictReader(text.splitlines()))
+    """A CSV's rows as dicts, bounded; an unfinished last line is dropped and reported."""
+    return csv_rows(path, limit, "realtime.py")
 
 
 def number(text):
@@ -280,8 +263,11 @@ def table(title, header, lines):
         print("| " + " | ".join(str(c) for c in line) + " |")
 
 
-def analyse(_args):
+def analyse(args):
     rows = rows_of(RUNS_CSV, MAX_TABLE_BYTES)
+    if args.seeds:
+        chosen = set(args.seeds.split(","))
+        rows = [r for r in rows if r["seed"] in chosen]
     scenes = [s for s in SCENES if any(r["scene"] == s for r in rows)]
     for scene in scenes:
         mine = [r for r in rows if r["scene"] == scene]
@@ -322,12 +308,14 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="calibrate, then every run one at a time in a shuffled order")
     r.add_argument("--binary", default=os.path.join(ROOT, "build", "bin", "fovea"))
-    r.add_argument("--seeds", default="101,102,103,104,105")
-    r.add_argument("--scenes", default="packed,pile")
+    r.add_argument("--seeds", default="101,102,103,104,105,106,107,108,109,110")
+    r.add_argument("--scenes", default="packed,pile,rockfall")
     r.add_argument("--work", default=os.path.join(ROOT, "results", "studies", "realtime-runs"),
                    help="where the run folders go (not committed)")
     r.set_defaults(func=run)
     a = sub.add_parser("analyse", help="the README's tables from runs.csv")
+    a.add_argument("--seeds", default="",
+                   help="only these seeds, comma-separated (default: every seed in runs.csv), e.g. the held-out ones")
     a.set_defaults(func=analyse)
     args = parser.parse_args()
     args.func(args)
