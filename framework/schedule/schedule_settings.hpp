@@ -2,6 +2,12 @@
 
 // Definition structs of scheduling (004 section 3.4.3), with the defaults a config falls
 // back on (docs/config.md). The budget's are core/budget_settings.hpp.
+//
+// The defaults are the realtime study's choice at a fixed frame time
+// (results/studies/realtime/README.md): hybrid with one round-robin level, then refined
+// priorities aged by the episode. 004's configuration (priority queues, 3 queues, bands 0.5 and
+// 0.1, priorities from the roots, no aging) was the default before; a config that means it
+// names it (configs/studies/ do).
 
 #include <array>
 #include <vector>
@@ -26,7 +32,7 @@ inline constexpr auto kPriorityGaps = kind_table<KindName<PriorityGap>>({
 
 /// How a frame's collisions are scheduled (config `schedule`; docs/narrowphase.md, "Schedulers").
 struct ScheduleSettings {
-  SchedulerKind kind = SchedulerKind::priority_queues;  ///< the order collisions are refined in (kSchedulerKinds)
+  SchedulerKind kind = SchedulerKind::hybrid;  ///< the order collisions are refined in (kSchedulerKinds)
   int queues = 3;  ///< K, the number of queues (1-64), for priority_queues and adaptive_queues
   /// K - 1 priorities (f(e, g), probabilities 0-1), strictly decreasing: queue 0 takes collisions whose
   /// priority f(e, g) is at least band_edges[0], queue k those in [band_edges[k],
@@ -34,14 +40,14 @@ struct ScheduleSettings {
   std::vector<double> band_edges{0.5, 0.1};
   /// Round-robin passes (0-64) hybrid makes before it turns to priorities: each pass gives every
   /// active collision one step of its descent, a sphere-tree level (or last frame's pair, with coherence).
-  int hybrid_levels = 2;
-  PriorityGap priorities = PriorityGap::roots;  ///< where start-of-frame priorities f(e, g) take their gap from
+  int hybrid_levels = 1;
+  PriorityGap priorities = PriorityGap::refined;  ///< where start-of-frame priorities f(e, g) take their gap from
   /// Order by a cheap placement (prioritise/fast_priority.hpp): no atan2, the gap across the
   /// line of sight; the records' placements are made exactly after the run, outside the budget.
   bool fast_priorities = false;
   /// Age a pair left unresolved frame after frame: its priority is its episode's chance of
   /// being noticed if left one more frame, 1 - (1 - f) prod(1 - f before) (prioritise/fast_priority.hpp).
-  bool aging = false;
+  bool aging = true;
 };
 
 }  // namespace fovea

@@ -25,7 +25,7 @@ out=$("$python" "$source_dir/experiments/psychophysics/analyse_clips.py" "$dir"/
 echo "$out"
 # 2 scenes x 2 schedulers x 2 budgets x 2 repetitions x 3 participants.
 echo "$out" | grep -q "^48 trials of 3 participants (S01, S02, S03); task 2ifc, reference full$" || { echo "FAIL: trial count"; exit 1; }
-rows=$(echo "$out" | grep -c -E '^(default|rockfall) +(priority_queues|round_robin) +(2000|3000) +6 ')
+rows=$(echo "$out" | grep -c -E '^(default|rockfall) +(hybrid|round_robin) +(2000|3000) +6 ')
 [ "$rows" -eq 8 ] || { echo "FAIL: expected 8 conditions of 6 trials, found $rows"; exit 1; }
 echo "$out" | grep -q -E "^(mixed-effects logistic regression skipped: statsmodels is not installed|mixed-effects logistic regression \(statsmodels)" ||
   { echo "FAIL: no word on the mixed-effects regression"; exit 1; }

@@ -82,7 +82,10 @@ TEST_CASE("run_frames: stored hashes pin what three configs record", "[run][dete
   // records of this library give the same (docs/architecture.md). A change that alters what a
   // run computes or writes changes them; one that only moves code must not. Columns added
   // since are left out of the first hash (what was recorded before is recorded the same) and
-  // pinned by the second, over the whole file.
+  // pinned by the second, over the whole file. The default scene's and the rockfall's changed
+  // once, with fovea's defaults (issue 40: the hybrid with one level, refined and aged
+  // priorities, and the default scene's budget of 400 tests, results/studies/realtime/); the
+  // crowd's budget never binds, so its hashes stayed.
   const std::vector<std::string> added_columns = {"gaze_collision_deg", "p_est_supra",     "p_est_visible",
                                                   "episodes_ended",     "p_episodes_est",  "p_true_supra",
                                                   "p_true_visible",     "p_episodes_true"};
@@ -95,9 +98,9 @@ TEST_CASE("run_frames: stored hashes pin what three configs record", "[run][dete
   const std::vector<Case> cases = {
       {kSource + "/configs/default.yaml",
        {"frames=100", "ground_truth=true", "record.collisions=true", "record.gaze=true"},
-       17142351495873034546ull, 12074996412379703175ull},
+       9310713168248428628ull, 3255563367723920616ull},
       {kSource + "/configs/demos/crowd.yaml", {"frames=200"}, 10843033167699939422ull, 9581040590628696373ull},
-      {kSource + "/configs/demos/rockfall.yaml", {"frames=400", "record.collisions=true"}, 12051049719925691478ull, 17123972510452474727ull},
+      {kSource + "/configs/demos/rockfall.yaml", {"frames=400", "record.collisions=true"}, 11881206167592954770ull, 11825051242127396344ull},
   };
   for (const Case& c : cases) {
     INFO(c.config);
