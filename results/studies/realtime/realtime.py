@@ -12,7 +12,10 @@
      - same frames: the full-resolution world (the same bytes whoever evaluates it) with one
        scheduler variant evaluated on the side under every wall budget and two fraction budgets
        (docs/evaluation.md), repeated REPEATS times so the spread of the wall-clock rows is seen;
-     - closed loop: each variant drives its own world under each wall budget.
+     - closed loop: each variant drives its own world under each wall budget;
+     - closed loop at work budgets: the same under WORK_SHARES of the tests full resolution does a
+       frame (the calibration run's median), so the world each drives is judged where a run
+       repeats to the byte, as fovea's default budget does.
 Each finished run appends its rows to runs.csv at once (a killed study keeps them; run again to
 go on: the runs already in runs.csv are skipped). `analyse` prints the README's tables from
 runs.csv alone. Standard library only; every file read is bounded.
@@ -44,6 +47,7 @@ ORDER_SEED = 40
 REPEATS = 2
 BUDGET_SHARES = (0.02, 0.05, 0.2, 0.6)
 FRACTIONS = (0.05, 0.2)
+WORK_SHARES = (0.05, 0.2)
 EQUIVALENCE_MARGIN = 1.1
 
 # The viewer, the truth and the visibility test every scene runs with.
@@ -117,6 +121,17 @@ def calibrate(binary, scenes, seed, work):
     return calibration
 
 
+def full_resolution_tests(binary, scene, seed, work):
+    """The median sphere tests a steady-state frame of the full-resolution run does (deterministic,
+    so the calibration run's folder is reused when it is there)."""
+    out = os.path.join(work, f"calibrate-{scene}")
+    if not os.path.exists(os.path.join(out, "frames.csv")):
+        fovea_run(binary, scene, seed, ["schedule.kind=round_robin", "budget.mode=unlimited", "ground_truth=false"], out)
+    frames = rows_of(os.path.join(out, "frames.csv"), MAX_FRAMES_CSV_BYTES)
+    tests = sorted(number(r["sphere_tests"]) for r in frames if number(r["frame"]) >= SCENES[scene]["warmup"])
+    return tests[len(tests) // 2]
+
+
 def planned_runs(scenes, seeds):
     runs = []
     for scene in scenes:
@@ -128,6 +143,11 @@ def planned_runs(scenes, seeds):
                 for share in BUDGET_SHARES:
                     runs.append((scene, seed, "closed_loop", variant, str(share), 1))
     random.Random(ORDER_SEED).shuffle(runs)
+    # Added after the first sitting of 10 seeds, in an order of their own, after the rest.
+    work = [(scene, seed, "closed_loop_work", variant, f"work {share}", 1)
+            for scene in scenes for seed in seeds for variant in CLOSED_LOOP_VARIANTS for share in WORK_SHARES]
+    random.Random(ORDER_SEED + 1).shuffle(work)
+    runs += work
     return runs
 
 
@@ -148,6 +168,12 @@ def one_run(binary, calibration, work, scene, seed, protocol, variant, budget, r
     full_ms = calibration[scene]["full_resolution_narrowphase_ms"]
     out = os.path.join(work, f"{scene}-{seed}-{protocol}-{variant}-{budget or 'all'}-{repeat}")
     base = {"scene": scene, "seed": seed, "protocol": protocol, "variant": variant, "repeat": repeat}
+    if protocol == "closed_loop_work":
+        tests = round(float(budget.split()[1]) * calibration[scene]["full_resolution_tests"])
+        seconds = fovea_run(binary, scene, seed, VARIANTS[variant] + ["budget.mode=work", f"budget.tests={tests}"], out)
+        frames = rows_of(os.path.join(out, "frames.csv"), MAX_FRAMES_CSV_BYTES)
+        means = steady_means(frames, SCENES[scene]["warmup"], METRICS)
+        return [dict(base, budget=budget, budget_ms="", run_s=f"{seconds:.1f}", **means)]
     if protocol == "closed_loop":
         ms = float(budget) * full_ms
         seconds = fovea_run(binary, scene, seed, VARIANTS[variant] + ["budget.mode=wall", f"budget.ms={ms:.6g}"], out)
@@ -189,8 +215,11 @@ def run(args):
     missing = [s for s in scenes if s not in calibration]
     if missing:
         calibration.update(calibrate(args.binary, missing, seeds[0], args.work))
-        with open(CALIBRATION_JSON, "w") as f:
-            json.dump(calibration, f, indent=1)
+    for scene in scenes:
+        if "full_resolution_tests" not in calibration[scene]:
+            calibration[scene]["full_resolution_tests"] = full_resolution_tests(args.binary, scene, seeds[0], args.work)
+    with open(CALIBRATION_JSON, "w") as f:
+        json.dump(calibration, f, indent=1)
     done = set()
     if os.path.exists(RUNS_CSV):
         for r in rows_of(RUNS_CSV, MAX_TABLE_BYTES):
@@ -272,9 +301,14 @@ def analyse(args):
     for scene in scenes:
         mine = [r for r in rows if r["scene"] == scene]
         seeds = sorted({r["seed"] for r in mine})
-        for protocol in ("same_frames", "closed_loop"):
+        for protocol in ("same_frames", "closed_loop", "closed_loop_work"):
             p = [r for r in mine if r["protocol"] == protocol]
-            budgets = [str(b) for b in BUDGET_SHARES] + ([f"work {f}" for f in FRACTIONS] if protocol == "same_frames" else [])
+            if not p:
+                continue
+            if protocol == "closed_loop_work":
+                budgets = [f"work {f}" for f in WORK_SHARES]
+            else:
+                budgets = [str(b) for b in BUDGET_SHARES] + ([f"work {f}" for f in FRACTIONS] if protocol == "same_frames" else [])
             variants = [v for v in VARIANTS if any(r["variant"] == v for r in p)]
             for metric in ("p_true_visible", "p_true", "p_true_supra", "p_episodes_true", "interrupted"):
                 lines = []
