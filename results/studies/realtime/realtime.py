@@ -168,18 +168,19 @@ def one_run(binary, calibration, work, scene, seed, protocol, variant, budget, r
     full_ms = calibration[scene]["full_resolution_narrowphase_ms"]
     out = os.path.join(work, f"{scene}-{seed}-{protocol}-{variant}-{budget or 'all'}-{repeat}")
     base = {"scene": scene, "seed": seed, "protocol": protocol, "variant": variant, "repeat": repeat}
-    if protocol == "closed_loop_work":
-        tests = round(float(budget.split()[1]) * calibration[scene]["full_resolution_tests"])
-        seconds = fovea_run(binary, scene, seed, VARIANTS[variant] + ["budget.mode=work", f"budget.tests={tests}"], out)
+    if protocol in ("closed_loop", "closed_loop_work"):
+        # The variant drives its own world: under a wall budget (a share of full resolution's ms)
+        # or a work budget ("work S": a share S of full resolution's tests a frame).
+        if protocol == "closed_loop_work":
+            tests = round(float(budget.split()[1]) * calibration[scene]["full_resolution_tests"])
+            limit, budget_ms = ["budget.mode=work", f"budget.tests={tests}"], ""
+        else:
+            budget_ms = f"{float(budget) * full_ms:.6g}"
+            limit = ["budget.mode=wall", f"budget.ms={budget_ms}"]
+        seconds = fovea_run(binary, scene, seed, VARIANTS[variant] + limit, out)
         frames = rows_of(os.path.join(out, "frames.csv"), MAX_FRAMES_CSV_BYTES)
         means = steady_means(frames, SCENES[scene]["warmup"], METRICS)
-        return [dict(base, budget=budget, budget_ms="", run_s=f"{seconds:.1f}", **means)]
-    if protocol == "closed_loop":
-        ms = float(budget) * full_ms
-        seconds = fovea_run(binary, scene, seed, VARIANTS[variant] + ["budget.mode=wall", f"budget.ms={ms:.6g}"], out)
-        frames = rows_of(os.path.join(out, "frames.csv"), MAX_FRAMES_CSV_BYTES)
-        means = steady_means(frames, SCENES[scene]["warmup"], METRICS)
-        return [dict(base, budget=budget, budget_ms=f"{ms:.6g}", run_s=f"{seconds:.1f}", **means)]
+        return [dict(base, budget=budget, budget_ms=budget_ms, run_s=f"{seconds:.1f}", **means)]
     # Same frames: the driver at full resolution, this variant evaluated on the side.
     budgets = [f"{{mode: wall, ms: {share * full_ms:.6g}}}" for share in BUDGET_SHARES]
     budgets += [f"{{mode: fraction, fraction: {fraction}}}" for fraction in FRACTIONS]
