@@ -68,6 +68,25 @@ PerceptionModel::PerceptionModel(const PerceptionModelSettings& settings) : sett
   if (s.function == PsychometricFunction::weibull) weibull_shape_ = weibull_shape_for_width(s.width);
 }
 
+PerceptionModel PerceptionModel::without_eccentricity() const {
+  // T(e) = T0 + 0 * max(e, 0) is T0 itself for every finite e, so below the cap f_blind(e, g)
+  // and f(0, g) are the same expressions on the same doubles (probabilities() calls
+  // probability() for the blind model).
+  PerceptionModel blind = *this;
+  blind.threshold_slope_ = 0.0;
+  blind.blind_ = true;
+  return blind;
+}
+
+namespace {
+
+/// The blind model's cap below the ceiling: strictly increasing in g, within 1e-9 of it.
+inline double blind_cap(double ceiling, double gap_deg, double threshold_deg) {
+  return ceiling - 1e-9 / (1 + gap_deg / threshold_deg);
+}
+
+}  // namespace
+
 double PerceptionModel::threshold_deg(double eccentricity_deg) const {
   return settings_.threshold_deg + threshold_slope_ * std::max(eccentricity_deg, 0.0);
 }
@@ -85,12 +104,13 @@ double PerceptionModel::probability(double eccentricity_deg, double gap_deg) con
     // The Weibull's F(0) = 0 exactly, so it meets gamma at g = 0 without the jump.
     rise = -std::expm1(-std::numbers::ln2 * std::pow(ratio, weibull_shape_));
   }
-  return settings_.guess_rate + range_ * rise;
+  const double f = settings_.guess_rate + range_ * rise;
+  return blind_ ? std::min(f, blind_cap(settings_.guess_rate + range_, gap_deg, settings_.threshold_deg)) : f;
 }
 
 void PerceptionModel::probabilities(const double* eccentricity_deg, const double* gap_deg, double* out,
                                     std::size_t n) const {
-  if (settings_.function != PsychometricFunction::logistic) {
+  if (settings_.function != PsychometricFunction::logistic || blind_) {
     for (std::size_t i = 0; i < n; ++i) out[i] = probability(eccentricity_deg[i], gap_deg[i]);
     return;
   }

@@ -34,12 +34,23 @@ class PerceptionModel {
   /// The parameters as given (after the file, if any, was read by config/).
   const PerceptionModelSettings& settings() const { return settings_; }
 
+  /// The gaze-blind control's model (schedule.gaze: blind; docs/gaze.md, "The gaze-blind
+  /// control"): f with its eccentricity term removed, as if every gap lay at the fixation
+  /// point: f_blind(e, g) = min(f(0, g), ceiling - 1e-9 / (1 + g / T0)), ceiling = 1 - lambda.
+  /// The second term keeps it strictly increasing in g where f(0, g) rounds to its ceiling
+  /// (beyond about 7 thresholds for the logistic), so that its order is the gap's order
+  /// everywhere; it moves no value by more than 1e-9.
+  PerceptionModel without_eccentricity() const;
+  /// Whether this is a without_eccentricity() model: f does not depend on e.
+  bool ignores_eccentricity() const { return blind_; }
+
  private:
   PerceptionModelSettings settings_;
   double logistic_scale_ = 1.0;  ///< logistic: F = 1 / (1 + exp(-(g / T - 1) * scale))
   double weibull_shape_ = 1.0;   ///< Weibull: F = 1 - exp(-ln 2 * (g / T)^shape)
   double threshold_slope_ = 1.0; ///< T0 / E2, degrees of threshold per degree of eccentricity
   double range_ = 1.0;           ///< 1 - gamma - lambda, the height of the rise
+  bool blind_ = false;           ///< without_eccentricity(): e ignored, the ceiling kept strictly increasing
 };
 
 }  // namespace fovea

@@ -184,3 +184,46 @@ TEST_CASE("GapPerceiver places a batch bit for bit as perceive_gap placed each g
     }
   }
 }
+
+TEST_CASE("The gaze-blind model orders gaps by their size alone, wherever they lie, and the eye's does not",
+          "[perceived_gap][gaze_blind]") {
+  const Aabb box{Vec3(0.0), Vec3(10.0)};
+  const View view(ViewSettings{}, box);
+  const PerceptionModel eye_model{PerceptionModelSettings{}};
+  const PerceptionModel blind = eye_model.without_eccentricity();
+  CHECK(blind.ignores_eccentricity());
+  CHECK_FALSE(eye_model.ignores_eccentricity());
+  const std::vector<Gap> gaps = gaps_for(view, 11);
+  // Placed from a fixation off to one side: the eye's f falls off away from it.
+  const GapPerceiver with_eye(view, eye_model, 300, 200), without(view, blind, 300, 200);
+  struct Placed {
+    double gap_deg, f_eye, f_blind;
+  };
+  std::vector<Placed> placed;
+  std::size_t saturated = 0;
+  for (const Gap& g : gaps) {
+    const PerceivedGap e = with_eye.perceive_one(g.centre, g.a, g.b, g.slack);
+    const PerceivedGap b = without.perceive_one(g.centre, g.a, g.b, g.slack);
+    if (!e.visible || !(e.gap_deg > 0)) continue;
+    REQUIRE(b.gap_deg == e.gap_deg);
+    // f(0, g) itself, to 1e-9, and exactly where it is further than that from its ceiling.
+    const double at_fixation = eye_model.probability(0.0, e.gap_deg);
+    CHECK(std::abs(b.probability - at_fixation) <= 1e-9);
+    if (at_fixation < 0.98 - 1e-9) CHECK(b.probability == at_fixation);
+    saturated += at_fixation == 0.98;
+    placed.push_back({e.gap_deg, e.probability, b.probability});
+  }
+  REQUIRE(placed.size() > 200);
+  CHECK(saturated > 10);  // gaps f(0, g) cannot tell apart, which the blind model orders by size
+  // Priority order (highest first, ties in list order, as the schedulers sort) against the
+  // gap-only sort (largest first).
+  const auto order_by = [&](auto key) {
+    std::vector<std::size_t> order(placed.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return key(placed[i]) > key(placed[j]); });
+    return order;
+  };
+  const auto by_gap = order_by([](const Placed& p) { return p.gap_deg; });
+  CHECK(order_by([](const Placed& p) { return p.f_blind; }) == by_gap);
+  CHECK(order_by([](const Placed& p) { return p.f_eye; }) != by_gap);
+}
