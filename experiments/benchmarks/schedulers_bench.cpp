@@ -156,7 +156,7 @@ Run run_one(const Settings& settings, std::int64_t frames) {
       const int band = band_of(c.priority, edges);
       if (kind == SchedulerKind::priority_queues && band != c.queue) ++run.queue_mismatches;
       BandMetrics& b = run.bands[static_cast<std::size_t>(band)];
-      const CollisionTruth& truth = world.collision_truth(slot);
+      const CollisionTruth& truth = world.meter().truth(slot);
       ++b.collisions;
       if (!c.interrupted) {
         ++b.resolved;

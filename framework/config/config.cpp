@@ -13,6 +13,7 @@
 #include "core/format.hpp"
 #include "core/setting_error.hpp"
 #include "gaze/replay_gaze.hpp"
+#include "gaze/simulated_tracker.hpp"
 #include "perception/perception_model.hpp"
 #include "perception/view.hpp"
 #include "schedule/scheduler.hpp"
@@ -266,6 +267,19 @@ void check_gaze(LoadedConfig& loaded, const std::filesystem::path& base_folder) 
       (void)read_gaze_csv(gaze.file);
     } catch (const std::runtime_error& e) {
       throw ConfigError(loaded.error_at("gaze.file", e.what()));
+    }
+  }
+  // A simulated tracker samples a synthetic eye at any time it likes; a live source has its
+  // own latency and answers for now only.
+  if (simulates_tracker(gaze)) {
+    const GazeSourceKind k = gaze.source;
+    if (!(k == GazeSourceKind::fixed || k == GazeSourceKind::scripted || k == GazeSourceKind::replay)) {
+      const char* key = gaze.latency_ms > 0 ? "gaze.latency_ms" : gaze.rate_hz > 0 ? "gaze.rate_hz" : "gaze.noise_deg";
+      throw ConfigError(loaded.error_at(key, std::string("a simulated tracker samples a synthetic eye (source fixed, "
+                                                         "scripted or replay), and ") +
+                                                 gaze_source_name(k) +
+                                                 " is a live input with a latency of its own; leave latency_ms, "
+                                                 "rate_hz and noise_deg at 0"));
     }
   }
   // Letters, digits, '.', '-' and ':' cover host names and IPv4 and IPv6 addresses; anything

@@ -94,6 +94,9 @@ void schedule_keys(Section<ScheduleSettings>& s) {
   s.boolean("aging", &ScheduleSettings::aging,
             "a pair left unresolved frame after frame is ordered by its episode's chance of being noticed, "
             "1 - (1 - f) prod(1 - f before), not by f (docs/narrowphase.md)");
+  s.choice("gaze", &ScheduleSettings::gaze, kSchedulerGazes,
+           "the fixation priorities are placed from: tracked (the tracker's newest sample), landing (a saccade's "
+           "predicted landing point) or blind (none: f(0, g), the gaze-blind control); docs/gaze.md");
 }
 
 void narrowphase_keys(Section<NarrowPhaseSettings>& s) {
@@ -137,6 +140,9 @@ void evaluation_keys(Section<EvaluationSettings>& s) {
             "(docs/evaluation.md)");
   s.list("budgets", &EvaluationSettings::budgets, keys_of(budget_keys), "budgets",
          "budgets each evaluated scheduler runs under, crossed with them; none: the run's budget");
+  s.choices("gaze", &EvaluationSettings::gaze, kSchedulerGazes,
+            "the gaze inputs each evaluated scheduler runs with (schedule.gaze's), crossed with the schedulers and "
+            "budgets; none: the run's schedule.gaze");
   s.list("trees", &EvaluationSettings::trees, keys_of(evaluated_trees_keys), "tree sets",
          "other sphere trees every evaluated scheduler and budget also runs on, on the same poses and collisions; "
          "none: the run's own trees only");
@@ -235,6 +241,13 @@ void gaze_keys(Section<GazeSettings>& s) {
            "a sample older than this is not a current fixation (a stalled tracker): the fallback takes over, ms");
   s.section("fallback", &GazeSettings::fallback, keys_of(gaze_fallback_keys),
             "what a frame uses when the source has no valid, current sample");
+  s.number("latency_ms", &GazeSettings::latency_ms, between(0, 1000),
+           "a simulated tracker: the scheduler sees each sample this long after the eye was there, ms (fixed, "
+           "scripted and replay sources; the meter measures with the eye); docs/gaze.md");
+  s.number("rate_hz", &GazeSettings::rate_hz, between(0, 2000),
+           "a simulated tracker: it samples the eye this often; 0: once a frame, at the frame's time");
+  s.number("noise_deg", &GazeSettings::noise_deg, between(0, 10),
+           "a simulated tracker: Gaussian noise on each sample, standard deviation per axis, degrees");
 }
 
 void walls_keys(Section<WallSettings>& s) {

@@ -63,6 +63,7 @@ enum class RngStream : std::uint64_t {
   observer = 8,  ///< the simulated observer's answers (psychophysics/session.hpp)
   evaluation_order = 9,  ///< the order evaluated arms run in under wall budgets (frame/counterfactual.cpp)
   launch_order = 10,  ///< the order `fovea sweep` launches a study's timed runs in (study/launch_order.cpp)
+  tracker_noise = 11,  ///< the simulated eye tracker's noise on each sample (gaze/simulated_tracker.cpp)
 };
 
 /// Stream for `purpose`, further split by an index (a group, an entity).

@@ -225,6 +225,7 @@ void Animation::set_interrupt_policy(InterruptPolicy policy) { settings_.interru
 
 void Animation::set_perception_model(const PerceptionModelSettings& model) {
   parts_.perception_model = PerceptionModel(model);
+  parts_.blind_model = parts_.perception_model.without_eccentricity();
   settings_.perception.model = model;
 }
 

@@ -121,8 +121,9 @@ class Animation {
   /// A model's collision tree for a search outside the frame (the player's capsule): an
   /// on-demand tree grows where the search goes, counted in the next frame's tree columns.
   GrowableModel growable_model(ModelId model) { return parts_.narrowphase.growable(model); }
-  /// The exact test's verdict on the collision in `slot` in the last step.
-  const CollisionTruth& collision_truth(std::uint32_t slot) const { return parts_.meter.truth(slot); }
+  /// The run's meter after the last step: the exact test's verdict on the collision in a
+  /// slot (`truth(slot)`), and the episode each collision is in (`episodes().running`).
+  const InaccuracyMeter& meter() const { return parts_.meter; }
   /// The schedulers evaluated on the side in the last step (docs/evaluation.md); empty
   /// frames() when the settings list none.
   const CounterfactualEvaluation& evaluation() const { return parts_.evaluation; }

@@ -20,25 +20,30 @@ CounterfactualEvaluation::CounterfactualEvaluation(const EvaluationSettings& set
   ScheduleSettings full;
   full.kind = SchedulerKind::sequential;
   full_resolution_ = make_scheduler(full);
+  const std::vector<SchedulerGaze> inputs = settings.gaze.empty() ? std::vector{run_schedule.gaze} : settings.gaze;
   for (const SchedulerKind kind : settings.schedulers) {
     // Each kind with the run's settings for it (the queues and band edges of priority_queues).
     ScheduleSettings schedule = run_schedule;
     schedule.kind = kind;
-    if (settings.budgets.empty()) {
-      arms_.push_back({kind, make_scheduler(schedule, seed), true, {}, {}, {}, {}});
-      continue;
+    for (const SchedulerGaze gaze : inputs) {
+      schedule.gaze = gaze;
+      if (settings.budgets.empty()) {
+        arms_.push_back({kind, gaze, make_scheduler(schedule, seed), true, {}, {}, {}, {}});
+        continue;
+      }
+      for (const BudgetSettings& budget : settings.budgets)
+        arms_.push_back({kind, gaze, make_scheduler(schedule, seed), false, budget, {}, {}, {}});
     }
-    for (const BudgetSettings& budget : settings.budgets)
-      arms_.push_back({kind, make_scheduler(schedule, seed), false, budget, {}, {}, {}});
   }
   frames_.resize(arms_.size());
 }
 
 void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const EntityState> states,
-                                   const Viewing& viewing, InaccuracyMeter& meter, const MeasureOptions& options,
+                                   const FrameViewings& viewings, InaccuracyMeter& meter, const MeasureOptions& options,
                                    const BudgetSettings& run_budget, InterruptPolicy policy, std::size_t entity_count,
                                    std::int64_t frame, double sync_ms) {
   if (!enabled()) return;
+  const Viewing viewing = viewings.eye();
   // Full resolution first: the reference every fraction budget is a share of. Every
   // collision runs to its end, so the order does not change the count. From the roots, with
   // no memory: coherence is measured against 004's descent, on the same budgets.
@@ -60,13 +65,16 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
   }
   for (const std::size_t i : order_) {
     Arm& arm = arms_[i];
+    // The arm schedules (and the oracle knows the truth) from its gaze input's fixation; it
+    // is measured, as the driver is, from the eye's.
+    const Viewing sees = viewings.scheduler(arm.gaze);
     const BudgetSettings& budget_settings = arm.run_budget ? run_budget : arm.budget;
     Stopwatch clock;
     // The oracle's truth comes outside its budget: it is a bound, not a scheduler a frame
     // could afford (its rows are marked so in docs/evaluation.md).
     if (arm.scheduler->uses_true_priority()) {
       narrowphase.begin_frame(states, &arm.memory);
-      meter.set_true_priorities(narrowphase, states, viewing, options.pool);
+      meter.set_true_priorities(narrowphase, states, sees, options.pool);
     }
     // From here on, everything a driver pays is paid from the arm's budget, as in the
     // driver's frame (frame/frame_stages.cpp: start_budget, sync, restart_descents,
@@ -81,8 +89,8 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
     const DescentMemory* refined_from = schedule_.priorities == PriorityGap::refined ? &arm.memory : nullptr;
     const PriorityOptions order{schedule_.fast_priorities, refined_from, schedule_.aging ? &arm.memory : nullptr};
     const bool uses_priority = arm.scheduler->uses_priority();
-    if (uses_priority) prioritise_at_frame_start(narrowphase, states, viewing, order);
-    OrderPerception perception(states, viewing, order);
+    if (uses_priority) prioritise_at_frame_start(narrowphase, states, sees, order);
+    OrderPerception perception(states, sees, order);
     arm.scheduler->run(narrowphase, budget, ScheduleContext{frame, &perception});
     const bool exhausted = budget.was_exhausted();
     narrowphase.interrupt(policy);
@@ -91,12 +99,17 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
     // exactly (prioritise_for_records), from last frame's memory; then the swap (keep_memory).
     const bool remembers = refined_from != nullptr || order.aged_from != nullptr || narrowphase.settings().coherence;
     if (remembers) arm.next_memory.remember(narrowphase, states, &arm.memory, schedule_.aging);
-    if (!uses_priority || order.fast) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
+    // An arm that placed from another fixation (or f) than the eye's is placed again from the
+    // eye's: a placement depends on the camera, f and the fixation alone.
+    const bool sees_eye = &sees.model == &viewing.model && sees.fixation_x_px == viewing.fixation_x_px &&
+                          sees.fixation_y_px == viewing.fixation_y_px;
+    if (!uses_priority || order.fast || !sees_eye) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
     if (remembers) std::swap(arm.memory, arm.next_memory);
     perceive_at_frame_end(narrowphase, states, viewing);
 
     EvaluatedFrame& row = frames_[i];
     row.scheduler = arm.kind;
+    row.gaze = arm.gaze;
     row.budget = budget_settings;
     row.budget_tests = budget_settings.mode == BudgetMode::work ? budget_settings.tests
                        : budget_settings.mode == BudgetMode::fraction

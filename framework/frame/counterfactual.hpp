@@ -7,6 +7,7 @@
 
 #include "core/budget_settings.hpp"
 #include "frame/evaluation_settings.hpp"
+#include "frame/frame_viewings.hpp"
 #include "metrics/episodes.hpp"
 #include "metrics/inaccuracy.hpp"
 #include "narrowphase/narrow_phase.hpp"
@@ -20,6 +21,7 @@ namespace fovea {
 /// evaluation.csv (run/evaluation_log.cpp; docs/evaluation.md defines each column).
 struct EvaluatedFrame {
   SchedulerKind scheduler = SchedulerKind::round_robin;  ///< the scheduler evaluated (the `scheduler` column)
+  SchedulerGaze gaze = SchedulerGaze::tracked;  ///< the fixation its priorities were placed from (the `gaze` column)
   BudgetSettings budget;             ///< as configured (a fraction budget's share, not its tests)
   std::int64_t budget_tests = -1;    ///< the tests the budget allowed this frame; -1 for wall and unlimited budgets
   std::int64_t sphere_tests = 0;     ///< tests the scheduler spent
@@ -54,17 +56,20 @@ class CounterfactualEvaluation {
   /// Whether any scheduler is listed; run() does nothing otherwise.
   bool enabled() const { return !arms_.empty(); }
 
-  /// Evaluates every scheduler and budget on `narrowphase`, whose collisions are synced for
-  /// this frame; leaves them in no particular state (the driver's begin_frame restarts them).
+  /// Evaluates every scheduler, gaze input and budget on `narrowphase`, whose collisions are
+  /// synced for this frame; leaves them in no particular state (the driver's begin_frame
+  /// restarts them). Each arm schedules with its gaze input's viewing; all are measured with
+  /// the eye's.
   /// `run_budget` stands in for the budgets not listed.
   /// `frame` is the frame being run (the random scheduler's order). `sync_ms` is what syncing
   /// this frame's collisions took, which a driver pays from its budget and the arms, synced
   /// once for all, do not: each wall budget's deadline comes that much earlier.
-  void run(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
+  void run(NarrowPhase& narrowphase, std::span<const EntityState> states, const FrameViewings& viewings,
            InaccuracyMeter& meter, const MeasureOptions& options, const BudgetSettings& run_budget,
            InterruptPolicy policy, std::size_t entity_count, std::int64_t frame = 0, double sync_ms = 0);
 
-  /// The last frame's rows: schedulers in the listed order, each under every budget in turn.
+  /// The last frame's rows: schedulers in the listed order, each with every gaze input in
+  /// turn, each of those under every budget in turn.
   std::span<const EvaluatedFrame> frames() const { return frames_; }
   /// Sphere tests full resolution took in the last frame.
   std::int64_t full_resolution_tests() const { return full_resolution_tests_; }
@@ -72,6 +77,7 @@ class CounterfactualEvaluation {
  private:
   struct Arm {
     SchedulerKind kind;
+    SchedulerGaze gaze;  ///< the fixation its priorities are placed from
     std::unique_ptr<Scheduler> scheduler;
     bool run_budget = false;  ///< follows the run's budget, live changes included
     BudgetSettings budget;

@@ -39,6 +39,10 @@ struct EvaluationSettings {
   /// Budgets each scheduler is evaluated under, crossed with the schedulers; none: the run's
   /// own budget. A fraction budget is a share of the frame's full-resolution tests.
   std::vector<BudgetSettings> budgets;
+  /// The gaze inputs each scheduler is evaluated with (schedule.gaze's kinds), crossed with
+  /// the schedulers and the budgets; none: the run's schedule.gaze. [tracked, blind] puts the
+  /// gaze-blind control beside each scheduler (docs/evaluation.md, "Gaze-blind").
+  std::vector<SchedulerGaze> gaze;
   /// Tree sets every scheduler and budget also runs on, besides the run's own trees (the
   /// `run` rows); none: the run's trees only.
   std::vector<EvaluatedTreeSettings> trees;

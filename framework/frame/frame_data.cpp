@@ -15,6 +15,7 @@ FrameParts::FrameParts(const AnimationSettings& settings, const Aabb& box, std::
     : scheduler(make_scheduler(settings.schedule, seed)),
       view(settings.perception.view, box),
       perception_model(settings.perception.model),
+      blind_model(perception_model.without_eccentricity()),
       gaze(settings.gaze, settings.perception.view.screen, seed, environment),
       response(settings.response, box, settings.world.time_step_s),
       meter(settings.ground_truth),
@@ -25,6 +26,8 @@ FrameParts::FrameParts(const AnimationSettings& settings, const Aabb& box, std::
   last_gaze.x_px = 0.5 * settings.perception.view.screen.width_px;
   last_gaze.y_px = 0.5 * settings.perception.view.screen.height_px;
   last_gaze.source = "centre";
+  last_gaze.tracked_x_px = last_gaze.landing_x_px = last_gaze.x_px;
+  last_gaze.tracked_y_px = last_gaze.landing_y_px = last_gaze.y_px;
   for (const EvaluatedTreeSettings& trees : settings.evaluate.trees) {
     auto t = std::make_unique<TreeEvaluation>(TreeEvaluation{
         trees, evaluated_tree_name(trees), NarrowPhase{}, CounterfactualEvaluation(settings.evaluate, settings.schedule, seed)});

@@ -73,6 +73,7 @@ struct FrameParts {
   DescentMemory next_memory;             ///< this frame's, swapped in by the keep-memory stage
   View view;                             ///< the camera and screen
   PerceptionModel perception_model;      ///< f(e, g)
+  PerceptionModel blind_model;           ///< f(0, g): the gaze-blind control's (schedule.gaze: blind)
   Gaze gaze;                             ///< the gaze source and its fallback
   FrameGaze last_gaze;                   ///< the fixation the last step was scheduled for
   std::vector<GazeTarget> scene_targets; ///< the gaze stage's scratch, reused every frame

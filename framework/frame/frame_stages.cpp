@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/stopwatch.hpp"
+#include "frame/frame_viewings.hpp"
 #include "prioritise/fast_priority.hpp"
 #include "prioritise/perceived_collision.hpp"
 #include "world/entity_bounds.hpp"
@@ -20,10 +21,17 @@ namespace {
 // thread costs little against the work.
 constexpr std::size_t kEntitiesPerTask = 1024;
 
-/// The fixation point, the camera and f(e, g): what collisions are placed on screen with.
-Viewing viewing(const FrameContext& f) {
-  return {f.parts.view, f.parts.perception_model, f.stats.gaze.x_px, f.stats.gaze.y_px};
+/// The camera, f and this frame's gaze: the eye's and the schedulers' viewings.
+FrameViewings viewings(const FrameContext& f) {
+  return {f.parts.view, f.parts.perception_model, f.parts.blind_model, f.stats.gaze};
 }
+
+/// The eye's fixation, the camera and f(e, g): what the meter and the records place
+/// collisions with.
+Viewing viewing(const FrameContext& f) { return viewings(f).eye(); }
+
+/// What the run's scheduler places collisions with: its gaze input's (schedule.gaze).
+Viewing scheduler_viewing(const FrameContext& f) { return viewings(f).scheduler(f.settings.schedule.gaze); }
 
 /// Last frame's memory where refined priorities read it (schedule.priorities: refined).
 const DescentMemory* refined_from(const FrameContext& f) {
@@ -161,12 +169,12 @@ void occluders_stage(FrameContext& f) {
 void evaluate_stage(FrameContext& f) {
   FrameParts& parts = f.parts;
   const std::size_t entity_count = f.world.entities.size();
-  parts.evaluation.run(parts.narrowphase, f.world.states, viewing(f), parts.meter, measure_options(f),
+  parts.evaluation.run(parts.narrowphase, f.world.states, viewings(f), parts.meter, measure_options(f),
                        f.settings.budget, f.settings.interrupt_policy, entity_count, f.frame, f.sync_ms);
   // The same collisions and poses on the other trees. The meter's exact tests are shared:
   // they depend on the pair and the poses only.
   for (const std::unique_ptr<TreeEvaluation>& t : parts.tree_evaluations)
-    t->evaluation.run(t->narrowphase, f.world.states, viewing(f), parts.meter, measure_options(f), f.settings.budget,
+    t->evaluation.run(t->narrowphase, f.world.states, viewings(f), parts.meter, measure_options(f), f.settings.budget,
                       f.settings.interrupt_policy, entity_count, f.frame, f.sync_ms);
 }
 
@@ -174,8 +182,9 @@ void restart_descents_stage(FrameContext& f) { f.parts.narrowphase.begin_frame(f
 
 void true_priorities_stage(FrameContext& f) {
   // Outside the budget: the oracle is a bound on scheduling, not a scheduler a frame could
-  // afford (it runs the exact voxel test on every collision).
-  f.parts.meter.set_true_priorities(f.parts.narrowphase, f.world.states, viewing(f), f.parts.pool.get());
+  // afford (it runs the exact voxel test on every collision). It knows the geometry, and the
+  // gaze only as its input gives it.
+  f.parts.meter.set_true_priorities(f.parts.narrowphase, f.world.states, scheduler_viewing(f), f.parts.pool.get());
 }
 
 void start_budget_stage(FrameContext& f) {
@@ -185,18 +194,19 @@ void start_budget_stage(FrameContext& f) {
   f.budget = Budget::from_settings(f.settings.budget);
 }
 
-// Both prioritise rows: for the scheduler that reads the priorities, inside its budget, and
-// for the records of one that does not (or that orders by fast priorities), outside it.
+// Both prioritise rows: for the scheduler that reads the priorities, inside its budget, with
+// its gaze; and for the records, outside it, with the eye's, where the scheduler did not
+// place them (or placed them cheaply, or from another fixation).
 void prioritise_stage(FrameContext& f) {
   perceive_at_frame_start(f.parts.narrowphase, f.world.states, viewing(f), refined_from(f));
 }
 
 void prioritise_for_order_stage(FrameContext& f) {
-  prioritise_at_frame_start(f.parts.narrowphase, f.world.states, viewing(f), priority_options(f));
+  prioritise_at_frame_start(f.parts.narrowphase, f.world.states, scheduler_viewing(f), priority_options(f));
 }
 
 void schedule_stage(FrameContext& f) {
-  OrderPerception perception(f.world.states, viewing(f), priority_options(f));
+  OrderPerception perception(f.world.states, scheduler_viewing(f), priority_options(f));
   f.parts.scheduler->run(f.parts.narrowphase, f.budget, ScheduleContext{f.frame, &perception});
   f.stats.budget_exhausted = f.budget.was_exhausted();
   f.stats.budget_overshoot_us = std::numeric_limits<double>::quiet_NaN();
@@ -316,8 +326,8 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
      response_stage},
     {Stage::prioritise_for_records, "prioritise_for_records", StageClock::metrics, false,
      D::collisions | D::states | D::gaze | D::memory, only(D::priorities),
-     "the start-of-frame placements a scheduler that does not read them (or orders by fast priorities) leaves "
-     "unset, for the records "
+     "the start-of-frame placements a scheduler that does not read them (or orders by fast priorities, or sees "
+     "another fixation than the eye's) leaves unset, for the records "
      "(prioritise/perceived_collision.cpp perceive_at_frame_start)",
      prioritise_stage},
     {Stage::place_at_end, "place_at_end", StageClock::metrics, false, D::collisions | D::states | D::gaze,
@@ -385,6 +395,7 @@ FramePlanInputs frame_plan_inputs(const AnimationSettings& settings) {
   inputs.remembers = settings.narrowphase.coherence || settings.schedule.priorities == PriorityGap::refined ||
                      settings.schedule.aging;
   inputs.fast_priorities = settings.schedule.fast_priorities;
+  inputs.scheduler_gaze_differs = scheduler_sees_other_than_eye(settings.schedule.gaze, simulates_tracker(settings.gaze));
   inputs.occlusion = settings.metrics.visibility == VisibilityKind::occlusion;
   return inputs;
 }
@@ -411,7 +422,7 @@ std::vector<Stage> plan_frame(const FramePlanInputs& in) {
   plan.insert(plan.end(), {Stage::schedule, Stage::interrupt});
   if (in.remembers) plan.push_back(Stage::remember);
   plan.push_back(Stage::response);
-  if (!in.uses_priority || in.fast_priorities) plan.push_back(Stage::prioritise_for_records);
+  if (!in.uses_priority || in.fast_priorities || in.scheduler_gaze_differs) plan.push_back(Stage::prioritise_for_records);
   if (in.occlusion && !in.evaluation) plan.push_back(Stage::occluders);
   plan.insert(plan.end(), {Stage::place_at_end, Stage::measure});
   if (in.remembers) plan.push_back(Stage::keep_memory);

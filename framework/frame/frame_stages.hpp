@@ -114,6 +114,9 @@ struct FramePlanInputs {
   bool remembers = false;          ///< coherence or refined priorities read last frame's descents
   bool occlusion = false;          ///< metrics.visibility: occlusion
   bool fast_priorities = false;    ///< the order reads fast priorities: the records' placements come after the run
+  /// The scheduler places from another fixation than the eye's (schedule.gaze, a simulated
+  /// tracker): the records' placements come after the run, from the eye.
+  bool scheduler_gaze_differs = false;
 };
 /// The inputs for a world of `settings`: what its scheduler needs from its row of
 /// kSchedulerKinds (schedule/scheduler_kinds.hpp).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gaze/gaze_source.hpp"
+#include "gaze/simulated_tracker.hpp"
 
 namespace fovea {
 
@@ -24,6 +25,19 @@ struct FrameGaze {
   /// (gaze-to-frame latency for trackers, 0 for synthetic sources); NaN for the centre.
   double age_ms = 0;
   std::uint64_t dropped = 0;  ///< inputs the source has rejected so far (malformed, lost connections)
+
+  // What the scheduler may read instead (schedule.gaze; gaze/simulated_tracker.hpp). The
+  // point above is the eye's: what the meter measures with.
+  double tracked_x_px = 0;  ///< the newest point the tracker delivered by the frame, with the same fallback
+  double tracked_y_px = 0;  ///< from the screen's top edge, y down
+  /// The frame's time minus when the eye was at the tracked point, ms: the tracker's latency
+  /// and the wait for its next sample (age_ms without a simulated tracker); NaN for the centre.
+  double tracked_age_ms = 0;
+  /// The delivered samples show a saccade under way (gaze/saccade_landing.hpp), and landing_*
+  /// is where it is predicted to end.
+  bool saccade_in_flight = false;
+  double landing_x_px = 0;  ///< the predicted landing point in a saccade, else the tracked point
+  double landing_y_px = 0;  ///< from the screen's top edge, y down
 };
 
 /// The gaze part as the frame loop sees it: the configured source plus the fallback for
@@ -32,7 +46,9 @@ struct FrameGaze {
 ///  2. else its last used sample is held while it is at most fallback.hold_ms old;
 ///  3. else fallback.then gives the point: the screen's centre, or the mouse.
 /// Ages are measured on the source's clock: the run's for synthetic and replayed sources,
-/// the wall clock for trackers and the mouse.
+/// the wall clock for trackers and the mouse. The same three steps give the tracked point
+/// from the samples a simulated tracker delivered (gaze.latency_ms, gaze.rate_hz,
+/// gaze.noise_deg), and the landing point is predicted from them (gaze/saccade_landing.hpp).
 class Gaze {
  public:
   /// Live sources stamp samples on a clock they estimate (Pupil's offset to the wall clock);
@@ -44,9 +60,10 @@ class Gaze {
   /// window, a replay file that cannot be read).
   Gaze(const GazeSettings& settings, const ScreenSettings& screen, std::uint64_t seed,
        const GazeEnvironment& environment = {});
-  /// A given source (tests, a source built elsewhere) named `name` in the records.
+  /// A given source (tests, a source built elsewhere) named `name` in the records;
+  /// `tracker_seed` seeds a simulated tracker's noise.
   Gaze(std::unique_ptr<GazeSource> source, const char* name, const GazeSettings& settings, const ScreenSettings& screen,
-       const GazeEnvironment& environment = {});
+       const GazeEnvironment& environment = {}, std::uint64_t tracker_seed = 0);
 
   /// The fixation for a frame at `run_time_s` on the run's clock.
   FrameGaze at(double run_time_s);
@@ -74,6 +91,21 @@ class Gaze {
   const char* source_name_ = "";
   std::unique_ptr<GazeSource> fallback_mouse_;  ///< with fallback.then = mouse
   std::optional<GazeSample> held_;              ///< the last sample used as valid
+  SimulatedTracker tracker_;                    ///< the tracker between the eye and the scheduler
+  std::optional<GazeSample> tracked_held_;      ///< the last delivered sample used as valid
+  std::vector<TrackedSample> history_;          ///< scratch: the delivered samples the prediction reads
+
+  /// A point, where it came from, whether valid and its age, ms.
+  struct Chosen {
+    double x_px, y_px;
+    const char* source;
+    bool valid;
+    double age_ms;
+  };
+  /// Steps 1-3 of at() for sample `s` at `now_s`, holding `held`: `delay_s` is taken off the
+  /// sample's age for the max_age_ms and hold_ms tests (a simulated tracker's latency is not
+  /// staleness), not for the age reported.
+  Chosen choose(const GazeSample& s, double now_s, double delay_s, std::optional<GazeSample>& held, double run_time_s);
 };
 
 }  // namespace fovea

@@ -150,6 +150,13 @@ struct GazeSettings {
   /// stalled or stopped); the frame treats it as invalid and falls back.
   double max_age_ms = 100.0;
   GazeFallbackSettings fallback;  ///< `gaze.fallback`: hold, then centre or mouse
+
+  // A simulated eye tracker between the viewer's eye (the source) and the scheduler
+  // (gaze/simulated_tracker.hpp; docs/gaze.md, "A tracker's latency"). The meter measures
+  // with the eye; the scheduler sees what the tracker delivers. All 0: the eye itself.
+  double latency_ms = 0;  ///< a sample reaches the scheduler this long after the eye was there, ms
+  double rate_hz = 0;     ///< the tracker samples the eye this often; 0: once a frame, at the frame's time
+  double noise_deg = 0;   ///< Gaussian noise added to each sample, standard deviation per axis, degrees
 };
 
 }  // namespace fovea

@@ -42,12 +42,23 @@ class EpisodeMeter {
   /// One frame's collisions, each once, any order. Returns the episodes that ended in it.
   Ended frame(const std::vector<EpisodeInput>& collisions);
 
+  /// The episode a collision is in after the last frame fed (collisions.csv's episode columns).
+  struct Running {
+    std::int64_t frames = 0;  ///< frames it has lasted, this one included; 0: in none (not accepted unresolved)
+    double p_est = 0;         ///< 1 - prod(1 - f_est) over them: the chance it has been noticed so far
+    double p_true = 0;        ///< the same with the true f
+  };
+  /// The episode of the collision in `slot` (first overlapping in `first_frame`) after the
+  /// last frame fed; frames 0 when it was not accepted unresolved in it.
+  Running running(std::uint32_t slot, std::int64_t first_frame) const;
+
  private:
   struct Open {
     std::int64_t first_frame = 0;
     double unnoticed_est = 1;   ///< prod(1 - f_est) so far
     double unnoticed_true = 1;  ///< prod(1 - f_true) so far
     std::int64_t stamp = -1;    ///< the frame it was last continued in
+    std::int64_t frames = 0;    ///< frames it has lasted
     bool open = false;
   };
   std::vector<Open> by_slot_;

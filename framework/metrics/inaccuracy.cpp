@@ -53,14 +53,23 @@ const InaccuracyMeter::ExactAtFrame& InaccuracyMeter::exact_at_frame(const Colli
   // Reused within the frame for the same pair: the other evaluations' narrow phases (other
   // schedulers, other trees) hold the same pairs in the same slots, and the check keeps a
   // slot that held another pair from answering for it.
-  if (e.stamp == frame_stamp_ && e.a == c.a && e.b == c.b) return e;
-  e = ExactAtFrame{};
-  e.stamp = frame_stamp_;
-  e.a = c.a;
-  e.b = c.b;
-  const ExactPose pa{states[c.a].position_m, states[c.a].orientation};
-  const ExactPose pb{states[c.b].position_m, states[c.b].orientation};
-  e.contact = exact_contact(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);
+  const bool placed_so = e.placed_model == &viewing.model && e.placed_x_px == viewing.fixation_x_px &&
+                        e.placed_y_px == viewing.fixation_y_px;
+  if (e.stamp == frame_stamp_ && e.a == c.a && e.b == c.b) {
+    if (placed_so) return e;
+  } else {
+    e = ExactAtFrame{};
+    e.stamp = frame_stamp_;
+    e.a = c.a;
+    e.b = c.b;
+    const ExactPose pa{states[c.a].position_m, states[c.a].orientation};
+    const ExactPose pb{states[c.b].position_m, states[c.b].orientation};
+    e.contact = exact_contact(*exact_shapes_[c.model_a], pa, *exact_shapes_[c.model_b], pb);
+  }
+  // The contact is the pair's at these poses; where it is seen depends on the fixation and f.
+  e.placed_model = &viewing.model;
+  e.placed_x_px = viewing.fixation_x_px;
+  e.placed_y_px = viewing.fixation_y_px;
   if (!e.contact.touching) {
     const Vec3 middle = 0.5 * (e.contact.closest_a_m + e.contact.closest_b_m);
     const PerceivedGap p = perceive_gap(viewing.view, viewing.model, viewing.fixation_x_px, viewing.fixation_y_px, middle,

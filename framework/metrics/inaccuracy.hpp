@@ -107,6 +107,8 @@ class InaccuracyMeter {
 
   /// The driver's episodes: what measure() feeds for the run's own schedule.
   EpisodeMeter& episodes() { return episodes_; }
+  /// The driver's episodes, to read (EpisodeMeter::running).
+  const EpisodeMeter& episodes() const { return episodes_; }
 
   /// The exact test's verdict on the collision in `slot` in the last measure().
   const CollisionTruth& truth(std::uint32_t slot) const { return truth_[slot]; }
@@ -120,6 +122,10 @@ class InaccuracyMeter {
     double gap_deg = 0;
     double probability = 0;
     std::int8_t visible = -1;         ///< -1: not asked yet this frame
+    /// The f and fixation gap_deg and probability were placed with: the oracle's arms place
+    /// the same contact from their schedulers' fixations, the meter from the eye's.
+    const PerceptionModel* placed_model = nullptr;
+    double placed_x_px = 0, placed_y_px = 0;  ///< that fixation, px
   };
   const ExactAtFrame& exact_at_frame(const Collision& c, std::uint32_t slot, std::span<const EntityState> states,
                                      const Viewing& viewing);

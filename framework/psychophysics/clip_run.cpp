@@ -40,7 +40,7 @@ void ClipPlayer::step(std::vector<EpisodeInput>* log) {
     if (in.unresolved) {
       // The gap the observer sees: the exact voxel test's, at the collision's eccentricity as
       // placed at the frame's end; nothing when off the screen or touching (a real contact).
-      const CollisionTruth& truth = world.collision_truth(slot);
+      const CollisionTruth& truth = world.meter().truth(slot);
       if (c.visible && truth.checked && !truth.touching && truth.gap_deg > 0)
         in.f_true = observer_.probability(c.eccentricity_deg, truth.gap_deg);
     }

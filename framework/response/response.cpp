@@ -129,6 +129,10 @@ ResponseStats Response::apply(NarrowPhase& narrowphase, std::span<const Entity> 
   stats.contact_tests = entity_manifolds(narrowphase, entities, states, pool);
   stats.wall_contacts = wall_manifolds(narrowphase, entities, states, pool);
   stats.contacts = static_cast<std::int64_t>(manifolds_.size());
+  // How far the bodies overlap where they touch, before the solve: the sphere overlap the
+  // detection left, an entity's and a wall's alike (a plausibility measure, docs/metrics.md).
+  for (const ContactManifold& m : manifolds_)
+    for (int i = 0; i < m.point_count; ++i) stats.deepest_contact_m = std::max(stats.deepest_contact_m, m.points[i].depth_m);
   solve(entities, states, correction_m, pool, stats);
   remember_impulses();
   return stats;

@@ -24,6 +24,9 @@ struct ResponseStats {
   std::int64_t contacts = 0;        ///< manifolds: touching entity pairs and entity-wall pairs
   std::int64_t wall_contacts = 0;   ///< of those, against a wall of the box
   std::int64_t contact_points = 0;  ///< points of all manifolds (at most 4 each)
+  /// The deepest overlap of any contact point before the solve, metres (0 without contacts):
+  /// the sphere overlap the detection left between touching bodies, walls included.
+  double deepest_contact_m = 0;
   std::int64_t contact_tests = 0;   ///< sphere tests to finish resolved collisions' contact areas (unbudgeted)
   /// Kinetic energy the contacts changed, joules: never above 0, up to rounding
   /// (ImpulseSolverStats::energy_change_j).

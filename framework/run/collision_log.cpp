@@ -6,9 +6,9 @@ std::vector<std::string> CollisionLog::columns(bool ground_truth) {
   std::vector<std::string> c = {"frame",       "entity_a",    "entity_b",        "first_frame",      "status",
                                 "interrupted", "levels",      "sphere_tests",    "queue",            "priority",
                                 "visible",     "centre_x_px", "centre_y_px",     "eccentricity_deg", "gap_bound_m",
-                                "gap_deg",     "probability"};
+                                "gap_deg",     "probability", "episode_frames", "p_episode_est"};
   if (ground_truth)
-    for (const char* name : {"touching", "separation_m", "gap_true_deg", "p_true"}) c.push_back(name);
+    for (const char* name : {"touching", "separation_m", "gap_true_deg", "p_true", "p_episode_true"}) c.push_back(name);
   return c;
 }
 
@@ -37,8 +37,17 @@ void CollisionLog::write(std::int64_t frame, const Animation& world) {
       csv_.cell_missing().cell_missing().cell_missing();
     }
     csv_.cell(c.gap_bound_m).cell(c.gap_deg).cell(c.probability);
+    // The episode it is in (accepted unresolved frame after frame): its frames so far and the
+    // chance a viewer has noticed it by now, 1 - prod(1 - f) (metrics/episodes.hpp).
+    const EpisodeMeter::Running episode = world.meter().episodes().running(slot, c.first_frame);
+    csv_.cell(episode.frames);
+    if (episode.frames > 0) {
+      csv_.cell(episode.p_est);
+    } else {
+      csv_.cell_missing();
+    }
     if (ground_truth_) {
-      const CollisionTruth& t = world.collision_truth(slot);
+      const CollisionTruth& t = world.meter().truth(slot);
       csv_.cell(std::int64_t{t.touching ? 1 : 0});
       csv_.cell_or_missing(t.separation_m);
       // The true gap on screen is measured for the collisions accepted unresolved only.
@@ -46,6 +55,11 @@ void CollisionLog::write(std::int64_t frame, const Animation& world) {
         csv_.cell(t.gap_deg).cell(t.probability);
       } else {
         csv_.cell_missing().cell_missing();
+      }
+      if (episode.frames > 0) {
+        csv_.cell(episode.p_true);
+      } else {
+        csv_.cell_missing();
       }
     }
     csv_.end_row(CsvWriter::Flush::later);

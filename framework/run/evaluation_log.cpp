@@ -5,7 +5,7 @@
 namespace fovea {
 
 std::vector<std::string> EvaluationLog::columns() {
-  return {"frame",           "scheduler",     "budget_mode",    "budget",         "budget_tests",  "full_tests",
+  return {"frame",           "scheduler",     "gaze",           "budget_mode",    "budget",         "budget_tests",  "full_tests",
           "sphere_tests",    "budget_exhausted", "collisions",  "interrupted",    "resolved_colliding",
           "resolved_not_colliding", "nabla_est", "p_est",       "p_est_supra",    "p_est_visible", "episodes_ended",
           "p_episodes_est",  "nabla_true",    "p_true",         "p_true_supra",   "p_true_visible", "p_episodes_true",
@@ -23,7 +23,8 @@ void EvaluationLog::write(const FrameStats& stats, const std::vector<Animation::
 void EvaluationLog::write_row(const FrameStats& stats, const CounterfactualEvaluation& evaluation, const EvaluatedFrame& e,
                               std::string_view tree) {
   const FrameMetrics& m = e.metrics;
-  csv_.cell(stats.frame).cell(std::string_view(scheduler_name(e.scheduler))).cell(std::string_view(budget_mode_name(e.budget.mode)));
+  csv_.cell(stats.frame).cell(std::string_view(scheduler_name(e.scheduler))).cell(std::string_view(scheduler_gaze_name(e.gaze)));
+  csv_.cell(std::string_view(budget_mode_name(e.budget.mode)));
   // The budget in its mode's unit: tests, ms, a share of full resolution; none for unlimited.
   switch (e.budget.mode) {
     case BudgetMode::work: csv_.cell(e.budget.tests); break;

@@ -30,6 +30,26 @@ inline constexpr auto kPriorityGaps = kind_table<KindName<PriorityGap>>({
      "also last frame's deepest sphere pair of a persistent pair, at this frame's poses; the tighter"},
 });
 
+/// Where the scheduler takes the fixation from (config `schedule.gaze`, `evaluate.gaze`;
+/// docs/gaze.md, "What the scheduler sees"). The meter always measures with the eye's.
+enum class SchedulerGaze {
+  tracked,  ///< the newest sample the tracker delivered (the eye's own without a simulated tracker)
+  landing,  ///< in a saccade the delivered samples show, its predicted landing point; else tracked
+  blind     ///< no gaze: f(0, g), every gap as if at the fixation point (the gaze-blind control)
+};
+
+/// The scheduler's gaze inputs' names in configs and evaluation.csv, and their help.
+inline constexpr auto kSchedulerGazes = kind_table<KindName<SchedulerGaze>>({
+    {SchedulerGaze::tracked, "tracked",
+     "the tracker's newest sample (late by gaze.latency_ms; the eye's own without a simulated tracker)"},
+    {SchedulerGaze::landing, "landing",
+     "during a saccade the tracker's samples show, its landing point predicted from them (main sequence)"},
+    {SchedulerGaze::blind, "blind", "no gaze: f's eccentricity term removed, f(0, g): the gaze-blind control"},
+});
+
+/// The config name of a scheduler's gaze input ("tracked", ...).
+constexpr const char* scheduler_gaze_name(SchedulerGaze gaze) { return kind_name(kSchedulerGazes, gaze); }
+
 /// How a frame's collisions are scheduled (config `schedule`; docs/narrowphase.md, "Schedulers").
 struct ScheduleSettings {
   SchedulerKind kind = SchedulerKind::hybrid;  ///< the order collisions are refined in (kSchedulerKinds)
@@ -48,6 +68,9 @@ struct ScheduleSettings {
   /// Age a pair left unresolved frame after frame: its priority is its episode's chance of
   /// being noticed if left one more frame, 1 - (1 - f) prod(1 - f before) (prioritise/fast_priority.hpp).
   bool aging = true;
+  /// Where the fixation the priorities are placed from comes from: the tracker, its landing
+  /// prediction, or none (the gaze-blind control).
+  SchedulerGaze gaze = SchedulerGaze::tracked;
 };
 
 }  // namespace fovea

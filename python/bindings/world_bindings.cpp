@@ -276,7 +276,7 @@ class World {
       gap.mutable_at(i) = c.gap_deg;
       probability.mutable_at(i) = c.probability;
       if (truth) {
-        const CollisionTruth& t = world.collision_truth(slot);
+        const CollisionTruth& t = world.meter().truth(slot);
         touching.mutable_at(i) = t.touching;
         separation.mutable_at(i) = t.separation_m;
         const bool measured = c.interrupted && c.status == CollisionStatus::colliding && !t.touching;

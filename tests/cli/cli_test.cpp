@@ -111,13 +111,14 @@ TEST_CASE("fovea run: writes a complete results folder", "[cli]") {
   const auto rows = lines_of(read_file(out / "frames.csv"));
   REQUIRE(rows.size() == 31);
   CHECK(rows[0] == "frame,sim_time_s,entities,kinetic_energy_j,potential_energy_j,pairs,pairs_started,pairs_stopped,"
-                    "gaze_x_px,gaze_y_px,gaze_source,gaze_valid,gaze_age_ms,gaze_dropped,gaze_collision_deg,collisions,resolved_colliding,"
+                    "gaze_x_px,gaze_y_px,gaze_source,gaze_valid,gaze_age_ms,gaze_dropped,gaze_tracked_x_px,gaze_tracked_y_px,"
+                    "gaze_tracked_age_ms,gaze_saccade,gaze_landing_x_px,gaze_landing_y_px,gaze_collision_deg,collisions,resolved_colliding,"
                     "resolved_not_colliding,interrupted,sphere_tests,budget_exhausted,budget_overshoot_us,nabla_est,p_est,p_est_supra,"
                     "episodes_ended,p_episodes_est,contacts,wall_contacts,contact_points,"
-                    "contact_tests,contact_energy_j,bounces_limited,compressions_limited,integrate_ms,broadphase_ms,narrowphase_ms,response_ms,metrics_ms,frame_ms");
+                    "deepest_contact_m,contact_tests,contact_energy_j,bounces_limited,compressions_limited,integrate_ms,broadphase_ms,narrowphase_ms,response_ms,metrics_ms,frame_ms");
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto cells = split(rows[i]);
-    REQUIRE(cells.size() == 40);
+    REQUIRE(cells.size() == 47);
     CHECK(cells[0] == std::to_string(i - 1));
     CHECK(cells[2] == "200");
     CHECK(cells[10] == "fixed");
@@ -375,7 +376,7 @@ TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli]
   CHECK(rows.size() >= 2000);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto cells = split(rows[i]);
-    REQUIRE(cells.size() == 40);
+    REQUIRE(cells.size() == 47);
     REQUIRE(cells[0] == std::to_string(i - 1));
   }
   // The manifest shows the run never ended.

@@ -438,6 +438,23 @@ TEST_CASE("config: a perception model file replaces the inline model, and a conf
                     Catch::Contains("bad_model.yaml:1:16: threshold_deg: expected a number in [1e-06, 180], found -1"));
 }
 
+TEST_CASE("config: a simulated tracker and the schedulers' gaze inputs are read", "[config][gaze]") {
+  const auto loaded = load_config_text(R"(
+gaze: {source: scripted, latency_ms: 12, rate_hz: 200, noise_deg: 0.08}
+schedule: {gaze: landing}
+evaluate: {schedulers: [hybrid], gaze: [tracked, blind]}
+)",
+                                       "test.yaml");
+  CHECK(loaded.settings.gaze.latency_ms == 12);
+  CHECK(loaded.settings.gaze.rate_hz == 200);
+  CHECK(loaded.settings.gaze.noise_deg == 0.08);
+  CHECK(loaded.settings.schedule.gaze == SchedulerGaze::landing);
+  CHECK(loaded.settings.evaluate.gaze == std::vector{SchedulerGaze::tracked, SchedulerGaze::blind});
+  const auto again = load_config_text(config::resolved_yaml(loaded.settings), "resolved.yaml");
+  CHECK(again.settings.gaze.latency_ms == 12);
+  CHECK(again.settings.evaluate.gaze == loaded.settings.evaluate.gaze);
+}
+
 TEST_CASE("config: the gaze keys are read, the replay file is read at load, bad values named", "[config][gaze]") {
   const auto loaded = load_config_text(R"(
 gaze:
@@ -479,6 +496,12 @@ record: {gaze: true}
       {"gaze: {port: 70000}\n", {}, "test.yaml:1:14: gaze.port: expected an integer in [0, 65535], found 70000"},
       {"gaze: {fallback: {then: nowhere}}\n", {},
        "test.yaml:1:25: gaze.fallback.then: expected one of centre, mouse, found \"nowhere\""},
+      {"gaze: {source: pupil, latency_ms: 10}\n", {},
+       "test.yaml:1:23: gaze.latency_ms: a simulated tracker samples a synthetic eye (source fixed, scripted or "
+       "replay), and pupil is a live input with a latency of its own; leave latency_ms, rate_hz and noise_deg at 0"},
+      {"gaze: {rate_hz: 5000}\n", {}, "test.yaml:1:17: gaze.rate_hz: expected a number in [0, 2000], found 5000"},
+      {"schedule: {gaze: eye}\n", {},
+       "test.yaml:1:18: schedule.gaze: expected one of tracked, landing, blind, found \"eye\""},
   });
   CHECK(error_of("gaze: {source: eyelink}\n").find("expected one of fixed, mouse, scripted, replay, pupil, gazepoint") !=
         std::string::npos);

@@ -223,7 +223,7 @@ TEST_CASE("Frame metrics: suprathreshold P, visible P and the fixation's distanc
       const Collision& c = np.collision(slot);
       if (c.visible && !(nearest_deg <= c.eccentricity_deg)) nearest_deg = c.eccentricity_deg;
       if (!(c.status == CollisionStatus::colliding && c.interrupted)) continue;
-      const double f_true = world.collision_truth(slot).probability;
+      const double f_true = world.meter().truth(slot).probability;
       if (f_true >= settings.metrics.min_f) supra_true += f_true;
       if (c.probability >= settings.metrics.min_f) supra_est += c.probability;
     }

@@ -67,3 +67,20 @@ TEST_CASE("Episodes: two ending in one frame give the product of their unnoticed
   e = meter.frame({});
   CHECK(e.unnoticed_true == 1);  // nothing ended: nothing unseen to multiply
 }
+
+TEST_CASE("Episodes: each collision's running episode, its frames and its chance of being noticed so far",
+          "[metrics][episodes]") {
+  EpisodeMeter meter;
+  meter.frame({{1, 0, true, 0.5, 0.4}, {2, 0, false, 0.9, 0.9}});
+  CHECK(meter.running(1, 0).frames == 1);
+  CHECK(meter.running(1, 0).p_true == Approx(0.4));
+  CHECK(meter.running(2, 0).frames == 0);  // resolved: in no episode
+  CHECK(meter.running(7, 0).frames == 0);  // a slot never seen
+  meter.frame({{1, 0, true, 0.5, 0.5}});
+  CHECK(meter.running(1, 0).frames == 2);
+  CHECK(meter.running(1, 0).p_true == Approx(1 - 0.6 * 0.5));
+  CHECK(meter.running(1, 0).p_est == Approx(0.75));
+  CHECK(meter.running(1, 5).frames == 0);  // another pair in the slot is not this episode
+  meter.frame({});
+  CHECK(meter.running(1, 0).frames == 0);  // ended
+}

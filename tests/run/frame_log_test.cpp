@@ -54,11 +54,12 @@ TEST_CASE("FrameLog: columns, one row per frame, summaries per column", "[record
   }
   const std::string csv = test::read_file(dir / "frames.csv");
   // The default fixed gaze: the screen's centre, valid, no age, nothing dropped.
-  CHECK(csv.find("\n0,0.01,10,1.5,0,0,0,0,960,540,fixed,1,0,0,") != std::string::npos);
+  CHECK(csv.find("\n0,0.01,10,1.5,0,0,0,0,960,540,fixed,1,0,0,960,540,0,0,960,540,") != std::string::npos);
   CHECK(csv.rfind("frame,sim_time_s,entities,kinetic_energy_j,potential_energy_j,pairs,pairs_started,pairs_stopped,gaze_x_px,"
-                  "gaze_y_px,gaze_source,gaze_valid,gaze_age_ms,gaze_dropped,gaze_collision_deg,collisions,resolved_colliding,"
+                  "gaze_y_px,gaze_source,gaze_valid,gaze_age_ms,gaze_dropped,gaze_tracked_x_px,gaze_tracked_y_px,gaze_tracked_age_ms,"
+                  "gaze_saccade,gaze_landing_x_px,gaze_landing_y_px,gaze_collision_deg,collisions,resolved_colliding,"
                   "resolved_not_colliding,interrupted,sphere_tests,budget_exhausted,budget_overshoot_us,nabla_est,p_est,p_est_supra,"
                   "episodes_ended,p_episodes_est,contacts,wall_contacts,contact_points,"
-                  "contact_tests,contact_energy_j,bounces_limited,compressions_limited,integrate_ms,broadphase_ms,narrowphase_ms,response_ms,metrics_ms,frame_ms\n0,0.01,10,1.5,",
+                  "deepest_contact_m,contact_tests,contact_energy_j,bounces_limited,compressions_limited,integrate_ms,broadphase_ms,narrowphase_ms,response_ms,metrics_ms,frame_ms\n0,0.01,10,1.5,",
                   0) == 0);
 }
