@@ -271,17 +271,9 @@ void check_gaze(LoadedConfig& loaded, const std::filesystem::path& base_folder) 
   }
   // A simulated tracker samples a synthetic eye at any time it likes; a live source has its
   // own latency and answers for now only.
-  if (simulates_tracker(gaze)) {
-    const GazeSourceKind k = gaze.source;
-    if (!(k == GazeSourceKind::fixed || k == GazeSourceKind::scripted || k == GazeSourceKind::replay)) {
-      const char* key = gaze.latency_ms > 0 ? "gaze.latency_ms" : gaze.rate_hz > 0 ? "gaze.rate_hz" : "gaze.noise_deg";
-      throw ConfigError(loaded.error_at(key, std::string("a simulated tracker samples a synthetic eye (source fixed, "
-                                                         "scripted or replay), and ") +
-                                                 gaze_source_name(k) +
-                                                 " is a live input with a latency of its own; leave latency_ms, "
-                                                 "rate_hz and noise_deg at 0"));
-    }
-  }
+  const char* key = "";
+  if (const std::string problem = simulated_tracker_problem(gaze, key); !problem.empty())
+    throw ConfigError(loaded.error_at(key, problem));
   // Letters, digits, '.', '-' and ':' cover host names and IPv4 and IPv6 addresses; anything
   // else (a URL, a space) is a mistake better caught here than as a connection that never works.
   for (const char c : gaze.host)

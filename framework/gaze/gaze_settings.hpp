@@ -63,6 +63,14 @@ constexpr bool reads_live_input(GazeSourceKind kind) {
   return row != nullptr && (row->input == GazeInput::window || row->input == GazeInput::tracker);
 }
 
+/// Whether the source is a synthetic eye that answers for any time on the run's clock (its
+/// input is its settings or a file: fixed, scripted, replay), which a simulated tracker can
+/// sample (gaze/simulated_tracker.hpp); live inputs answer for now only.
+constexpr bool answers_for_any_time(GazeSourceKind kind) {
+  const GazeSourceInfo* row = find_kind(kGazeSources, kind);
+  return row != nullptr && (row->input == GazeInput::settings || row->input == GazeInput::file);
+}
+
 /// Where the scripted viewer's saccades go (docs/gaze.md, "scripted").
 enum class ScriptedTargetKind {
   screen,      ///< uniform over the screen inside the margins; no scene targets asked for

@@ -29,12 +29,8 @@ SimulatedTracker::SimulatedTracker(const GazeSettings& settings, const ScreenSet
   check_range("gaze.rate_hz", settings.rate_hz, 2000);
   check_range("gaze.noise_deg", settings.noise_deg, 10);
   active_ = simulates_tracker(settings);
-  const GazeSourceKind k = settings.source;
-  if (active_ && !(k == GazeSourceKind::fixed || k == GazeSourceKind::scripted || k == GazeSourceKind::replay))
-    throw SettingError(settings.latency_ms > 0 ? "gaze.latency_ms" : settings.rate_hz > 0 ? "gaze.rate_hz" : "gaze.noise_deg",
-                       std::string("a simulated tracker samples a synthetic eye (fixed, scripted or replay), and ") +
-                           gaze_source_name(k) + " is a live input with a latency of its own; leave latency_ms, "
-                           "rate_hz and noise_deg at 0");
+  const char* key = "";
+  if (const std::string problem = simulated_tracker_problem(settings, key); !problem.empty()) throw SettingError(key, problem);
   latency_s_ = 1e-3 * settings.latency_ms;
   rate_hz_ = settings.rate_hz;
   // A degree at the screen's centre, in pixels: the screen's distance times tan(1 deg), in cm,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/rng.hpp"
@@ -13,6 +14,16 @@ namespace fovea {
 /// a sampling rate or noise (gaze.latency_ms, gaze.rate_hz, gaze.noise_deg).
 inline bool simulates_tracker(const GazeSettings& settings) {
   return settings.latency_ms > 0 || settings.rate_hz > 0 || settings.noise_deg > 0;
+}
+
+/// Why `settings` cannot simulate a tracker (a live source), naming the key at fault in
+/// `key`; empty when they can. The config and SimulatedTracker say the same.
+inline std::string simulated_tracker_problem(const GazeSettings& settings, const char*& key) {
+  key = settings.latency_ms > 0 ? "gaze.latency_ms" : settings.rate_hz > 0 ? "gaze.rate_hz" : "gaze.noise_deg";
+  if (!simulates_tracker(settings) || answers_for_any_time(settings.source)) return {};
+  return std::string("a simulated tracker samples a synthetic eye (source fixed, scripted or replay), and ") +
+         gaze_source_name(settings.source) +
+         " is a live input with a latency of its own; leave latency_ms, rate_hz and noise_deg at 0";
 }
 
 /// The gaze as an eye tracker delivers it (docs/gaze.md, "A tracker's latency"): the
