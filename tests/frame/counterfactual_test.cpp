@@ -13,22 +13,10 @@ using namespace fovea;
 
 namespace {
 
-/// 004's hard case, small: packed rocks, the response on without gravity, a starved work
-/// budget, scripted gaze, ground truth and the visibility test on.
+/// 004's hard case, small (test::starved_packed_rocks), scheduled by 004's priority queues.
 AnimationSettings packed_rocks() {
-  EntityGroupSettings rocks =
-      test::rock_group({.count = 120, .variants = 4, .resolution_voxels = 12, .size_m = 0.6, .name = "rocks"});
-  rocks.sphere_tree.levels = 4;
-  AnimationSettings s = test::world_of(Vec3(4.0), {rocks});
-  s.world.time_step_s = 0.01;
+  AnimationSettings s = test::starved_packed_rocks();
   s.schedule.kind = SchedulerKind::priority_queues;
-  s.budget.mode = BudgetMode::work;
-  s.budget.tests = 600;
-  s.ground_truth = true;
-  s.metrics.visibility = VisibilityKind::occlusion;
-  s.perception.view.camera.frame_box = true;
-  s.gaze.source = GazeSourceKind::scripted;
-  s.response.gravity_mps2 = Vec3(0.0);
   return s;
 }
 

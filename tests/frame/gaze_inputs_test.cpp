@@ -10,24 +10,13 @@ using namespace fovea;
 
 namespace {
 
-/// Packed rocks, small: a starved work budget, a scripted viewer watching the entities, a
-/// tracker 50 ms late at 500 Hz, ground truth and the visibility test.
+/// Packed rocks, small (test::starved_packed_rocks), the scripted viewer watching the
+/// entities through a tracker 50 ms late at 500 Hz.
 AnimationSettings packed_rocks_late_tracker() {
-  EntityGroupSettings rocks =
-      test::rock_group({.count = 120, .variants = 4, .resolution_voxels = 12, .size_m = 0.6, .name = "rocks"});
-  rocks.sphere_tree.levels = 4;
-  AnimationSettings s = test::world_of(Vec3(4.0), {rocks});
-  s.world.time_step_s = 0.01;
-  s.budget.mode = BudgetMode::work;
-  s.budget.tests = 600;
-  s.ground_truth = true;
-  s.metrics.visibility = VisibilityKind::occlusion;
-  s.perception.view.camera.frame_box = true;
-  s.gaze.source = GazeSourceKind::scripted;
+  AnimationSettings s = test::starved_packed_rocks();
   s.gaze.scripted.targets = ScriptedTargetKind::entities;
   s.gaze.latency_ms = 50;
   s.gaze.rate_hz = 500;
-  s.response.gravity_mps2 = Vec3(0.0);
   return s;
 }
 

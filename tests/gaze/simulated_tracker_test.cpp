@@ -115,8 +115,15 @@ TEST_CASE("Simulated tracker: refused on a live source, whose latency is its own
   CHECK_NOTHROW(SimulatedTracker(live, kScreen, 1));  // no tracker simulated: any source
   GazeSettings bad = scripted(-1, 0);
   CHECK_THROWS_AS(SimulatedTracker(bad, kScreen, 1), SettingError);
-  bad = scripted(0, 1e9);
+  bad = scripted(0, 2000.5);
   CHECK_THROWS_AS(SimulatedTracker(bad, kScreen, 1), SettingError);
+  bad = scripted(1000.5, 0);
+  CHECK_THROWS_AS(SimulatedTracker(bad, kScreen, 1), SettingError);
+  bad = scripted(0, 0, 10.5);
+  CHECK_THROWS_AS(SimulatedTracker(bad, kScreen, 1), SettingError);
+  bad = scripted(0, 0, std::nan(""));
+  CHECK_THROWS_AS(SimulatedTracker(bad, kScreen, 1), SettingError);
+  CHECK_NOTHROW(SimulatedTracker(scripted(1000, 2000, 10), kScreen, 1));  // every limit itself is allowed
 }
 
 TEST_CASE("Landing prediction: fixations give the newest sample, and a saccade its landing point from its first samples",

@@ -33,6 +33,21 @@ AnimationSettings rocks_passing_through() {
   return s;
 }
 
+AnimationSettings starved_packed_rocks() {
+  EntityGroupSettings rocks = rock_group({.count = 120, .variants = 4, .resolution_voxels = 12, .size_m = 0.6, .name = "rocks"});
+  rocks.sphere_tree.levels = 4;
+  AnimationSettings s = world_of(Vec3(4.0), {rocks});
+  s.world.time_step_s = 0.01;
+  s.budget.mode = BudgetMode::work;
+  s.budget.tests = 600;
+  s.ground_truth = true;
+  s.metrics.visibility = VisibilityKind::occlusion;
+  s.perception.view.camera.frame_box = true;
+  s.gaze.source = GazeSourceKind::scripted;
+  s.response.gravity_mps2 = Vec3(0.0);
+  return s;
+}
+
 AnimationSettings still_packed_rocks() {
   return world_of(Vec3(4.0), {rock_group({.count = 120, .variants = 3, .at_rest = true})});
 }

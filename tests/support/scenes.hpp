@@ -42,6 +42,11 @@ AnimationSettings rocks_passing_through();
 /// frames repeat the same work, for counting allocations once warm.
 AnimationSettings still_packed_rocks();
 
+/// 004's hard case, small: 120 packed rocks (4 shapes of 12 voxels, trees of 4 levels) in a
+/// 4 m box, the response on without gravity, a starved work budget of 600 tests, a scripted
+/// viewer, ground truth and the visibility test on, the camera framing the box.
+AnimationSettings starved_packed_rocks();
+
 /// The rocks of configs/examples/pile.yaml without their density: 50 rocks of 0.35 m (5
 /// shapes of 10 voxels), restitution 0.3, friction 0.6, at rest, placed at random.
 EntityGroupSettings pile_rocks();
