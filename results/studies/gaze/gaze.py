@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "experiments", "plots"))
 sys.path.insert(0, os.path.join(ROOT, "experiments", "tools"))
-from study_figures import student_t_quantile  # noqa: E402  (found through the paths just set)
+from study_figures import mean_and_half_width, student_t_quantile  # noqa: E402  (found through the paths just set)
 from bounded_read import csv_rows, read_bounded  # noqa: E402
 
 MAX_CSV_BYTES = 512 << 20
@@ -162,7 +162,7 @@ def same_frames_run(binary, study, scene, seed, tracker):
     return out, rows
 
 
-def total_energy_slope(rows, step_s):
+def total_energy_slope(rows):
     """J per second: the least-squares slope of kinetic plus potential energy over the rows."""
     ts = [number(r["sim_time_s"]) for r in rows]
     es = [number(r["kinetic_energy_j"]) + number(r["potential_energy_j"]) for r in rows]
@@ -185,7 +185,7 @@ def closed_loop_run(binary, study, scene, seed, arm, share, full_tests):
     depths = [number(r["deepest_contact_m"]) for r in frames]
     row["deepest_contact_mean_m"] = mean(depths)
     row["deepest_contact_max_m"] = max(depths) if depths else math.nan
-    row["energy_change_jps"] = total_energy_slope(frames, 0.01)
+    row["energy_change_jps"] = total_energy_slope(frames)
     return out, [row]
 
 
@@ -300,12 +300,9 @@ def equivalent(num, den, seeds, metric):
 
 
 def mean_interval_text(values):
-    n = len(values)
-    if n < 2:
+    if len(values) < 2:
         return "n/a"
-    m = math.fsum(values) / n
-    sd = math.sqrt(math.fsum((v - m) ** 2 for v in values) / (n - 1))
-    h = student_t_quantile(0.975, n - 1) * sd / math.sqrt(n)
+    m, h = mean_and_half_width(values)
     return f"{m:.2f} [{m - h:.2f}, {m + h:.2f}]"
 
 
@@ -528,6 +525,7 @@ def analyse(args):
         headline_table(same, seeds)
         same_frames_tables(same, seeds, "p_true_visible", "Visible P a frame")
         same_frames_tables(same, seeds, "p_episodes_true", "Episodes noticed a frame")
+        same_frames_tables(same, seeds, "p_true", "All P a frame, visible or not")
         share_of_gain_table(same, seeds, "p_true_visible", "Visible P a frame")
         landing_table(same, seeds, "p_true_visible", "Visible P a frame")
         landing_table(same, seeds, "p_episodes_true", "Episodes noticed a frame")
