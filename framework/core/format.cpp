@@ -44,6 +44,34 @@ std::string format_number(std::int64_t value) {
   return text;
 }
 
+std::string excerpt(std::string_view text) {
+  const bool cut = text.size() > kMaxQuotedBytes;
+  std::size_t keep = cut ? kMaxQuotedBytes - 20 : text.size();
+  // Back off a UTF-8 continuation byte (10xxxxxx) so a character is never cut in half.
+  while (cut && keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
+  std::string out;
+  out.reserve(keep + 32);
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < keep; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (cut) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
 std::string format_significant(double value, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);

@@ -28,6 +28,16 @@ std::optional<double> parse_finite_number(std::string_view text);
 /// `value` to a few significant digits, for messages ("0.293").
 std::string format_significant(double value, int digits = 3);
 
+/// The most of any input a message quotes, bytes: a key, a value or a line quoted in an error
+/// is at most this long before excerpt() cuts it, so a 1 MB key gives a one-line message.
+inline constexpr std::size_t kMaxQuotedBytes = 80;
+
+/// The one rule for quoting input in a message: `text` with control characters escaped
+/// (\n, \t, \xNN), so the message stays one line; past kMaxQuotedBytes, its first bytes
+/// (never half a UTF-8 character), "...", and its whole length: `abcd... (1000000 bytes)`.
+/// Unquoted: the caller adds quotes where the message wants them.
+std::string excerpt(std::string_view text);
+
 /// `rows` (the first a header) as lines of text, each cell padded to its column's widest and
 /// columns two spaces apart: a table for a terminal. "" for no rows.
 std::string aligned_table(const std::vector<std::vector<std::string>>& rows);

@@ -38,3 +38,20 @@ TEST_CASE("aligned_table pads each column to its widest cell, two spaces apart",
   CHECK(fovea::aligned_table({{"a", "bb", "c"}, {"ccc", "d", "e"}}) == "a    bb  c\nccc  d   e\n");
   CHECK(fovea::aligned_table({}).empty());
 }
+
+TEST_CASE("excerpt quotes short text whole and long text cut, with its length, on one line", "[core][format]") {
+  CHECK(fovea::excerpt("schedule.kind") == "schedule.kind");
+  CHECK(fovea::excerpt("a\nb\tc\x01") == "a\\nb\\tc\\x01");
+  const std::string key(1000000, 'k');
+  const std::string quoted = fovea::excerpt(key);
+  CHECK(quoted == std::string(fovea::kMaxQuotedBytes - 20, 'k') + "... (1000000 bytes)");
+  CHECK(quoted.size() <= fovea::kMaxQuotedBytes);
+  // Exactly at the limit is whole; one past is cut.
+  CHECK(fovea::excerpt(std::string(fovea::kMaxQuotedBytes, 'x')) == std::string(fovea::kMaxQuotedBytes, 'x'));
+  CHECK(fovea::excerpt(std::string(fovea::kMaxQuotedBytes + 1, 'x')).find("... (81 bytes)") != std::string::npos);
+  // A two-byte character straddling the cut is left out whole, never halved.
+  std::string accented(fovea::kMaxQuotedBytes - 21, 'a');
+  for (int i = 0; i < 40; ++i) accented += "\xc3\xa9";
+  const std::string cut = fovea::excerpt(accented);
+  CHECK(cut.substr(0, cut.find("...")).size() == fovea::kMaxQuotedBytes - 21);
+}
