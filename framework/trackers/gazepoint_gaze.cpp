@@ -29,9 +29,6 @@ constexpr std::string_view kEnableCommands =
     "<SET ID=\"ENABLE_SEND_POG_FIX\" STATE=\"1\" />\r\n"
     "<SET ID=\"ENABLE_SEND_DATA\" STATE=\"1\" />\r\n";
 
-/// Longest NACK identifier repeated in a message: the text comes from the peer.
-constexpr std::size_t kMaxQuotedBytes = 64;
-
 bool is_name_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -409,7 +406,8 @@ bool GazepointGaze::take_element(std::string_view text, double received_s) {
     return false;
   }
   if (element->tag == "NACK") {
-    const std::string id(element->attribute("ID").value_or("?").substr(0, kMaxQuotedBytes));
+    // The text comes from the peer: quoted as an excerpt (core/format.hpp).
+    const std::string id = excerpt(element->attribute("ID").value_or("?"));
     inbox_.post("gazepoint: the tracker refused the command " + id + " (NACK)");
     return false;
   }
