@@ -6,12 +6,20 @@ that `fovea sweep` would not count as whole, in the command's words: a run's fol
 by the sweep's own code (fovea._fovea.check_run_folder, record/run_folder.hpp), a study's
 against the fingerprints the sweep writes (fovea._fovea.study_fingerprints).
 
+A damaged or hostile folder raises ResultsError naming the file: every file is opened without
+blocking, checked on its descriptor and read within a cap (_read_file); every JSON file's
+nesting is bounded before json.loads recurses (_parse_json). The caps are fovea's own for the
+same files (docs/formats.md, "What each reader refuses").
+
 pandas is imported when one of them is called, so `import fovea` works without it.
 """
 
+import array
 import io
+import itertools
 import json
 import os
+import stat
 
 from . import _fovea
 
@@ -28,6 +36,16 @@ class ResultsError(ValueError):
         self.folder = folder
         self.problem = problem
 
+
+# The most of each file the readers read, bytes: fovea's own limits for the same files, so
+# Python reads what the program reads. docs/formats.md, "What each reader refuses", lists them.
+_MAX_JSON_BYTES = 16 << 20  # manifest.json, summary.json, sweep.json: kMaxResultsJsonBytes, framework/record/json_file.hpp
+_MAX_TABLE_BYTES = 256 << 20  # frames.csv, table.csv: kMaxTableFileBytes, framework/core/file_read.hpp
+_MAX_CONFIG_BYTES = 1 << 20  # config.yaml: kMaxConfigFileBytes, framework/core/file_read.hpp
+# The deepest a JSON file may nest arrays and objects, the top-level object counted as one:
+# the limit of fovea's own JSON reader (framework/record/json_file.cpp), checked before
+# json.loads recurses (100,000 levels end Python: issue 42). fovea writes at most a few.
+_MAX_JSON_DEPTH = 64
 
 # fovea's CSV writers leave a cell empty for a value that does not apply, and std::to_chars
 # writes a NaN that is not left empty as "nan". Nothing else is missing: pandas' default list
@@ -46,37 +64,133 @@ def _pandas():
     return pandas
 
 
-def _read_csv(pandas, text):
+def _size_text(size):
+    return "%d MiB" % (size >> 20) if size % (1 << 20) == 0 else "%d bytes" % size
+
+
+def _cannot_read(folder, name, why):
+    return ResultsError(folder, "its %s cannot be read (%s: %s)" % (name, os.path.join(folder, name), why))
+
+
+def _damaged(folder, name, why, words="is damaged", line=None, advice=""):
+    where = os.path.join(folder, name) + ("" if line is None else ":%d" % line)
+    return ResultsError(folder, "its %s %s (%s: %s)" % (name, words, where, why), advice)
+
+
+def _read_file(folder, name, limit):
+    """The bytes of folder/name, a regular file of at most `limit` bytes; None when there is no
+    such file. Opened without blocking (a FIFO answers at once) and checked on the open
+    descriptor, so a path swapped after a check is not read; read to at most limit + 1 bytes
+    whatever its size said. ResultsError, naming the file, for anything else."""
+    path = os.path.join(folder, name)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except FileNotFoundError:
+        if os.path.lexists(path):  # a symbolic link to nothing is there, and not readable
+            raise _cannot_read(folder, name, "a symbolic link to nothing")
+        return None
+    except OSError as error:
+        raise _cannot_read(folder, name, error.strerror or str(error))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise _cannot_read(folder, name, "it is a folder, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise _cannot_read(folder, name, "not a regular file (a device, a pipe or a socket)")
+        if info.st_size > limit:
+            raise _cannot_read(folder, name, "it is %d bytes, more than the %s fovea reads" % (info.st_size, _size_text(limit)))
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise _cannot_read(folder, name, "it grew past the %s fovea reads" % _size_text(limit))
+    except OSError as error:
+        raise _cannot_read(folder, name, error.strerror or str(error))
+    finally:
+        os.close(fd)
+
+
+def _utf8(folder, name, data):
+    """`data` as text: fovea writes UTF-8, so anything else is a damaged file."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _damaged(folder, name, "not UTF-8 text: byte %d is 0x%02x" % (error.start, data[error.start]))
+
+
+# Each byte of a JSON file outside its strings as +1 (an array or object opens), -1 (one
+# closes), or nothing.
+_JSON_BRACKETS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+_NOT_JSON_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _json_deeper_than(data, levels):
+    """Whether the JSON text `data` (bytes) nests arrays and objects more than `levels` deep, its
+    brackets counted outside its strings: one linear pass, done in C, before anything recurses.
+    Exact on JSON; on text that is not JSON, exact up to the first place a JSON reader refuses
+    it (in UTF-8, no byte of a longer character is a bracket, a quote or a backslash)."""
+    if data.count(b"[") + data.count(b"{") <= levels:
+        return False
+    # Inside a string a backslash escapes the next character: drop escaped backslashes, then
+    # escaped quotes, and every quote left opens or closes a string.
+    data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(data.split(b'"')[0::2]).translate(_JSON_BRACKETS, _NOT_JSON_BRACKETS)
+    return max(itertools.accumulate(array.array("b", outside)), default=0) > levels
+
+
+def _parse_json(folder, name, data):
+    """The JSON text `data` (bytes) of folder/name as a value, refused past _MAX_JSON_DEPTH."""
+    if _json_deeper_than(data, _MAX_JSON_DEPTH):
+        raise _cannot_read(folder, name, "nested deeper than %d levels of arrays and objects, more than fovea reads"
+                           % _MAX_JSON_DEPTH)
+    text = _utf8(folder, name, data)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as error:  # JSONDecodeError; an integer of more than 4300 digits
+        raise _damaged(folder, name, "not JSON: %s" % error, "is cut short or damaged")
+
+
+def _read_json(folder, name):
+    """The JSON object in folder/name, read by _read_file within _MAX_JSON_BYTES; None where there
+    is no such file. ResultsError when it is there but cannot be read or is not a JSON object."""
+    data = _read_file(folder, name, _MAX_JSON_BYTES)
+    if data is None:
+        return None
+    value = _parse_json(folder, name, data)
+    if not isinstance(value, dict):
+        raise ResultsError(folder, "its %s is not a JSON object" % name)
+    return value
+
+
+def _read_text(folder, name):
+    """folder/name's text, read by _read_file within _MAX_TABLE_BYTES; None where there is none."""
+    data = _read_file(folder, name, _MAX_TABLE_BYTES)
+    return None if data is None else _utf8(folder, name, data)
+
+
+def _parse_csv(pandas, folder, name, text):
+    """A CSV's text as a DataFrame."""
+    if not text.strip():
+        raise ResultsError(folder, "its %s has no header row" % name)
     # round_trip: fovea writes the shortest text that reads back to its double (std::to_chars),
     # and pandas' default parser ("high") can land one bit off it.
     return pandas.read_csv(io.StringIO(text), keep_default_na=False, na_values=_MISSING_CELLS, float_precision="round_trip")
 
 
-def _read_json(path):
-    """The JSON file at `path` as a dict, or None where there is none; ResultsError when it is
-    there but cannot be read or is not a JSON object."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            value = json.load(f)
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as error:
-        raise ResultsError(os.path.dirname(path), "its %s cannot be read (%s)" % (os.path.basename(path), error))
-    if not isinstance(value, dict):
-        raise ResultsError(os.path.dirname(path), "its %s is not a JSON object" % os.path.basename(path))
-    return value
-
-
 def _config_name(folder):
     """The config's `name` (results/<name>-<time>/), from config.yaml as fovea writes it
-    resolved: a top-level `name: text` line. None where there is no such line."""
-    try:
-        with open(os.path.join(folder, "config.yaml"), encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("name:"):
-                    return line[len("name:"):].strip().strip("'\"") or None
-    except OSError:
-        pass
+    resolved: a top-level `name: text` line. None where there is no config.yaml or no such
+    line; ResultsError where config.yaml is there but cannot be read (within 1 MiB, as UTF-8)."""
+    data = _read_file(folder, "config.yaml", _MAX_CONFIG_BYTES)
+    if data is None:
+        return None
+    for line in io.StringIO(_utf8(folder, "config.yaml", data), newline=None):
+        if line.startswith("name:"):
+            return line[len("name:"):].strip().strip("'\"") or None
     return None
 
 
@@ -96,34 +210,32 @@ def read_run(folder, allow_incomplete=False):
     ResultsError with the sweep's words, "<folder>: its manifest says interrupted". With
     allow_incomplete=True such a run is read as far as frames.csv goes (a killed run's finished
     frames), without a last line cut short mid-write; a folder with no frames.csv still raises.
+
+    Every file is read within bounds, or refused with ResultsError naming it: a regular file
+    (not a folder, a FIFO or a device), frames.csv at most 256 MiB; manifest.json and
+    summary.json at most 16 MiB, nested at most 64 deep, JSON objects; config.yaml at most 1 MiB;
+    all UTF-8.
     """
     pandas = _pandas()
     folder = os.fspath(folder)
     if not os.path.isdir(folder):
         raise ResultsError(folder, "no such folder" if not os.path.exists(folder) else "not a folder")
-    verdict, problem, manifest_text = _fovea.check_run_folder(folder)
+    verdict, problem, manifest_text = _check_run_folder(folder)
     if verdict != "whole" and not allow_incomplete:
         raise ResultsError(
             folder, problem,
             "read_run(folder, allow_incomplete=True) reads the frames it holds" if verdict == "incomplete" else "")
-    frames_path = os.path.join(folder, "frames.csv")
-    try:
-        with open(frames_path, encoding="utf-8", newline="") as f:
-            text = f.read()
-    except FileNotFoundError:
+    text = _read_text(folder, "frames.csv")
+    if text is None:
         raise ResultsError(folder, "it has no frames.csv")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ResultsError(folder, "its frames.csv cannot be read (%s)" % error)
     # frames.csv is written a whole row at a time, so a run killed mid-write is rare, but a
     # copy cut short or a full disk leaves a last line without its newline: dropped, as
     # record/csv_reader's drop_unfinished_last_line does.
     dropped = bool(text) and not text.endswith("\n")
     if dropped:
         text = text[: text.rfind("\n") + 1]
-    if not text.strip():
-        raise ResultsError(folder, "its frames.csv has no header row")
-    frames = _read_csv(pandas, text)
-    manifest = json.loads(manifest_text) if manifest_text is not None else None
+    frames = _parse_csv(pandas, folder, "frames.csv", text)
+    manifest = _parse_json(folder, "manifest.json", manifest_text.encode()) if manifest_text is not None else None
     m = manifest or {}
     frames.attrs.update(
         folder=folder,
@@ -133,12 +245,27 @@ def read_run(folder, allow_incomplete=False):
         seed=m.get("seed"),
         git_commit=m.get("git_commit"),
         status=m.get("status"),
-        summary=_read_json(os.path.join(folder, "summary.json")),
+        summary=_read_json(folder, "summary.json"),
         complete=verdict == "whole",
         problem=problem or None,
         dropped_unfinished_line=dropped,
     )
     return frames
+
+
+def _check_run_folder(folder):
+    """fovea sweep's check of a run's folder (record/run_folder.hpp): (verdict, problem,
+    manifest.json's text). manifest.json is first read here within the bounds of every JSON
+    file (size, depth, a regular file), so that one the reader refuses is refused with its
+    reason, as a manifest.json the OS does not give ("unreadable"), before the compiled check
+    parses it."""
+    try:
+        data = _read_file(folder, "manifest.json", _MAX_JSON_BYTES)
+        if data is not None and _json_deeper_than(data, _MAX_JSON_DEPTH):
+            _parse_json(folder, "manifest.json", data)  # raises, saying so
+    except ResultsError as refused:
+        return "unreadable", refused.problem, None
+    return _fovea.check_run_folder(folder)
 
 
 def read_study(folder, study=None, overrides=None, allow_incomplete=False):
@@ -159,14 +286,15 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
     reads those tables as they are. When `study` (the study's YAML file, with the `overrides`
     the sweep was given, as fovea.sweep takes them) is given, a folder of another study, or of
     another version of it, is refused whatever allow_incomplete says, in `fovea sweep`'s words.
+
+    Every file is read within bounds, or refused with ResultsError naming it, as read_run's:
+    sweep.json and table.csv (at most 256 MiB).
     """
     pandas = _pandas()
     folder = os.fspath(folder)
-    sweep = _read_json(os.path.join(folder, "sweep.json"))
-    if sweep is None or "fingerprint" not in sweep or "columns" not in sweep:
-        raise ResultsError(folder, "no readable sweep.json", "expected a fovea sweep's output folder")
+    sweep = _read_sweep(folder)
     merged = "merged_from" in sweep
-    study_file = sweep.get("study_file", "STUDY")
+    study_file = sweep.get("study_file") or "STUDY"
     if study is not None:
         study = os.fspath(study)
         fingerprints = _fovea.study_fingerprints(study, overrides)
@@ -179,40 +307,11 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
             raise ResultsError(
                 folder, "its table.csv was summarised by another version of %s's metrics" % study, advice)
         study_file = study
-    shard = sweep.get("shard")
-    if merged:
-        missing = sweep.get("runs_missing") or []
-        status = "incomplete" if missing else "merged"
-        if missing and not allow_incomplete:
-            raise ResultsError(
-                folder, "merged with %d of its %s runs missing, the first %s" % (len(missing), sweep.get("runs_total"), missing[0]),
-                "a shard not given, unfinished or failed; resume it, then merge again")
-    else:
-        status = sweep.get("status", "unknown")
-        if not allow_incomplete:
-            if status != "completed":
-                failed = sweep.get("runs_failed") or []
-                done = sweep.get("runs_completed")
-                counted = " (%s of %s runs complete%s)" % (
-                    done, sweep.get("runs_in_shard"), ", %d failed" % len(failed) if failed else "") if done is not None else ""
-                running = " (a fovea sweep under way in it, or one killed)" if status == "running" else ""
-                raise ResultsError(
-                    folder, "its sweep.json says %s%s%s" % (status, running, counted),
-                    "`fovea sweep %s --out %s` (with the --set it was given, if any) resumes it, running what is missing"
-                    % (study_file, folder))
-            if isinstance(shard, dict) and shard.get("count", 1) != 1:
-                raise ResultsError(
-                    folder, "shard %s/%s of the study, holding only its runs" % (shard.get("index"), shard.get("count")),
-                    "`fovea sweep merge` of every shard's folder makes the study's table")
-    table_path = os.path.join(folder, "table.csv")
-    try:
-        with open(table_path, encoding="utf-8", newline="") as f:
-            text = f.read()
-    except FileNotFoundError:
+    status = _study_status(folder, sweep, merged, study_file, allow_incomplete)
+    text = _read_text(folder, "table.csv")
+    if text is None:
         raise ResultsError(folder, "it has no table.csv", "a sweep writes it once its runs have ended")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ResultsError(folder, "its table.csv cannot be read (%s)" % error)
-    table = _read_csv(pandas, text)
+    table = _parse_csv(pandas, folder, "table.csv", text)
     factor_columns = list(sweep.get("factor_columns") or [])
     table.attrs.update(
         folder=folder,
@@ -227,7 +326,46 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
         runs_completed=sweep.get("runs_present" if merged else "runs_completed"),
         runs_failed=list(sweep.get("runs_failed") or []),
         runs_missing=list(sweep.get("runs_missing") or []),
-        shard=None if merged else shard,
+        shard=None if merged else sweep.get("shard"),
         status=status,
     )
     return table
+
+
+def _read_sweep(folder):
+    """sweep.json; ResultsError where it is not a sweep's."""
+    sweep = _read_json(folder, "sweep.json")
+    if sweep is None or "fingerprint" not in sweep or "columns" not in sweep:
+        raise ResultsError(folder, "no readable sweep.json", "expected a fovea sweep's output folder")
+    return sweep
+
+
+def _study_status(folder, sweep, merged, study_file, allow_incomplete):
+    """The table's status for attrs; ResultsError, unless allow_incomplete, for a sweep not
+    completed, one shard of a study, or a merged table with runs missing."""
+    if merged:
+        missing = sweep.get("runs_missing") or []
+        if missing and not allow_incomplete:
+            raise ResultsError(
+                folder, "merged with %d of its %s runs missing, the first %s" % (len(missing), sweep.get("runs_total"), missing[0]),
+                "a shard not given, unfinished or failed; resume it, then merge again")
+        return "incomplete" if missing else "merged"
+    status = sweep.get("status", "unknown")
+    shard = sweep.get("shard")
+    if allow_incomplete:
+        return status
+    if status != "completed":
+        failed = sweep.get("runs_failed") or []
+        done = sweep.get("runs_completed")
+        counted = " (%s of %s runs complete%s)" % (
+            done, sweep.get("runs_in_shard"), ", %d failed" % len(failed) if failed else "") if done is not None else ""
+        running = " (a fovea sweep under way in it, or one killed)" if status == "running" else ""
+        raise ResultsError(
+            folder, "its sweep.json says %s%s%s" % (status, running, counted),
+            "`fovea sweep %s --out %s` (with the --set it was given, if any) resumes it, running what is missing"
+            % (study_file, folder))
+    if isinstance(shard, dict) and shard.get("count", 1) != 1:
+        raise ResultsError(
+            folder, "shard %s/%s of the study, holding only its runs" % (shard.get("index"), shard.get("count")),
+            "`fovea sweep merge` of every shard's folder makes the study's table")
+    return status

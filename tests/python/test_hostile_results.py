@@ -1,0 +1,269 @@
+"""fovea.read_run and fovea.read_study on damaged and hostile folders (issue 42; docs/python.md,
+"Runs and studies in pandas"): each either gives a DataFrame or raises fovea.ResultsError
+naming the folder, never crashes Python, never hangs, and never reads a number cut short.
+
+Each case once crashed, hung or read a cut value. A read that could crash Python or block
+runs in a child process with a timeout, so that a regression fails the test instead of ending
+or stalling pytest; every test runs under faulthandler's watchdog.
+
+Run by ctest through tests/python/run_pytest.sh, from the source folder, with the built
+module on the path and FOVEA_BINARY naming the fovea program built beside it.
+"""
+
+import faulthandler
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import fovea
+
+pandas = pytest.importorskip("pandas")
+
+SOURCE = os.environ.get("FOVEA_SOURCE_DIR", os.getcwd())
+PACKED = os.path.join(SOURCE, "configs", "studies", "packed500.yaml")
+
+# The caps the readers keep (python/fovea/results.py, after framework/record/json_file.hpp and
+# framework/core/file_read.hpp).
+JSON_BYTES = 16 << 20
+JSON_DEPTH = 64
+TABLE_BYTES = 256 << 20
+CONFIG_BYTES = 1 << 20
+
+
+@pytest.fixture(autouse=True)
+def watchdog():
+    """A backstop for a read blocked where no alarm reaches it (in the compiled module): after
+    300 s the process prints every thread's stack and ends, so the test fails, not stalls."""
+    faulthandler.dump_traceback_later(int(os.environ.get("FOVEA_HOSTILE_WATCHDOG_S", "300")), exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
+# ---------------------------------------------------------------------------------------------
+# Folders: one small real run and one small real study, copied and then damaged.
+
+STUDY = """\
+name: hostile
+base: {base}
+set:
+  frames: 3
+  "world.entities[0].count": 20
+factors:
+  scheduler:
+    key: schedule.kind
+    values: [round_robin, priority_queues]
+metrics:
+  columns:
+    p_est: [mean]
+    sphere_tests: [max]
+    budget_overshoot_us: [median]
+"""
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory):
+    return fovea.run(PACKED, overrides={"world.entities[0].count": 20}, out=tmp_path_factory.mktemp("run") / "whole",
+                     frames=3)
+
+
+@pytest.fixture(scope="module")
+def study_folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("study")
+    (folder / "hostile.yaml").write_text(STUDY.format(base=PACKED))
+    return fovea.sweep(folder / "hostile.yaml", out=folder / "out", jobs=2, figures=False)
+
+
+def copy_folder(source, to):
+    """The run's or study's folder copied to `to` (runs/ and its logs too, for a study)."""
+    shutil.copytree(source, to, symlinks=True)
+    return str(to)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads in a child process: what a read that crashes Python or blocks does, as a result.
+
+CHILD = r"""
+import json, sys
+import fovea
+for call, folder, kwargs in json.loads(sys.argv[1]):
+    try:
+        table = getattr(fovea, call)(folder, **kwargs)
+    except fovea.ResultsError as error:
+        result = {"raised": "ResultsError", "message": str(error)}
+    except BaseException as error:
+        result = {"raised": type(error).__name__, "message": str(error)[:2000]}
+    else:
+        result = {"raised": None, "rows": len(table), "columns": list(table.columns),
+                  "dropped": table.attrs.get("dropped_unfinished_line"), "values": table.iloc[:, -1].tolist()}
+    print(json.dumps(result), flush=True)
+"""
+
+
+def reads_in_child(*reads, timeout=120):
+    """Each (call, folder, kwargs) of `reads`, fovea.<call>(folder, **kwargs), in one fresh
+    Python, one after the other: a result each, {"raised": None, "rows": ...} for a table,
+    {"raised": "ResultsError", "message": ...} for a refusal, and "timeout" or "signal N" for
+    the read that blocked or ended Python and every read after it."""
+    module_dir = os.path.dirname(os.path.dirname(os.path.abspath(fovea.__file__)))
+    env = dict(os.environ, PYTHONPATH=module_dir + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    command = [sys.executable, "-c", CHILD, json.dumps([(call, str(folder), kwargs) for call, folder, kwargs in reads])]
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+        stdout, ended = done.stdout, "signal %d" % -done.returncode if done.returncode < 0 else None
+        assert done.returncode <= 0, done.stderr
+    except subprocess.TimeoutExpired as expired:
+        stdout, ended = (expired.stdout or b"").decode(), "timeout (%d s)" % timeout
+    results = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    return results + [{"raised": ended}] * (len(reads) - len(results))
+
+
+def assert_refused(result, folder, *words):
+    """`result` (reads_in_child's) is a ResultsError whose message names the folder and holds
+    each of `words`."""
+    assert result["raised"] == "ResultsError", result
+    assert result["message"].startswith(str(folder) + ": "), result
+    for word in words:
+        assert word in result["message"], (word, result)
+
+
+def nested(depth, leaf="1"):
+    """JSON text of `depth` levels of arrays and objects, alternately, around `leaf`."""
+    opens = "".join('{"k":' if level % 2 else "[" for level in range(depth))
+    closes = "".join("}" if level % 2 else "]" for level in reversed(range(depth)))
+    return opens + leaf + closes
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 42, 4: JSON nested 100,000 deep crashed Python (SIGSEGV) or raised RecursionError.
+
+def test_json_nested_100000_deep_is_refused_naming_the_file(run_folder, study_folder, tmp_path):
+    deep = nested(100000)
+    manifest = copy_folder(run_folder, tmp_path / "manifest")
+    with open(os.path.join(manifest, "manifest.json"), "w") as f:
+        f.write('{"status": "completed", "frames_completed": 3, "deep": %s}' % deep)
+    summary = copy_folder(run_folder, tmp_path / "summary")
+    with open(os.path.join(summary, "summary.json"), "w") as f:
+        f.write(deep)
+    sweep = copy_folder(study_folder, tmp_path / "sweep")
+    with open(os.path.join(sweep, "sweep.json")) as f:
+        text = f.read()
+    with open(os.path.join(sweep, "sweep.json"), "w") as f:
+        f.write(text.replace("{", '{"deep": %s, ' % deep, 1))
+    results = reads_in_child(("read_run", manifest, {}), ("read_run", manifest, {"allow_incomplete": True}),
+                             ("read_run", summary, {}), ("read_study", sweep, {}))
+    assert_refused(results[0], manifest, "manifest.json", "nested deeper than 64 levels")
+    # As with any manifest that cannot be read: the frames, the manifest None, the problem said.
+    assert results[1]["raised"] is None and results[1]["rows"] == 3, results[1]
+    assert_refused(results[2], summary, "summary.json", "nested deeper than 64 levels")
+    assert_refused(results[3], sweep, "sweep.json", "nested deeper than 64 levels")
+
+
+def test_json_depth_cap_at_and_past_its_edge(run_folder, tmp_path):
+    folder = copy_folder(run_folder, tmp_path / "edge")
+    summary = os.path.join(folder, "summary.json")
+    # 64 levels, the top-level object counted, is read; 65 is not. Brackets and backslashes
+    # inside strings are text, not levels.
+    with open(summary, "w") as f:
+        f.write('{"s": "[[[[{{{{\\\\\\"[[", "k": %s}' % nested(JSON_DEPTH - 1))
+    read = fovea.read_run(folder).attrs["summary"]
+    assert read["s"] == '[[[[{{{{\\"[[' and isinstance(read["k"], list)
+    with open(summary, "w") as f:
+        f.write('{"s": "]]]]]", "k": %s}' % nested(JSON_DEPTH))
+    with pytest.raises(fovea.ResultsError, match=r"^%s: its summary.json cannot be read \(.*summary.json: nested deeper "
+                                                 r"than 64 levels" % folder):
+        fovea.read_run(folder)
+
+
+def test_json_size_cap_at_and_past_its_edge(run_folder, tmp_path):
+    folder = copy_folder(run_folder, tmp_path / "size")
+    summary = os.path.join(folder, "summary.json")
+    head = '{"padding": "'
+    with open(summary, "w") as f:
+        f.write(head + "x" * (JSON_BYTES - len(head) - 2) + '"}')
+    assert os.path.getsize(summary) == JSON_BYTES
+    assert len(fovea.read_run(folder).attrs["summary"]["padding"]) == JSON_BYTES - len(head) - 2
+    with open(summary, "a") as f:
+        f.write(" ")
+    with pytest.raises(fovea.ResultsError, match=r"its summary.json cannot be read \(.*summary.json: it is 16777217 bytes, "
+                                                 r"more than the 16 MiB"):
+        fovea.read_run(folder)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 42, 5: a FIFO in place of a file the readers read blocked them for ever.
+
+def fifo_in_place_of(folder, name):
+    path = os.path.join(folder, name)
+    if os.path.exists(path):
+        os.unlink(path)
+    os.mkfifo(path)
+
+
+def test_a_fifo_in_place_of_a_file_is_refused_at_once(run_folder, study_folder, tmp_path):
+    reads, expected = [], []
+    for name in ("frames.csv", "manifest.json", "summary.json", "config.yaml"):
+        folder = copy_folder(run_folder, tmp_path / ("run-" + name))
+        fifo_in_place_of(folder, name)
+        # allow_incomplete: read_run would refuse the run before it reads its frames.csv.
+        reads.append(("read_run", folder, {"allow_incomplete": name == "frames.csv"}))
+        expected.append((folder, name))
+    for name in ("table.csv", "sweep.json"):
+        folder = copy_folder(study_folder, tmp_path / ("study-" + name))
+        fifo_in_place_of(folder, name)
+        for allow in (False, True):
+            reads.append(("read_study", folder, {"allow_incomplete": allow}))
+            expected.append((folder, name))
+    # A manifest.json read_run cannot read, allowed, is as any other: the frames, the manifest None.
+    reads.append(("read_run", tmp_path / "run-manifest.json", {"allow_incomplete": True}))
+    results = reads_in_child(*reads)
+    for result, (folder, name) in zip(results, expected):
+        assert_refused(result, folder, name, "not a regular file (a device, a pipe or a socket)")
+    assert results[-1]["raised"] is None and results[-1]["rows"] == 3, results[-1]
+
+
+def test_folders_and_devices_in_place_of_files(run_folder, study_folder, tmp_path):
+    run = copy_folder(run_folder, tmp_path / "run")
+    for name in ("frames.csv", "summary.json", "config.yaml"):
+        os.rename(os.path.join(run, name), os.path.join(run, name + ".kept"))
+        os.mkdir(os.path.join(run, name))
+        with pytest.raises(fovea.ResultsError, match=r"^%s: .*%s.*it is a folder, not a file" % (run, name)):
+            fovea.read_run(run, allow_incomplete=True)
+        os.rmdir(os.path.join(run, name))
+        os.symlink("/dev/zero", os.path.join(run, name))
+        with pytest.raises(fovea.ResultsError, match=r"^%s: .*%s.*not a regular file \(a device, a pipe or a socket\)"
+                                                     % (run, name)):
+            fovea.read_run(run, allow_incomplete=True)
+        os.unlink(os.path.join(run, name))
+        os.rename(os.path.join(run, name + ".kept"), os.path.join(run, name))
+    assert len(fovea.read_run(run)) == 3
+    study = copy_folder(study_folder, tmp_path / "study")
+    os.unlink(os.path.join(study, "table.csv"))
+    os.mkdir(os.path.join(study, "table.csv"))
+    with pytest.raises(fovea.ResultsError, match=r"^%s: its table.csv cannot be read \(.*table.csv: it is a folder, not a file"
+                                                 % study):
+        fovea.read_study(study)
+
+
+def test_table_and_config_size_caps(run_folder, study_folder, tmp_path):
+    study = copy_folder(study_folder, tmp_path / "study")
+    # Sparse: refused by its size before a byte is read.
+    os.truncate(os.path.join(study, "table.csv"), TABLE_BYTES + 1)
+    with pytest.raises(fovea.ResultsError, match=r"its table.csv cannot be read \(.*table.csv: it is 268435457 bytes, "
+                                                 r"more than the 256 MiB"):
+        fovea.read_study(study)
+    run = copy_folder(run_folder, tmp_path / "run")
+    config = os.path.join(run, "config.yaml")
+    with open(config) as f:
+        text = f.read()
+    with open(config, "w") as f:
+        f.write(text + "#" * (CONFIG_BYTES - len(text.encode()) - 1) + "\n")
+    assert fovea.read_run(run).attrs["name"] == "packed500"
+    with open(config, "a") as f:
+        f.write("\n")
+    with pytest.raises(fovea.ResultsError, match=r"its config.yaml cannot be read \(.*config.yaml: it is 1048577 bytes, "
+                                                 r"more than the 1 MiB"):
+        fovea.read_run(run)
