@@ -8,8 +8,9 @@ against the fingerprints the sweep writes (fovea._fovea.study_fingerprints).
 
 A damaged or hostile folder raises ResultsError naming the file: every file is opened without
 blocking, checked on its descriptor and read within a cap (_read_file); every JSON file's
-nesting is bounded before json.loads recurses (_parse_json). The caps are fovea's own for the
-same files (docs/formats.md, "What each reader refuses").
+nesting is bounded before json.loads recurses (_parse_json); every CSV drops an unfinished last
+line (_read_csv_text). The caps are fovea's own for the same files (docs/formats.md, "What each
+reader refuses").
 
 pandas is imported when one of them is called, so `import fovea` works without it.
 """
@@ -166,10 +167,27 @@ def _read_json(folder, name):
     return value
 
 
-def _read_text(folder, name):
-    """folder/name's text, read by _read_file within _MAX_TABLE_BYTES; None where there is none."""
+def _unfinished(folder, name, line, advice=""):
+    """The refusal of a CSV whose last line, `line`, has no line end, in record/run_folder's words."""
+    return _damaged(folder, name, "its last row has no line end; it was never finished", "is cut short or damaged", line, advice)
+
+
+def _read_csv_text(folder, name):
+    """folder/name's text, read by _read_file within _MAX_TABLE_BYTES, without a last line that
+    has no line end, and that line's number (None when the file ends its last line). The one
+    rule for fovea's CSVs (record/csv_reader's drop_unfinished_last_line): they are written a
+    whole line at a time, so a last line without its newline never finished, and what is there
+    (a number cut after a digit: 2228 as 22) must not be read as a value. None when there is no
+    such file."""
     data = _read_file(folder, name, _MAX_TABLE_BYTES)
-    return None if data is None else _utf8(folder, name, data)
+    if data is None:
+        return None, None
+    text = _utf8(folder, name, data)
+    cut_line = None
+    if text and not text.endswith("\n"):
+        cut_line = text.count("\n") + 1
+        text = text[: text.rfind("\n") + 1]
+    return text, cut_line
 
 
 def _parse_csv(pandas, folder, name, text):
@@ -225,15 +243,13 @@ def read_run(folder, allow_incomplete=False):
         raise ResultsError(
             folder, problem,
             "read_run(folder, allow_incomplete=True) reads the frames it holds" if verdict == "incomplete" else "")
-    text = _read_text(folder, "frames.csv")
+    text, cut_line = _read_csv_text(folder, "frames.csv")
     if text is None:
         raise ResultsError(folder, "it has no frames.csv")
-    # frames.csv is written a whole row at a time, so a run killed mid-write is rare, but a
-    # copy cut short or a full disk leaves a last line without its newline: dropped, as
-    # record/csv_reader's drop_unfinished_last_line does.
-    dropped = bool(text) and not text.endswith("\n")
-    if dropped:
-        text = text[: text.rfind("\n") + 1]
+    # A run the sweep counts whole has a frames.csv whose last line ends; one changed since the
+    # check is refused as the check would have. Otherwise the cut line is dropped and said.
+    if cut_line is not None and verdict == "whole":
+        raise _unfinished(folder, "frames.csv", cut_line)
     frames = _parse_csv(pandas, folder, "frames.csv", text)
     manifest = _parse_json(folder, "manifest.json", manifest_text.encode()) if manifest_text is not None else None
     m = manifest or {}
@@ -248,7 +264,7 @@ def read_run(folder, allow_incomplete=False):
         summary=_read_json(folder, "summary.json"),
         complete=verdict == "whole",
         problem=problem or None,
-        dropped_unfinished_line=dropped,
+        dropped_unfinished_line=cut_line is not None,
     )
     return frames
 
@@ -278,7 +294,8 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
       sweep wrote; for a merged table runs_present), runs_failed (a list of run indices),
       runs_missing (a merged table's), shard ({"index", "count"}; None for a merged table),
       status (sweep.json's: completed, running, interrupted, failed; "merged" for a merged table
-      with every run, "incomplete" for one with runs missing).
+      with every run, "incomplete" for one with runs missing), dropped_unfinished_line (True when
+      a last line without its newline was left out).
 
     Refused with ResultsError: a folder without a readable sweep.json or table.csv; a sweep not
     completed (running, interrupted, failed: `fovea sweep STUDY --out FOLDER` resumes it); one
@@ -288,7 +305,9 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
     another version of it, is refused whatever allow_incomplete says, in `fovea sweep`'s words.
 
     Every file is read within bounds, or refused with ResultsError naming it, as read_run's:
-    sweep.json and table.csv (at most 256 MiB).
+    sweep.json and table.csv (at most 256 MiB). Unless allow_incomplete, table.csv must be whole:
+    its last line ended. allow_incomplete=True drops a last line without its newline and says so
+    in attrs["dropped_unfinished_line"].
     """
     pandas = _pandas()
     folder = os.fspath(folder)
@@ -308,10 +327,9 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
                 folder, "its table.csv was summarised by another version of %s's metrics" % study, advice)
         study_file = study
     status = _study_status(folder, sweep, merged, study_file, allow_incomplete)
-    text = _read_text(folder, "table.csv")
-    if text is None:
-        raise ResultsError(folder, "it has no table.csv", "a sweep writes it once its runs have ended")
-    table = _parse_csv(pandas, folder, "table.csv", text)
+    table, cut_line = _read_table(pandas, folder, sweep, allow_incomplete,
+                                  "`fovea sweep merge` of its shards' folders writes it again" if merged else
+                                  "`fovea sweep %s --out %s` summarises its runs again" % (study_file, folder))
     factor_columns = list(sweep.get("factor_columns") or [])
     table.attrs.update(
         folder=folder,
@@ -328,6 +346,7 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
         runs_missing=list(sweep.get("runs_missing") or []),
         shard=None if merged else sweep.get("shard"),
         status=status,
+        dropped_unfinished_line=cut_line is not None,
     )
     return table
 
@@ -369,3 +388,15 @@ def _study_status(folder, sweep, merged, study_file, allow_incomplete):
             folder, "shard %s/%s of the study, holding only its runs" % (shard.get("index"), shard.get("count")),
             "`fovea sweep merge` of every shard's folder makes the study's table")
     return status
+
+
+def _read_table(pandas, folder, sweep, allow_incomplete, again):
+    """table.csv as a DataFrame, and the line number of an unfinished last line dropped (None
+    when there was none). Unless allow_incomplete, its last line must end; otherwise
+    ResultsError, with `again`, how to write it again."""
+    text, cut_line = _read_csv_text(folder, "table.csv")
+    if text is None:
+        raise ResultsError(folder, "it has no table.csv", "a sweep writes it once its runs have ended")
+    if cut_line is not None and not allow_incomplete:
+        raise _unfinished(folder, "table.csv", cut_line, again)
+    return _parse_csv(pandas, folder, "table.csv", text), cut_line

@@ -267,3 +267,51 @@ def test_table_and_config_size_caps(run_folder, study_folder, tmp_path):
     with pytest.raises(fovea.ResultsError, match=r"its config.yaml cannot be read \(.*config.yaml: it is 1048577 bytes, "
                                                  r"more than the 1 MiB"):
         fovea.read_run(run)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 42, 7: a CSV whose last line lost its end was read with its last number cut.
+
+def test_a_table_cut_mid_number_is_not_read_as_a_shorter_number(study_folder, tmp_path):
+    folder = copy_folder(study_folder, tmp_path / "cut")
+    table_path = os.path.join(folder, "table.csv")
+    with open(table_path) as f:
+        lines = f.read().splitlines(keepends=True)
+    # The last row's last cell the largest double, then the file cut inside it.
+    last = lines[-1].rstrip("\n").split(",")
+    last[-1] = "1.7976931348623157e+308"
+    whole_row = ",".join(last)
+    cut_row = whole_row[: whole_row.rindex(",") + len(",1.797693134862")]
+    with open(table_path, "w") as f:
+        f.write("".join(lines[:-1]) + cut_row)
+    with pytest.raises(fovea.ResultsError) as caught:
+        fovea.read_study(folder)
+    assert str(caught.value).startswith(
+        "%s: its table.csv is cut short or damaged (%s:%d: its last row has no line end; it was never finished); "
+        % (folder, table_path, len(lines)))
+    allowed = fovea.read_study(folder, allow_incomplete=True)
+    assert len(allowed) == len(lines) - 2 and allowed.attrs["dropped_unfinished_line"]
+    assert 1.797693134862 not in list(allowed.iloc[:, -1])
+
+    # Whole, the largest double reads back as itself.
+    with open(table_path, "w") as f:
+        f.write("".join(lines[:-1]) + whole_row + "\n")
+    table = fovea.read_study(folder)
+    assert table.iloc[-1, -1] == 1.7976931348623157e+308 and not table.attrs["dropped_unfinished_line"]
+
+
+def test_frames_csv_cut_keeps_its_rule(run_folder, tmp_path):
+    # frames.csv under allow_incomplete: the cut line dropped and said; a file of nothing but a
+    # cut header has no header row.
+    folder = copy_folder(run_folder, tmp_path / "cut")
+    frames_path = os.path.join(folder, "frames.csv")
+    with open(frames_path) as f:
+        text = f.read()
+    with open(frames_path, "w") as f:
+        f.write(text[:-3])
+    frames = fovea.read_run(folder, allow_incomplete=True)
+    assert len(frames) == 2 and frames.attrs["dropped_unfinished_line"]
+    with open(frames_path, "w") as f:
+        f.write(text[:10])
+    with pytest.raises(fovea.ResultsError, match="its frames.csv has no header row"):
+        fovea.read_run(folder, allow_incomplete=True)
