@@ -6,16 +6,18 @@ that `fovea sweep` would not count as whole, in the command's words: a run's fol
 by the sweep's own code (fovea._fovea.check_run_folder, record/run_folder.hpp), a study's
 against the fingerprints the sweep writes (fovea._fovea.study_fingerprints).
 
-A damaged or hostile folder raises ResultsError naming the file: every file is opened without
-blocking, checked on its descriptor and read within a cap (_read_file); every JSON file's
-nesting is bounded before json.loads recurses (_parse_json); every CSV drops an unfinished last
-line (_read_csv_text). The caps are fovea's own for the same files (docs/formats.md, "What each
+A damaged or hostile folder raises ResultsError naming the file, and nothing else: every file
+is opened without blocking, checked on its descriptor and read within a cap (_read_file);
+every JSON file's nesting is bounded before json.loads recurses (_parse_json); every CSV drops
+an unfinished last line (_read_csv_text) and is checked to be as long in every row as its
+header (_parse_csv). The caps are fovea's own for the same files (docs/formats.md, "What each
 reader refuses").
 
 pandas is imported when one of them is called, so `import fovea` works without it.
 """
 
 import array
+import csv
 import io
 import itertools
 import json
@@ -47,6 +49,8 @@ _MAX_CONFIG_BYTES = 1 << 20  # config.yaml: kMaxConfigFileBytes, framework/core/
 # the limit of fovea's own JSON reader (framework/record/json_file.cpp), checked before
 # json.loads recurses (100,000 levels end Python: issue 42). fovea writes at most a few.
 _MAX_JSON_DEPTH = 64
+# The most of any value from a file a message quotes: kMaxQuotedBytes, framework/core/format.hpp.
+_MAX_QUOTED_BYTES = 80
 
 # fovea's CSV writers leave a cell empty for a value that does not apply, and std::to_chars
 # writes a NaN that is not left empty as "nan". Nothing else is missing: pandas' default list
@@ -63,6 +67,26 @@ def _pandas():
             "(./fovea build installs it), and run Debian's /usr/bin/python3 (./fovea python does)"
         ) from error
     return pandas
+
+
+def _excerpt(value):
+    """`value` (text, or any other JSON value as its JSON) quoted as fovea quotes input
+    (core/format's excerpt): control characters escaped, so the message stays one line, and past
+    80 bytes its start (never half a UTF-8 character), "..." and its whole length."""
+    data = (value if isinstance(value, str) else json.dumps(value)).encode("utf-8", "backslashreplace")
+    cut = len(data) > _MAX_QUOTED_BYTES
+    keep = _MAX_QUOTED_BYTES - 20 if cut else len(data)
+    while cut and keep > 0 and data[keep] & 0xC0 == 0x80:
+        keep -= 1
+    out = bytearray()
+    for byte in data[:keep]:
+        if byte in b"\n\t\r":
+            out += {0x0A: b"\\n", 0x09: b"\\t", 0x0D: b"\\r"}[byte]
+        elif byte < 0x20 or byte == 0x7F:
+            out += b"\\x%02x" % byte
+        else:
+            out.append(byte)
+    return out.decode("utf-8", "replace") + ("... (%d bytes)" % len(data) if cut else "")
 
 
 def _size_text(size):
@@ -152,7 +176,7 @@ def _parse_json(folder, name, data):
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as error:  # JSONDecodeError; an integer of more than 4300 digits
-        raise _damaged(folder, name, "not JSON: %s" % error, "is cut short or damaged")
+        raise _damaged(folder, name, "not JSON: %s" % _excerpt(str(error)), "is cut short or damaged")
 
 
 def _read_json(folder, name):
@@ -191,12 +215,35 @@ def _read_csv_text(folder, name):
 
 
 def _parse_csv(pandas, folder, name, text):
-    """A CSV's text as a DataFrame."""
+    """A CSV's text as a DataFrame, every row as long as the header and the header's names
+    distinct (pandas would pad a short row with NaN, take a long first row's extra cell for an
+    index, and rename a second `a` to `a.1`): ResultsError otherwise, naming the line."""
     if not text.strip():
         raise ResultsError(folder, "its %s has no header row" % name)
-    # round_trip: fovea writes the shortest text that reads back to its double (std::to_chars),
-    # and pandas' default parser ("high") can land one bit off it.
-    return pandas.read_csv(io.StringIO(text), keep_default_na=False, na_values=_MISSING_CELLS, float_precision="round_trip")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows = 0
+    try:
+        header = next(reader)
+        for row in reader:
+            if len(row) != len(header) and not (row == [] and len(header) == 1):  # a blank line: one empty cell
+                raise _damaged(folder, name, "this row has %d cells, the header %d" % (len(row), len(header)),
+                               "is cut short or damaged", reader.line_num)
+            rows += 1
+    except csv.Error as error:
+        raise _damaged(folder, name, str(error), "is cut short or damaged", reader.line_num)
+    if len(set(header)) != len(header) or "" in header:
+        raise _damaged(folder, name, "its header names a column twice, or leaves one unnamed")
+    try:
+        # round_trip: fovea writes the shortest text that reads back to its double
+        # (std::to_chars), and pandas' default parser ("high") can land one bit off it.
+        table = pandas.read_csv(io.StringIO(text), keep_default_na=False, na_values=_MISSING_CELLS,
+                                float_precision="round_trip", index_col=False, skip_blank_lines=False)
+    except (ValueError, TypeError, OverflowError, IndexError, KeyError, csv.Error) as error:
+        raise _damaged(folder, name, _excerpt(str(error).strip()), "is cut short or damaged")
+    if list(table.columns) != header or len(table) != rows:
+        raise _damaged(folder, name, "not CSV as fovea writes it (pandas reads %d columns and %d rows, not %d and %d)"
+                       % (len(table.columns), len(table), len(header), rows))
+    return table
 
 
 def _config_name(folder):
@@ -230,9 +277,9 @@ def read_run(folder, allow_incomplete=False):
     frames), without a last line cut short mid-write; a folder with no frames.csv still raises.
 
     Every file is read within bounds, or refused with ResultsError naming it: a regular file
-    (not a folder, a FIFO or a device), frames.csv at most 256 MiB; manifest.json and
-    summary.json at most 16 MiB, nested at most 64 deep, JSON objects; config.yaml at most 1 MiB;
-    all UTF-8.
+    (not a folder, a FIFO or a device), frames.csv at most 256 MiB, CSV whose every row is as
+    long as its header; manifest.json and summary.json at most 16 MiB, nested at most 64 deep,
+    JSON objects; config.yaml at most 1 MiB; all UTF-8.
     """
     pandas = _pandas()
     folder = os.fspath(folder)
@@ -305,15 +352,16 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
     another version of it, is refused whatever allow_incomplete says, in `fovea sweep`'s words.
 
     Every file is read within bounds, or refused with ResultsError naming it, as read_run's:
-    sweep.json and table.csv (at most 256 MiB). Unless allow_incomplete, table.csv must be whole:
-    its last line ended. allow_incomplete=True drops a last line without its newline and says so
-    in attrs["dropped_unfinished_line"].
+    sweep.json (its fields of the types a sweep writes) and table.csv (at most 256 MiB). Unless
+    allow_incomplete, table.csv must be whole: its last line ended, the columns sweep.json
+    names, a row for each run it counts. allow_incomplete=True drops a last line without its
+    newline and says so in attrs["dropped_unfinished_line"].
     """
     pandas = _pandas()
     folder = os.fspath(folder)
     sweep = _read_sweep(folder)
     merged = "merged_from" in sweep
-    study_file = sweep.get("study_file") or "STUDY"
+    study_file = _excerpt(sweep.get("study_file") or "STUDY")
     if study is not None:
         study = os.fspath(study)
         fingerprints = _fovea.study_fingerprints(study, overrides)
@@ -339,7 +387,7 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
         fingerprint=sweep.get("fingerprint"),
         table_fingerprint=sweep.get("table_fingerprint"),
         factor_columns=factor_columns,
-        metric_columns=[c for c in sweep.get("columns", []) if c not in ["run", "frames"] + factor_columns],
+        metric_columns=[c for c in sweep["columns"] if c not in ["run", "frames"] + factor_columns],
         runs_total=sweep.get("runs_total"),
         runs_completed=sweep.get("runs_present" if merged else "runs_completed"),
         runs_failed=list(sweep.get("runs_failed") or []),
@@ -351,11 +399,49 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
     return table
 
 
+# What read_study reads of sweep.json, and what each field must be where it is there and not
+# null (docs/studies.md, "sweep.json"); fingerprint and columns must be there.
+_SWEEP_FIELDS = {
+    "fingerprint": "text", "table_fingerprint": "text", "study": "text", "study_file": "text", "status": "text",
+    "columns": "names", "factor_columns": "names",
+    "runs_total": "count", "runs_in_shard": "count", "runs_completed": "count", "runs_present": "count",
+    "runs_failed": "indices", "runs_missing": "indices", "shard": "shard",
+}
+_SWEEP_KINDS = {
+    "text": "text",
+    "names": "a list of column names",
+    "count": "a whole number from 0",
+    "indices": "a list of run indices (whole numbers from 0)",
+    "shard": 'an object {"index": i, "count": n}, i from 0 to n - 1',
+}
+
+
+def _whole(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_kind(value, kind):
+    if kind == "text":
+        return isinstance(value, str)
+    if kind == "names":
+        return isinstance(value, list) and all(isinstance(name, str) for name in value)
+    if kind == "count":
+        return _whole(value)
+    if kind == "indices":
+        return isinstance(value, list) and all(_whole(index) for index in value)
+    return isinstance(value, dict) and _whole(value.get("index")) and _whole(value.get("count")) and value["index"] < value["count"]
+
+
 def _read_sweep(folder):
-    """sweep.json; ResultsError where it is not a sweep's."""
+    """sweep.json, every field read_study reads of the kind a sweep writes; ResultsError naming
+    the field otherwise (an edited or damaged file, as `fovea sweep merge` refuses one)."""
     sweep = _read_json(folder, "sweep.json")
     if sweep is None or "fingerprint" not in sweep or "columns" not in sweep:
         raise ResultsError(folder, "no readable sweep.json", "expected a fovea sweep's output folder")
+    for key, kind in _SWEEP_FIELDS.items():
+        value = sweep.get(key)
+        if (value is not None or key in ("fingerprint", "columns")) and not _is_kind(value, kind):
+            raise _damaged(folder, "sweep.json", "%s: expected %s, found %s" % (key, _SWEEP_KINDS[kind], _excerpt(value)))
     return sweep
 
 
@@ -369,7 +455,7 @@ def _study_status(folder, sweep, merged, study_file, allow_incomplete):
                 folder, "merged with %d of its %s runs missing, the first %s" % (len(missing), sweep.get("runs_total"), missing[0]),
                 "a shard not given, unfinished or failed; resume it, then merge again")
         return "incomplete" if missing else "merged"
-    status = sweep.get("status", "unknown")
+    status = sweep.get("status") or "unknown"
     shard = sweep.get("shard")
     if allow_incomplete:
         return status
@@ -380,23 +466,34 @@ def _study_status(folder, sweep, merged, study_file, allow_incomplete):
             done, sweep.get("runs_in_shard"), ", %d failed" % len(failed) if failed else "") if done is not None else ""
         running = " (a fovea sweep under way in it, or one killed)" if status == "running" else ""
         raise ResultsError(
-            folder, "its sweep.json says %s%s%s" % (status, running, counted),
+            folder, "its sweep.json says %s%s%s" % (_excerpt(status), running, counted),
             "`fovea sweep %s --out %s` (with the --set it was given, if any) resumes it, running what is missing"
             % (study_file, folder))
-    if isinstance(shard, dict) and shard.get("count", 1) != 1:
+    if shard is not None and shard["count"] != 1:
         raise ResultsError(
-            folder, "shard %s/%s of the study, holding only its runs" % (shard.get("index"), shard.get("count")),
+            folder, "shard %d/%d of the study, holding only its runs" % (shard["index"], shard["count"]),
             "`fovea sweep merge` of every shard's folder makes the study's table")
     return status
 
 
 def _read_table(pandas, folder, sweep, allow_incomplete, again):
     """table.csv as a DataFrame, and the line number of an unfinished last line dropped (None
-    when there was none). Unless allow_incomplete, its last line must end; otherwise
-    ResultsError, with `again`, how to write it again."""
+    when there was none). Unless allow_incomplete, the table must be whole, as the sweep wrote
+    it: its last line ended, the columns sweep.json names, a row for each run it counts (the
+    rows fewer when the file was cut at a line end); otherwise ResultsError, with `again`, how
+    to write it again."""
     text, cut_line = _read_csv_text(folder, "table.csv")
     if text is None:
         raise ResultsError(folder, "it has no table.csv", "a sweep writes it once its runs have ended")
     if cut_line is not None and not allow_incomplete:
         raise _unfinished(folder, "table.csv", cut_line, again)
-    return _parse_csv(pandas, folder, "table.csv", text), cut_line
+    table = _parse_csv(pandas, folder, "table.csv", text)
+    if allow_incomplete:
+        return table, cut_line
+    if list(table.columns) != sweep["columns"]:
+        raise ResultsError(folder, "its table.csv's columns are not those its sweep.json names", again)
+    counted = sweep.get("runs_present" if "merged_from" in sweep else "runs_completed")
+    if counted is not None and len(table) != counted:
+        raise ResultsError(folder, ("its table.csv holds %d of the %d runs its sweep.json counts" if len(table) < counted else
+                                    "its table.csv holds %d runs, its sweep.json counts %d") % (len(table), counted), again)
+    return table, cut_line

@@ -315,3 +315,115 @@ def test_frames_csv_cut_keeps_its_rule(run_folder, tmp_path):
         f.write(text[:10])
     with pytest.raises(fovea.ResultsError, match="its frames.csv has no header row"):
         fovea.read_run(folder, allow_incomplete=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 42, 21: damaged folders raised RecursionError, TypeError, EmptyDataError and others.
+
+def edit_json(path, **changes):
+    with open(path) as f:
+        value = json.load(f)
+    value.update(changes)
+    with open(path, "w") as f:
+        json.dump(value, f)
+
+
+SWEEP_DAMAGE = [
+    # (sweep.json's fields changed, the field the message names)
+    ({"status": "failed", "runs_failed": 5}, "runs_failed"),
+    ({"runs_failed": {"a": 1}, "status": "failed"}, "runs_failed"),
+    ({"factor_columns": 5}, "factor_columns"),
+    ({"columns": 5}, "columns"),
+    ({"columns": ["run", 7]}, "columns"),
+    ({"status": ["completed"]}, "status"),
+    ({"shard": {"index": "x", "count": "y"}}, "shard"),
+    ({"shard": 5}, "shard"),
+    ({"runs_completed": "4"}, "runs_completed"),
+    ({"fingerprint": 5}, "fingerprint"),
+    ({"merged_from": [], "runs_missing": 5}, "runs_missing"),
+    ({"merged_from": [], "runs_missing": {"0": 1}}, "runs_missing"),
+    ({"merged_from": [], "runs_missing": "abc"}, "runs_missing"),
+    ({"study_file": {"a": 1}, "status": "interrupted"}, "study_file"),
+]
+
+
+@pytest.mark.parametrize("changes,field", SWEEP_DAMAGE)
+def test_sweep_json_of_the_wrong_shape_is_refused(study_folder, tmp_path, changes, field):
+    folder = copy_folder(study_folder, tmp_path / "shape")
+    edit_json(os.path.join(folder, "sweep.json"), **changes)
+    for allow in (False, True):
+        with pytest.raises(fovea.ResultsError, match=r"^%s: its sweep.json is damaged \(.*sweep.json: %s: expected "
+                                                     % (folder, field)):
+            fovea.read_study(folder, allow_incomplete=allow)
+
+
+TABLE_DAMAGE = [
+    # (table.csv's text from the real one, what the message says)
+    (lambda text: "", "its table.csv has no header row"),
+    (lambda text: text.splitlines(keepends=True)[0], "its table.csv holds 0 of the 2 runs its sweep.json counts"),
+    (lambda text: "".join(text.splitlines(keepends=True)[:2]), "its table.csv holds 1 of the 2 runs its sweep.json counts"),
+    (lambda text: text.replace("p_est_mean", "p_est_max", 1), "its table.csv's columns are not those its sweep.json names"),
+    (lambda text: text.replace(",p_est_mean", "", 1), "its table.csv is cut short or damaged"),
+    (lambda text: text + "1,2,3,4,5,6,7,8,9,10,11\n", "its table.csv is cut short or damaged"),
+    (lambda text: text.replace("\n", ',"\n', 1), "its table.csv is cut short or damaged"),
+    (lambda text: "\x00\x01\x02\n\x03\n", "its table.csv"),
+    (lambda text: text.encode("utf-8") + b"\xff\xfe\n", "its table.csv is damaged"),
+]
+
+
+@pytest.mark.parametrize("damage,words", TABLE_DAMAGE)
+def test_a_damaged_table_is_refused(study_folder, tmp_path, damage, words):
+    folder = copy_folder(study_folder, tmp_path / "table")
+    table_path = os.path.join(folder, "table.csv")
+    with open(table_path) as f:
+        text = damage(f.read())
+    with open(table_path, "wb") as f:
+        f.write(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(fovea.ResultsError, match="^%s: " % folder) as caught:
+        fovea.read_study(folder)
+    assert words in str(caught.value)
+
+
+RUN_DAMAGE = [
+    # (file, its new bytes, allow_incomplete, what the message says)
+    ("summary.json", b"", False, "its summary.json is cut short or damaged"),
+    ("summary.json", b"[1, 2]", False, "its summary.json is not a JSON object"),
+    ("summary.json", b"\xff\xfe{}", False, "its summary.json is damaged"),
+    ("summary.json", b"{\"a\": NaN", False, "its summary.json is cut short or damaged"),
+    ("config.yaml", b"name: \xff\xfe\n", False, "its config.yaml is damaged"),
+    ("frames.csv", b"", True, "its frames.csv has no header row"),
+    ("frames.csv", b"a,b\n1,2,3\n", True, "its frames.csv is cut short or damaged"),
+    ("frames.csv", b"a,b\n\xff,2\n", True, "its frames.csv is damaged"),
+    ("frames.csv", b"a,\"b\n1,2\n", True, "its frames.csv is cut short or damaged"),
+    ("manifest.json", b'{"status": "completed", "deep": ' + nested(JSON_DEPTH).encode() + b"}", False,
+     "its manifest.json cannot be read"),
+]
+
+
+@pytest.mark.parametrize("name,content,allow,words", RUN_DAMAGE)
+def test_a_damaged_run_is_refused(run_folder, tmp_path, name, content, allow, words):
+    folder = copy_folder(run_folder, tmp_path / "run")
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(content)
+    with pytest.raises(fovea.ResultsError, match="^%s: " % folder) as caught:
+        fovea.read_run(folder, allow_incomplete=allow)
+    assert words in str(caught.value)
+
+
+def test_a_header_only_frames_csv_of_a_killed_run_is_an_empty_table(run_folder, tmp_path):
+    folder = copy_folder(run_folder, tmp_path / "run")
+    frames_path = os.path.join(folder, "frames.csv")
+    with open(frames_path) as f:
+        header = f.readline()
+    with open(frames_path, "w") as f:
+        f.write(header)
+    frames = fovea.read_run(folder, allow_incomplete=True)
+    assert len(frames) == 0 and list(frames.columns) == header.rstrip("\n").split(",")
+
+
+def test_long_values_are_quoted_as_an_excerpt(study_folder, tmp_path):
+    folder = copy_folder(study_folder, tmp_path / "long")
+    edit_json(os.path.join(folder, "sweep.json"), status="x" * 100000)
+    with pytest.raises(fovea.ResultsError) as caught:
+        fovea.read_study(folder)
+    assert "... (100000 bytes)" in str(caught.value) and len(str(caught.value)) < 1000
