@@ -2,9 +2,11 @@
 "Runs and studies in pandas"): each either gives a DataFrame or raises fovea.ResultsError
 naming the folder, never crashes Python, never hangs, and never reads a number cut short.
 
-Each case once crashed, hung or read a cut value. A read that could crash Python or block
-runs in a child process with a timeout, so that a regression fails the test instead of ending
-or stalling pytest; every test runs under faulthandler's watchdog.
+The named cases first (each once crashed, hung or read a cut value), then hypothesis'
+generated folders: a small real run and study, damaged at random. A read that could crash
+Python or block runs in a child process with a timeout, so that a regression fails the test
+instead of ending or stalling pytest; the generated reads run under an alarm, and every test
+under faulthandler's watchdog.
 
 Run by ctest through tests/python/run_pytest.sh, from the source folder, with the built
 module on the path and FOVEA_BINARY naming the fovea program built beside it.
@@ -14,14 +16,24 @@ import faulthandler
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 import fovea
 
 pandas = pytest.importorskip("pandas")
+hypothesis = pytest.importorskip("hypothesis", reason="needs Debian's python3-hypothesis, which ./fovea installs")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
+
+# hypothesis keeps a cache (and by default its examples) in .hypothesis/ of the working folder,
+# the source folder under ctest: kept out of it. The tests save no examples (database=None).
+set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "fovea-hypothesis"))
 
 SOURCE = os.environ.get("FOVEA_SOURCE_DIR", os.getcwd())
 PACKED = os.path.join(SOURCE, "configs", "studies", "packed500.yaml")
@@ -427,3 +439,147 @@ def test_long_values_are_quoted_as_an_excerpt(study_folder, tmp_path):
     with pytest.raises(fovea.ResultsError) as caught:
         fovea.read_study(folder)
     assert "... (100000 bytes)" in str(caught.value) and len(str(caught.value)) < 1000
+
+
+# ---------------------------------------------------------------------------------------------
+# Generated folders: a real run or study, damaged in one to three files at random.
+
+class Hung(BaseException):
+    """A read that took longer than the alarm allows (BaseException: no reader catches it)."""
+
+
+def read_within(seconds, read, *args, **kwargs):
+    """read(*args, **kwargs), raising Hung after `seconds` (a blocked open or read is interrupted)."""
+    def alarm(signum, frame):
+        raise Hung("%s%r took more than %d s" % (read.__name__, args, seconds))
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return read(*args, **kwargs)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20)
+
+
+@st.composite
+def deep_json(draw):
+    return nested(draw(st.integers(min_value=1, max_value=300)), leaf=json.dumps(draw(json_values)))
+
+
+@st.composite
+def damage(draw, original):
+    """New bytes for a file whose real bytes are `original`; None for a FIFO, "folder" for a
+    folder, "missing" for none."""
+    kind = draw(st.sampled_from(["bytes", "json", "deep", "cut", "splice", "lines", "field", "fifo", "folder", "missing"]))
+    if kind == "bytes":
+        return draw(st.binary(max_size=300))
+    if kind == "json":
+        return json.dumps(draw(json_values)).encode()
+    if kind == "deep":
+        return draw(deep_json()).encode()
+    if kind == "cut":
+        return original[: draw(st.integers(min_value=0, max_value=len(original)))]
+    if kind == "splice":
+        start = draw(st.integers(min_value=0, max_value=len(original)))
+        end = draw(st.integers(min_value=start, max_value=min(len(original), start + 20)))
+        return original[:start] + draw(st.binary(max_size=20) | st.sampled_from([b",", b"\n", b'"', b"", b"\r\n"])) + original[end:]
+    if kind == "lines":
+        # A line dropped, repeated, moved, or a cell added or taken away: rows of other lengths.
+        lines = original.split(b"\n")
+        at = draw(st.integers(min_value=0, max_value=len(lines) - 1))
+        edit = draw(st.sampled_from(["drop", "repeat", "move", "add cell", "take cell"]))
+        if edit == "drop":
+            del lines[at]
+        elif edit == "repeat":
+            lines.insert(at, lines[at])
+        elif edit == "move":
+            lines.insert(draw(st.integers(min_value=0, max_value=len(lines) - 1)), lines.pop(at))
+        elif edit == "add cell":
+            lines[at] += b"," + draw(st.sampled_from([b"", b"1", b"nan", b"x", b'"a,b"']))
+        else:
+            lines[at] = lines[at][: max(lines[at].rfind(b","), 0)]
+        return b"\n".join(lines)
+    if kind == "field":
+        # A JSON file's value at a path of keys and indices replaced: the right file, a wrong field.
+        try:
+            value = json.loads(original)
+        except ValueError:
+            return original
+        if not isinstance(value, dict) or not value:
+            return original
+        parent, key = value, draw(st.sampled_from(sorted(value)))
+        while isinstance(parent[key], (dict, list)) and parent[key] and draw(st.booleans()):
+            parent = parent[key]
+            key = draw(st.sampled_from(sorted(parent) if isinstance(parent, dict) else range(len(parent))))
+        parent[key] = draw(json_values | deep_json().map(json.loads))
+        return json.dumps(value).encode()
+    return {"fifo": None, "folder": "folder", "missing": "missing"}[kind]
+
+
+def put(path, new):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+    if new is None:
+        os.mkfifo(path)
+    elif new == "folder":
+        os.mkdir(path)
+    elif new != "missing":
+        with open(path, "wb") as f:
+            f.write(new)
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("hostile"))
+
+
+def damaged_copy(source, scratch, names, draw):
+    """A copy of the folder `source` in a new folder under `scratch`, one to three of its files
+    `names` damaged."""
+    folder = os.path.join(tempfile.mkdtemp(dir=scratch), "f")
+    copy_folder(source, folder)
+    for name in draw(st.lists(st.sampled_from(names), min_size=1, max_size=3)):
+        # The real file's bytes, from the source: the copy's may be a FIFO by now.
+        with open(os.path.join(source, name), "rb") as f:
+            original = f.read()
+        put(os.path.join(folder, name), draw(damage(original)))
+    return folder
+
+
+def assert_table_or_refusal(read, folder, **kwargs):
+    try:
+        table = read_within(20, read, folder, **kwargs)
+    except fovea.ResultsError as error:
+        # One line, the folder first; what it quotes of the files cut to an excerpt.
+        message = str(error)
+        assert message.startswith(folder + ": ") and "\n" not in message and len(message) < 2000, message[:2000]
+    else:
+        assert isinstance(table, pandas.DataFrame)
+    finally:
+        shutil.rmtree(os.path.dirname(folder))
+
+
+HOSTILE = settings(max_examples=int(os.environ.get("FOVEA_HOSTILE_EXAMPLES", "150")), deadline=None, database=None,
+                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+
+
+@HOSTILE
+@given(data=st.data(), allow=st.booleans())
+def test_generated_run_folders(run_folder, scratch, data, allow):
+    folder = damaged_copy(run_folder, scratch, ["manifest.json", "summary.json", "config.yaml", "frames.csv"], data.draw)
+    assert_table_or_refusal(fovea.read_run, folder, allow_incomplete=allow)
+
+
+@HOSTILE
+@given(data=st.data(), allow=st.booleans())
+def test_generated_study_folders(study_folder, scratch, data, allow):
+    folder = damaged_copy(study_folder, scratch, ["sweep.json", "table.csv"], data.draw)
+    assert_table_or_refusal(fovea.read_study, folder, allow_incomplete=allow)
