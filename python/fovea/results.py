@@ -89,6 +89,15 @@ def _excerpt(value):
     return out.decode("utf-8", "replace") + ("... (%d bytes)" % len(data) if cut else "")
 
 
+def _path_or_excerpt(value):
+    """A path from a file, quoted whole where it could be one (one printable line of at most
+    PATH_MAX, 4096 bytes), so that the command a message gives can be copied; anything else
+    as an excerpt."""
+    if isinstance(value, str) and value.isprintable() and len(value.encode("utf-8", "backslashreplace")) <= 4096:
+        return value
+    return _excerpt(value)
+
+
 def _size_text(size):
     return "%d MiB" % (size >> 20) if size % (1 << 20) == 0 else "%d bytes" % size
 
@@ -361,7 +370,7 @@ def read_study(folder, study=None, overrides=None, allow_incomplete=False):
     folder = os.fspath(folder)
     sweep = _read_sweep(folder)
     merged = "merged_from" in sweep
-    study_file = _excerpt(sweep.get("study_file") or "STUDY")
+    study_file = _path_or_excerpt(sweep.get("study_file") or "STUDY")
     if study is not None:
         study = os.fspath(study)
         fingerprints = _fovea.study_fingerprints(study, overrides)

@@ -439,6 +439,14 @@ def test_long_values_are_quoted_as_an_excerpt(study_folder, tmp_path):
     with pytest.raises(fovea.ResultsError) as caught:
         fovea.read_study(folder)
     assert "... (100000 bytes)" in str(caught.value) and len(str(caught.value)) < 1000
+    # A study file's path, however long a path may be, is quoted whole: the command is copied.
+    path = "/" + "/".join(["a-long-folder-name"] * 12) + "/study.yaml"
+    edit_json(os.path.join(folder, "sweep.json"), status="interrupted", study_file=path)
+    with pytest.raises(fovea.ResultsError, match="`fovea sweep %s --out " % path):
+        fovea.read_study(folder)
+    edit_json(os.path.join(folder, "sweep.json"), study_file="y" * 100000)
+    with pytest.raises(fovea.ResultsError, match=r"`fovea sweep y+\.\.\. \(100000 bytes\) --out "):
+        fovea.read_study(folder)
 
 
 # ---------------------------------------------------------------------------------------------
