@@ -70,20 +70,18 @@ RunFolderCheck check_run_frames(const std::filesystem::path& folder, const Json&
   } catch (const std::runtime_error& e) {
     return unreadable("a complete run, but its frames.csv cannot be read (" + std::string(e.what()) + ")");
   }
-  // fovea writes frames.csv in whole lines. A last line without its newline never finished,
-  // even when what is there parses: a number cut after a digit, or after its comma (an empty
-  // last cell), reads as a row as good as the others.
-  if (!frames_text.empty() && frames_text.back() != '\n') {
-    const auto line = std::count(frames_text.begin(), frames_text.end(), '\n') + 1;
-    return incomplete("its frames.csv is cut short or damaged (" + frames_path.string() + ":" + std::to_string(line) +
-                      ": its last row has no line end; it was never finished)");
-  }
   RunFolderCheck whole{RunFolderCheck::Verdict::whole, "", Json(), {}};
   try {
     whole.frames = parse_csv(frames_text, frames_path.string());
   } catch (const std::runtime_error& e) {
     return incomplete("its frames.csv is cut short or damaged (" + std::string(e.what()) + ")");
   }
+  // fovea writes frames.csv in whole lines. A last line without its newline never finished,
+  // even when what is there parses: a number cut after a digit, or after its comma (an empty
+  // last cell), reads as a row as good as the others. The reader leaves it out; a run whose
+  // file lost one is not whole.
+  if (whole.frames.unfinished_line != 0)
+    return incomplete("its frames.csv is cut short or damaged (" + whole.frames.unfinished_note(frames_path.string()) + ")");
   const auto frames_held = static_cast<std::int64_t>(whole.frames.rows.size());
   if (frames_held < frames_counted)
     return incomplete("its frames.csv holds " + std::to_string(frames_held) + " of the " + std::to_string(frames_counted) +

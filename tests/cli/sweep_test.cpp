@@ -480,6 +480,26 @@ TEST_CASE("fovea sweep: a run's manifest nested 100,000 deep is named as damaged
   CHECK(read_json(manifest)["status"] == "completed");  // run again, whole
 }
 
+TEST_CASE("fovea sweep merge: a table.csv that lost its last bytes is refused, naming the line, never merged cut",
+          "[cli][sweep][csv]") {
+  // It was merged, exit 0, with the last row's last value cut (2228 read as 22, issue 42).
+  TempDir dir;
+  const std::string table = swept_table(dir);
+  write_file(dir / "out" / "table.csv", table.substr(0, table.size() - 3));
+  const auto merged = run_process({kFovea, "sweep", "merge", "out", "--out", "merged", "--no-figures"}, dir.path());
+  CHECK(merged.status == 2);
+  CHECK(merged.err == "fovea sweep merge: out/table.csv:13: its last row has no line end; it was never finished (the "
+                      "table was cut short; copy the shard's table.csv whole, or run its sweep again, which writes it "
+                      "anew)\n");
+  CHECK_FALSE(fs::exists(dir / "merged"));
+  // Its sweep again writes it whole, and the merge takes it.
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+  const auto again = run_process({kFovea, "sweep", "merge", "out", "--out", "merged", "--no-figures", "-q"}, dir.path());
+  CHECK(again.status == 0);
+  CHECK(read_file(dir / "merged" / "table.csv") == table);
+}
+
 TEST_CASE("fovea sweep merge: a sweep.json damaged or edited is one line naming the file and the field, exit 2",
           "[cli][sweep]") {
   TempDir dir;
