@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -67,6 +68,12 @@ int run_main(int argc, char** argv) {
 // in one line and a non-zero exit, never in std::terminate's "terminate called ..." and an
 // abort: out of memory (a huge allocation a reader let through) and anything else.
 int main(int argc, char** argv) {
+  // A write past a file size limit (`ulimit -f`) would kill fovea by SIGXFSZ with nothing said,
+  // a record cut mid-row and its manifest left "running". Ignored, such a write fails with
+  // EFBIG, which the writers report as they report a full disk (ENOSPC): the file named, the
+  // system's reason, the manifest "failed" (docs/formats.md). Its children (a sweep's runs)
+  // start with it ignored too.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return run_main(argc, argv);
   } catch (const std::bad_alloc&) {

@@ -48,8 +48,10 @@ int check_out_folder(const SweepPlan& plan, const SweepOptions& options, const f
     if (const Json commit = member(b, "git_commit"); commit.is_string())
       commit_before = commit.get<std::string>();
   } else if (!fs::is_empty(out, error)) {
-    std::cerr << "fovea sweep: " << out.string() << ": not empty and not a sweep's folder; choose a new "
-              << options.out_name << "\n";
+    // A sweep.json that reads but is not JSON (or is nested past the reader's depth) is named.
+    std::cerr << "fovea sweep: " << out.string() << ": not empty and not a sweep's folder"
+              << (before.state == JsonFile::State::malformed ? " (" + before.problem + ")" : std::string())
+              << "; choose a new " << options.out_name << "\n";
     return kExitBadInput;
   }
   return kExitOk;

@@ -9,10 +9,13 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <utility>
+#include <variant>
 
-#include "config/schema.hpp"
 #include "fovea/plotting.hpp"
+#include "fovea/shard_json.hpp"
 #include "fovea/sweep_progress.hpp"
+#include "record/csv_reader.hpp"
 #include "record/json_file.hpp"
 #include "record/results_folder.hpp"
 #include "study/study_table.hpp"
@@ -39,94 +42,17 @@ bool close_sweep_json(SweepJson& sweep_json, const SweepTally& tally, const Swee
   return sweep_json.write();
 }
 
-/// A shard's sweep.json as `fovea sweep merge` reads it, its fields checked.
-struct ShardJson {
-  Json json;
-  Shard shard;
-  std::int64_t runs_total = 0;
-  std::vector<std::string> columns;
-  std::string study;  ///< the study's name: the default folder of the merged table
-};
-
-/// `json`, a sweep.json as read back, with every field merge uses checked for presence and
-/// type, so an edited or damaged file is one line naming it and the field, never undefined
-/// behaviour (a missing key of a const object), a division by zero (a shard count of 0) or a
-/// loop without end (a runs_total of 10^18). Throws std::runtime_error "<path>: <field>: why".
-ShardJson check_shard_json(const Json& json, const fs::path& path) {
-  const auto refuse = [&](const std::string& field, const std::string& why) {
-    return std::runtime_error(path.string() + ": " + field + ": " + why);
-  };
-  const auto found = [](const Json& value) {
-    if (value.is_object()) return std::string("an object");
-    if (value.is_array()) return std::string("a list");
-    std::string text = value.dump();
-    if (text.size() > 40) text = text.substr(0, 40) + "...";
-    return text;
-  };
-  const auto field = [&](const Json& object, const std::string& name, const char* key) -> const Json& {
-    if (!object.contains(key)) throw refuse(name, "missing");
-    return object.at(key);
-  };
-  // A whole number in [low, high]: non-negative integers are parsed as unsigned.
-  const auto whole_number = [&](const Json& object, const std::string& name, const char* key, std::uint64_t low,
-                                std::uint64_t high) {
-    const Json& value = field(object, name, key);
-    if (!value.is_number_unsigned() || value.get<std::uint64_t>() < low || value.get<std::uint64_t>() > high)
-      throw refuse(name, "expected a whole number from " + std::to_string(low) + " to " + std::to_string(high) + ", found " +
-                             found(value));
-    return value.get<std::uint64_t>();
-  };
-  ShardJson s;
-  s.json = json;
-  const Json& study = field(json, "study", "study");
-  if (!study.is_string() || !config::is_valid_name(study.get<std::string>()) || study == "." || study == "..")
-    throw refuse("study", "expected a name (letters, digits, - _ .), found " + found(study));
-  s.study = study.get<std::string>();
-  if (!field(json, "fingerprint", "fingerprint").is_string())
-    throw refuse("fingerprint", "expected a text, found " + found(json.at("fingerprint")));
-  if (json.contains("table_fingerprint") && !json.at("table_fingerprint").is_string())
-    throw refuse("table_fingerprint", "expected a text, found " + found(json.at("table_fingerprint")));
-  s.runs_total = static_cast<std::int64_t>(whole_number(json, "runs_total", "runs_total", 1, kMaxStudyRuns));
-  const Json& shard = field(json, "shard", "shard");
-  if (!shard.is_object()) throw refuse("shard", "expected an object with index and count, found " + found(shard));
-  // At most as many shards as parse_shard accepts.
-  s.shard.count = static_cast<int>(whole_number(shard, "shard.count", "count", 1, 1'000'000));
-  s.shard.index = static_cast<int>(whole_number(shard, "shard.index", "index", 0, static_cast<std::uint64_t>(s.shard.count - 1)));
-  const Json& columns = field(json, "columns", "columns");
-  if (!columns.is_array() || columns.empty() ||
-      !std::all_of(columns.begin(), columns.end(), [](const Json& c) { return c.is_string(); }))
-    throw refuse("columns", "expected a list of column names, found " + found(columns));
-  s.columns = columns.get<std::vector<std::string>>();
-  if (json.contains("figures") && !json.at("figures").is_array())
-    throw refuse("figures", "expected a list, found " + found(json.at("figures")));
-  return s;
-}
-
 /// Every folder's sweep.json, checked; false, said on stderr, when one is missing, damaged,
 /// or a merged table's.
 bool read_shards(const SweepMergeOptions& options, std::vector<ShardJson>& shards) {
   for (const std::string& folder : options.folders) {
     const fs::path path = fs::path(folder) / "sweep.json";
-    const JsonFile j = read_json_file(path, "sweep.json");
-    if (j.state == JsonFile::State::unreadable) {
-      std::cerr << "fovea sweep merge: " << j.problem << "\n";
+    std::variant<ShardJson, std::string> shard = judge_shard_json(read_json_file(path, "sweep.json"), folder, path);
+    if (const std::string* problem = std::get_if<std::string>(&shard)) {
+      std::cerr << "fovea sweep merge: " << *problem << "\n";
       return false;
     }
-    if (j.state != JsonFile::State::read || !j.json.is_object() || !j.json.contains("fingerprint") ||
-        !j.json.contains("columns")) {
-      std::cerr << "fovea sweep merge: " << folder << ": no readable sweep.json; expected a fovea sweep's output folder\n";
-      return false;
-    }
-    if (j.json.contains("merged_from")) {
-      std::cerr << "fovea sweep merge: " << folder << ": already a merged table; merge the shards' folders\n";
-      return false;
-    }
-    try {
-      shards.push_back(check_shard_json(j.json, path));
-    } catch (const std::runtime_error& e) {
-      std::cerr << "fovea sweep merge: " << e.what() << "\n";
-      return false;
-    }
+    shards.push_back(std::move(std::get<ShardJson>(shard)));
   }
   return true;
 }
@@ -165,6 +91,13 @@ bool read_shard_rows(const SweepMergeOptions& options, const std::vector<ShardJs
   for (std::size_t s = 0; s < shards.size(); ++s) {
     try {
       const std::string table = (fs::path(options.folders[s]) / "table.csv").string();
+      // A table whose last row lost its line end was cut (copied in part): that row's last
+      // value may be cut too (2228 read as 22). Refused, never merged without it unsaid.
+      if (const std::string cut = read_csv(table).unfinished_note(table); !cut.empty()) {
+        std::cerr << "fovea sweep merge: " << cut << " (the table was cut short; copy the shard's table.csv whole, "
+                  << "or run its sweep again, which writes it anew)\n";
+        return false;
+      }
       StudyRows shard_rows = read_study_table(table, columns);
       const Shard shard = shards[s].shard;
       for (auto& [run, row] : shard_rows) {

@@ -21,15 +21,61 @@ double median_of_sorted(std::span<const double> sorted) {
   return n % 2 == 1 ? sorted[n / 2] : 0.5 * sorted[n / 2 - 1] + 0.5 * sorted[n / 2];
 }
 
+namespace {
+
+/// The exponent k with the largest finite magnitude of `values` below 2^k (0 for none): each
+/// value times 2^-k is below 1 in magnitude, and multiplying by a power of two is exact.
+int scale_exponent(std::span<const double> values) {
+  double largest = 0;
+  for (const double v : values)
+    if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
+  int exponent = 0;
+  (void)std::frexp(largest, &exponent);
+  return exponent;
+}
+
+/// A mean's value for values that are all finite: within [low, high], which a rounding of the
+/// last bit could otherwise leave (past the largest double: infinity).
+double within(double mean, double low, double high) { return std::isfinite(mean) ? mean : std::clamp(mean, low, high); }
+
+/// The exponent ColumnAccumulator scales its second sum by: a value of at most 1.8e308 becomes
+/// at most 4e127, and 2^63 of them sum to less than 4e146.
+constexpr int kScaledSumExponent = 600;
+
+}  // namespace
+
+double mean_of(std::span<const double> values) {
+  if (values.empty()) return 0;
+  const int k = scale_exponent(values);
+  double sum = 0;
+  for (const double v : values) sum += std::ldexp(v, -k);
+  const double mean = std::ldexp(sum / static_cast<double>(values.size()), k);
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  const bool all_finite = std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+  return all_finite ? within(mean, *low, *high) : mean;
+}
+
+double sample_sd_of(std::span<const double> values) {
+  const std::size_t n = values.size();
+  if (n < 2) return std::nan("");
+  const int k = scale_exponent(values);
+  double sum = 0;
+  for (const double v : values) sum += std::ldexp(v, -k);
+  const double mean = sum / static_cast<double>(n);  // scaled, below 1 in magnitude
+  double squares = 0;
+  for (const double v : values) {
+    const double deviation = std::ldexp(v, -k) - mean;  // below 2 in magnitude
+    squares += deviation * deviation;
+  }
+  return std::ldexp(std::sqrt(squares / static_cast<double>(n - 1)), k);
+}
+
 ColumnSummary summarize(std::span<const double> values) {
   ColumnSummary s;
   if (values.empty()) return s;
   std::vector<double> sorted(values.begin(), values.end());
   std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  double sum = 0;
-  for (const double v : sorted) sum += v;
-  s.mean = sum / static_cast<double>(n);
+  s.mean = mean_of(sorted);
   s.median = median_of_sorted(sorted);
   s.p95 = nearest_rank(sorted, 95);
   s.min = sorted.front();
@@ -49,6 +95,8 @@ void ColumnAccumulator::add(double value) {
     max_ = std::max(max_, value);
   }
   sum_ += value;
+  scaled_sum_ += std::ldexp(value, -kScaledSumExponent);
+  all_finite_ = all_finite_ && std::isfinite(value);
   if (count_ % stride_ == 0) {
     if (sample_.size() == capacity_) {
       // Keep values 0, 2, 4, ... of the sample: it becomes every (2 stride)-th row.
@@ -64,7 +112,12 @@ void ColumnAccumulator::add(double value) {
 ColumnSummary ColumnAccumulator::summary() const {
   ColumnSummary s = summarize(sample_);
   if (count_ > 0) {
-    s.mean = sum_ / static_cast<double>(count_);
+    const double n = static_cast<double>(count_);
+    s.mean = sum_ / n;
+    // Finite values near 1.7e308 overflow the plain sum: the scaled one holds them. (Tiny
+    // values lose bits in it, but beside a sum past 1.7e308 they are nothing.)
+    if (!std::isfinite(s.mean) && all_finite_)
+      s.mean = within(std::ldexp(scaled_sum_ / n, kScaledSumExponent), min_, max_);
     s.min = min_;
     s.max = max_;
   }

@@ -23,6 +23,17 @@ double nearest_rank(std::span<const double> sorted, double percent);
 /// even count. `sorted` must not be empty.
 double median_of_sorted(std::span<const double> sorted);
 
+/// The arithmetic mean of `values` (0 for none), finite whenever they all are: summed scaled
+/// by the power of two that brings the largest magnitude below 1, so values near the largest
+/// double (1.7e308) do not overflow the sum to infinity. The scaling is exact: for values
+/// whose plain sum stays finite the mean is the plain sum over n, bit for bit.
+double mean_of(std::span<const double> values);
+
+/// The sample standard deviation of `values` (n - 1 in the denominator; NaN for fewer than
+/// two), scaled as mean_of is, so no deviation or square overflows on the way. Infinite only
+/// when the deviation itself is past the largest double (1.7e308 and -1.7e308: 2.4e308).
+double sample_sd_of(std::span<const double> values);
+
 /// Summary of `values` (all zeros for an empty column). Sorts a copy.
 ColumnSummary summarize(std::span<const double> values);
 
@@ -39,7 +50,8 @@ class ColumnAccumulator {
   explicit ColumnAccumulator(std::size_t sample_capacity = std::size_t{1} << 20);
   /// One more row's value. O(1) amortised; a full sample is halved in place.
   void add(double value);
-  /// Mean, min and max of every value added; median and p95 of the sample. All 0 before any add().
+  /// Mean, min and max of every value added; median and p95 of the sample. All 0 before any
+  /// add(). The mean of finite values is finite (their plain sum may not be: see mean_of).
   ColumnSummary summary() const;
   /// Number of values added so far, sampled or not.
   std::int64_t count() const { return count_; }
@@ -51,6 +63,10 @@ class ColumnAccumulator {
   std::int64_t count_ = 0;
   std::int64_t stride_ = 1;
   double sum_ = 0;
+  /// The sum of every value times 2^-kScaledSumExponent: finite for any count of finite
+  /// values, the mean's when sum_ overflows (values near 1.7e308).
+  double scaled_sum_ = 0;
+  bool all_finite_ = true;
   double min_ = 0;
   double max_ = 0;
   std::vector<double> sample_;

@@ -1,5 +1,6 @@
 #include "record/csv_reader.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/file_read.hpp"
@@ -27,9 +28,13 @@ CsvTable parse_csv(std::string_view text, const std::string& name) {
     return 0;
   };
   bool have_header = false;
+  // A text that does not end with a line end was cut, or its writer stopped, within its last
+  // record: that record never finished.
+  const bool cut = !text.empty() && text.back() != '\n';
   while (i < text.size()) {
     CsvRow row;
     row.line = line;
+    bool finished = false;
     // A blank line holds no record (pandas' skip_blank_lines).
     if (const std::size_t end = line_end(i); end > 0) {
       i += end;
@@ -42,6 +47,9 @@ CsvTable parse_csv(std::string_view text, const std::string& name) {
         const std::size_t quote_line = line;
         ++i;
         for (;;) {
+          // The text ends inside a quoted cell: cut within the record's last line when it
+          // ends without a line end (the record never finished), else a quote is missing.
+          if (i >= text.size() && cut) break;
           if (i >= text.size()) fail(quote_line, "a quoted cell is never closed (a \" is missing)");
           const char c = text[i++];
           if (c == '"') {
@@ -71,7 +79,14 @@ CsvTable parse_csv(std::string_view text, const std::string& name) {
       if (const std::size_t end = line_end(i); end > 0) {
         i += end;
         ++line;
+        finished = true;
       }
+      break;
+    }
+    if (!finished) {
+      // Only the last record can end without a line end: the text ends in it.
+      if (!have_header) fail(row.line, "the header row has no line end; the file was never finished");
+      table.unfinished_line = row.line;
       break;
     }
     if (!have_header) {
@@ -93,10 +108,17 @@ std::string read_file_text(const std::string& path) { return read_regular_file(p
 
 CsvTable read_csv(const std::string& path) { return parse_csv(read_file_text(path), path); }
 
-void drop_unfinished_last_line(std::string& text) {
-  if (text.empty() || text.back() == '\n') return;
+std::string CsvTable::unfinished_note(const std::string& name) const {
+  if (unfinished_line == 0) return "";
+  return name + ":" + std::to_string(unfinished_line) + ": its last row has no line end; it was never finished";
+}
+
+std::size_t drop_unfinished_last_line(std::string& text) {
+  if (text.empty() || text.back() == '\n') return 0;
   const std::size_t last_newline = text.rfind('\n');
+  const std::size_t line = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
   text.resize(last_newline == std::string::npos ? 0 : last_newline + 1);
+  return line;
 }
 
 }  // namespace fovea

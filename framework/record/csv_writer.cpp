@@ -4,8 +4,11 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file_read.hpp"
 #include "core/format.hpp"
 
 namespace fovea {
@@ -45,37 +48,65 @@ std::string CsvWriter::header_line(const std::vector<std::string>& columns) {
 
 CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns, Open open)
     : path_(path), column_count_(columns.size()) {
-  if (open == Open::append) {
-    std::string text;
-    if (std::FILE* in = std::fopen(path.c_str(), "rb")) {
-      char buffer[65536];
-      for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, in)) > 0;) text.append(buffer, n);
-      std::fclose(in);
+  try {
+    bool appending = false;
+    if (open == Open::append) open_to_append(columns, appending);
+    if (appending) return;
+    if (descriptor_ < 0) {
+      descriptor_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+      if (descriptor_ < 0) throw std::runtime_error(path + ": cannot create: " + std::strerror(errno));
     }
-    if (!text.empty()) {
-      const std::size_t header_end = text.find('\n');
-      if (header_end == std::string::npos || text.substr(0, header_end) != header_line(columns))
-        throw std::runtime_error(path + ": its header is not this file's columns (" + header_line(columns) + ")");
-      // Whole rows only: a tail after the last newline never finished.
-      const std::size_t keep = text.rfind('\n') + 1;
-      if (keep < text.size() && ::truncate(path.c_str(), static_cast<off_t>(keep)) != 0)
-        throw std::runtime_error(path + ": cannot drop an unfinished last row: " + std::strerror(errno));
-      file_ = std::fopen(path.c_str(), "ab");
-      if (file_ == nullptr) throw std::runtime_error(path + ": cannot append: " + std::strerror(errno));
-      return;
-    }
+    for (const auto& c : columns) cell(std::string_view(c));
+    end_row(open == Open::append ? Flush::durable : Flush::now);
+  } catch (...) {
+    // No destructor runs for an object never made: the descriptor is closed here.
+    if (descriptor_ >= 0) ::close(descriptor_);
+    throw;
   }
-  file_ = std::fopen(path.c_str(), "wb");
-  if (file_ == nullptr) throw std::runtime_error(path + ": cannot create: " + std::strerror(errno));
-  for (const auto& c : columns) cell(std::string_view(c));
-  end_row(open == Open::append ? Flush::durable : Flush::now);
+}
+
+void CsvWriter::open_to_append(const std::vector<std::string>& columns, bool& appending) {
+  // One open, without blocking, checked on its descriptor, then read and written through it:
+  // a FIFO swapped in for the file is refused at once instead of waited on for ever.
+  descriptor_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (descriptor_ < 0 && errno == ENOENT) return;  // created by the constructor
+  const auto refuse = [&](const std::string& why) { return std::runtime_error(path_ + ": cannot append: " + why); };
+  if (descriptor_ < 0) throw refuse(std::strerror(errno));
+  struct stat status {};
+  if (::fstat(descriptor_, &status) != 0) throw refuse(std::strerror(errno));
+  if (!S_ISREG(status.st_mode)) throw refuse("not a regular file (a device, a pipe or a socket)");
+  const std::string limit = "the " + std::to_string(kMaxTableFileBytes >> 20) + " MiB fovea reads";
+  if (static_cast<std::uint64_t>(status.st_size) > kMaxTableFileBytes)
+    throw refuse("it is " + std::to_string(status.st_size) + " bytes, more than " + limit);
+  const int flags = ::fcntl(descriptor_, F_GETFL);
+  if (flags < 0 || ::fcntl(descriptor_, F_SETFL, flags & ~O_NONBLOCK) != 0) throw refuse(std::strerror(errno));
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::pread(descriptor_, buffer, sizeof buffer, static_cast<off_t>(text.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw refuse(std::strerror(errno));
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kMaxTableFileBytes) throw refuse("it grew past " + limit);
+  }
+  if (text.empty()) return;  // the header is written as to a new file
+  const std::size_t header_end = text.find('\n');
+  if (header_end == std::string::npos || text.substr(0, header_end) != header_line(columns))
+    throw std::runtime_error(path_ + ": its header is not this file's columns (" + header_line(columns) + ")");
+  // Whole rows only: a tail after the last newline never finished.
+  const std::size_t keep = text.rfind('\n') + 1;
+  if (keep < text.size() && ::ftruncate(descriptor_, static_cast<off_t>(keep)) != 0)
+    throw std::runtime_error(path_ + ": cannot drop an unfinished last row: " + std::strerror(errno));
+  whole_bytes_ = keep;
+  appending = true;
 }
 
 CsvWriter::~CsvWriter() {
-  if (file_ == nullptr) return;
+  if (descriptor_ < 0) return;
   // Rows held and never flushed (an exception between rows): written if they can be.
-  if (cells_in_row_ == 0 && !line_.empty()) std::fwrite(line_.data(), 1, line_.size(), file_);
-  std::fclose(file_);
+  if (cells_in_row_ == 0 && !line_.empty()) (void)write_whole(line_);
+  ::close(descriptor_);
 }
 
 void CsvWriter::separator() {
@@ -116,16 +147,33 @@ void CsvWriter::end_row(Flush flush_mode) {
   if (flush_mode != Flush::later) flush(flush_mode == Flush::durable);
 }
 
+int CsvWriter::write_whole(std::string_view bytes) {
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(descriptor_, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      // A full disk (ENOSPC) or a file size limit (EFBIG) may take part of the rows first:
+      // the file is cut back to its last whole row, so it never ends mid-row. (A device such
+      // as /dev/full cannot be cut, and needs not be.)
+      const int error = n < 0 ? errno : EIO;
+      (void)::ftruncate(descriptor_, static_cast<off_t>(whole_bytes_));
+      return error;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  whole_bytes_ += bytes.size();
+  return 0;
+}
+
 void CsvWriter::flush(bool durable) {
   if (cells_in_row_ != 0) throw std::logic_error(path_ + ": flush in the middle of a row");
   if (line_.empty()) return;
-  // One fwrite of whole rows then a flush: the kernel gets complete rows only, so SIGKILL
-  // at any instant leaves the file ending on a row boundary (unless a write is cut by a full
-  // disk, which the error below reports).
-  if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size() || std::fflush(file_) != 0)
-    throw std::runtime_error(path_ + ": write failed: " + std::strerror(errno));
+  // One write of whole rows: the kernel gets complete rows only, so SIGKILL at any instant
+  // leaves the file ending on a row boundary, and a write the disk cuts short is cut back.
+  const int error = write_whole(line_);
   line_.clear();
-  if (durable && ::fsync(::fileno(file_)) != 0) throw std::runtime_error(path_ + ": fsync failed: " + std::strerror(errno));
+  if (error != 0) throw std::runtime_error(path_ + ": write failed: " + std::strerror(error));
+  if (durable && ::fsync(descriptor_) != 0) throw std::runtime_error(path_ + ": fsync failed: " + std::strerror(errno));
 }
 
 }  // namespace fovea

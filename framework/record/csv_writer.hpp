@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +23,9 @@ class CsvWriter {
     append,
   };
   /// Opens `path` and writes the header unless appending to rows already there. Throws
-  /// std::runtime_error (a file that cannot be opened, or whose header differs).
+  /// std::runtime_error (a file that cannot be opened, or whose header differs). To append,
+  /// the file is opened once, without blocking, and must be a regular file of at most
+  /// kMaxTableFileBytes (core/file_read.hpp): a FIFO in its place is refused at once.
   CsvWriter(const std::string& path, const std::vector<std::string>& columns, Open open = Open::create);
   ~CsvWriter();
   CsvWriter(const CsvWriter&) = delete;
@@ -49,12 +50,15 @@ class CsvWriter {
     /// power cut keeps it (a psychophysics trial)
     durable,
   };
-  /// Ends the row: checks the cell count, and writes it with one write and a flush, or
+  /// Ends the row: checks the cell count, and writes it with one write, or
   /// holds it. A file of many rows per frame (collisions.csv) holds a frame's rows and
   /// flushes once per frame: one system call a frame instead of one a row, and still only
   /// whole rows reach the file.
   void end_row(Flush flush = Flush::now);
-  /// Writes the rows held, with one write and a flush; `durable` adds an fsync.
+  /// Writes the rows held, with one write; `durable` adds an fsync. A write that fails (a
+  /// full disk: ENOSPC; a file size limit: EFBIG) throws std::runtime_error "<path>: write
+  /// failed: <the OS's reason>" and leaves the file ending on its last whole row: what part
+  /// of the rows did reach the file is cut off again.
   void flush(bool durable = false);
   /// The header line this writer writes for `columns`, without its newline.
   static std::string header_line(const std::vector<std::string>& columns);
@@ -64,8 +68,12 @@ class CsvWriter {
 
  private:
   void separator();
+  void open_to_append(const std::vector<std::string>& columns, bool& appending);
+  /// Writes `bytes` whole, or cuts the file back to its last whole row and returns errno.
+  int write_whole(std::string_view bytes);
 
-  std::FILE* file_ = nullptr;
+  int descriptor_ = -1;          // open with O_APPEND; -1 when none
+  std::uint64_t whole_bytes_ = 0;  // the file's size at its last whole row
   std::string path_;
   std::string line_;  // rows not yet written; reused: no allocation per row in the steady state
   std::size_t column_count_ = 0;

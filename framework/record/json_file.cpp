@@ -6,6 +6,46 @@
 
 namespace fovea {
 
+std::optional<std::size_t> json_too_deep_at(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;  // the escaped character, a quote included, does not end the string
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+JsonFile parse_json_text(std::string_view text, const std::string& name) {
+  using Json = nlohmann::ordered_json;
+  if (const std::optional<std::size_t> at = json_too_deep_at(text))
+    return {JsonFile::State::malformed, Json(),
+            name + ": byte " + std::to_string(*at) + ": arrays and objects nested deeper than " +
+                std::to_string(kMaxJsonDepth) + " levels; no JSON file fovea reads needs as many"};
+  try {
+    return {JsonFile::State::read, Json::parse(text), ""};
+  } catch (const Json::exception& e) {
+    // nlohmann's message ends with the token it last read, which may be most of the file (a
+    // string of megabytes): the position it gives is enough.
+    std::string why = e.what();
+    if (const std::size_t last_read = why.find("; last read: "); last_read != std::string::npos) why.resize(last_read);
+    return {JsonFile::State::malformed, Json(), name + ": not JSON: " + why};
+  }
+}
+
 JsonFile read_json_file(const std::filesystem::path& path, std::string_view what) {
   using Json = nlohmann::ordered_json;
   std::error_code error;
@@ -18,11 +58,7 @@ JsonFile read_json_file(const std::filesystem::path& path, std::string_view what
   } catch (const FileReadError& e) {
     return {JsonFile::State::unreadable, Json(), e.what()};
   }
-  try {
-    return {JsonFile::State::read, Json::parse(text), ""};
-  } catch (const Json::exception& e) {
-    return {JsonFile::State::malformed, Json(), path.string() + ": not JSON: " + e.what()};
-  }
+  return parse_json_text(text, path.string());
 }
 
 }  // namespace fovea

@@ -13,26 +13,44 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+/// The most of a manifest's status a problem quotes: "completed", "interrupted" and the other
+/// words fovea writes are far shorter.
+constexpr std::size_t kLongestStatusQuoted = 40;
+
 RunFolderCheck incomplete(std::string problem) { return {RunFolderCheck::Verdict::incomplete, std::move(problem), Json(), {}}; }
 RunFolderCheck unreadable(std::string problem) { return {RunFolderCheck::Verdict::unreadable, std::move(problem), Json(), {}}; }
 
 }  // namespace
 
 RunFolderCheck check_run_manifest(const std::filesystem::path& folder) {
-  JsonFile manifest_file = read_json_file(folder / "manifest.json", "manifest");
+  const std::filesystem::path path = folder / "manifest.json";
+  return check_run_manifest(read_json_file(path, "manifest"), path);
+}
+
+RunFolderCheck check_run_manifest(JsonFile manifest_file, const std::filesystem::path& path) {
   // A manifest.json the OS does not give (a folder, a pipe, no permission, too large) is not
   // known to be damaged, and its run may be whole. One that is missing, or reads but is not
   // JSON (cut short), belongs to a run that did not end well.
   if (manifest_file.state == JsonFile::State::unreadable)
     return unreadable("its manifest.json cannot be read (" + manifest_file.problem + ")");
   if (manifest_file.state == JsonFile::State::missing) return incomplete("it has no manifest.json");
-  if (manifest_file.state == JsonFile::State::malformed || !manifest_file.json.is_object())
-    return incomplete("its manifest.json is cut short or damaged");
+  // The reader's problem names the file and the place: a sweep or fovea.read_run says it.
+  if (manifest_file.state == JsonFile::State::malformed)
+    return incomplete("its manifest.json is cut short or damaged (" + manifest_file.problem + ")");
+  if (!manifest_file.json.is_object())
+    return incomplete("its manifest.json is cut short or damaged (" + path.string() + ": not a JSON object)");
   RunFolderCheck check{RunFolderCheck::Verdict::whole, "", std::move(manifest_file.json), {}};
   const Json status = check.manifest.value("status", Json("unknown"));
   if (status != "completed") {
     check.verdict = RunFolderCheck::Verdict::incomplete;
-    check.problem = "its manifest says " + (status.is_string() ? status.get<std::string>() : status.dump());
+    // Quoted as far as a status needs: a manifest may hold megabytes in its place.
+    std::string said = status.is_string() ? status.get<std::string>() : status.dump();
+    if (said.size() > kLongestStatusQuoted) {
+      std::size_t cut = kLongestStatusQuoted;
+      while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+      said = said.substr(0, cut) + "... (" + std::to_string(said.size()) + " bytes)";
+    }
+    check.problem = "its manifest says " + said;
   }
   return check;
 }
@@ -52,20 +70,18 @@ RunFolderCheck check_run_frames(const std::filesystem::path& folder, const Json&
   } catch (const std::runtime_error& e) {
     return unreadable("a complete run, but its frames.csv cannot be read (" + std::string(e.what()) + ")");
   }
-  // fovea writes frames.csv in whole lines. A last line without its newline never finished,
-  // even when what is there parses: a number cut after a digit, or after its comma (an empty
-  // last cell), reads as a row as good as the others.
-  if (!frames_text.empty() && frames_text.back() != '\n') {
-    const auto line = std::count(frames_text.begin(), frames_text.end(), '\n') + 1;
-    return incomplete("its frames.csv is cut short or damaged (" + frames_path.string() + ":" + std::to_string(line) +
-                      ": its last row has no line end; it was never finished)");
-  }
   RunFolderCheck whole{RunFolderCheck::Verdict::whole, "", Json(), {}};
   try {
     whole.frames = parse_csv(frames_text, frames_path.string());
   } catch (const std::runtime_error& e) {
     return incomplete("its frames.csv is cut short or damaged (" + std::string(e.what()) + ")");
   }
+  // fovea writes frames.csv in whole lines. A last line without its newline never finished,
+  // even when what is there parses: a number cut after a digit, or after its comma (an empty
+  // last cell), reads as a row as good as the others. The reader leaves it out; a run whose
+  // file lost one is not whole.
+  if (whole.frames.unfinished_line != 0)
+    return incomplete("its frames.csv is cut short or damaged (" + whole.frames.unfinished_note(frames_path.string()) + ")");
   const auto frames_held = static_cast<std::int64_t>(whole.frames.rows.size());
   if (frames_held < frames_counted)
     return incomplete("its frames.csv holds " + std::to_string(frames_held) + " of the " + std::to_string(frames_counted) +

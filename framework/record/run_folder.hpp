@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "record/csv_reader.hpp"
+#include "record/json_file.hpp"
 
 namespace fovea {
 
@@ -31,6 +32,10 @@ struct RunFolderCheck {
 /// The manifest's part of the check: manifest.json present, JSON, an object, status completed.
 /// whole here means only that; check_run_frames does the rest.
 RunFolderCheck check_run_manifest(const std::filesystem::path& folder);
+
+/// The same judgement of a manifest already read (read_json_file, or parse_json_text of bytes:
+/// the fuzz target's way in), `path` naming it in the problem.
+RunFolderCheck check_run_manifest(JsonFile manifest_file, const std::filesystem::path& path);
 
 /// The frames' part, for a folder whose manifest (`manifest`, as check_run_manifest read it)
 /// says completed: frames.csv present, readable, whole (it parses, and its last line ends) and holding exactly the

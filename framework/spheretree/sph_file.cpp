@@ -1,11 +1,9 @@
 #include "spheretree/sph_file.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <fstream>
 #include <limits>
 #include <vector>
 
@@ -133,12 +131,15 @@ SphereTree read_sph(std::istream& in, const Vec3& offset_m) {
 }
 
 SphereTree read_sph_file(const std::string& path, const Vec3& offset_m) {
-  check_regular_file(path, kMaxModelFileBytes, ".sph file");
-  std::ifstream in(path);
-  if (!in) throw FileReadError(path + ": cannot read the .sph file: " + std::strerror(errno));
+  // One open, without blocking, checked on its descriptor (core/file_read.hpp); read as it is
+  // parsed, so a file of up to 1 GiB is never held whole.
+  RegularFileStream in(path, kMaxModelFileBytes, ".sph file");
   try {
-    return read_sph(in, offset_m);
+    SphereTree tree = read_sph(in, offset_m);
+    in.throw_if_failed();
+    return tree;
   } catch (const SphFormatError& e) {
+    in.throw_if_failed();  // a read that failed ends the text early: that is the cause
     throw std::runtime_error(path + ": " + e.what());
   }
 }

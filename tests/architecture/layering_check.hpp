@@ -9,7 +9,9 @@
 //   quotes or angle brackets, is resolved to the file it names as the compiler would (quotes
 //   first from the including file's folder, then the include directories) and judged by the
 //   part of that file. An include that names no file of the repository is external.
-// - The simulation core includes, of what is external, the standard library and glm/ only.
+// - The simulation core includes, of what is external, the standard library and glm/ only,
+//   and of the platform's C library the three headers of opening and reading a file without
+//   blocking (core/file_read.cpp: <fcntl.h>, <sys/stat.h>, <unistd.h>).
 // - Every folder of framework/ is a part of the table, and every row names a folder that exists.
 // - What each part's targets link is exactly its row's links column; a row links only parts
 //   below it, and the core only the core, GLM and threads.
@@ -45,5 +47,11 @@ std::vector<Violation> check_links(const LayerTable& table, const std::vector<Bu
 /// Whether `header`, as written between the quotes or brackets, is a header of the C++
 /// standard library: "vector", "cstdint".
 bool is_standard_header(const std::string& header);
+
+/// Whether `header` is one of the platform's (POSIX) headers the simulation core may include
+/// besides the standard library's: those of one bounded, non-blocking open of a file, which
+/// the standard library cannot make (open with O_NONBLOCK, fstat, read): "fcntl.h",
+/// "sys/stat.h", "unistd.h". Sockets, threads, signals and the rest of POSIX stay out.
+bool is_core_platform_header(const std::string& header);
 
 }  // namespace fovea::architecture

@@ -75,4 +75,11 @@ TEST_CASE("Layering: the standard headers are the standard library's only", "[ar
   CHECK_FALSE(is_standard_header("unistd.h"));
   CHECK_FALSE(is_standard_header("nlohmann/json.hpp"));
   CHECK_FALSE(is_standard_header("SDL.h"));
+  // Of the platform, the core may include only what one non-blocking open of a file needs.
+  CHECK(is_core_platform_header("fcntl.h"));
+  CHECK(is_core_platform_header("sys/stat.h"));
+  CHECK(is_core_platform_header("unistd.h"));
+  CHECK_FALSE(is_core_platform_header("sys/socket.h"));
+  CHECK_FALSE(is_core_platform_header("pthread.h"));
+  CHECK_FALSE(is_core_platform_header("signal.h"));
 }

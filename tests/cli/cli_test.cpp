@@ -363,6 +363,36 @@ TEST_CASE("fovea run: on a full disk, one line says what could not be written, a
   }
 }
 
+TEST_CASE("fovea run: under a file size limit (ulimit -f), one line says what could not be written, as on a full disk",
+          "[cli][errors][disk]") {
+  // SIGXFSZ killed the run with nothing said, frames.csv cut mid-row and the manifest left
+  // "running" (issue 42). fovea ignores it: the write fails with EFBIG and is reported as a
+  // full disk's ENOSPC is, the file cut back to its last whole row. The shell sets the limit
+  // as a user would, SIGXFSZ left as it comes (its default: end the process).
+  TempDir dir;
+  const auto r = run_process({"/bin/sh", "-c", "ulimit -f 64; exec \"$0\" run --frames 1000 --headless --quiet --out lim",
+                              kFovea},
+                             dir.path());
+  INFO(r.err);
+  CHECK(r.status == 1);
+  REQUIRE_FALSE(r.err.empty());
+  for (const std::string& line : lines_of(r.err)) {
+    CHECK(line.rfind("fovea: lim/", 0) == 0);
+    CHECK(line.find(": File too large") != std::string::npos);
+  }
+  CHECK(read_json(dir / "lim" / "manifest.json")["status"] == "failed");
+  const std::string frames = read_file(dir / "lim" / "frames.csv");
+  REQUIRE(frames.size() > 1000);
+  CHECK(frames.size() <= 64 * 512);
+  CHECK(frames.back() == '\n');
+  const auto rows = lines_of(frames);
+  const std::size_t columns = split(rows[0]).size();
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    REQUIRE(split(rows[i]).size() == columns);
+    REQUIRE(split(rows[i])[0] == std::to_string(i - 1));
+  }
+}
+
 TEST_CASE("fovea run: SIGKILL leaves frames.csv with only complete rows", "[cli][signals]") {
   TempDir dir;
   const auto child = endless_run(dir, "killed", 2000);

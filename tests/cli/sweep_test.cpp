@@ -423,7 +423,8 @@ TEST_CASE("fovea sweep: a resume keeps a run whose manifest.json cannot be read,
   INFO(cut.err);
   CHECK(cut.status == 0);
   CHECK(cut.err.find("fovea sweep: run 3 (scheduler=round_robin, budget=3000, seed=1): its manifest.json is cut short or "
-                     "damaged; running it again\n") != std::string::npos);
+                     "damaged (out/runs/0003/manifest.json: not JSON: [json.exception.parse_error.") != std::string::npos);
+  CHECK(cut.err.find("); running it again\n") != std::string::npos);
   CHECK(read_file(dir / "out" / "table.csv") == table);
 
   // sweep.json a pipe: one line at once, nothing run.
@@ -451,6 +452,52 @@ TEST_CASE("fovea sweep: a resume keeps a run whose manifest.json cannot be read,
   CHECK(wrong_type.status == 2);
   CHECK(wrong_type.err == kAnotherSweep);
   CHECK(read_file(dir / "out" / "table.csv") == table);
+}
+
+TEST_CASE("fovea sweep: a run's manifest nested 100,000 deep is named as damaged and run again, and the sweep finishes",
+          "[cli][sweep][json]") {
+  // The sweep died by a stack overflow reading it (exit 139, nothing said, sweep.json left
+  // "running"): the JSON reader now refuses past 64 levels before parsing (issue 42).
+  TempDir dir;
+  const std::string table = swept_table(dir);
+  const fs::path manifest = dir / "out" / "runs" / "0004" / "manifest.json";
+  // Its status a list in a list ... 100,000 deep: reading the status copied it, recursively.
+  std::string text = read_file(manifest);
+  const std::size_t status = text.find("\"status\": \"completed\"");
+  REQUIRE(status != std::string::npos);
+  text.replace(status, 21, "\"status\": " + std::string(100000, '[') + std::string(100000, ']'));
+  write_file(manifest, text);
+  const auto again = run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures"}, dir.path());
+  INFO(again.err.substr(0, 2000));
+  CHECK(again.status == 0);
+  CHECK(again.err.find("fovea sweep: run 4 (scheduler=round_robin, budget=3000, seed=2): its manifest.json is cut short "
+                       "or damaged (out/runs/0004/manifest.json: byte ") != std::string::npos);
+  CHECK(again.err.find(": arrays and objects nested deeper than 64 levels; no JSON file fovea reads needs as many); "
+                       "running it again\n") != std::string::npos);
+  CHECK(again.err.find("resuming out: 11 of 12 runs already complete") != std::string::npos);
+  CHECK(read_json(dir / "out" / "sweep.json")["status"] == "completed");
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+  CHECK(read_json(manifest)["status"] == "completed");  // run again, whole
+}
+
+TEST_CASE("fovea sweep merge: a table.csv that lost its last bytes is refused, naming the line, never merged cut",
+          "[cli][sweep][csv]") {
+  // It was merged, exit 0, with the last row's last value cut (2228 read as 22, issue 42).
+  TempDir dir;
+  const std::string table = swept_table(dir);
+  write_file(dir / "out" / "table.csv", table.substr(0, table.size() - 3));
+  const auto merged = run_process({kFovea, "sweep", "merge", "out", "--out", "merged", "--no-figures"}, dir.path());
+  CHECK(merged.status == 2);
+  CHECK(merged.err == "fovea sweep merge: out/table.csv:13: its last row has no line end; it was never finished (the "
+                      "table was cut short; copy the shard's table.csv whole, or run its sweep again, which writes it "
+                      "anew)\n");
+  CHECK_FALSE(fs::exists(dir / "merged"));
+  // Its sweep again writes it whole, and the merge takes it.
+  REQUIRE(run_process({kFovea, "sweep", "study.yaml", "--out", "out", "--no-figures", "-q"}, dir.path()).status == 0);
+  CHECK(read_file(dir / "out" / "table.csv") == table);
+  const auto again = run_process({kFovea, "sweep", "merge", "out", "--out", "merged", "--no-figures", "-q"}, dir.path());
+  CHECK(again.status == 0);
+  CHECK(read_file(dir / "merged" / "table.csv") == table);
 }
 
 TEST_CASE("fovea sweep merge: a sweep.json damaged or edited is one line naming the file and the field, exit 2",

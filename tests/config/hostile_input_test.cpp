@@ -7,18 +7,23 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
 #include "core/file_read.hpp"
 #include "gaze/replay_gaze.hpp"
+#include "psychophysics/clip_records.hpp"
 #include "psychophysics/trial_records.hpp"
 #include "record/csv_reader.hpp"
+#include "record/csv_writer.hpp"
+#include "record/json_file.hpp"
 #include "spheretree/sph_file.hpp"
 #include "spheretree/vox_file.hpp"
 #include "study/study_plan.hpp"
 #include "study/study_settings.hpp"
+#include "support/fifo.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -161,6 +166,37 @@ TEST_CASE("hostile input: every reader refuses a device, a folder and a missing 
   CHECK(refused([&] { (void)read_vox_file(folder); }) == folder + ": cannot read the .vox file: it is a folder, not a file");
   const std::string missing = (dir / "missing.yaml").string();
   CHECK(refused([&] { (void)config::load_config_file(missing); }) == missing + ": cannot read the config: no such file");
+}
+
+TEST_CASE("hostile input: every reader refuses a FIFO at once, with no writer, and never waits on it",
+          "[hostile][fifo]") {
+  // Each reader opens its file once, without blocking, and checks the open descriptor (issue
+  // 42); a reader that opened a FIFO plainly waited for a writer for ever (CsvWriter's append
+  // did, resuming a session's trials.csv). Each call runs under a guard that releases it and
+  // fails the test after 10 s instead.
+  test::TempDir dir;
+  const std::string path = (dir / "fifo").string();
+  test::make_fifo(path);
+  const std::string why = ": not a regular file (a device, a pipe or a socket)";
+  const std::string kind = path + ": cannot read the ";
+  const auto refused = [&](const std::function<void()>& read) {
+    return test::returns_within(read, path).value_or("waited on the FIFO");
+  };
+  CHECK(refused([&] { (void)config::load_config_file(path); }) == kind + "config" + why);
+  CHECK(refused([&] { (void)config::load_experiment_file(path); }) == kind + "experiment" + why);
+  CHECK(refused([&] { (void)load_study_file(path); }) == kind + "study file" + why);
+  CHECK(refused([&] { (void)read_vox_file(path); }) == kind + ".vox file" + why);
+  CHECK(refused([&] { (void)read_sph_file(path, Vec3(0.0)); }) == kind + ".sph file" + why);
+  CHECK(refused([&] { (void)read_gaze_csv(path); }) == kind + "gaze recording" + why);
+  CHECK(refused([&] { (void)read_csv(path); }) == path + ": cannot read" + why);
+  CHECK(refused([&] { (void)read_trial_records(path); }) == path + ": cannot read" + why);
+  CHECK(refused([&] { (void)read_clip_records(path); }) == path + ": cannot read" + why);
+  CHECK(refused([&] {
+          const JsonFile j = read_json_file(path, "manifest");
+          throw std::runtime_error(j.problem);
+        }) == kind + "manifest" + why);
+  CHECK(refused([&] { CsvWriter append(path, {"trial"}, CsvWriter::Open::append); }) ==
+        path + ": cannot append" + why);
 }
 
 TEST_CASE("hostile input: a config larger than 1 MiB is refused before it is read", "[config][hostile]") {

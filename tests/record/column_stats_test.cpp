@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "core/rng.hpp"
 #include "record/column_stats.hpp"
@@ -94,4 +96,54 @@ TEST_CASE("ColumnAccumulator: exact while small, a bounded systematic sample bey
   CHECK(longer.stride() == 128);
   CHECK(std::abs(longer.summary().median - summarize(many).median) < 1.0);
   CHECK(std::abs(longer.summary().p95 - summarize(many).p95) < 1.0);
+}
+
+TEST_CASE("mean and sd of values near the largest double stay finite (issue 42)", "[record][stats]") {
+  // table.csv's collisions_mean of a column of 1.7e308 was infinity: the sum overflowed.
+  const double big = 1.7e308;
+  const std::vector<double> bigs(5, big);
+  CHECK(mean_of(bigs) == big);
+  CHECK(summarize(bigs).mean == big);
+  CHECK(sample_sd_of(bigs) == 0);
+  const std::vector<double> mixed = {big, 1.6e308, big, 1.6e308};
+  CHECK(mean_of(mixed) == Approx(1.65e308).epsilon(1e-15));
+  // sd of {a, b, a, b} is |a - b| sqrt(1/3): finite, where the squares of the deviations
+  // (about 2.5e615) are not.
+  CHECK(sample_sd_of(mixed) == Approx(0.1e308 / std::sqrt(3.0)).epsilon(1e-12));
+  CHECK(sample_sd_of(std::vector<double>{big, 0.0, big}) == Approx(big / std::sqrt(3.0)).epsilon(1e-12));
+  // Only a deviation itself past the largest double is infinite: {a, -a} deviates a sqrt(2).
+  CHECK(std::isinf(sample_sd_of(std::vector<double>{big, -big})));
+  CHECK(mean_of(std::vector<double>{big, -big, big}) == Approx(big / 3).epsilon(1e-15));
+  // The largest double itself, many times: the mean is it, never past it.
+  const double largest = std::numeric_limits<double>::max();
+  CHECK(mean_of(std::vector<double>(7, largest)) == largest);
+  CHECK(mean_of(std::vector<double>(7, -largest)) == -largest);
+
+  ColumnAccumulator accumulator(4);
+  for (int i = 0; i < 1000; ++i) accumulator.add(i % 2 == 0 ? big : 1.6e308);
+  CHECK(accumulator.summary().mean == Approx(1.65e308).epsilon(1e-12));
+  ColumnAccumulator largest_values;
+  for (int i = 0; i < 3; ++i) largest_values.add(largest);
+  CHECK(largest_values.summary().mean == largest);
+}
+
+TEST_CASE("mean and sd of ordinary values are the plain sums', bit for bit", "[record][stats]") {
+  // The scaling by a power of two is exact: the numbers every run wrote before stay the same.
+  Rng rng(42);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> v(2 + rng.below(300));
+    for (double& x : v) x = rng.uniform(-1e6, 1e6) * std::pow(10.0, rng.uniform(-20, 20));
+    double sum = 0;
+    for (const double x : v) sum += x;
+    const double mean = sum / static_cast<double>(v.size());
+    double squares = 0;
+    for (const double x : v) squares += (x - mean) * (x - mean);
+    REQUIRE(mean_of(v) == mean);
+    REQUIRE(sample_sd_of(v) == std::sqrt(squares / static_cast<double>(v.size() - 1)));
+  }
+  CHECK(std::isnan(sample_sd_of(std::vector<double>{1.0})));
+  CHECK(mean_of(std::vector<double>{}) == 0);
+  // Values that are not finite give what they give: the mean of an infinity is infinite.
+  CHECK(std::isinf(mean_of(std::vector<double>{1.0, std::numeric_limits<double>::infinity()})));
+  CHECK(std::isnan(mean_of(std::vector<double>{1.0, std::nan("")})));
 }

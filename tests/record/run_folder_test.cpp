@@ -75,8 +75,14 @@ TEST_CASE("run folder: a run that did not end well, or a file cut short, is inco
   SECTION("no manifest, a damaged one, no frames.csv") {
     const std::filesystem::path folder = run_folder(dir, "completed", 2, 2);
     test::write_file(folder / "manifest.json", R"({"status": "compl)");
-    CHECK(check_run_folder(folder).problem == "its manifest.json is cut short or damaged");
+    // The reader's words follow, naming the file and the place.
+    CHECK_THAT(check_run_folder(folder).problem,
+               Catch::StartsWith("its manifest.json is cut short or damaged (" + (folder / "manifest.json").string() +
+                                 ": not JSON: [json.exception.parse_error.101] parse error at line 1, column "));
     CHECK(check_run_folder(folder).manifest.is_null());
+    test::write_file(folder / "manifest.json", "[1, 2]");
+    CHECK(check_run_folder(folder).problem ==
+          "its manifest.json is cut short or damaged (" + (folder / "manifest.json").string() + ": not a JSON object)");
     std::filesystem::remove(folder / "manifest.json");
     CHECK(check_run_folder(folder).problem == "it has no manifest.json");
     run_folder(dir, "completed", 2, 2);
@@ -93,4 +99,29 @@ TEST_CASE("run folder: a file the OS does not give is unreadable, not damaged", 
   const RunFolderCheck check = check_run_folder(folder);
   CHECK(check.verdict == RunFolderCheck::Verdict::unreadable);
   CHECK(check.problem.rfind("its manifest.json cannot be read (", 0) == 0);
+}
+
+TEST_CASE("run folder: a manifest nested 100,000 deep is damaged, named, and read in no time (issue 42)",
+          "[record][run_folder]") {
+  const test::TempDir dir;
+  const std::filesystem::path folder = run_folder(dir, "completed", 2, 2);
+  // A manifest whose status is a list in a list ... 100,000 deep: copying it to read the
+  // status, and printing it to say what it was, recursed once per level, and `fovea sweep`
+  // died by a stack overflow, nothing said.
+  test::write_file(folder / "manifest.json", R"({"frames_completed": 2, "status": )" + std::string(100000, '[') +
+                                                 std::string(100000, ']') + "}\n");
+  const RunFolderCheck check = check_run_folder(folder);
+  CHECK(check.verdict == RunFolderCheck::Verdict::incomplete);
+  CHECK(check.problem == "its manifest.json is cut short or damaged (" + (folder / "manifest.json").string() +
+                             ": byte 97: arrays and objects nested deeper than 64 levels; no JSON file fovea reads needs "
+                             "as many)");
+  CHECK(check.manifest.is_null());
+}
+
+TEST_CASE("run folder: a status of megabytes is quoted in part, with its length", "[record][run_folder]") {
+  const test::TempDir dir;
+  const std::filesystem::path folder = run_folder(dir, std::string(1 << 20, 'x'), 2, 2);
+  const RunFolderCheck check = check_run_folder(folder);
+  CHECK(check.verdict == RunFolderCheck::Verdict::incomplete);
+  CHECK(check.problem == "its manifest says " + std::string(40, 'x') + "... (1048576 bytes)");
 }
