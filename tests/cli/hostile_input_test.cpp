@@ -72,3 +72,17 @@ TEST_CASE("hostile input: fovea validate refuses an alias bomb at its line", "[c
   CHECK_THAT(result.err, StartsWith("bomb.yaml:7:"));
   CHECK_THAT(result.err, Contains("YAML aliases (*name) expand the document"));
 }
+
+TEST_CASE("hostile input: a .sph whose spheres reach past the largest world is refused at its line", "[cli][hostile]") {
+  TempDir dir;
+  std::ofstream(dir / "huge.sph") << "2 2\n0 0 0 0.5\n0 0 0 1e308\n0 0 0 0.25\n";
+  std::ofstream(dir / "huge.yaml") << "world:\n  entities:\n    - count: 2\n      model: {shape: ball}\n"
+                                      "      sphere_tree: {file: huge.sph, inflate: true}\n";
+  // Before (issue 42): accepted, and `fovea run` failed at frame 2 in the broad phase, "box
+  // from nan to nan".
+  const auto result = run_process({kFovea, "validate", "huge.yaml"}, dir.path());
+  CHECK(result.status == 2);
+  CHECK(result.err == "huge.yaml:5:21: world.entities[0].sphere_tree.file: " + (dir / "huge.sph").string() +
+                          ": line 3: a sphere may reach at most 1000000000 m from the model's centre (|centre| + "
+                          "radius; the largest world), found \"0 0 0 1e308\"\n");
+}
