@@ -90,7 +90,7 @@ ShardJson check_shard_json(const Json& json, const fs::path& path) {
   const Json& shard = field(json, "shard", "shard");
   if (!shard.is_object()) throw refuse("shard", "expected an object with index and count, found " + found(shard));
   // At most as many shards as parse_shard accepts.
-  s.shard.count = static_cast<int>(whole_number(shard, "shard.count", "count", 1, 1'000'000));
+  s.shard.count = static_cast<int>(whole_number(shard, "shard.count", "count", 1, kMaxShards));
   s.shard.index = static_cast<int>(whole_number(shard, "shard.index", "index", 0, static_cast<std::uint64_t>(s.shard.count - 1)));
   const Json& columns = field(json, "columns", "columns");
   if (!columns.is_array() || columns.empty() ||
@@ -268,6 +268,12 @@ int merge_sweep_runs(const SweepPlan& plan, const SweepFolder& folder, const Swe
 }
 
 int sweep_merge_command(const SweepMergeOptions& options) {
+  // Each folder is one shard of the study, and a study has at most kMaxShards.
+  if (options.folders.size() > static_cast<std::size_t>(kMaxShards)) {
+    std::cerr << "fovea sweep merge: " << options.folders.size() << " folders, more than the " << kMaxShards
+              << " shards a study may have\n";
+    return kExitBadInput;
+  }
   std::vector<ShardJson> shards;
   if (!read_shards(options, shards) || !shards_agree(options, shards)) return kExitBadInput;
   StudyRows rows;

@@ -433,6 +433,25 @@ TEST_CASE("list caps: every list of a study file is accepted at its cap and refu
   }
 }
 
+TEST_CASE("list caps: a study's crossing is planned at kMaxStudyRuns runs and refused one past it", "[study][caps]") {
+  test::TempDir dir;
+  test::write_file(dir / "base.yaml", "frames: 5\n");
+  // Two factors crossing to exactly the cap, then with one level more of the first.
+  constexpr std::size_t kSecond = 100;
+  static_assert(kMaxStudyRuns % kSecond == 0 && kMaxStudyRuns / kSecond < kMaxFactorLevels);
+  const auto study = [](std::size_t first_levels) {
+    return study_text("  a: {key: seed, values: [" + joined(first_levels, index_text) + "]}\n" +
+                      "  b: {key: frames, values: [" + joined(kSecond, [](std::size_t i) { return std::to_string(i + 1); }) +
+                      "]}\n");
+  };
+  const std::vector<PlannedRun> runs = plan_runs(load_study_text(study(kMaxStudyRuns / kSecond), "caps.yaml", dir.path().string()));
+  CHECK(runs.size() == kMaxStudyRuns);
+  CHECK(runs.back().index == static_cast<std::int64_t>(kMaxStudyRuns) - 1);
+  CHECK(error_of([&] { (void)plan_runs(load_study_text(study(kMaxStudyRuns / kSecond + 1), "caps.yaml", dir.path().string())); }) ==
+        "caps.yaml: factors: the crossing has more than " + std::to_string(kMaxStudyRuns) +
+            " runs; split the study, or use fewer levels");
+}
+
 TEST_CASE("list caps: a study whose runs would set more than kMaxOverrides keys is refused when it is read",
           "[study][caps]") {
   test::TempDir dir;
@@ -445,6 +464,15 @@ TEST_CASE("list caps: a study whose runs would set more than kMaxOverrides keys 
   CHECK(error_of([&] { (void)load_study_text(study, "caps.yaml", dir.path().string(), sets); }) ==
         "caps.yaml: a run would set 4097 config keys (set, --set and one level of each factor), more than the 4096 "
         "one config may take");
+}
+
+TEST_CASE("list caps: a study is split into at most kMaxShards shards", "[study][caps]") {
+  const std::string cap = std::to_string(kMaxShards);
+  CHECK(parse_shard("0/" + cap));
+  CHECK(parse_shard(std::to_string(kMaxShards - 1) + "/" + cap));
+  CHECK_FALSE(parse_shard("0/" + std::to_string(kMaxShards + 1)));
+  CHECK(slurm_shard("0", cap.c_str(), nullptr));
+  CHECK_THROWS_WITH(slurm_shard("0", std::to_string(kMaxShards + 1).c_str(), nullptr), Contains("not a job array's task"));
 }
 
 namespace {
