@@ -257,6 +257,10 @@ int run_command(const RunOptions& options, RunReport* report) {
     std::cerr << refusal << "\n";
     return kExitBadInput;
   }
+  if (const std::string problem = config::written_back_problem(*loaded); !problem.empty()) {
+    std::cerr << problem << "\n";
+    return kExitBadInput;
+  }
   Settings& settings = loaded->settings;
   const std::optional<DisplayDecision> display = decide_display(options);
   if (!display) return kExitBadInput;
@@ -334,6 +338,11 @@ int run_command(const RunOptions& options, RunReport* report) {
 int validate_command(const std::string& config_path, const std::vector<config::Override>& overrides) {
   std::optional<config::LoadedConfig> loaded = load(config_path, overrides);
   if (!loaded) return kExitBadInput;
+  // What a run of it writes back must load again (issue 42).
+  if (const std::string problem = config::written_back_problem(*loaded); !problem.empty()) {
+    std::cerr << problem << "\n";
+    return kExitBadInput;
+  }
   // Live gaze (the mouse, a tracker) depends on where the config runs, not on the config:
   // validating on a machine with no window or no tracker must not fail, nor connect to one.
   // External gaze is valid as written: a program using the Python module runs it.

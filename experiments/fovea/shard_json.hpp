@@ -79,7 +79,7 @@ inline ShardJson check_shard_json(const nlohmann::ordered_json& json, const std:
   const Json& shard = field(json, "shard", "shard");
   if (!shard.is_object()) throw refuse("shard", "expected an object with index and count, found " + found(shard));
   // At most as many shards as parse_shard accepts.
-  s.shard.count = static_cast<int>(whole_number(shard, "shard.count", "count", 1, 1'000'000));
+  s.shard.count = static_cast<int>(whole_number(shard, "shard.count", "count", 1, static_cast<std::uint64_t>(kMaxShards)));
   s.shard.index = static_cast<int>(whole_number(shard, "shard.index", "index", 0, static_cast<std::uint64_t>(s.shard.count - 1)));
   const Json& columns = field(json, "columns", "columns");
   if (!columns.is_array() || columns.empty() ||

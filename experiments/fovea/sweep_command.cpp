@@ -28,7 +28,7 @@ int sweep_command(const SweepOptions& options, SweepReport* report) {
   std::optional<SweepPlan> plan = plan_sweep(options);
   if (!plan) return kExitBadInput;
   if (report) report->folder = plan->out;
-  if (!check_run_configs(*plan)) return kExitBadInput;
+  if (!check_run_configs(*plan, options.quiet)) return kExitBadInput;
 
   // The output folder: new, empty, or this very sweep's (resumed).
   SweepFolder folder;

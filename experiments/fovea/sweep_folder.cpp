@@ -97,7 +97,7 @@ int take_sweep_folder(const SweepPlan& plan, const SweepOptions& options, SweepF
   return kExitOk;
 }
 
-RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
+RunFolder examine_run_folder(const fs::path& folder, const SweepPlan& plan, const RunJob& job) {
   const auto verdict_of = [](const RunFolderCheck& check) {
     switch (check.verdict) {
       case RunFolderCheck::Verdict::whole: return RunFolder::Verdict::whole;
@@ -115,7 +115,13 @@ RunFolder examine_run_folder(const fs::path& folder, const RunJob& job) {
   } catch (const std::runtime_error&) {
     return {RunFolder::Verdict::keep, "a complete run, but its config.yaml cannot be read", {}};
   }
-  if (config != job.expected_config)
+  std::string expected;
+  try {
+    expected = expected_run_config(plan, job);
+  } catch (const std::exception&) {
+    // Checked when the sweep was planned; a file it reads has changed since. Not this run's.
+  }
+  if (config != expected)
     return {RunFolder::Verdict::keep, "a complete run, but its config.yaml is not this run's", {}};
   // A frames.csv short of the frames its manifest counts is run again, as a killed run is:
   // its config gives the same frames.
@@ -133,7 +139,7 @@ SweepQueue queue_runs(const SweepPlan& plan, const SweepFolder& folder, const Sw
     const fs::path run_folder =
         folder.runs / run_folder_name(job.run.index, static_cast<std::int64_t>(plan.runs.size()));
     if (fs::exists(run_folder, error)) {
-      const RunFolder found = examine_run_folder(run_folder, job);
+      const RunFolder found = examine_run_folder(run_folder, plan, job);
       if (found.verdict == RunFolder::Verdict::whole) {
         if (!tally.summarise(plan.study, job, run_folder, found.frames)) break;
         continue;

@@ -45,7 +45,7 @@ struct RunFolder {
 
 /// The run-folder check of record/run_folder.hpp, with the sweep's own step between its two
 /// parts: a complete run must be of this run's config.
-RunFolder examine_run_folder(const std::filesystem::path& folder, const RunJob& job);
+RunFolder examine_run_folder(const std::filesystem::path& folder, const SweepPlan& plan, const RunJob& job);
 
 /// The runs still to do: the timed ones apart, to run after the others, one at a time.
 struct SweepQueue {

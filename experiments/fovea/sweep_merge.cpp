@@ -201,6 +201,12 @@ int merge_sweep_runs(const SweepPlan& plan, const SweepFolder& folder, const Swe
 }
 
 int sweep_merge_command(const SweepMergeOptions& options) {
+  // Each folder is one shard of the study, and a study has at most kMaxShards.
+  if (options.folders.size() > static_cast<std::size_t>(kMaxShards)) {
+    std::cerr << "fovea sweep merge: " << options.folders.size() << " folders, more than the " << kMaxShards
+              << " shards a study may have\n";
+    return kExitBadInput;
+  }
   std::vector<ShardJson> shards;
   if (!read_shards(options, shards) || !shards_agree(options, shards)) return kExitBadInput;
   StudyRows rows;

@@ -10,6 +10,7 @@
 #include "core/file_read.hpp"
 #include "core/format.hpp"
 #include "fovea/run_command.hpp"
+#include "record/progress.hpp"
 #include "study/launch_order.hpp"
 
 namespace fovea {
@@ -54,6 +55,10 @@ std::string describe_run(const StudySettings& study, const PlannedRun& run) {
   return text + ")";
 }
 
+std::string expected_run_config(const SweepPlan& plan, const RunJob& job) {
+  return config::resolved_yaml(config::load_config_file(plan.study.base_config, job.run.overrides).settings);
+}
+
 std::optional<SweepPlan> plan_sweep(const SweepOptions& options) {
   SweepPlan plan;
   std::string base_text;
@@ -87,22 +92,40 @@ bool measures_time(const Settings& settings) {
                      [](const BudgetSettings& b) { return b.mode == BudgetMode::wall; });
 }
 
-bool check_run_configs(SweepPlan& plan) {
+bool check_run_configs(SweepPlan& plan, bool quiet) {
+  // Each config is loaded and checked as `fovea run` would, about a millisecond a run: a
+  // study that takes more than a second says how far it has got (a small one says nothing).
+  const std::int64_t shard_total = std::max<std::int64_t>(
+      0, (static_cast<std::int64_t>(plan.runs.size()) - plan.shard.index + plan.shard.count - 1) / plan.shard.count);
+  Progress progress(shard_total, !quiet,
+                    Progress::stderr_is_terminal() ? Progress::Output::redrawn : Progress::Output::logged);
+  std::int64_t checked = 0;
   for (const PlannedRun& run : plan.runs) {
     if (!plan.shard.contains(run.index)) continue;
+    if (progress.elapsed_s() >= 1.0)
+      progress.update(checked, "fovea sweep: checking the runs' configs: " + std::to_string(checked) + " of " +
+                                   std::to_string(shard_total));
+    ++checked;
     try {
       const config::LoadedConfig loaded = config::load_config_file(plan.study.base_config, run.overrides);
-      if (const std::string refusal = run_refusal(loaded); !refusal.empty()) {
+      // What a run writes back is checked on the shard's first run only (a base config or a
+      // set too long to write back is every run's), as writing it costs more than the rest of
+      // the check; a run whose own keys make it too long is refused by its `fovea run`.
+      std::string refusal = run_refusal(loaded);
+      if (refusal.empty() && checked == 1) refusal = config::written_back_problem(loaded);
+      if (!refusal.empty()) {
+        progress.finish();
         std::cerr << "fovea sweep: " << describe_run(plan.study, run) << ": " << refusal << "\n";
         return false;
       }
-      plan.shard_runs.push_back({run, config::resolved_yaml(loaded.settings), measures_time(loaded.settings),
-                                 loaded.settings.metrics.warmup_frames});
+      plan.shard_runs.push_back({run, measures_time(loaded.settings), loaded.settings.metrics.warmup_frames});
     } catch (const config::ConfigError& e) {
+      progress.finish();
       std::cerr << "fovea sweep: " << describe_run(plan.study, run) << ": " << e.what() << "\n";
       return false;
     }
   }
+  progress.finish();
   if (plan.shard_runs.empty()) {
     std::cerr << "fovea sweep: shard " << plan.shard.index << "/" << plan.shard.count << " holds no run: the study has "
               << plan.runs.size() << " runs\n";

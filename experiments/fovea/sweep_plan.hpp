@@ -18,7 +18,6 @@ namespace fovea {
 /// What a sweep knows of one run of its shard before running it.
 struct RunJob {
   PlannedRun run;
-  std::string expected_config;     ///< config.yaml as the run writes it: a complete folder must hold this
   /// Measures time (measures_time): runs alone, after the others, in the shuffled order of
   /// SweepPlan::timed_order.
   bool timed = false;
@@ -50,9 +49,15 @@ std::optional<SweepPlan> plan_sweep(const SweepOptions& options);
 bool measures_time(const Settings& settings);
 
 /// Each run of the shard loaded and checked as `fovea run` would, into plan.shard_runs, and
-/// the order its timed runs launch in, into plan.timed_order. False, said on stderr, at the
-/// first run refused or when the shard holds no run.
-bool check_run_configs(SweepPlan& plan);
+/// the order its timed runs launch in, into plan.timed_order; how far it has got on stderr
+/// (record/progress.hpp) unless `quiet`. False, said on stderr, at the first run refused or
+/// when the shard holds no run.
+bool check_run_configs(SweepPlan& plan, bool quiet);
+
+/// config.yaml as the run writes it, loaded again (a complete folder must hold this): asked
+/// only of runs found in the folder, so planning keeps no config text per run. Throws
+/// config::ConfigError if the run's config no longer loads.
+std::string expected_run_config(const SweepPlan& plan, const RunJob& job);
 
 /// "run 3 (entities=100, placement=packed, ...)": a run as messages name it.
 std::string describe_run(const StudySettings& study, const PlannedRun& run);

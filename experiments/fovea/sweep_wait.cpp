@@ -110,7 +110,7 @@ void SweepRunner::judge(const LaunchedRun& r, int status) {
   // written, and it then dies by the signal with a whole folder, which sweep.json and the
   // table count as the resume would (else runs_completed says one fewer than the folder holds).
   const bool look = status == 0 || runs_stopped_;
-  const RunFolder found = look ? examine_run_folder(r.folder, *r.job) : RunFolder{};
+  const RunFolder found = look ? examine_run_folder(r.folder, plan_, *r.job) : RunFolder{};
   if (look && found.verdict == RunFolder::Verdict::whole) {
     tally_.summarise(plan_.study, *r.job, r.folder, found.frames);
   } else if (status == 0) {

@@ -392,6 +392,9 @@ void finish(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
 template <class T>
 std::map<std::string, std::string> parse_text(const std::string& text, const std::string& source_name,
                                               const std::vector<Override>& overrides, const Section<T>& schema, T& out) {
+  if (overrides.size() > kMaxOverrides)
+    throw ConfigError(source_name + ": " + std::to_string(overrides.size()) + " keys set on it (--set, a study's set "
+                      "and its levels'), more than the " + std::to_string(kMaxOverrides) + " one config may take");
   YAML::Node root = load_yaml_document(text, source_name);
   Sources sources{source_name, {}};
   for (const auto& o : overrides) apply_override(root, o, sources);
@@ -819,6 +822,16 @@ LoadedConfig load_config_file(const std::string& path, const std::vector<std::st
 
 std::string resolved_yaml(const Settings& settings) {
   return resolved_document(settings_schema(), settings, "docs/config.md");
+}
+
+std::string written_back_problem(const LoadedConfig& loaded) {
+  // The lists' caps (settings_schema.hpp) keep the written form small; names and paths have
+  // no length limit of their own, and an alias may repeat a long one.
+  const std::size_t bytes = resolved_yaml(loaded.settings).size();
+  if (bytes <= kMaxConfigFileBytes) return "";
+  return loaded.source + ": the config a run writes back (config.yaml: every key, paths made absolute) would be " +
+         std::to_string(bytes) + " bytes, more than the 1 MiB a config may be; use fewer list elements or shorter "
+         "names and paths";
 }
 
 std::vector<KeyInfo> config_keys() { return keys_of(settings_schema()); }

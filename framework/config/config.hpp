@@ -44,6 +44,10 @@ struct Override {
   std::string assignment;  ///< "key=value", as after `--set`
   std::string shown_as;  ///< "--set key=value", or "--frames 200" for the --frames option
 };
+/// The most overrides one config or spec takes (docs/formats.md, "Lists and their caps"):
+/// `--set`, and for a study's run its `set` and its levels' keys. Refused before any is
+/// applied: each names its key in messages, which costs every key read a look at them all.
+inline constexpr std::size_t kMaxOverrides = 4096;
 /// The override `--set assignment` makes, named as written.
 inline Override set_override(const std::string& assignment) { return {assignment, "--set " + assignment}; }
 
@@ -76,6 +80,12 @@ std::vector<KeyInfo> experiment_keys();
 /// The config as resolved: every key, defaults filled in, as YAML that loads back to the
 /// same settings.
 std::string resolved_yaml(const Settings& settings);
+
+/// Why a run of `loaded` could not write back a config.yaml that fovea reads again (its
+/// resolved_yaml over the 1 MiB a config may be); "" when it can. Not part of loading, as
+/// writing the resolved config costs about a millisecond: `fovea validate` and `fovea run`
+/// ask it (docs/formats.md, "Lists and their caps").
+std::string written_back_problem(const LoadedConfig& loaded);
 
 /// Every key with its type, default and meaning, in schema order.
 std::vector<KeyInfo> config_keys();

@@ -182,6 +182,13 @@ std::size_t parse_choice(const YAML::Node& node, const std::vector<std::string>&
   state.fail(path, mark_of(node, mark), message);
 }
 
+void check_list_cap(const YAML::Node& n, std::size_t max_items, const std::string& what, const std::string& path,
+                    const YAML::Mark& m, ParseState& st) {
+  if (n.size() > max_items)
+    st.fail(path, mark_of(n, m),
+            "expected at most " + std::to_string(max_items) + " " + what + ", found " + std::to_string(n.size()));
+}
+
 std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
   // A typo is a few edits away: at most 2, or a third of the word for long words.
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);

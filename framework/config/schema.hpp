@@ -35,6 +35,9 @@ struct KeyInfo {
   std::string type;          ///< "integer >= 0", "one of ball, box, ...", "map", "list of maps"
   std::string default_text;  ///< the default as YAML text
   std::string doc;           ///< the key's one line of documentation, as its Section entry gives it
+  /// A list key's cap: the most elements it takes (docs/formats.md, "Lists and their caps");
+  /// 0 for a key that is no list of any length (a list of 3 numbers is a vector).
+  std::size_t max_items = 0;
 };
 
 /// Where values came from, to name them in errors: the file, or a `--set` argument.
@@ -122,6 +125,11 @@ bool begin_list(const YAML::Node& n, V& list, const std::string& path, const YAM
   return true;
 }
 
+/// A list key's cap, checked before any element is read: more than `max_items` elements is
+/// an error, "expected at most N <what>, found M" (docs/formats.md, "Lists and their caps").
+void check_list_cap(const YAML::Node& n, std::size_t max_items, const std::string& what, const std::string& path,
+                    const YAML::Mark& m, ParseState& st);
+
 /// A kind table's names, in its order, as choice() and choices() parse and write them.
 template <class E>
 struct KindNames {
@@ -182,15 +190,13 @@ class Section {
                });
   }
 
-  /// A list of numbers, each in `range`, at most `max_count` of them.
-  Section& numbers(const char* name, std::vector<double> S::*member, NumberRange range, std::size_t max_count,
+  /// A list of numbers, each in `range`, at most `max_items` of them (a named cap).
+  Section& numbers(const char* name, std::vector<double> S::*member, NumberRange range, std::size_t max_items,
                    const char* doc) {
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
                  if (!begin_list(n, s.*member, p, m, st, "numbers" + range.bounds_text())) return;
-                 if (n.size() > max_count)
-                   st.fail(p, mark_of(n, m), "expected at most " + std::to_string(max_count) + " numbers, found " +
-                                                 std::to_string(n.size()));
+                 check_list_cap(n, max_items, "numbers", p, m, st);
                  std::vector<double> values;
                  for (std::size_t i = 0; i < n.size(); ++i) {
                    const std::string element_path = p + "[" + std::to_string(i) + "]";
@@ -207,7 +213,8 @@ class Section {
                [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
                  std::string text = "[";
                  for (const double v : d.*member) text += (text.size() > 1 ? ", " : "") + number_text(v, false);
-                 keys.push_back({p, "list of numbers" + range.bounds_text(), text + "]", doc});
+                 keys.push_back({p, "list of at most " + std::to_string(max_items) + " numbers" + range.bounds_text(),
+                                 text + "]", doc, max_items});
                });
   }
 
@@ -219,10 +226,7 @@ class Section {
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
                  if (!begin_list(n, s.*member, p, m, st, "names (" + names.all + ")")) return;
-                 if (n.size() > names.kinds.size())
-                   st.fail(p, mark_of(n, m),
-                           "expected at most " + std::to_string(names.kinds.size()) + " names, found " +
-                               std::to_string(n.size()));
+                 check_list_cap(n, names.kinds.size(), "names", p, m, st);
                  std::vector<E> values;
                  for (std::size_t i = 0; i < n.size(); ++i) {
                    const std::string element_path = p + "[" + std::to_string(i) + "]";
@@ -243,7 +247,7 @@ class Section {
                [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
                  std::string text = "[";
                  for (const E v : d.*member) text += (text.size() > 1 ? ", " : "") + names.name_of(v);
-                 keys.push_back({p, "list of " + names.all, text + "]", doc});
+                 keys.push_back({p, "list of " + names.all + ", each at most once", text + "]", doc, names.kinds.size()});
                });
   }
 
@@ -348,12 +352,15 @@ class Section {
     return *this;
   }
 
-  /// A list of maps, each parsed by `element` starting from a default-constructed T.
+  /// A list of maps, each parsed by `element` starting from a default-constructed T, at most
+  /// `max_items` of them (a named cap).
   template <class T>
-  Section& list(const char* name, std::vector<T> S::*member, Section<T> element, const char* noun, const char* doc) {
+  Section& list(const char* name, std::vector<T> S::*member, Section<T> element, const char* noun,
+                std::size_t max_items, const char* doc) {
     return add(name,
                [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
                  if (!begin_list(n, s.*member, p, m, st, noun)) return;
+                 check_list_cap(n, max_items, noun, p, m, st);
                  std::vector<T> items;
                  for (std::size_t i = 0; i < n.size(); ++i) {
                    const std::string item_path = p + "[" + std::to_string(i) + "]";
@@ -374,7 +381,8 @@ class Section {
                  out << YAML::EndSeq;
                },
                [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
-                 keys.push_back({p, std::string("list of ") + noun, (d.*member).empty() ? "[]" : "", doc});
+                 keys.push_back({p, "list of at most " + std::to_string(max_items) + " " + noun,
+                                 (d.*member).empty() ? "[]" : "", doc, max_items});
                  element.describe(p + "[]", T{}, keys);
                });
   }

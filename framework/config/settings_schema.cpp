@@ -74,14 +74,15 @@ void world_keys(Section<WorldSettings>& s) {
   s.vec3("box_size_m", &WorldSettings::box_size_m, between(1e-6, 1e9), "size of the world box, metres; it spans [0, size]");
   s.moved("gravity_mps2", "response.gravity_mps2");
   s.number("time_step_s", &WorldSettings::time_step_s, {0, 1, true, false}, "fixed simulation time step, seconds");
-  s.list("entities", &WorldSettings::entities, keys_of(group_keys), "entity groups", "the groups of entities, placed in order");
+  s.list("entities", &WorldSettings::entities, keys_of(group_keys), "entity groups", kMaxEntityGroups,
+         "the groups of entities, placed in order");
 }
 
 void schedule_keys(Section<ScheduleSettings>& s) {
   s.choice("kind", &ScheduleSettings::kind, kSchedulerKinds,
            "the order collisions are refined in (004 section 3.4.3; docs/narrowphase.md)");
   s.number("queues", &ScheduleSettings::queues, between(1, 64), "K, the number of priority queues (priority_queues)");
-  s.numbers("band_edges", &ScheduleSettings::band_edges, between(0, 1), 63,
+  s.numbers("band_edges", &ScheduleSettings::band_edges, between(0, 1), kMaxBandEdges,
             "K - 1 priorities f(e, g), strictly decreasing: queue 0 takes collisions at or above the first");
   s.number("hybrid_levels", &ScheduleSettings::hybrid_levels, between(0, 64),
            "levels of the descent every collision gets in round robin before hybrid turns to priorities");
@@ -138,12 +139,12 @@ void evaluation_keys(Section<EvaluationSettings>& s) {
   s.choices("schedulers", &EvaluationSettings::schedulers, kSchedulerKinds,
             "schedulers run on the side every frame on the same collisions, poses and budget: evaluation.csv "
             "(docs/evaluation.md)");
-  s.list("budgets", &EvaluationSettings::budgets, keys_of(budget_keys), "budgets",
+  s.list("budgets", &EvaluationSettings::budgets, keys_of(budget_keys), "budgets", kMaxEvaluatedBudgets,
          "budgets each evaluated scheduler runs under, crossed with them; none: the run's budget");
   s.choices("gaze", &EvaluationSettings::gaze, kSchedulerGazes,
             "the gaze inputs each evaluated scheduler runs with (schedule.gaze's), crossed with the schedulers and "
             "budgets; none: the run's schedule.gaze");
-  s.list("trees", &EvaluationSettings::trees, keys_of(evaluated_trees_keys), "tree sets",
+  s.list("trees", &EvaluationSettings::trees, keys_of(evaluated_trees_keys), "tree sets", kMaxEvaluatedTreeSets,
          "other sphere trees every evaluated scheduler and budget also runs on, on the same poses and collisions; "
          "none: the run's own trees only");
 }
@@ -290,7 +291,7 @@ void record_keys(Section<RecordSettings>& s) {
 
 void overlays_keys(Section<OverlaySettings>& s) {
   s.boolean("fixation", &OverlaySettings::fixation, "the fixation point and the eccentricity rings");
-  s.numbers("rings_deg", &OverlaySettings::rings_deg, between(0.01, 180), 16,
+  s.numbers("rings_deg", &OverlaySettings::rings_deg, between(0.01, 180), kMaxOverlayRings,
             "eccentricity rings about the fixation point, degrees of visual angle");
   s.boolean("collisions", &OverlaySettings::collisions,
             "tint the entities of active collisions by outcome (docs/render.md, Overlays)");
@@ -331,7 +332,7 @@ void player_keys(Section<PlayerSettings>& s) {
   s.number("radius_m", &PlayerSettings::radius_m, between(0.01, 5), "the capsule's radius, metres");
   s.number("eye_height_m", &PlayerSettings::eye_height_m, between(0, 10), "the camera above the feet, metres");
   s.number("walk_speed_mps", &PlayerSettings::walk_speed_mps, between(0, 100), "the scripted walk's speed, metres per second");
-  s.list("path", &PlayerSettings::path, keys_of(waypoint_keys), "waypoints",
+  s.list("path", &PlayerSettings::path, keys_of(waypoint_keys), "waypoints", kMaxWaypoints,
          "the scripted walk's points, walked there and back; empty: along the ravine's middle");
   s.boolean("scripted", &PlayerSettings::scripted,
             "in a window too, walk the path (false: stand under the fly camera, W A S D and mouse look)");
@@ -414,8 +415,9 @@ void stimulus_keys(Section<StimulusSettings>& s) {
 }
 
 void constant_stimuli_keys(Section<ConstantStimuliSettings>& s) {
-  s.numbers("gaps_deg", &ConstantStimuliSettings::gaps_deg, {0, 180, true, false}, 256, "the gaps, degrees of visual angle");
-  s.numbers("eccentricities_deg", &ConstantStimuliSettings::eccentricities_deg, between(0, 90), 64,
+  s.numbers("gaps_deg", &ConstantStimuliSettings::gaps_deg, {0, 180, true, false}, kMaxSpecGaps,
+            "the gaps, degrees of visual angle");
+  s.numbers("eccentricities_deg", &ConstantStimuliSettings::eccentricities_deg, between(0, 90), kMaxSpecEccentricities,
             "the eccentricities from fixation, degrees");
   s.number("repetitions", &ConstantStimuliSettings::repetitions, between(1, 100000), "trials of each gap x eccentricity");
   s.number("catch_trials_per_block", &ConstantStimuliSettings::catch_trials_per_block, between(0, 100000),
@@ -428,7 +430,7 @@ void constant_stimuli_keys(Section<ConstantStimuliSettings>& s) {
 void staircase_rules_keys(Section<StaircaseSettings>& s) {
   s.number("n_up", &StaircaseSettings::n_up, between(1, 100), "misses in a row that make the gap larger");
   s.number("n_down", &StaircaseSettings::n_down, between(1, 100), "hits in a row that make it smaller (1-up-3-down tracks 79.4 %)");
-  s.numbers("step_sizes", &StaircaseSettings::step_sizes, {0, 1e6, true, false}, 64,
+  s.numbers("step_sizes", &StaircaseSettings::step_sizes, {0, 1e6, true, false}, kMaxSpecStepSizes,
             "step sizes in step_type's units, the next one after each reversal, the last kept");
   s.choice("step_type", &StaircaseSettings::step_type, kStepTypes,
            "linear (degrees), log (log10 units) or db (decibels), as PsychoPy's StairHandler");
@@ -440,9 +442,10 @@ void staircase_rules_keys(Section<StaircaseSettings>& s) {
 }
 
 void staircase_design_keys(Section<InterleavedStaircaseSettings>& s) {
-  s.numbers("eccentricities_deg", &InterleavedStaircaseSettings::eccentricities_deg, between(0, 90), 64,
+  s.numbers("eccentricities_deg", &InterleavedStaircaseSettings::eccentricities_deg, between(0, 90), kMaxSpecEccentricities,
             "one staircase at each, degrees from fixation");
-  s.numbers("start_values_deg", &InterleavedStaircaseSettings::start_values_deg, {0, 180, true, false}, 64,
+  s.numbers("start_values_deg", &InterleavedStaircaseSettings::start_values_deg, {0, 180, true, false},
+            kMaxSpecEccentricities,
             "each staircase's first gap: one value for all, or one per eccentricity");
   s.flattened(&InterleavedStaircaseSettings::rules, keys_of(staircase_rules_keys));
 }
@@ -472,7 +475,7 @@ void psi_grid_keys(Section<PsiSettings>& s) {
 }
 
 void psi_design_keys(Section<InterleavedPsiSettings>& s) {
-  s.numbers("eccentricities_deg", &InterleavedPsiSettings::eccentricities_deg, between(0, 90), 64,
+  s.numbers("eccentricities_deg", &InterleavedPsiSettings::eccentricities_deg, between(0, 90), kMaxSpecEccentricities,
             "one psi procedure at each, degrees from fixation");
   s.number("n_trials", &InterleavedPsiSettings::n_trials, between(1, 100000), "trials each procedure chooses the gap of");
   s.number("catch_trials", &InterleavedPsiSettings::catch_trials, between(0, 100000),
@@ -495,10 +498,10 @@ void clip_scene_keys(Section<ClipScene>& s) {
 }
 
 void clip_comparison_keys(Section<ClipComparisonSettings>& s) {
-  s.list("scenes", &ClipComparisonSettings::scenes, keys_of(clip_scene_keys), "scenes (name, file)",
+  s.list("scenes", &ClipComparisonSettings::scenes, keys_of(clip_scene_keys), "scenes (name, file)", kMaxClipScenes,
          "the scenes, each a world config; every trial's clips start from its seed and warm-up");
   s.choices("schedulers", &ClipComparisonSettings::schedulers, kSchedulerKinds, "the schedulers tested");
-  s.numbers("budgets_tests", &ClipComparisonSettings::budgets_tests, between(1, 1e15), 64,
+  s.numbers("budgets_tests", &ClipComparisonSettings::budgets_tests, between(1, 1e15), kMaxClipBudgets,
             "the budgets tested, sphere tests per frame (work budgets: the clips are deterministic)");
   s.choice("reference", &ClipComparisonSettings::reference, kClipReferences,
            "what the test clip is compared against: full (every collision resolved) or scheduler (reference_scheduler at the same budget)");

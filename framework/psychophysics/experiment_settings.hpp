@@ -5,6 +5,7 @@
 // YAML and checks them; the runner only ever sees these plain structs.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +20,22 @@
 #include "psychophysics/trial_design.hpp"
 
 namespace fovea {
+
+/// The caps on an experiment spec's lists (docs/formats.md, "Lists and their caps"): the
+/// schema refuses a longer list at its key before reading it. Each is far above any design
+/// (a psychometric function is measured at 5 to 10 gaps and a handful of eccentricities),
+/// and together they keep a session's plan and its written spec small.
+/// constant_stimuli.gaps_deg.
+inline constexpr std::size_t kMaxSpecGaps = 256;
+/// constant_stimuli.eccentricities_deg, staircase.eccentricities_deg and start_values_deg,
+/// psi.eccentricities_deg: one staircase or psi procedure each.
+inline constexpr std::size_t kMaxSpecEccentricities = 64;
+/// staircase.step_sizes.
+inline constexpr std::size_t kMaxSpecStepSizes = 64;
+/// clip_comparison.scenes: each is a world config, loaded when the spec is checked.
+inline constexpr std::size_t kMaxClipScenes = 32;
+/// clip_comparison.budgets_tests.
+inline constexpr std::size_t kMaxClipBudgets = 64;
 
 /// How the trials' gaps are chosen.
 enum class DesignMethod {

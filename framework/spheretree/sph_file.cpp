@@ -92,6 +92,15 @@ SphereTree read_sph(std::istream& in, const Vec3& offset_m) {
     if (v.size() < 4) throw SphFormatError(line_number, "expected `x y z r`, found " + quoted(line));
     for (int k = 0; k < 4; ++k)
       if (!std::isfinite(v[static_cast<std::size_t>(k)])) throw SphFormatError(line_number, "a number is not finite");
+    // An unused slot (radius <= 0) is dropped whatever its numbers; a used one must stay
+    // within kSphMaxReach_m, so no box or distance made from it overflows.
+    if (v[3] > 0) {
+      const double reach_m = std::hypot(v[0], v[1], v[2]) + v[3];
+      if (!(reach_m <= kSphMaxReach_m))
+        throw SphFormatError(line_number, "a sphere may reach at most " + format_number(kSphMaxReach_m) +
+                                              " m from the model's centre (|centre| + radius; the largest world), found " +
+                                              quoted(line));
+    }
     centre.push_back(Vec3(v[0], v[1], v[2]) + offset_m);
     radius.push_back(v[3]);
     slot_line.push_back(line_number);

@@ -9,6 +9,38 @@
 
 namespace fovea {
 
+namespace {
+
+/// An exclusion as plan_runs tries it: for each column it names, the factor whose levels
+/// fill that column and which of those levels it matches. A run is then tried in one look-up
+/// per column, however many texts the entry lists.
+struct ExclusionTest {
+  std::vector<std::pair<std::size_t, std::vector<char>>> columns;  ///< (factor, matches[level])
+};
+
+std::vector<ExclusionTest> exclusion_tests(const StudySettings& study) {
+  // Table column (among the factors' columns) -> (factor, its column in that factor).
+  std::vector<std::pair<std::size_t, std::size_t>> column_of;
+  for (std::size_t f = 0; f < study.factors.size(); ++f)
+    for (std::size_t c = 0; c < study.factors[f].columns.size(); ++c) column_of.emplace_back(f, c);
+  std::vector<ExclusionTest> tests;
+  for (const Exclusion& exclusion : study.exclusions) {
+    ExclusionTest test;
+    for (const auto& [column, texts] : exclusion.columns) {
+      const auto [f, c] = column_of.at(column);
+      const std::vector<FactorLevel>& levels = study.factors[f].levels;
+      std::vector<char> matches(levels.size(), 0);
+      for (std::size_t l = 0; l < levels.size(); ++l)
+        matches[l] = std::find(texts.begin(), texts.end(), levels[l].cells[c]) != texts.end();
+      test.columns.emplace_back(f, std::move(matches));
+    }
+    tests.push_back(std::move(test));
+  }
+  return tests;
+}
+
+}  // namespace
+
 std::vector<PlannedRun> plan_runs(const StudySettings& study) {
   // The crossing's size before any of it is made: a few lines of factors can cross to more
   // runs than memory holds.
@@ -22,27 +54,30 @@ std::vector<PlannedRun> plan_runs(const StudySettings& study) {
   std::vector<PlannedRun> runs;
   const std::size_t factor_count = study.factors.size();
   std::vector<std::size_t> levels(factor_count, 0);
+  const std::vector<ExclusionTest> tests = exclusion_tests(study);
   // An exclusion that matches no run is a mistake (two columns of one factor that never go
   // together, such as a wall budget of 1,000 tests): it would silently leave every run in.
-  std::vector<std::int64_t> exclusion_hits(study.exclusions.size(), 0);
+  std::vector<std::int64_t> exclusion_hits(tests.size(), 0);
   for (bool more = factor_count > 0; more;) {
-    PlannedRun run;
-    run.overrides = study.sets;
-    for (std::size_t f = 0; f < factor_count; ++f) {
-      const FactorLevel& level = study.factors[f].levels[levels[f]];
-      run.cells.insert(run.cells.end(), level.cells.begin(), level.cells.end());
-      run.overrides.insert(run.overrides.end(), level.sets.begin(), level.sets.end());
-    }
     bool excluded = false;
-    for (std::size_t e = 0; e < study.exclusions.size(); ++e) {
+    for (std::size_t e = 0; e < tests.size(); ++e) {
       bool matches = true;
-      for (const auto& [column, texts] : study.exclusions[e].columns)
-        matches = matches && std::find(texts.begin(), texts.end(), run.cells[column]) != texts.end();
+      for (const auto& [factor, level_matches] : tests[e].columns) {
+        matches = level_matches[levels[factor]] != 0;
+        if (!matches) break;
+      }
       if (matches) ++exclusion_hits[e];
       excluded = excluded || matches;
     }
     if (!excluded) {
+      PlannedRun run;
       run.index = static_cast<std::int64_t>(runs.size());
+      run.overrides = study.sets;
+      for (std::size_t f = 0; f < factor_count; ++f) {
+        const FactorLevel& level = study.factors[f].levels[levels[f]];
+        run.cells.insert(run.cells.end(), level.cells.begin(), level.cells.end());
+        run.overrides.insert(run.overrides.end(), level.sets.begin(), level.sets.end());
+      }
       runs.push_back(std::move(run));
     }
     // Next combination: the last factor varies fastest; after the last one, done.
@@ -63,7 +98,7 @@ std::optional<Shard> parse_shard(const std::string& text) {
   const auto i = parse_finite_number(std::string_view(text).substr(0, slash));
   const auto n = parse_finite_number(std::string_view(text).substr(slash + 1));
   if (!i || !n || *i != static_cast<int>(*i) || *n != static_cast<int>(*n)) return std::nullopt;
-  if (*n < 1 || *n > 1e6 || *i < 0 || *i >= *n) return std::nullopt;
+  if (*n < 1 || *n > kMaxShards || *i < 0 || *i >= *n) return std::nullopt;
   return Shard{static_cast<int>(*i), static_cast<int>(*n)};
 }
 
@@ -82,7 +117,7 @@ std::optional<Shard> slurm_shard(const char* task_id, const char* task_count, co
   const auto min = task_min != nullptr && *task_min != '\0' ? parse_finite_number(task_min) : std::optional<double>(0.0);
   const std::string shown = std::string("SLURM_ARRAY_TASK_ID=") + task_id + ", SLURM_ARRAY_TASK_COUNT=" + task_count +
                             (task_min != nullptr ? std::string(", SLURM_ARRAY_TASK_MIN=") + task_min : "");
-  if (!id || !count || !min || *count < 1 || *count > 1e6)
+  if (!id || !count || !min || *count < 1 || *count > kMaxShards)
     throw std::invalid_argument(shown + ": not a job array's task; unset them or give --shard");
   const std::optional<Shard> shard = parse_shard(format_number(*id - *min) + "/" + format_number(*count));
   if (!shard)

@@ -52,6 +52,15 @@ class StudyParser {
     }
   }
 
+  /// A list's or a map's cap (study_settings.hpp), checked before its elements are read:
+  /// "expected at most N <what>, found M", as the config schema says it.
+  void check_count(const YAML::Node& node, const YAML::Mark& fallback, const std::string& key, std::size_t max,
+                   const std::string& what) const {
+    if ((node.IsSequence() || node.IsMap()) && node.size() > max)
+      fail(node, fallback, key, "expected at most " + std::to_string(max) + " " + what + ", found " +
+                                    std::to_string(node.size()));
+  }
+
   std::string name(const YAML::Node& node, const YAML::Mark& fallback, const std::string& key) const {
     if (!node.IsDefined()) fail(node, fallback, key, "missing: expected a name (letters, digits, - _ .)");
     if (!node.IsScalar() || !config::is_valid_name(node.Scalar()))
@@ -95,9 +104,10 @@ nlohmann::json to_json(const YAML::Node& node) {
 
 /// `sets` of a level or of the study: a mapping of config keys to values.
 void parse_sets(const StudyParser& p, const YAML::Node& map, const YAML::Mark& fallback, const std::string& path,
-                std::vector<config::Override>& out) {
+                std::size_t max_keys, std::vector<config::Override>& out) {
   if (!map.IsDefined() || map.IsNull()) return;
   if (!map.IsMap()) p.fail(map, fallback, path, "expected a map of config keys to values, found " + config::found_text(map));
+  p.check_count(map, fallback, path, max_keys, "config keys");
   for (const auto& entry : map) {
     const std::string key = entry.first.Scalar();
     if (key.empty() || key.find('=') != std::string::npos)
@@ -119,6 +129,7 @@ Factor parse_factor(const StudyParser& p, const std::string& name, const YAML::N
       p.fail(key ? key : node, mark, path + ".key", "expected the config key this factor sets, such as schedule.kind");
     if (!values || !values.IsSequence() || values.size() == 0)
       p.fail(values ? values : node, mark, path + ".values", "expected a list of one or more values");
+    p.check_count(values, mark, path + ".values", kMaxFactorLevels, "values");
     factor.columns = {name};
     for (const auto& value : values) {
       if (!value.IsScalar() && !value.IsSequence())
@@ -130,6 +141,7 @@ Factor parse_factor(const StudyParser& p, const std::string& name, const YAML::N
   if (!node.IsSequence() || node.size() == 0)
     p.fail(node, mark, path,
            "expected {key: ..., values: [...]} or a list of levels {value: ..., set: {...}}, found " + config::found_text(node));
+  p.check_count(node, mark, path, kMaxFactorLevels, "levels");
   // The long form: levels, each with its table value(s) and the keys it sets.
   for (std::size_t i = 0; i < node.size(); ++i) {
     const YAML::Node level = node[i];
@@ -142,6 +154,7 @@ Factor parse_factor(const StudyParser& p, const std::string& name, const YAML::N
     FactorLevel out;
     if (value.IsMap()) {
       // Several columns, such as budget_mode and budget.
+      p.check_count(value, level.Mark(), level_path + ".value", kMaxLevelColumns, "columns");
       for (const auto& cell : value) {
         columns.push_back(p.name(cell.first, value.Mark(), level_path + ".value"));
         if (!cell.second.IsScalar())
@@ -162,7 +175,7 @@ Factor parse_factor(const StudyParser& p, const std::string& name, const YAML::N
       p.fail(value, level.Mark(), level_path + ".value",
              "every level of a factor names the same columns, in the same order, as its first level");
     }
-    parse_sets(p, level["set"], level.Mark(), level_path + ".set", out.sets);
+    parse_sets(p, level["set"], level.Mark(), level_path + ".set", kMaxLevelSetKeys, out.sets);
     if (out.sets.empty()) p.fail(level, node.Mark(), level_path + ".set", "a level sets at least one config key");
     factor.levels.push_back(std::move(out));
   }
@@ -216,6 +229,7 @@ void parse_metrics(const StudyParser& p, const YAML::Node& node, const YAML::Mar
   if (!columns || !columns.IsMap() || columns.size() == 0)
     p.fail(columns ? columns : node, node.Mark(), "metrics.columns",
            "expected a map: metric name -> statistics, e.g. p_true: [mean, sd]");
+  p.check_count(columns, node.Mark(), "metrics.columns", kMaxMetrics, "metrics");
   for (const auto& entry : columns) {
     MetricSpec metric;
     metric.name = p.name(entry.first, entry.first.Mark(), "metrics.columns");
@@ -232,6 +246,7 @@ void parse_metrics(const StudyParser& p, const YAML::Node& node, const YAML::Mar
     }
     if (!stats || !stats.IsSequence() || stats.size() == 0)
       p.fail(stats ? stats : entry.second, entry.first.Mark(), path, "expected a list of statistics, e.g. [mean, p95]");
+    p.check_count(stats, entry.first.Mark(), path, kMaxMetricStats, "statistics");
     for (const auto& s : stats) metric.stats.push_back(parse_stat(p, s, stats.Mark(), path));
     study.metrics.push_back(std::move(metric));
   }
@@ -240,6 +255,7 @@ void parse_metrics(const StudyParser& p, const YAML::Node& node, const YAML::Mar
 /// Each figure against the keys of its kind (figure_kinds()) and the table's columns.
 void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& study) {
   if (!node.IsSequence()) p.fail(node, node.Mark(), "figures", "expected a list of figures");
+  p.check_count(node, node.Mark(), "figures", kMaxFigures, "figures");
   const std::vector<std::string> columns = study.table_columns();
   const auto has_column = [&](const std::string& c) { return std::find(columns.begin(), columns.end(), c) != columns.end(); };
   const std::vector<FigureKind>& kinds = figure_kinds();
@@ -275,6 +291,7 @@ void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& 
     for (const char* key : {"x", "panels", "rows", "series", "compare"})
       if (figure[key]) check_column(figure[key], path + "." + key);
     if (const YAML::Node y = figure["y"]) {
+      p.check_count(y, figure.Mark(), path + ".y", kMaxFigureColumns, "columns");
       if (y.IsSequence()) {
         for (std::size_t k = 0; k < y.size(); ++k) check_column(y[k], path + ".y[" + std::to_string(k) + "]");
       } else {
@@ -283,11 +300,16 @@ void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& 
     }
     if (const YAML::Node pair = figure["pair"]) {
       if (!pair.IsSequence()) p.fail(pair, figure.Mark(), path + ".pair", "expected a list of columns, such as [seed]");
+      p.check_count(pair, figure.Mark(), path + ".pair", kMaxFigureColumns, "columns");
       for (std::size_t k = 0; k < pair.size(); ++k) check_column(pair[k], path + ".pair[" + std::to_string(k) + "]");
     }
     if (const YAML::Node where = figure["where"]) {
       if (!where.IsMap()) p.fail(where, figure.Mark(), path + ".where", "expected a map: column -> value or list of values");
-      for (const auto& entry : where) check_column(entry.first, path + ".where");
+      p.check_count(where, figure.Mark(), path + ".where", kMaxFigureColumns, "columns");
+      for (const auto& entry : where) {
+        check_column(entry.first, path + ".where");
+        p.check_count(entry.second, entry.first.Mark(), path + ".where." + entry.first.Scalar(), kMaxFactorLevels, "values");
+      }
     }
     if (kind_text == "distribution") {
       const std::string prefix = figure["column"].IsScalar() ? figure["column"].Scalar() : "";
@@ -312,6 +334,7 @@ void check_figures(const StudyParser& p, const YAML::Node& node, StudySettings& 
 /// Exclusion entries: {column: value or [values]}; each must match some run of the crossing.
 void parse_exclusions(const StudyParser& p, const YAML::Node& node, StudySettings& study) {
   if (!node.IsSequence()) p.fail(node, node.Mark(), "exclude", "expected a list of {column: value or [values]}");
+  p.check_count(node, node.Mark(), "exclude", kMaxExclusions, "entries");
   const std::vector<std::string> columns = study.factor_columns();
   // Each factor column's texts, over its levels.
   std::vector<std::set<std::string>> level_texts;
@@ -332,6 +355,7 @@ void parse_exclusions(const StudyParser& p, const YAML::Node& node, StudySetting
       if (at == columns.end())
         p.fail(column.first, entry.Mark(), path, "'" + name + "' is not a factor's column" + did_you_mean(name, columns));
       std::vector<std::string> texts;
+      p.check_count(column.second, column.first.Mark(), path + "." + name, kMaxFactorLevels, "values");
       if (column.second.IsSequence()) {
         for (const auto& v : column.second) texts.push_back(yaml_text(v));
       } else {
@@ -368,12 +392,13 @@ StudySettings parse_study(const StudyParser& p, const YAML::Node& root, const st
   if (!fs::is_regular_file(base_path, error))
     p.fail(base, top, "base", base_path.string() + " is not a file");
   study.base_config = fs::absolute(base_path).lexically_normal().string();
-  if (const YAML::Node sets = root["set"]) parse_sets(p, sets, top, "set", study.sets);
+  if (const YAML::Node sets = root["set"]) parse_sets(p, sets, top, "set", kMaxStudySetKeys, study.sets);
   study.sets.insert(study.sets.end(), extra_sets.begin(), extra_sets.end());
 
   const YAML::Node factors = root["factors"];
   if (!factors || !factors.IsMap() || factors.size() == 0)
     p.fail(factors, top, "factors", "expected a map of one or more factors, crossed in order");
+  p.check_count(factors, top, "factors", kMaxFactors, "factors");
   std::set<std::string> seen = {"run", "frames"};
   for (const auto& entry : factors) {
     const std::string name = p.name(entry.first, entry.first.Mark(), "factors");
@@ -398,6 +423,18 @@ StudySettings parse_study(const StudyParser& p, const YAML::Node& root, const st
             throw ConfigError(o.shown_as + ": " + key + " is set by the factor " + f.name +
                               "; a value for every run cannot change what a factor varies (edit the study instead)");
   }
+  // Each run's keys (the study's set, the sweep's --set, one level of each factor) are one
+  // config's overrides: refused here, not at the first run that sets too many.
+  std::size_t run_keys = study.sets.size();
+  for (const Factor& f : study.factors) {
+    std::size_t most = 0;
+    for (const FactorLevel& level : f.levels) most = std::max(most, level.sets.size());
+    run_keys += most;
+  }
+  if (run_keys > config::kMaxOverrides)
+    throw ConfigError(source_name + ": a run would set " + std::to_string(run_keys) + " config keys (set, --set and "
+                      "one level of each factor), more than the " + std::to_string(config::kMaxOverrides) +
+                      " one config may take");
   if (const YAML::Node exclude = root["exclude"]) parse_exclusions(p, exclude, study);
   parse_metrics(p, root["metrics"], top, study);
   for (const std::string& column : study.metric_columns())

@@ -78,6 +78,33 @@ struct FigureKind {
 /// The most repeats a study may ask for (`repeats`): each is a run of every configuration.
 inline constexpr int kMaxRepeats = 1000;
 
+// The caps on a study file's lists and maps (docs/formats.md, "Lists and their caps"), each
+// refused at its key before its elements are read: far above any study (configs/studies/'s
+// largest has 4 factors, 10 levels and 16 metrics), and together they bound the work of
+// planning each run (the exclusions tried on it, the keys it sets).
+/// `factors`, `repeats` not counted.
+inline constexpr std::size_t kMaxFactors = 16;
+/// A factor's levels (`values`, or its list of levels).
+inline constexpr std::size_t kMaxFactorLevels = 1000;
+/// The columns a factor's level names (`value: {budget_mode: work, budget: 400}`).
+inline constexpr std::size_t kMaxLevelColumns = 8;
+/// The study's `set`: config keys set in every run.
+inline constexpr std::size_t kMaxStudySetKeys = 256;
+/// A level's `set`.
+inline constexpr std::size_t kMaxLevelSetKeys = 64;
+/// `exclude`'s entries; each entry names at most the factors' columns, each with at most
+/// kMaxFactorLevels values.
+inline constexpr std::size_t kMaxExclusions = 64;
+/// `metrics.columns`.
+inline constexpr std::size_t kMaxMetrics = 128;
+/// One metric's statistics.
+inline constexpr std::size_t kMaxMetricStats = 32;
+/// `figures`.
+inline constexpr std::size_t kMaxFigures = 64;
+/// A figure's `y` and `pair` columns and `where` entries (and each `where` entry's values:
+/// at most kMaxFactorLevels).
+inline constexpr std::size_t kMaxFigureColumns = 64;
+
 /// lines, distribution, scatter and ratio.
 const std::vector<FigureKind>& figure_kinds();
 

@@ -23,8 +23,8 @@ namespace {
 
 /// A topic longer than this is garbage: Pupil's are like "surfaces.screen", "gaze.3d.01.".
 constexpr std::size_t kMaxTopicBytes = 256;
-/// Pupil Remote's replies are a port or a time as text, or a short error string.
-constexpr std::int64_t kMaxReplyBytes = 4096;
+/// Parts of a multipart reply quoted in a message; the rest are counted.
+constexpr std::size_t kQuotedReplyParts = 3;
 /// SUB messages handled per wake-up before the loop looks at the clock, the monitor and the
 /// stop request again, so a flooding tracker cannot starve them.
 constexpr int kMessagesPerWakeUp = 256;
@@ -47,13 +47,28 @@ std::optional<int> parse_port(std::string_view text) {
   return port;
 }
 
-/// Untrusted text made safe to quote in a message: at most 40 bytes, control bytes as '?'.
-std::string quote_untrusted(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-  if (text.size() > 40) out += "...";
-  return out + "\"";
-}
+/// A reply of Pupil Remote as it arrived: its first parts, and how many it had.
+struct RemoteReply {
+  std::vector<std::string> parts;  ///< the first kQuotedReplyParts parts, whole (each within ZMQ_MAXMSGSIZE)
+  std::size_t part_count = 0;      ///< all its parts
+  /// One part of at most PupilGaze::kMaxReplyBytes: a reply to read (else to refuse).
+  bool usable() const { return part_count == 1 && parts.front().size() <= PupilGaze::kMaxReplyBytes; }
+  /// Its one part's text, when usable().
+  std::string_view text() const { return usable() ? std::string_view(parts.front()) : std::string_view(); }
+  /// How a message quotes it, each part an excerpt (core/format.hpp): `"5000"`; `an
+  /// over-long reply (more than 4096 bytes), "555... (5000 bytes)"`; `a reply of 2 parts,
+  /// "50021", "x"`.
+  std::string quoted() const {
+    const auto quote = [](const std::string& part) { return "\"" + excerpt(part) + "\""; };
+    if (part_count == 1 && parts.front().size() > PupilGaze::kMaxReplyBytes)
+      return "an over-long reply (more than " + std::to_string(PupilGaze::kMaxReplyBytes) + " bytes), " +
+             quote(parts.front());
+    if (part_count == 1) return quote(parts.front());
+    std::string text = "a reply of " + std::to_string(part_count) + " parts";
+    for (const std::string& part : parts) text += ", " + quote(part);
+    return part_count > parts.size() ? text + ", ..." : text;
+  }
+};
 
 std::string milliseconds_text(double seconds) { return format_significant(seconds * 1000.0, 4) + " ms"; }
 
@@ -88,8 +103,7 @@ class PupilReceiver {
 
  private:
   enum class Reply {
-    answered,    ///< one frame, in `reply`
-    malformed,   ///< an answer of several frames: Remote is there but says something odd
+    answered,    ///< a reply, in `reply`: usable(), or something odd (several parts, over-long) from a Remote that is there
     unanswered,  ///< nothing within the request timeout (the REQ socket was replaced)
     stopped,     ///< the stop was requested while waiting
   };
@@ -111,7 +125,7 @@ class PupilReceiver {
   /// this session's SUB port (carry on), else how the session ends.
   std::optional<SessionEnd> probe_silent_subscriber(const std::stop_token& stop);
   /// Sends `command` and waits for the reply in short polls, so a stop ends the wait at once.
-  Reply request(const std::stop_token& stop, std::string_view command, std::string& reply);
+  Reply request(const std::stop_token& stop, std::string_view command, RemoteReply& reply);
   /// Averages clock_samples `t` round trips into an offset; nullopt when Remote stopped
   /// answering or gave no usable time.
   std::optional<double> measure_clock_offset(const std::stop_token& stop);
@@ -146,6 +160,9 @@ class PupilReceiver {
   bool resync_now_ = false;
   bool failure_said_ = false;
   int monitors_opened_ = 0;    ///< names each monitor's inproc endpoint uniquely
+  /// The SUB's DISCONNECTED was counted since its last message: a session then lost counts
+  /// no second time (one lost connection, one dropped input).
+  bool loss_counted_ = false;
 
   zmq::context_t context_;
   zmq::socket_t remote_;      ///< REQ to Pupil Remote
@@ -178,6 +195,13 @@ void PupilReceiver::run(const std::stop_token& stop) {
       if (connect(stop)) {
         backoff.reset();
         const SessionEnd end = receive(stop);
+        // A lost or moved session is a lost connection: one dropped input (docs/gaze.md),
+        // unless the SUB's DISCONNECTED already counted it (a tracker that quit); a tracker
+        // that hangs keeps its TCP connections open, and only the probe tells.
+        if (end == SessionEnd::lost || end == SessionEnd::moved) {
+          if (!loss_counted_) inbox_.count_dropped();
+          loss_counted_ = false;
+        }
         if (end == SessionEnd::lost)
           say_failure("pupil: lost Pupil Remote at " + remote_endpoint() + ": no data for " +
                       milliseconds_text(config_.timings.stall_timeout_s) + " and no answer within " +
@@ -200,7 +224,7 @@ void PupilReceiver::run(const std::stop_token& stop) {
 
 bool PupilReceiver::connect(const std::stop_token& stop) {
   open_remote();
-  std::string reply;
+  RemoteReply reply;
   const Reply answer = request(stop, "SUB_PORT", reply);
   if (answer == Reply::stopped) return false;
   if (answer == Reply::unanswered) {
@@ -208,10 +232,11 @@ bool PupilReceiver::connect(const std::stop_token& stop) {
                 milliseconds_text(config_.timings.request_timeout_s) + "; using the fallback and retrying");
     return false;
   }
-  const std::optional<int> sub_port = answer == Reply::answered ? parse_port(reply) : std::nullopt;
+  const std::optional<int> sub_port = reply.usable() ? parse_port(reply.text()) : std::nullopt;
   if (!sub_port) {
     inbox_.count_dropped();
-    say_failure("pupil: Pupil Remote at " + remote_endpoint() + " answered SUB_PORT with " + quote_untrusted(reply) +
+    // The peer's text, quoted by the one rule (core/format.hpp's excerpt), part by part.
+    say_failure("pupil: Pupil Remote at " + remote_endpoint() + " answered SUB_PORT with " + reply.quoted() +
                 ", not a port number; using the fallback and retrying");
     return false;
   }
@@ -240,13 +265,13 @@ std::optional<double> PupilReceiver::measure_clock_offset(const std::stop_token&
   // off by at most half the round trip (well under a millisecond on loopback or a LAN).
   double sum_s = 0;
   int count = 0;
-  std::string reply;
+  RemoteReply reply;
   for (int i = 0; i < config_.timings.clock_samples; ++i) {
     const double sent_s = gaze_wall_clock_s();
     const Reply answer = request(stop, "t", reply);
     const double received_s = gaze_wall_clock_s();
     if (answer == Reply::stopped || answer == Reply::unanswered) return std::nullopt;
-    const std::optional<double> pupil_s = answer == Reply::answered ? parse_finite_number(reply) : std::nullopt;
+    const std::optional<double> pupil_s = reply.usable() ? parse_finite_number(reply.text()) : std::nullopt;
     if (!pupil_s) {
       inbox_.count_dropped();
       continue;
@@ -259,8 +284,8 @@ std::optional<double> PupilReceiver::measure_clock_offset(const std::stop_token&
 }
 
 PupilReceiver::Reply PupilReceiver::request(const std::stop_token& stop, std::string_view command,
-                                            std::string& reply) {
-  reply.clear();
+                                            RemoteReply& reply) {
+  reply = RemoteReply{};
   // With ZMQ_IMMEDIATE off (the default) a REQ queues its request even before the TCP
   // connection exists, so this send does not wait for the tracker.
   if (!remote_.send(zmq::buffer(command), zmq::send_flags::dontwait)) {
@@ -278,13 +303,13 @@ PupilReceiver::Reply PupilReceiver::request(const std::stop_token& stop, std::st
     zmq::poll(&item, 1, kPollSlice);
     if (!(item.revents & ZMQ_POLLIN)) continue;
     zmq::message_t frame;
-    std::size_t frames = 0;
-    // A reply arrives whole (ZeroMQ delivers multipart messages atomically).
+    // A reply arrives whole (ZeroMQ delivers multipart messages atomically): its first parts
+    // are kept to be read or quoted, the rest counted and let go one by one.
     do {
       if (!remote_.recv(frame, zmq::recv_flags::dontwait)) break;
-      if (frames++ == 0) reply = frame.to_string();
+      if (reply.part_count++ < kQuotedReplyParts) reply.parts.push_back(frame.to_string());
     } while (frame.more());
-    return frames == 1 ? Reply::answered : Reply::malformed;
+    return reply.part_count > 0 ? Reply::answered : Reply::unanswered;
   }
   return Reply::stopped;
 }
@@ -295,7 +320,9 @@ void PupilReceiver::open_remote() {
   remote_.set(zmq::sockopt::linger, 0);
   remote_.set(zmq::sockopt::sndtimeo, timeout_ms);
   remote_.set(zmq::sockopt::rcvtimeo, timeout_ms);
-  remote_.set(zmq::sockopt::maxmsgsize, kMaxReplyBytes);
+  // Beyond kMaxReplyBytes a reply is over-long, and said so; up to kMaxMessageBytes it
+  // arrives, to be quoted as such rather than lost as no answer.
+  remote_.set(zmq::sockopt::maxmsgsize, PupilGaze::kMaxMessageBytes);
   remote_.set(zmq::sockopt::ipv6, config_.host.find(':') != std::string::npos);
   remote_.connect(remote_endpoint());
 }
@@ -340,6 +367,7 @@ void PupilReceiver::close_sockets() {
 
 PupilReceiver::SessionEnd PupilReceiver::receive(const std::stop_token& stop) {
   const PupilTimings& timings = config_.timings;
+  loss_counted_ = false;
   double last_heard_s = gaze_wall_clock_s();
   double next_sync_s = last_heard_s + timings.clock_sync_period_s;
   while (!stop.stop_requested()) {
@@ -350,6 +378,7 @@ PupilReceiver::SessionEnd PupilReceiver::receive(const std::stop_token& stop) {
         const std::size_t frames = read_message();
         if (frames == 0) break;
         handle_message(frames);
+        loss_counted_ = false;  // heard again: a later loss is a new one
       }
       last_heard_s = gaze_wall_clock_s();
     }
@@ -380,11 +409,12 @@ std::optional<PupilReceiver::SessionEnd> PupilReceiver::probe_silent_subscriber(
   // answer is a loss. The probe asks SUB_PORT rather than t: a Pupil Capture restarted
   // within the stall timeout answers either, but only SUB_PORT tells that the SUB, which
   // ZeroMQ keeps reconnecting to the old port, will never hear from it again.
-  std::string reply;
+  RemoteReply reply;
   const Reply answer = request(stop, "SUB_PORT", reply);
   if (answer == Reply::stopped) return SessionEnd::stopped;
   if (answer == Reply::unanswered) return SessionEnd::lost;
-  const std::optional<int> port = answer == Reply::answered ? parse_port(reply) : std::nullopt;
+  loss_counted_ = false;  // Remote answers: a DISCONNECTED before this was a loss of its own
+  const std::optional<int> port = reply.usable() ? parse_port(reply.text()) : std::nullopt;
   if (!port) {
     inbox_.count_dropped();  // a wrong answer, but an answer: Remote is there
     return std::nullopt;
@@ -403,6 +433,7 @@ void PupilReceiver::handle_monitor_events() {
     for (bool more = event.more(); more && monitor_.recv(address, zmq::recv_flags::dontwait);) more = address.more();
     if (id != ZMQ_EVENT_DISCONNECTED) continue;
     inbox_.count_dropped();
+    loss_counted_ = true;
     try {
       subscriber_.disconnect(sub_endpoint_);
     } catch (const zmq::error_t&) {

@@ -51,6 +51,10 @@ class PupilGaze final : public TrackerSource {
   static constexpr int kReceiveHighWaterMark = 100;
   /// The most gaze entries one surface message may carry (pupil_message.hpp).
   static constexpr std::size_t kMaxEntries = kPupilMaxEntries;
+  /// The longest reply Pupil Remote may give (a port or a time as text, or a short error
+  /// string): a longer one is an over-long reply, dropped and counted, quoted in part. A
+  /// reply part over kMaxMessageBytes never arrives (ZeroMQ closes the connection): no answer.
+  static constexpr std::size_t kMaxReplyBytes = 4096;
 
   /// Starts the receiver thread and returns at once, without touching the network. Throws
   /// std::invalid_argument, naming the key, for settings that cannot work (an empty host,

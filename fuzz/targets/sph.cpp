@@ -1,8 +1,10 @@
 // Fuzz target: sphere trees in the Sphere-Tree Construction Toolkit's .sph format
 // (spheretree/sph_file.hpp), what a config's `sphere_tree.file` names. Beyond "no crash":
 // a tree read_sph accepts is written back with write_sph and read again; writing that gives
-// the same text (the written form is a fixed point: no sphere lost, moved or added).
+// the same text (the written form is a fixed point: no sphere lost, moved or added), and
+// every sphere it accepts reaches at most kSphMaxReach_m from the origin.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -21,6 +23,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const fovea::SphFormatError&) {
     return 0;  // refused with the line: what the reader is for
   }
+  // Every sphere accepted stays within reach, so no box made from it overflows (issue 42).
+  for (std::size_t i = 0; i < tree.size(); ++i)
+    fovea::fuzz::check(std::hypot(tree.centre_m[i].x, tree.centre_m[i].y, tree.centre_m[i].z) + tree.radius_m[i] <=
+                           fovea::kSphMaxReach_m,
+                       "read_sph accepted a sphere reaching past kSphMaxReach_m");
   std::ostringstream first;
   try {
     fovea::write_sph(first, tree, offset_m);

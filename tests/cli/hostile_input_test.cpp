@@ -4,9 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
+#include "config/settings_schema.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -71,4 +74,86 @@ TEST_CASE("hostile input: fovea validate refuses an alias bomb at its line", "[c
   CHECK(result.status == 2);
   CHECK_THAT(result.err, StartsWith("bomb.yaml:7:"));
   CHECK_THAT(result.err, Contains("YAML aliases (*name) expand the document"));
+}
+
+TEST_CASE("hostile input: a .sph whose spheres reach past the largest world is refused at its line", "[cli][hostile]") {
+  TempDir dir;
+  std::ofstream(dir / "huge.sph") << "2 2\n0 0 0 0.5\n0 0 0 1e308\n0 0 0 0.25\n";
+  std::ofstream(dir / "huge.yaml") << "world:\n  entities:\n    - count: 2\n      model: {shape: ball}\n"
+                                      "      sphere_tree: {file: huge.sph, inflate: true}\n";
+  // Before (issue 42): accepted, and `fovea run` failed at frame 2 in the broad phase, "box
+  // from nan to nan".
+  const auto result = run_process({kFovea, "validate", "huge.yaml"}, dir.path());
+  CHECK(result.status == 2);
+  CHECK(result.err == "huge.yaml:5:21: world.entities[0].sphere_tree.file: " + (dir / "huge.sph").string() +
+                          ": line 3: a sphere may reach at most 1000000000 m from the model's centre (|centre| + "
+                          "radius; the largest world), found \"0 0 0 1e308\"\n");
+}
+
+TEST_CASE("hostile input: a config with every list at its cap runs, and its config.yaml passes fovea validate",
+          "[cli][hostile][caps]") {
+  // Issue 42: 20,000 evaluate.budgets were accepted, and the config.yaml the run wrote back
+  // (1.46 MB) was refused by fovea validate as over 1 MiB. Now each list has a cap
+  // (tests/config/list_caps_test.cpp takes each to its edge); all of them at once, run and
+  // written back, must load again.
+  using namespace fovea::config;
+  const auto list = [](std::size_t n, const std::function<std::string(std::size_t)>& element) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < n; ++i) text += (i ? ", " : "") + element(i);
+    return text + "]";
+  };
+  const auto number = [](std::size_t i) { return std::to_string(i + 1); };
+  std::string config = "ground_truth: true\nschedule:\n  kind: priority_queues\n  queues: " +
+                       std::to_string(kMaxBandEdges + 1) + "\n  band_edges: " +
+                       list(kMaxBandEdges, [](std::size_t i) { return "0." + std::to_string(99 - i); }) + "\n";
+  config += "world:\n  entities: " + list(kMaxEntityGroups, [](std::size_t i) {
+              return "{name: g" + std::to_string(i) + ", count: 0}";
+            }) + "\n";
+  config += "evaluate:\n  schedulers: [round_robin, sequential, sorted_sequential, priority_queues, adaptive_queues, "
+            "hybrid, oracle, eccentricity, random]\n  gaze: [tracked, landing, blind]\n  budgets: " +
+            list(kMaxEvaluatedBudgets, [](std::size_t i) { return "{mode: work, tests: " + std::to_string(1000 + i) + "}"; }) +
+            "\n  trees: [{builder: octree, fit: cell}, {builder: octree, fit: voxels}, {builder: tightest, fit: cell}, "
+            "{builder: tightest, fit: voxels}, {builder: medial}]\n";
+  static_assert(kMaxEvaluatedTreeSets == 5);
+  config += "render:\n  overlays:\n    rings_deg: " + list(kMaxOverlayRings, number) + "\n";
+  config += "demo:\n  rockfall:\n    player:\n      path: " +
+            list(kMaxWaypoints, [](std::size_t i) { return "{x_m: " + std::to_string(i) + ", z_m: 0}"; }) + "\n";
+  TempDir dir;
+  std::ofstream(dir / "caps.yaml") << config;
+  const auto run = run_process({kFovea, "run", "caps.yaml", "--frames", "2", "--headless", "--quiet", "--out", "out"},
+                               dir.path());
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const auto size = std::filesystem::file_size(dir / "out" / "config.yaml");
+  INFO(size << " bytes written back");
+  CHECK(size < 512 * 1024);
+  const auto validate = run_process({kFovea, "validate", "out/config.yaml"}, dir.path());
+  CHECK(validate.err == "");
+  CHECK(validate.status == 0);
+  // One past one cap: refused at its key.
+  const auto past = run_process(
+      {kFovea, "validate", "caps.yaml", "--set",
+       "evaluate.budgets=" + list(kMaxEvaluatedBudgets + 1, [](std::size_t) { return std::string("{}"); })},
+      dir.path());
+  CHECK(past.status == 2);
+  CHECK_THAT(past.err, Contains("evaluate.budgets: expected at most 64 budgets, found 65"));
+}
+
+TEST_CASE("hostile input: a config whose config.yaml would pass 1 MiB is refused by fovea validate and fovea run",
+          "[cli][hostile][caps]") {
+  TempDir dir;
+  {
+    std::ofstream out(dir / "long.yaml");
+    out << "world:\n  entities:\n";
+    for (int g = 0; g < 256; ++g) out << "    - {count: 0, name: " << std::string(3500, 'a') << g << "}\n";
+  }
+  const std::string said = "long.yaml: the config a run writes back (config.yaml: every key, paths made absolute) would be ";
+  const auto validate = run_process({kFovea, "validate", "long.yaml"}, dir.path());
+  CHECK(validate.status == 2);
+  CHECK_THAT(validate.err, StartsWith(said));
+  CHECK(line_count(validate.err) == 1);
+  const auto run = run_process({kFovea, "run", "long.yaml", "--frames", "1", "--headless", "--out", "out"}, dir.path());
+  CHECK(run.status == 2);
+  CHECK_THAT(run.err, StartsWith(said));
+  CHECK_FALSE(std::filesystem::exists(dir / "out" / "config.yaml"));
 }

@@ -238,5 +238,5 @@ TEST_CASE("hostile input: a study crossing to more runs than kMaxStudyRuns is re
   } catch (const ConfigError& e) {
     message = e.what();
   }
-  CHECK_THAT(message, Contains("factors: the crossing has more than 1000000 runs"));
+  CHECK_THAT(message, Contains("factors: the crossing has more than " + std::to_string(kMaxStudyRuns) + " runs"));
 }

@@ -80,3 +80,21 @@ TEST_CASE(".sph: malformed files name the line and the problem", "[spheretree][s
   CHECK(error_of("1 8\n0 0 0 -1\n") == "line 2: the root sphere is unused (radius <= 0)");
   CHECK(error_of("1 8\n0 0 0 inf\n") == "line 2: a number is not finite");
 }
+
+TEST_CASE(".sph: a used sphere reaching past kSphMaxReach_m is refused at its line", "[spheretree][sph]") {
+  // Issue 42: radii of 1e308 were read, and the run failed at frame 2 in the broad phase
+  // ("box from nan to nan").
+  const std::string limit = " m from the model's centre (|centre| + radius; the largest world), found ";
+  CHECK(error_of("1 8\n0 0 0 1e308\n") == "line 2: a sphere may reach at most 1000000000" + limit + "\"0 0 0 1e308\"");
+  CHECK(error_of("2 2\n0 0 0 1\n1e308 1e308 0 1\n0 0 0 1\n") ==
+        "line 3: a sphere may reach at most 1000000000" + limit + "\"1e308 1e308 0 1\"");
+  // At the edge and one past it: the radius alone, and centre and radius together.
+  CHECK(error_of("1 8\n0 0 0 1e9\n").empty());
+  CHECK(error_of("1 8\n0 0 0 1000000001\n") == "line 2: a sphere may reach at most 1000000000" + limit + "\"0 0 0 1000000001\"");
+  CHECK(error_of("1 8\n0 -6e8 7e8 3e8\n").find("line 2: a sphere may reach") == 0);  // |c| = 9.2e8, + 3e8
+  CHECK(error_of("1 8\n0 -6e8 8e8 1\n") == "line 2: a sphere may reach at most 1000000000" + limit + "\"0 -6e8 8e8 1\"");
+  CHECK(error_of("1 8\n0 -6e8 8e8 0\n") == "line 2: the root sphere is unused (radius <= 0)");
+  CHECK(error_of("1 8\n0 -3e8 4e8 5e8\n").empty());  // |c| + r = 1e9 exactly
+  // An unused slot (radius <= 0) is dropped whatever its numbers, as the Toolkit writes them.
+  CHECK(error_of("2 2\n0 0 0 1\n1e300 0 0 -1\n0 0 0 -1e300\n").empty());
+}

@@ -97,31 +97,34 @@ void FakePupilCapture::serve(const std::stop_token& stop, zmq::socket_t& remote)
       if (first) command = request.to_string();
       first = false;
     } while (request.more());
-    const std::string reply = answer(command);
-    remote.send(zmq::buffer(reply), zmq::send_flags::none);
+    send_frames(remote, answer(command));
   }
 }
 
-std::string FakePupilCapture::answer(const std::string& command) {
+std::vector<std::string> FakePupilCapture::answer(const std::string& command) {
   {
     const std::lock_guard lock(mutex_);
     ++requests_[command];
     auto& queued = overrides_[command];
     if (!queued.empty()) {
-      std::string reply = std::move(queued.front());
+      std::vector<std::string> reply = std::move(queued.front());
       queued.pop_front();
       return reply;
     }
   }
   // Pupil Remote answers SUB_PORT with str(port) and t with repr(time): shortest round-trip text.
-  if (command == "SUB_PORT") return std::to_string(pub_port_);
-  if (command == "t") return format_number(now_s());
-  return "Unknown command.";
+  if (command == "SUB_PORT") return {std::to_string(pub_port_)};
+  if (command == "t") return {format_number(now_s())};
+  return {"Unknown command."};
 }
 
 void FakePupilCapture::answer_next(const std::string& command, std::string reply) {
+  answer_next_parts(command, {std::move(reply)});
+}
+
+void FakePupilCapture::answer_next_parts(const std::string& command, std::vector<std::string> parts) {
   const std::lock_guard lock(mutex_);
-  overrides_[command].push_back(std::move(reply));
+  overrides_[command].push_back(std::move(parts));
 }
 
 int FakePupilCapture::requests(const std::string& command) const {

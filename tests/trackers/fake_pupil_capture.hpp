@@ -57,6 +57,8 @@ class FakePupilCapture {
   void set_answering(bool answering) { answering_.store(answering); }
   /// The next request `command` gets `reply` instead of the true answer (once per call).
   void answer_next(const std::string& command, std::string reply);
+  /// The same with a reply of several parts (a multipart message), sent byte for byte.
+  void answer_next_parts(const std::string& command, std::vector<std::string> parts);
   /// Requests `command` answered so far.
   int requests(const std::string& command) const;
   /// Closes both sockets: the tracker quit. Idempotent.
@@ -65,7 +67,7 @@ class FakePupilCapture {
  private:
   /// Pupil Remote's loop on the server thread.
   void serve(const std::stop_token& stop, zmq::socket_t& remote);
-  std::string answer(const std::string& command);
+  std::vector<std::string> answer(const std::string& command);
 
   std::atomic<double> clock_offset_s_;
   int remote_port_ = 0;
@@ -74,7 +76,7 @@ class FakePupilCapture {
   zmq::socket_t pub_;  ///< used by the test thread only
   std::atomic<bool> answering_{true};
   mutable std::mutex mutex_;  ///< guards overrides_ and requests_
-  std::map<std::string, std::deque<std::string>> overrides_;
+  std::map<std::string, std::deque<std::vector<std::string>>> overrides_;  ///< queued replies' parts
   std::map<std::string, int> requests_;
   /// Owns the REP socket; declared last so it stops before the rest goes.
   std::jthread server_;

@@ -379,6 +379,9 @@ TEST_CASE("pupil: a tracker that quits is lost once, then found again on a new P
   auto messages = messages_of(pupil);
   REQUIRE(messages.size() == 1);
   CHECK(messages[0].find("pupil: lost Pupil Remote at tcp://127.0.0.1:" + std::to_string(remote_port)) == 0);
+  // One lost connection, one dropped input: the SUB's DISCONNECTED counted it, the probe
+  // that then went unanswered does not count it again.
+  CHECK(pupil.dropped() == 1);
 
   fake = std::make_unique<FakePupilCapture>(remote_port, FakePupilCapture::kDefaultClockOffset_s, old_pub_port);
   CHECK(fake->pub_port() != old_pub_port);
@@ -416,10 +419,14 @@ TEST_CASE_METHOD(Flowing, "pupil: a tracker that hangs is lost by the probe and 
   const auto messages = messages_of(pupil);
   REQUIRE(messages.size() == 1);
   CHECK(messages[0].find("pupil: lost Pupil Remote") == 0);
+  // The lost connection is a dropped input (docs/gaze.md), though no socket was closed: a
+  // hung Capture keeps its TCP connections open. Before (issue 42): 0.
+  CHECK(pupil.dropped() == 1);
 
   fake.set_answering(true);
   connect_and_flow(fake, pupil);
   CHECK(pupil.connected());
+  CHECK(pupil.dropped() == 1);  // the quiet retries are not losses of their own
 }
 
 TEST_CASE("pupil: a silent SUB with an answering Pupil Remote stays connected", "[pupil]") {
@@ -651,14 +658,64 @@ TEST_CASE("pupil: a bad SUB_PORT answer is dropped and the connection retried", 
   send_good_surface_message(fake, pupil);
 }
 
+TEST_CASE("pupil: an over-long or a two-part SUB_PORT reply is said as such, quoted in part", "[pupil]") {
+  // Before (issue 42): a 5 KB reply was "no answer" (ZeroMQ closed the connection at 4 KiB),
+  // and of a two-part reply only the first part was quoted, as if it were the reply.
+  FakePupilCapture fake;
+  const std::string prefix = "pupil: Pupil Remote at tcp://127.0.0.1:" + std::to_string(fake.remote_port()) +
+                             " answered SUB_PORT with ";
+  const std::string suffix = ", not a port number; using the fallback and retrying";
+  std::string expected;
+  SECTION("5 KB") {
+    fake.answer_next("SUB_PORT", std::string(5000, '5'));
+    expected = "an over-long reply (more than 4096 bytes), \"" + std::string(60, '5') + "... (5000 bytes)\"";
+  }
+  SECTION("one byte past the limit") {
+    fake.answer_next("SUB_PORT", std::string(PupilGaze::kMaxReplyBytes + 1, '5'));
+    expected = "an over-long reply (more than 4096 bytes), \"" + std::string(60, '5') + "... (4097 bytes)\"";
+  }
+  SECTION("at the limit: a reply, though not a port") {
+    fake.answer_next("SUB_PORT", std::string(PupilGaze::kMaxReplyBytes, '5'));
+    expected = "\"" + std::string(60, '5') + "... (4096 bytes)\"";
+  }
+  SECTION("two parts") {
+    fake.answer_next_parts("SUB_PORT", {"50021", "more\n"});
+    expected = "a reply of 2 parts, \"50021\", \"more\\n\"";
+  }
+  SECTION("five parts") {
+    fake.answer_next_parts("SUB_PORT", {"a", "b", "c", "d", "e"});
+    expected = "a reply of 5 parts, \"a\", \"b\", \"c\", ...";
+  }
+  PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
+  REQUIRE(wait_until([&] { return pupil.connected(); }));
+  CHECK(pupil.dropped() == 1);
+  const auto messages = messages_of(pupil);
+  REQUIRE(messages.size() == 2);  // the odd reply, then the connection
+  CHECK(messages[0] == prefix + expected + suffix);
+  CHECK(messages[1].find("pupil: connected") == 0);
+  send_good_surface_message(fake, pupil);
+}
+
+TEST_CASE("pupil: a SUB_PORT reply ZeroMQ refuses (over 1 MiB) is no answer, and the source goes on", "[pupil]") {
+  FakePupilCapture fake;
+  fake.answer_next("SUB_PORT", std::string(PupilGaze::kMaxMessageBytes + 1, '5'));
+  PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
+  REQUIRE(wait_until([&] { return pupil.connected(); }));
+  const auto messages = messages_of(pupil);
+  REQUIRE(messages.size() == 2);
+  CHECK(messages[0].find("pupil: no answer from Pupil Remote") == 0);
+  send_good_surface_message(fake, pupil);
+}
+
 TEST_CASE("pupil: a t answer that is not a finite time is dropped and the offset still estimated", "[pupil]") {
   FakePupilCapture fake;
   fake.answer_next("t", "nan");
   fake.answer_next("t", "inf");
   fake.answer_next("t", "12:00");
+  fake.answer_next("t", std::string(5000, '1'));  // over-long (before: the connection closed, no usable time)
   PupilGaze pupil(pupil_settings(fake.remote_port()), full_hd(), fast_timings());
   connect_and_flow(fake, pupil);
-  CHECK(pupil.dropped() == 3);
+  CHECK(pupil.dropped() == 4);
   CHECK(pupil.clock_offset_s() == Approx(FakePupilCapture::kDefaultClockOffset_s).margin(0.005));
 }
 
