@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/folder_name.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
 #include "core/thread_pool.hpp"
@@ -173,6 +174,12 @@ int calibrate_command(const CalibrateOptions& options) {
   PerceptionModelSettings observer;
   if (!load_calibration_inputs(options, loaded, observer)) return kExitBadInput;
   const ExperimentSettings& spec = loaded.spec;
+  // The name is a folder: results/calibration/<name>/ ("..": results/ itself).
+  if (const std::string problem = folder_name_problem(spec.name); !problem.empty()) {
+    std::cerr << loaded.error_at("name", problem + ": it names the calibration's folder, results/calibration/<name>/")
+              << "\n";
+    return kExitBadInput;
+  }
   CalibrationFiles files;
   files.folder = options.out.empty() ? fs::path("results") / "calibration" / spec.name : fs::path(options.out);
   files.rows = files.folder / "calibration.csv";

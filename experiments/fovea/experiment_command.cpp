@@ -19,6 +19,7 @@
 
 #include "config/schema.hpp"
 #include "core/file_read.hpp"
+#include "core/folder_name.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
 #include "fovea/clip_session.hpp"
@@ -499,6 +500,12 @@ int experiment_command(const ExperimentOptions& options) {
     return kExitBadInput;
   }
   const ExperimentSettings& spec = loaded.spec;
+  // The name is a folder: results/experiments/<name>/ ("..": results/ itself).
+  if (const std::string problem = folder_name_problem(spec.name); !problem.empty()) {
+    std::cerr << loaded.error_at("name", problem + ": it names the experiment's folder, results/experiments/<name>/")
+              << "\n";
+    return kExitBadInput;
+  }
   if (spec.method == DesignMethod::clip_comparison) return clip_session(options, loaded);
   std::optional<SyntheticKeys> synthetic_keys;
   if (!check_session_options(options, synthetic_keys)) return kExitBadInput;

@@ -496,6 +496,34 @@ TEST_CASE("fovea experiment: a session with a person needs a display, and says h
   CHECK_FALSE(std::filesystem::exists(dir / "p04"));
 }
 
+TEST_CASE("fovea experiment and calibrate: an experiment named . or .. is refused before anything is written",
+          "[cli][experiment][errors]") {
+  // The name is a folder, results/experiments/<name>/ (and results/calibration/<name>/):
+  // ".." would put the participants' folders in results/ itself (core/folder_name.hpp).
+  TempDir dir;
+  const std::string spec = std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml";
+  const std::string observer = std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml";
+  const std::vector<std::pair<std::string, std::string>> names = {
+      {"..", "\"..\" names the folder above, not a folder of its own"},
+      {".", "\".\" names the folder it would sit in, not a folder of its own"}};
+  for (const auto& [name, problem] : names) {
+    INFO(name);
+    const auto experiment = run_process({kFovea, "experiment", spec, "--set", "name=" + name, "--participant", "P01",
+                                         "--observer", observer, "--quiet"},
+                                        dir.path());
+    CHECK(experiment.status == 2);
+    CHECK(experiment.err == "--set name=" + name + ": name: " + problem +
+                                ": it names the experiment's folder, results/experiments/<name>/\n");
+    const auto calibrate = run_process({kFovea, "calibrate", spec, "--set", "name=" + name, "--observer", observer,
+                                        "--participants", "1", "--bootstrap", "0", "--quiet"},
+                                       dir.path());
+    CHECK(calibrate.status == 2);
+    CHECK(calibrate.err == "--set name=" + name + ": name: " + problem +
+                               ": it names the calibration's folder, results/calibration/<name>/\n");
+    CHECK_FALSE(std::filesystem::exists(dir / "results"));
+  }
+}
+
 TEST_CASE("fovea run: SIGINT and SIGTERM end the run cleanly with the summary written", "[cli][signals]") {
   // SIGINT is Ctrl-C; SIGTERM is what a batch scheduler sends at its time limit.
   const int signal = GENERATE(SIGINT, SIGTERM);
