@@ -297,7 +297,7 @@ class DiscSession {
   DiscSession(const ExperimentOptions& options, const ExperimentSettings& spec, const EarlierSessions& earlier,
               SessionDisplay& shown, const PerceptionModelSettings& observer_model)
       : options_(options), spec_(spec), earlier_(earlier), shown_(shown), observer_model_(observer_model),
-        person_(!options.observer), sequence_(spec, earlier.done) {
+        person_(!options.observer), sequence_(spec, earlier.done, earlier.where.trials_path.string()) {
     // Sessions are numbered 1, 2, ... in the session column.
     for (const TrialRecord& r : earlier.done) {
       const std::optional<double> number = parse_finite_number(r.session);
@@ -531,6 +531,9 @@ int experiment_command(const ExperimentOptions& options) {
   std::optional<DiscSession> session;
   try {
     session.emplace(options, spec, earlier, shown, observer_model);
+  } catch (const ResumeMismatch& e) {
+    std::cerr << "fovea experiment: " << e.what() << "\n";  // names the file and the row's line
+    return kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "fovea experiment: " << earlier.where.trials_path.string() << ": " << e.what() << "\n";
     return kExitBadInput;

@@ -469,6 +469,52 @@ TEST_CASE("fovea experiment: a session killed mid-trial and resumed has every tr
   }
 }
 
+TEST_CASE("fovea experiment: --resume of an edited row names the file, its line, the field and both values",
+          "[cli][experiment][errors]") {
+  // Issue 42: a psi session resumed after a row's gap_deg was changed said "trial 49 (condition
+  // 2), but this spec's design has trial 49 (condition 2) there".
+  TempDir dir;
+  const std::vector<std::string> command = {kFovea, "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml",
+                                            "--participant", "P01", "--observer",
+                                            std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml",
+                                            "--out", "p", "--quiet", "--set", "method=psi", "--set", "psi.n_trials=12",
+                                            "--set", "psi.catch_trials=2"};
+  REQUIRE(run_process(command, dir.path()).status == 0);
+  const auto lines = lines_of(read_file(dir / "p" / "trials.csv"));
+  REQUIRE(lines.size() == 57);
+  const auto header = split(lines[0]);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  // The first 20 trials, the gap of one after the twelfth changed (not a catch trial's: the
+  // reader refuses a gap there on its own).
+  std::size_t edited = 13;
+  while (split(lines[edited])[column("catch_trial")] != "0") ++edited;
+  REQUIRE(edited < 21);
+  std::vector<std::string> cells = split(lines[edited]);
+  const std::string gap = cells[column("gap_deg")];
+  REQUIRE(gap != "0.25");
+  cells[column("gap_deg")] = "0.25";
+  std::string text;
+  for (std::size_t i = 0; i < 21; ++i) {
+    if (i != edited) {
+      text += lines[i] + "\n";
+      continue;
+    }
+    for (std::size_t c = 0; c < cells.size(); ++c) text += (c ? "," : "") + cells[c];
+    text += "\n";
+  }
+  write_file(dir / "p" / "trials.csv", text);
+  std::vector<std::string> resume = command;
+  resume.push_back("--resume");
+  const auto r = run_process(resume, dir.path());
+  CHECK(r.status == 2);
+  CHECK(r.err == "fovea experiment: p/trials.csv:" + std::to_string(edited + 1) + ": gap_deg is 0.25 in the file, " +
+                     gap + " in this spec's design for trial " + cells[column("trial")] + " (condition " +
+                     cells[column("condition")] + ")\n");
+  CHECK(lines_of(read_file(dir / "p" / "trials.csv")).size() == 21);  // left as it was
+}
+
 TEST_CASE("fovea experiment: a session with a person needs a display, and says how to run without one",
           "[cli][experiment][errors]") {
   TempDir dir;
