@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
 
 #include "core/rng.hpp"
 #include "psychophysics/session.hpp"
@@ -79,7 +80,14 @@ CalibrationParticipant calibrate_participant(const ExperimentSettings& spec, con
 
   FitSettings settings = fit;
   settings.seed = static_cast<std::uint64_t>(p.seed);
-  p.fit = fit_psychometric(p.trials, settings);
+  try {
+    p.fit = fit_psychometric(p.trials, settings);
+  } catch (const std::invalid_argument& e) {
+    // Answers that place no threshold (every one alike): say whose.
+    std::string why = e.what();
+    if (why.starts_with("fit_psychometric: ")) why.erase(0, std::string_view("fit_psychometric: ").size());
+    throw std::invalid_argument("participant " + p.name + ": " + why);
+  }
   return p;
 }
 

@@ -49,7 +49,9 @@ struct CalibrationParticipant {
 /// stimuli, staircases, or any other DesignMethod the session runs), answered by a
 /// SimulatedObserver of `observer`, then fitted with `fit` (its seed replaced by the
 /// participant's). The participant's seed comes from `seed` and `index` alone, so a
-/// participant's result does not depend on which others run or on which thread.
+/// participant's result does not depend on which others run or on which thread. Throws
+/// std::invalid_argument, naming the participant, when the fit refuses the answers (too few,
+/// or all alike: fit_psychometric).
 CalibrationParticipant calibrate_participant(const ExperimentSettings& spec, const PerceptionModelSettings& observer,
                                              const FitSettings& fit, std::uint64_t seed, int index);
 

@@ -1042,6 +1042,18 @@ TEST_CASE("fovea fit: malformed input is one line naming the file, line and colu
   write("open_quote.csv", with_line(7, "\"P01,1,0"));
   write("pooled_name.csv", with_line(2, trial_row("pooled", 1, {0.0, 0.1, true}, "yes")));
   write("only_catch.csv", {good[0], good[1], good[9]});
+  // Answers that place no threshold (issue 42: these wrote a model with "converged: yes"):
+  // one trial, and every trial answered alike, catch trials and all.
+  write("one_trial.csv", {good[0], good[2]});
+  std::vector<TrialOutcome> all_yes = trials, all_no = trials;
+  double smallest = 1e9, largest = 0;
+  for (TrialOutcome& t : all_yes) t.yes = true;
+  for (TrialOutcome& t : all_no) t.yes = false;
+  int with_gap = 0;
+  for (const TrialOutcome& t : trials)
+    if (t.gap_deg > 0) ++with_gap, smallest = std::min(smallest, t.gap_deg), largest = std::max(largest, t.gap_deg);
+  std::ofstream(dir / "all_yes.csv") << trials_csv("P01", all_yes);
+  std::ofstream(dir / "all_no.csv") << trials_csv("P01", all_no);
   const std::vector<std::string> before = files_in(dir.path());
 
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -1059,6 +1071,15 @@ TEST_CASE("fovea fit: malformed input is one line naming the file, line and colu
        "pooled_name.csv:3: participant: \"pooled\" is the name fovea fit gives the fit over all participants; "
        "rename this participant"},
       {"only_catch.csv", "fovea fit: participant P01: only catch trials (gap 0); nothing to fit"},
+      {"one_trial.csv",
+       "fovea fit: participant P01: too few trials: only one has a gap, so the threshold is not identified (it lies "
+       "between a gap seen and a gap not seen: at least two trials with a gap, answered yes and no)"},
+      {"all_yes.csv", "fovea fit: participant P01: no variation in the answers: all " + std::to_string(with_gap) +
+                          " trials with a gap were answered yes, so the threshold is not identified: it lies anywhere "
+                          "below the smallest gap shown, " + format_significant(smallest) + " deg"},
+      {"all_no.csv", "fovea fit: participant P01: no variation in the answers: all " + std::to_string(with_gap) +
+                         " trials with a gap were answered no, so the threshold is not identified: it lies anywhere "
+                         "above the largest gap shown, " + format_significant(largest) + " deg"},
   };
   for (const auto& [file, message] : cases) {
     INFO(file);

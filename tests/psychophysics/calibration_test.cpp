@@ -1,7 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "core/rng.hpp"
 
 #include "psychophysics/calibration.hpp"
 #include "psychophysics/session.hpp"
@@ -84,6 +90,22 @@ TEST_CASE("a calibration participant depends on the seed and its index only", "[
   CHECK(a.seed != c.seed);
   CHECK(a.seed != d.seed);
   CHECK(a.fit.model.width != c.fit.model.width);
+}
+
+TEST_CASE("a participant whose answers place no threshold is refused by name, not fitted", "[calibration]") {
+  // An observer who sees every gap of the design answers yes to all of them: the fit refuses
+  // (issue 42), and the calibration says whose answers.
+  PerceptionModelSettings sees_everything = default_observer();
+  sees_everything.threshold_deg = 1e-4;
+  sees_everything.lapse_rate = 0;
+  try {
+    (void)calibrate_participant(shipped_design(), sees_everything, quick_fit(), 3, 7);
+    FAIL("answers all yes were fitted");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) ==
+          "participant sim0007: no variation in the answers: all 480 trials with a gap were answered yes, so the "
+          "threshold is not identified: it lies anywhere below the smallest gap shown, 0.02 deg");
+  }
 }
 
 TEST_CASE("adaptive designs run unchanged: staircases end by their own rule", "[calibration]") {
