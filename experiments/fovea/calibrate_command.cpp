@@ -2,17 +2,28 @@
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
+#include <algorithm>
+#include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <stdexcept>
+#include <vector>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "core/folder_name.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
 #include "core/thread_pool.hpp"
@@ -77,31 +88,69 @@ bool files_writable(const CalibrationFiles& files) {
   return true;
 }
 
-/// calibration.csv: one row per participant and parameter.
-void write_participant_rows(const fs::path& path, const std::vector<CalibrationParticipant>& participants,
-                            const PerceptionModelSettings& observer) {
-  write_csv_atomically(path,
-                       {"participant", "seed", "trials", "parameter", "truth", "estimate", "ci_low", "ci_high", "covered",
-                        "converged", "at_bound"},
-                       [&](CsvWriter& csv) {
-                         for (const CalibrationParticipant& p : participants)
-                           for (std::size_t k = 0; k < kCalibratedParameters; ++k) {
-                             const auto parameter = static_cast<CalibratedParameter>(k);
-                             const ParameterEstimate& e = parameter_estimate(p.fit, parameter);
-                             const double truth = parameter_value(observer, parameter);
-                             const bool has_interval = std::isfinite(e.ci_low) && std::isfinite(e.ci_high);
-                             csv.cell(std::string_view(p.name)).cell(p.seed).cell(std::int64_t{p.fit.trials});
-                             csv.cell(std::string_view(calibrated_parameter_name(parameter))).cell(truth).cell(e.value);
-                             csv.cell_or_missing(e.ci_low).cell_or_missing(e.ci_high);
-                             if (has_interval)
-                               csv.cell(std::int64_t{e.ci_low <= truth && truth <= e.ci_high ? 1 : 0});
-                             else
-                               csv.cell_missing();
-                             csv.cell(std::int64_t{p.fit.converged ? 1 : 0}).cell(std::int64_t{e.at_bound ? 1 : 0});
-                             csv.end_row(CsvWriter::Flush::later);
-                           }
-                       });
+/// calibration.csv's columns: one row per participant and parameter.
+const std::vector<std::string> kParticipantColumns = {"participant", "seed", "trials", "parameter", "truth", "estimate",
+                                                      "ci_low", "ci_high", "covered", "converged", "at_bound"};
+
+/// One participant's rows of calibration.csv, handed to the operating system together (a
+/// killed run keeps every participant whose rows were written, whole).
+void write_participant_rows(CsvWriter& csv, const CalibrationParticipant& p, const PerceptionModelSettings& observer) {
+  for (std::size_t k = 0; k < kCalibratedParameters; ++k) {
+    const auto parameter = static_cast<CalibratedParameter>(k);
+    const ParameterEstimate& e = parameter_estimate(p.fit, parameter);
+    const double truth = parameter_value(observer, parameter);
+    const bool has_interval = std::isfinite(e.ci_low) && std::isfinite(e.ci_high);
+    csv.cell(std::string_view(p.name)).cell(p.seed).cell(std::int64_t{p.fit.trials});
+    csv.cell(std::string_view(calibrated_parameter_name(parameter))).cell(truth).cell(e.value);
+    csv.cell_or_missing(e.ci_low).cell_or_missing(e.ci_high);
+    if (has_interval)
+      csv.cell(std::int64_t{e.ci_low <= truth && truth <= e.ci_high ? 1 : 0});
+    else
+      csv.cell_missing();
+    csv.cell(std::int64_t{p.fit.converged ? 1 : 0}).cell(std::int64_t{e.at_bound ? 1 : 0});
+    csv.end_row(k + 1 == kCalibratedParameters ? CsvWriter::Flush::now : CsvWriter::Flush::later);
+  }
 }
+
+/// The participants' CalibrationValues, for the summary's medians, in a scratch file beside
+/// the outputs rather than in memory: 80 bytes a participant, read back in chunks. The file is
+/// unlinked as soon as it is made, so it is gone when the process ends, however it ends.
+class ValueScratch {
+ public:
+  explicit ValueScratch(const fs::path& folder) {
+    std::string pattern = (folder / ".calibration-values-XXXXXX").string();
+    const int fd = ::mkstemp(pattern.data());
+    if (fd < 0) throw std::runtime_error(folder.string() + ": cannot make a scratch file: " + std::strerror(errno));
+    ::unlink(pattern.c_str());
+    file_ = ::fdopen(fd, "w+b");
+    if (file_ == nullptr) {
+      ::close(fd);
+      throw std::runtime_error(folder.string() + ": cannot open a scratch file: " + std::strerror(errno));
+    }
+  }
+  ~ValueScratch() { std::fclose(file_); }
+  ValueScratch(const ValueScratch&) = delete;
+  ValueScratch& operator=(const ValueScratch&) = delete;
+
+  void append(const CalibrationValues& values) {
+    if (std::fwrite(values.data(), sizeof(double), values.size(), file_) != values.size())
+      throw std::runtime_error("the calibration's scratch file: write failed: " + std::string(std::strerror(errno)));
+  }
+  /// Every value appended, in order, to `each`.
+  void replay(const std::function<void(const CalibrationValues&)>& each) {
+    if (std::fflush(file_) != 0 || std::fseek(file_, 0, SEEK_SET) != 0)
+      throw std::runtime_error("the calibration's scratch file: cannot read it back: " + std::string(std::strerror(errno)));
+    std::vector<CalibrationValues> chunk(4096);
+    while (const std::size_t read = std::fread(chunk.data(), sizeof(CalibrationValues), chunk.size(), file_))
+      for (std::size_t i = 0; i < read; ++i) each(chunk[i]);
+    if (std::ferror(file_) != 0) throw std::runtime_error("the calibration's scratch file: read failed");
+    std::clearerr(file_);
+    (void)std::fseek(file_, 0, SEEK_END);
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+};
 
 /// calibration_summary.csv: one row per parameter.
 void write_summary_rows(const fs::path& path, std::span<const ParameterCalibration> summary) {
@@ -137,13 +186,9 @@ nlohmann::ordered_json calibration_json(const CalibrateOptions& options) {
 
 /// The table on stdout: per parameter the truth, the estimates' mean and median, their bias
 /// and the intervals' coverage; the design's trials and the fit's methods above it.
-void print_calibration(const CalibrateOptions& options, const std::vector<CalibrationParticipant>& participants,
+void print_calibration(const CalibrateOptions& options, const CalibrationSummary& participants,
                        std::span<const ParameterCalibration> summary) {
-  int trials_min = participants.front().fit.trials, trials_max = trials_min;
-  for (const CalibrationParticipant& p : participants) {
-    trials_min = std::min(trials_min, p.fit.trials);
-    trials_max = std::max(trials_max, p.fit.trials);
-  }
+  const int trials_min = participants.trials_min(), trials_max = participants.trials_max();
   const std::string ci = format_significant(100 * options.fit.confidence) + "% CI";
   std::vector<std::vector<std::string>> rows = {{"parameter", "truth", "mean", "median", "bias mean %", "bias median %",
                                                  "coverage of " + ci + " [95% Wilson]", "median CI width", "at bound"}};
@@ -173,6 +218,12 @@ int calibrate_command(const CalibrateOptions& options) {
   PerceptionModelSettings observer;
   if (!load_calibration_inputs(options, loaded, observer)) return kExitBadInput;
   const ExperimentSettings& spec = loaded.spec;
+  // The name is a folder: results/calibration/<name>/ ("..": results/ itself).
+  if (const std::string problem = folder_name_problem(spec.name); !problem.empty()) {
+    std::cerr << loaded.error_at("name", problem + ": it names the calibration's folder, results/calibration/<name>/")
+              << "\n";
+    return kExitBadInput;
+  }
   CalibrationFiles files;
   files.folder = options.out.empty() ? fs::path("results") / "calibration" / spec.name : fs::path(options.out);
   files.rows = files.folder / "calibration.csv";
@@ -180,42 +231,78 @@ int calibrate_command(const CalibrateOptions& options) {
   files.json = files.folder / "calibration.json";
   if (!files_writable(files)) return kExitFailure;
 
-  // Each participant is independent and lands in its own slot: the results, and so every
-  // byte written, do not depend on the threads or the order they finish in.
-  const auto count = static_cast<std::size_t>(options.participants);
-  std::vector<CalibrationParticipant> participants(count);
-  ThreadPool pool(options.threads);
-  Progress progress(options.participants, !options.quiet && Progress::stderr_is_terminal(), Progress::Output::redrawn,
-                    stderr, "participant");
-  std::mutex progress_mutex;
-  std::atomic<int> done{0};
-  const Stopwatch clock;
-  try {
-    pool.run(count, [&](std::size_t i) {
-      participants[i] = calibrate_participant(spec, observer, options.fit, options.seed, static_cast<int>(i));
-      const int finished = ++done;
-      const std::lock_guard lock(progress_mutex);
-      progress.update(finished);
-    });
-  } catch (const std::invalid_argument& e) {
-    progress.finish();
-    std::cerr << "fovea calibrate: " << e.what() << "\n";
-    return kExitBadInput;
-  }
-  progress.finish();
-  const double elapsed_s = clock.elapsed_ms() / 1000;
-  const auto summary = summarise_calibration(observer, participants);
-
+  // The folder, calibration.json (what this run is) and the rows' file before the first
+  // participant: rows are written as participants finish, so a run killed at participant
+  // 600,000 keeps 599,999 of them. A summary of an earlier run here would not be this one's.
+  std::optional<CsvWriter> rows;
+  std::optional<ValueScratch> scratch;
   try {
     create_folders(files.folder);
-    write_participant_rows(files.rows, participants, observer);
-    write_summary_rows(files.summary, summary);
+    std::error_code ignored;
+    fs::remove(files.summary, ignored);
     write_json_atomically(files.json, calibration_json(options));
+    rows.emplace(files.rows.string(), kParticipantColumns, CsvWriter::Open::create);
+    scratch.emplace(files.folder);
   } catch (const std::exception& e) {
     std::cerr << "fovea calibrate: " << e.what() << "\n";
     return kExitFailure;
   }
-  print_calibration(options, participants, summary);
+
+  // Participants run a window at a time, spread over the threads, each independent of the
+  // others; within the window each is written, summed and let go as soon as those before it
+  // are (their rows in participant order, so the bytes do not depend on the threads). At most
+  // a window's participants are held, whatever --participants says.
+  ThreadPool pool(options.threads);
+  const auto count = static_cast<std::size_t>(options.participants);
+  const std::size_t window = std::max<std::size_t>(256, 16 * static_cast<std::size_t>(pool.size()));
+  CalibrationSummary summary(observer);
+  Progress progress(options.participants, !options.quiet && Progress::stderr_is_terminal(), Progress::Output::redrawn,
+                    stderr, "participant");
+  std::mutex mutex;
+  int done = 0;
+  const Stopwatch clock;
+  try {
+    for (std::size_t start = 0; start < count; start += window) {
+      const std::size_t n = std::min(window, count - start);
+      std::vector<std::optional<CalibrationParticipant>> held(n);
+      std::size_t next = 0;  // the first of the window not yet written
+      pool.run(n, [&](std::size_t i) {
+        CalibrationParticipant p = calibrate_participant(spec, observer, options.fit, options.seed, static_cast<int>(start + i));
+        p.trials = {};  // the rows and the summary need the fit's estimates only
+        p.fit.bootstrap_models = {};
+        const std::lock_guard lock(mutex);
+        held[i] = std::move(p);
+        for (; next < n && held[next]; ++next) {
+          write_participant_rows(*rows, *held[next], observer);
+          scratch->append(calibration_values(held[next]->fit));
+          summary.add(*held[next]);
+          held[next].reset();
+        }
+        progress.update(++done);
+      });
+    }
+  } catch (const std::invalid_argument& e) {
+    progress.finish();
+    std::cerr << "fovea calibrate: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    progress.finish();
+    std::cerr << "fovea calibrate: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  progress.finish();
+  const double elapsed_s = clock.elapsed_ms() / 1000;
+
+  std::array<ParameterCalibration, kCalibratedParameters> results;
+  try {
+    rows.reset();  // closed: every row written before the summary says the run is whole
+    results = summary.finish([&](const std::function<void(const CalibrationValues&)>& each) { scratch->replay(each); });
+    write_summary_rows(files.summary, results);
+  } catch (const std::exception& e) {
+    std::cerr << "fovea calibrate: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  print_calibration(options, summary, results);
   std::cerr << "fovea calibrate: " << format_significant(elapsed_s) << " s on " << pool.size() << " thread"
             << (pool.size() == 1 ? "" : "s") << "; wrote " << files.rows.string() << ", " << files.summary.string()
             << ", " << files.json.string() << "\n";

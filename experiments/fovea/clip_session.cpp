@@ -92,10 +92,6 @@ GazeSettings clip_gaze(const ExperimentSettings& spec, bool person) {
   return gaze;
 }
 
-std::string reference_name(const ClipComparisonSettings& design) {
-  return design.reference == ClipReference::full ? "full" : scheduler_name(design.reference_scheduler);
-}
-
 /// Clips already played this session, by what makes them: a simulated session plays the
 /// same reference clip for every cell of a repetition, and it is deterministic.
 using ClipKey = std::tuple<std::string, std::uint64_t, int, std::int64_t>;
@@ -130,10 +126,12 @@ struct EarlierClips {
 };
 
 /// Reads trials.csv and checks it: only with --resume when it holds trials, run with the
-/// spec given (experiment.yaml), each row the trial this spec and participant plan there.
-/// False, said on stderr, when not.
+/// spec given (experiment.yaml), each row the trial this spec and participant plan there
+/// (check_resumed_clip_records, with each of `scenes`' own scheduler). False, said on stderr,
+/// when not.
 bool read_earlier_clips(const ExperimentOptions& options, const ExperimentSettings& spec,
-                        const std::vector<ClipTrial>& plan, EarlierClips& earlier) {
+                        const std::vector<LoadedScene>& scenes, const std::vector<ClipTrial>& plan,
+                        EarlierClips& earlier) {
   earlier.where = session_folder(options, spec);
   const std::filesystem::path& folder = earlier.where.folder;
   const std::vector<ClipTrialRecord>& done = earlier.done;
@@ -150,17 +148,16 @@ bool read_earlier_clips(const ExperimentOptions& options, const ExperimentSettin
     }
     if (!spec_kept(folder, before, earlier.where.resolved_spec)) return false;
   }
-  // Each row must be the trial the design had there: a file of another spec or seed is refused.
-  for (std::size_t i = 0; i < done.size(); ++i) {
-    const ClipTrialRecord& r = done[i];
-    const bool matches = i < plan.size() && r.participant == options.participant && r.trial == plan[i].trial &&
-                         r.condition == plan[i].condition.index && r.repetition == plan[i].repetition;
-    if (!matches) {
-      std::cerr << "fovea experiment: " << earlier.where.trials_path.string() << ": row " << i + 1
-                << " is not the trial this spec and participant plan there (another spec, seed or participant?)\n";
-      return false;
-    }
-    earlier.session = std::max(earlier.session, r.session + 1);
+  // Each row must be the trial the design had there, every cell in its column's domain: a
+  // file of another spec or seed, or an edited row, is refused, naming the field.
+  std::vector<SchedulerKind> scene_schedulers;
+  for (const LoadedScene& scene : scenes) scene_schedulers.push_back(scene.config.settings.schedule.kind);
+  try {
+    earlier.session = check_resumed_clip_records(done, spec.clip_comparison, plan, scene_schedulers,
+                                                 options.participant, earlier.where.trials_path.string());
+  } catch (const std::runtime_error& e) {
+    std::cerr << "fovea experiment: " << e.what() << "\n";
+    return false;
   }
   return true;
 }
@@ -289,19 +286,13 @@ int ClipSession::run(StimulusDisplay* display, const std::vector<SDL_Keycode>& k
 }
 
 ClipTrialRecord ClipSession::planned_record(const ClipTrial& t, const TrialClips& clips) const {
-  ClipTrialRecord r;
+  // The plan's cells, by the rule a resumed session checks them with.
+  const LoadedScene& scene = scenes_[static_cast<std::size_t>(t.condition.scene)];
+  ClipTrialRecord r = planned_clip_record(design_, t, scene.config.settings.schedule.kind);
+  if (r.scheduler != scheduler_name(clips.test.scheduler) || r.budget_tests != clips.test.budget_tests)
+    throw std::logic_error("trial " + std::to_string(t.trial) + ": the record's clip is not the clip run");
   r.participant = options_.participant;
   r.session = earlier_.session;
-  r.block = t.block;
-  r.trial = t.trial;
-  r.trial_in_block = t.trial_in_block;
-  r.condition = t.condition.index;
-  r.scene = design_.scenes[static_cast<std::size_t>(t.condition.scene)].name;
-  r.scheduler = scheduler_name(clips.test.scheduler);
-  r.budget_tests = clips.test.budget_tests;
-  r.reference = reference_name(design_);
-  r.repetition = t.repetition;
-  r.task = clip_task_name(design_.task);
   r.observer = person_ ? "human" : "simulated";
   r.started_utc = now_utc();
   return r;
@@ -364,7 +355,6 @@ bool ClipSession::person_trial(ClipWindow& window, const ClipTrial& t, const Tri
     std::swap(r.dropped_test, r.dropped_reference);
   }
   if (two_interval_) {
-    r.order = t.test_first ? "test_first" : "reference_first";
     r.p_test = seen_test.p_seen;
     r.p_reference = seen_reference.p_seen;
     r.episodes_test = seen_test.episodes;
@@ -372,7 +362,6 @@ bool ClipSession::person_trial(ClipWindow& window, const ClipTrial& t, const Tri
     r.response = key == 0 ? "first" : "second";
     r.noticed = (key == 0) == t.test_first ? 1 : 0;
   } else {
-    r.order = clips.shows_reference ? "reference" : "test";
     (clips.shows_reference ? r.p_reference : r.p_test) = seen_test.p_seen;
     (clips.shows_reference ? r.episodes_reference : r.episodes_test) = seen_test.episodes;
     r.response = key == 0 ? "yes" : "no";
@@ -396,7 +385,6 @@ void ClipSession::simulated_trial(const ClipTrial& t, const TrialClips& clips, C
   const ClipSeen test = play(clips.test, t.condition.scene);
   if (two_interval_) {
     const ClipSeen reference = play(*clips.reference, t.condition.scene);
-    r.order = t.test_first ? "test_first" : "reference_first";
     r.p_test = test.p_seen;
     r.p_reference = reference.p_seen;
     r.episodes_test = test.episodes;
@@ -407,7 +395,6 @@ void ClipSession::simulated_trial(const ClipTrial& t, const TrialClips& clips, C
     r.noticed = (choice == ClipChoice::first) == t.test_first ? 1 : 0;
     return;
   }
-  r.order = clips.shows_reference ? "reference" : "test";
   (clips.shows_reference ? r.p_reference : r.p_test) = test.p_seen;
   (clips.shows_reference ? r.episodes_reference : r.episodes_test) = test.episodes;
   const bool yes = observer_.yes_no(test.p_seen, t.trial, 0);
@@ -448,7 +435,7 @@ int clip_session(const ExperimentOptions& options, const config::LoadedExperimen
   const std::vector<ClipTrial> plan = plan_clip_trials(design, static_cast<std::uint64_t>(spec.seed));
   // The participant's folder: what earlier sessions left decides whether this one may start.
   EarlierClips earlier;
-  if (!read_earlier_clips(options, spec, plan, earlier)) return kExitBadInput;
+  if (!read_earlier_clips(options, spec, scenes, plan, earlier)) return kExitBadInput;
 
   std::unique_ptr<StimulusDisplay> display;
   if (person) {

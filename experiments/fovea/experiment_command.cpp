@@ -19,6 +19,7 @@
 
 #include "config/schema.hpp"
 #include "core/file_read.hpp"
+#include "core/folder_name.hpp"
 #include "core/format.hpp"
 #include "core/stopwatch.hpp"
 #include "fovea/clip_session.hpp"
@@ -296,7 +297,7 @@ class DiscSession {
   DiscSession(const ExperimentOptions& options, const ExperimentSettings& spec, const EarlierSessions& earlier,
               SessionDisplay& shown, const PerceptionModelSettings& observer_model)
       : options_(options), spec_(spec), earlier_(earlier), shown_(shown), observer_model_(observer_model),
-        person_(!options.observer), sequence_(spec, earlier.done) {
+        person_(!options.observer), sequence_(spec, earlier.done, earlier.where.trials_path.string()) {
     // Sessions are numbered 1, 2, ... in the session column.
     for (const TrialRecord& r : earlier.done) {
       const std::optional<double> number = parse_finite_number(r.session);
@@ -499,6 +500,12 @@ int experiment_command(const ExperimentOptions& options) {
     return kExitBadInput;
   }
   const ExperimentSettings& spec = loaded.spec;
+  // The name is a folder: results/experiments/<name>/ ("..": results/ itself).
+  if (const std::string problem = folder_name_problem(spec.name); !problem.empty()) {
+    std::cerr << loaded.error_at("name", problem + ": it names the experiment's folder, results/experiments/<name>/")
+              << "\n";
+    return kExitBadInput;
+  }
   if (spec.method == DesignMethod::clip_comparison) return clip_session(options, loaded);
   std::optional<SyntheticKeys> synthetic_keys;
   if (!check_session_options(options, synthetic_keys)) return kExitBadInput;
@@ -524,6 +531,9 @@ int experiment_command(const ExperimentOptions& options) {
   std::optional<DiscSession> session;
   try {
     session.emplace(options, spec, earlier, shown, observer_model);
+  } catch (const ResumeMismatch& e) {
+    std::cerr << "fovea experiment: " << e.what() << "\n";  // names the file and the row's line
+    return kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "fovea experiment: " << earlier.where.trials_path.string() << ": " << e.what() << "\n";
     return kExitBadInput;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "config/schema.hpp"
+#include "core/folder_name.hpp"
 #include "core/format.hpp"
 #include "fovea/exit_status.hpp"
 #include "fovea/stop_signals.hpp"
@@ -17,7 +18,7 @@
 namespace fovea {
 
 bool valid_participant(const std::string& name) {
-  return config::is_valid_name(name) && name.size() <= 64 && name != "." && name != ".." && name != kPooledParticipant;
+  return folder_name_problem(name).empty() && name != kPooledParticipant;
 }
 
 std::string now_utc() { return utc_iso8601(std::chrono::system_clock::now()); }

@@ -22,8 +22,8 @@
 
 namespace fovea {
 
-/// A participant id: a config name (it names a folder), not "." or "..", at most 64
-/// characters, and not the name `fovea fit` gives its pooled fit.
+/// A participant id: a folder's name (core/folder_name.hpp: letters, digits, - _ ., not "."
+/// or "..", at most 64 bytes), and not the name `fovea fit` gives its pooled fit.
 bool valid_participant(const std::string& name);
 
 /// Now, UTC, ISO 8601.

@@ -1,25 +1,16 @@
 #include "psychophysics/calibration.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
 
 #include "core/rng.hpp"
 #include "psychophysics/session.hpp"
 
 namespace fovea {
-namespace {
-
-/// The median of `values` (copied), the mean of the middle two for an even count.
-double median_of(std::vector<double> values) {
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-}  // namespace
 
 const char* calibrated_parameter_name(CalibratedParameter p) {
   switch (p) {
@@ -79,7 +70,14 @@ CalibrationParticipant calibrate_participant(const ExperimentSettings& spec, con
 
   FitSettings settings = fit;
   settings.seed = static_cast<std::uint64_t>(p.seed);
-  p.fit = fit_psychometric(p.trials, settings);
+  try {
+    p.fit = fit_psychometric(p.trials, settings);
+  } catch (const std::invalid_argument& e) {
+    // Answers that place no threshold (every one alike): say whose.
+    std::string why = e.what();
+    if (why.starts_with("fit_psychometric: ")) why.erase(0, std::string_view("fit_psychometric: ").size());
+    throw std::invalid_argument("participant " + p.name + ": " + why);
+  }
   return p;
 }
 
@@ -102,39 +100,151 @@ Proportion wilson_interval(int successes, int trials, double confidence) {
   return p;
 }
 
-std::array<ParameterCalibration, kCalibratedParameters> summarise_calibration(
-    const PerceptionModelSettings& observer, const std::vector<CalibrationParticipant>& participants) {
-  std::array<ParameterCalibration, kCalibratedParameters> out;
+CalibrationValues calibration_values(const FitResult& fit) {
+  CalibrationValues values;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t k = 0; k < kCalibratedParameters; ++k) {
+    const ParameterEstimate& e = parameter_estimate(fit, static_cast<CalibratedParameter>(k));
+    values[2 * k] = std::isfinite(e.value) ? e.value : nan;
+    values[2 * k + 1] = std::isfinite(e.ci_low) && std::isfinite(e.ci_high) ? e.ci_high - e.ci_low : nan;
+  }
+  return values;
+}
+
+namespace {
+
+/// `value`'s bit pattern as an unsigned integer in the order of the doubles (negatives
+/// reversed below the positives, -0 just below +0): what the selection counts by.
+std::uint64_t order_key(double value) {
+  const auto bits = std::bit_cast<std::uint64_t>(value);
+  constexpr std::uint64_t sign = std::uint64_t{1} << 63;
+  return (bits & sign) != 0 ? ~bits : bits | sign;
+}
+
+/// The double whose order_key() is `key`.
+double from_order_key(std::uint64_t key) {
+  constexpr std::uint64_t sign = std::uint64_t{1} << 63;
+  return std::bit_cast<double>((key & sign) != 0 ? key & ~sign : ~key);
+}
+
+}  // namespace
+
+std::vector<double> select_calibration_values(const std::vector<std::pair<std::size_t, std::uint64_t>>& asked,
+                                              const CalibrationReplay& replay) {
+  // A radix selection from the most significant byte: each pass counts, among the values
+  // whose higher bytes are the k-th's as found so far, how many have each next byte; the
+  // k-th's byte is where the running count passes k. Eight passes fix all 64 bits.
+  struct Target {
+    std::size_t series;
+    std::uint64_t rank;        ///< among the values that share `prefix`
+    std::uint64_t prefix = 0;  ///< the k-th's bytes found so far
+    std::array<std::uint64_t, 256> counts{};
+  };
+  std::vector<Target> targets;
+  targets.reserve(asked.size());
+  for (const auto& [series, rank] : asked) {
+    if (series >= std::tuple_size_v<CalibrationValues>)
+      throw std::invalid_argument("select_calibration_values: no series " + std::to_string(series));
+    targets.push_back({series, rank});
+  }
+  for (int pass = 0; pass < 8; ++pass) {
+    const int shift = 56 - 8 * pass;
+    for (Target& t : targets) t.counts.fill(0);
+    replay([&](const CalibrationValues& values) {
+      for (Target& t : targets) {
+        const double v = values[t.series];
+        if (std::isnan(v)) continue;
+        const std::uint64_t key = order_key(v);
+        if (pass > 0 && (key >> (shift + 8)) != t.prefix) continue;
+        ++t.counts[(key >> shift) & 0xff];
+      }
+    });
+    for (Target& t : targets) {
+      std::size_t byte = 0;
+      while (byte < 256 && t.rank >= t.counts[byte]) t.rank -= t.counts[byte++];
+      if (byte == 256)
+        throw std::invalid_argument("select_calibration_values: a rank beyond the values of series " +
+                                    std::to_string(t.series) + " (or a replay that changed between passes)");
+      t.prefix = (t.prefix << 8) | byte;
+    }
+  }
+  std::vector<double> found;
+  found.reserve(targets.size());
+  for (const Target& t : targets) found.push_back(from_order_key(t.prefix));
+  return found;
+}
+
+CalibrationSummary::CalibrationSummary(const PerceptionModelSettings& observer) : observer_(observer) {}
+
+void CalibrationSummary::add(const CalibrationParticipant& p) {
+  const CalibrationValues values = calibration_values(p.fit);
   for (std::size_t k = 0; k < kCalibratedParameters; ++k) {
     const auto parameter = static_cast<CalibratedParameter>(k);
-    ParameterCalibration& c = out[k];
-    c.parameter = parameter;
-    c.truth = parameter_value(observer, parameter);
-    std::vector<double> estimates, widths;
-    int covered = 0, with_interval = 0;
-    for (const CalibrationParticipant& p : participants) {
-      const ParameterEstimate& e = parameter_estimate(p.fit, parameter);
-      c.converged += p.fit.converged ? 1 : 0;
-      c.at_bound += e.at_bound ? 1 : 0;
-      if (std::isfinite(e.value)) estimates.push_back(e.value);
-      if (std::isfinite(e.ci_low) && std::isfinite(e.ci_high)) {
-        ++with_interval;
-        covered += e.ci_low <= c.truth && c.truth <= e.ci_high ? 1 : 0;
-        widths.push_back(e.ci_high - e.ci_low);
-      }
+    const ParameterEstimate& e = parameter_estimate(p.fit, parameter);
+    const double truth = parameter_value(observer_, parameter);
+    Running& r = running_[k];
+    r.converged += p.fit.converged ? 1 : 0;
+    r.at_bound += e.at_bound ? 1 : 0;
+    if (!std::isnan(values[2 * k])) {
+      r.sum += values[2 * k];
+      ++r.estimates;
     }
-    c.participants = static_cast<int>(estimates.size());
-    double sum = 0;
-    for (const double v : estimates) sum += v;
-    c.mean = estimates.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(estimates.size());
-    c.median = median_of(estimates);
-    const double nan = std::numeric_limits<double>::quiet_NaN();
+    if (std::isfinite(e.ci_low) && std::isfinite(e.ci_high)) {
+      ++r.with_interval;
+      r.covered += e.ci_low <= truth && truth <= e.ci_high ? 1 : 0;
+    }
+    if (!std::isnan(values[2 * k + 1])) ++r.widths;
+  }
+  trials_min_ = participants_ == 0 ? p.fit.trials : std::min(trials_min_, p.fit.trials);
+  trials_max_ = participants_ == 0 ? p.fit.trials : std::max(trials_max_, p.fit.trials);
+  ++participants_;
+}
+
+std::array<ParameterCalibration, kCalibratedParameters> CalibrationSummary::finish(const CalibrationReplay& replay) const {
+  // Each median: the middle value of an odd count, the mean of the middle two of an even one.
+  std::vector<std::pair<std::size_t, std::uint64_t>> asked;
+  for (std::size_t k = 0; k < kCalibratedParameters; ++k)
+    for (const auto& [series, count] : {std::pair{2 * k, running_[k].estimates}, std::pair{2 * k + 1, running_[k].widths}})
+      if (count > 0) {
+        const auto n = static_cast<std::uint64_t>(count);
+        asked.push_back({series, (n - 1) / 2});
+        asked.push_back({series, n / 2});
+      }
+  const std::vector<double> selected = asked.empty() ? std::vector<double>{} : select_calibration_values(asked, replay);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::array<double, std::tuple_size_v<CalibrationValues>> medians;
+  medians.fill(nan);
+  for (std::size_t i = 0; i < asked.size(); i += 2) {
+    const double low = selected[i], high = selected[i + 1];
+    medians[asked[i].first] = asked[i].second == asked[i + 1].second ? low : 0.5 * (low + high);
+  }
+
+  std::array<ParameterCalibration, kCalibratedParameters> out;
+  for (std::size_t k = 0; k < kCalibratedParameters; ++k) {
+    const Running& r = running_[k];
+    ParameterCalibration& c = out[k];
+    c.parameter = static_cast<CalibratedParameter>(k);
+    c.truth = parameter_value(observer_, c.parameter);
+    c.participants = r.estimates;
+    c.mean = r.estimates == 0 ? nan : r.sum / static_cast<double>(r.estimates);
+    c.median = medians[2 * k];
     c.mean_bias_percent = c.truth != 0 ? 100 * (c.mean - c.truth) / c.truth : nan;
     c.median_bias_percent = c.truth != 0 ? 100 * (c.median - c.truth) / c.truth : nan;
-    c.coverage = wilson_interval(covered, with_interval);
-    c.median_interval_width = median_of(widths);
+    c.coverage = wilson_interval(r.covered, r.with_interval);
+    c.median_interval_width = medians[2 * k + 1];
+    c.converged = r.converged;
+    c.at_bound = r.at_bound;
   }
   return out;
+}
+
+std::array<ParameterCalibration, kCalibratedParameters> summarise_calibration(
+    const PerceptionModelSettings& observer, const std::vector<CalibrationParticipant>& participants) {
+  CalibrationSummary summary(observer);
+  for (const CalibrationParticipant& p : participants) summary.add(p);
+  return summary.finish([&](const std::function<void(const CalibrationValues&)>& each) {
+    for (const CalibrationParticipant& p : participants) each(calibration_values(p.fit));
+  });
 }
 
 }  // namespace fovea

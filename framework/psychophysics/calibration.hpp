@@ -9,8 +9,11 @@
 // algorithms with simulation-based calibration", for the name).
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "perception/perception_settings.hpp"
@@ -49,7 +52,9 @@ struct CalibrationParticipant {
 /// stimuli, staircases, or any other DesignMethod the session runs), answered by a
 /// SimulatedObserver of `observer`, then fitted with `fit` (its seed replaced by the
 /// participant's). The participant's seed comes from `seed` and `index` alone, so a
-/// participant's result does not depend on which others run or on which thread.
+/// participant's result does not depend on which others run or on which thread. Throws
+/// std::invalid_argument, naming the participant, when the fit refuses the answers (too few,
+/// or all alike: fit_psychometric).
 CalibrationParticipant calibrate_participant(const ExperimentSettings& spec, const PerceptionModelSettings& observer,
                                              const FitSettings& fit, std::uint64_t seed, int index);
 
@@ -84,8 +89,66 @@ struct ParameterCalibration {
   int at_bound = 0;                  ///< estimates on one of the fit's bounds
 };
 
-/// The summary of `participants` against the true `observer`, per CalibratedParameter.
+/// What the summary's medians need of one participant's fit once the rest is summed: per
+/// CalibratedParameter, its estimate (index 2k) and its interval's width, ci_high - ci_low
+/// (2k + 1); NaN for an estimate that is not finite and for a width without an interval.
+using CalibrationValues = std::array<double, 2 * kCalibratedParameters>;
+/// `fit`'s CalibrationValues.
+CalibrationValues calibration_values(const FitResult& fit);
+
+/// Hands every participant's CalibrationValues, in any order, to `each`; called once per pass
+/// of the medians' selection (CalibrationSummary::finish), so each time with the same values.
+using CalibrationReplay = std::function<void(const std::function<void(const CalibrationValues&)>& each)>;
+
+/// The calibration's summary, kept as participants finish (issue 42: `fovea calibrate
+/// --participants 1000000` held every participant's fit, its bootstrap refits included, and
+/// ran out of memory). add() sums and counts in the order participants are added (the sums
+/// are the same doubles in that order as over a list); finish() finds each median exactly, by
+/// selection over eight replays of the values, one byte of the value's bit pattern a pass with
+/// 256 counters per median, so what the summary holds does not grow with the participants.
+class CalibrationSummary {
+ public:
+  /// Against the true `observer`.
+  explicit CalibrationSummary(const PerceptionModelSettings& observer);
+  /// One more participant's fit; the trials and bootstrap refits are not kept.
+  void add(const CalibrationParticipant& participant);
+  /// Participants added.
+  std::int64_t participants() const { return participants_; }
+  /// The fewest trials of a participant added (0 before any).
+  int trials_min() const { return trials_min_; }
+  /// The most trials of a participant added (0 before any).
+  int trials_max() const { return trials_max_; }
+  /// Per CalibratedParameter, the summary of what was added; `replay` hands back every added
+  /// participant's calibration_values() for the medians.
+  std::array<ParameterCalibration, kCalibratedParameters> finish(const CalibrationReplay& replay) const;
+
+ private:
+  /// One parameter's running sums and counts.
+  struct Running {
+    double sum = 0;       ///< of the finite estimates, in the order added
+    int estimates = 0;    ///< finite estimates
+    int covered = 0;      ///< intervals holding the truth
+    int with_interval = 0;
+    int widths = 0;       ///< interval widths that are numbers (CalibrationValues)
+    int converged = 0;
+    int at_bound = 0;
+  };
+  PerceptionModelSettings observer_;
+  std::array<Running, kCalibratedParameters> running_{};
+  std::int64_t participants_ = 0;
+  int trials_min_ = 0, trials_max_ = 0;
+};
+
+/// The summary of `participants` against the true `observer`, per CalibratedParameter: a
+/// CalibrationSummary of each in order.
 std::array<ParameterCalibration, kCalibratedParameters> summarise_calibration(
     const PerceptionModelSettings& observer, const std::vector<CalibrationParticipant>& participants);
+
+/// The k-th smallest (from 0) of the values `series` of CalibrationValues that are not NaN,
+/// for each (series, k) asked, found exactly in eight passes over `replay`: the selection
+/// CalibrationSummary::finish makes its medians with. Each k must be below the count of
+/// such values in its series.
+std::vector<double> select_calibration_values(const std::vector<std::pair<std::size_t, std::uint64_t>>& asked,
+                                              const CalibrationReplay& replay);
 
 }  // namespace fovea

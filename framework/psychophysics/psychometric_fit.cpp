@@ -84,6 +84,33 @@ void check_trials(std::span<const TrialOutcome> trials) {
   if (!any_gap) throw std::invalid_argument("fit_psychometric: only catch trials (gap 0); nothing to fit");
 }
 
+/// Throws std::invalid_argument when the answers cannot place a threshold (issue 42): it is
+/// identified only between a gap seen and a gap not seen, so with fewer than two trials with a
+/// gap, or with every one of them answered alike, the maximum of the likelihood lies at a
+/// bound, anywhere below the smallest gap or above the largest, and a model from it would
+/// claim a threshold the data never showed.
+void check_identified(std::span<const TrialOutcome> trials) {
+  int with_gap = 0, yes = 0;
+  double smallest = std::numeric_limits<double>::infinity(), largest = 0;
+  for (const TrialOutcome& t : trials) {
+    if (!(t.gap_deg > 0)) continue;
+    ++with_gap;
+    yes += t.yes ? 1 : 0;
+    smallest = std::min(smallest, t.gap_deg);
+    largest = std::max(largest, t.gap_deg);
+  }
+  if (with_gap < 2)
+    throw std::invalid_argument(
+        "fit_psychometric: too few trials: only one has a gap, so the threshold is not identified (it lies between a "
+        "gap seen and a gap not seen: at least two trials with a gap, answered yes and no)");
+  if (yes == 0 || yes == with_gap)
+    throw std::invalid_argument(
+        "fit_psychometric: no variation in the answers: all " + std::to_string(with_gap) + " trials with a gap were answered " +
+        (yes == 0 ? "no" : "yes") + ", so the threshold is not identified: it lies anywhere " +
+        (yes == 0 ? "above the largest gap shown, " + format_significant(largest) : "below the smallest gap shown, " + format_significant(smallest)) +
+        " deg");
+}
+
 /// Throws std::invalid_argument naming the first setting out of its range.
 void check_settings(const FitSettings& s) {
   if (!(s.max_lapse_rate >= 0 && s.max_lapse_rate <= 0.5))
@@ -414,6 +441,7 @@ double normal_quantile(double q) {
 FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettings& settings) {
   check_trials(trials);
   check_settings(settings);
+  check_identified(trials);
   const PooledData data = pool(trials);
 
   FitResult result;

@@ -169,7 +169,11 @@ struct FitResult {
 /// The maximum-likelihood fit of f(e, g) to `trials`, gamma from the catch trials, then
 /// `settings.bootstrap_samples` parametric-bootstrap refits. Deterministic given the
 /// trials and settings. Throws std::invalid_argument for empty trials, no trial with a gap,
-/// a non-finite or negative eccentricity or gap, or settings out of range.
+/// a non-finite or negative eccentricity or gap, or settings out of range; and for answers
+/// that cannot place a threshold, saying why: too few trials (fewer than two with a gap), or
+/// no variation in the answers (every trial with a gap answered yes, or every one no: the
+/// threshold lies anywhere below the smallest gap, or above the largest). No model is made
+/// of such data (docs/psychophysics.md, "A session, step by step", 5).
 FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettings& settings);
 
 /// The threshold at one eccentricity on its own: the T that maximises the likelihood of

@@ -13,7 +13,9 @@
 
 namespace fovea {
 
-TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<TrialRecord>& done) : method_(spec.method), directions_(spec.stimulus.directions) {
+TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<TrialRecord>& done,
+                             const std::string& records)
+    : method_(spec.method), directions_(spec.stimulus.directions) {
   const auto seed = static_cast<std::uint64_t>(spec.seed);
   if (method_ == DesignMethod::constant_stimuli) {
     plan_ = plan_constant_stimuli(spec.constant_stimuli, seed);
@@ -38,19 +40,33 @@ TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<T
   for (std::size_t i = 0; i < done.size(); ++i) {
     const std::optional<PlannedTrial> due = next();
     const TrialRecord& r = done[i];
-    // The same trial: its index, condition and stimulus (numbers read back exactly; a catch
-    // trial's row holds the gap it showed, 0, as read_trial_records makes sure).
-    const bool same = due && due->trial == r.trial && due->condition.index == r.condition &&
-                      due->condition.staircase == r.staircase && due->condition.catch_trial == r.catch_trial &&
-                      shown_gap_deg(due->condition) == r.gap_deg &&
-                      due->condition.eccentricity_deg == r.eccentricity_deg && due->direction_deg == r.direction_deg;
-    if (!same)
-      throw std::runtime_error("line " + std::to_string(r.line) + ": trial " + std::to_string(r.trial) +
-                               " (condition " + std::to_string(r.condition) + "), but this spec's design has " +
-                               (due ? "trial " + std::to_string(due->trial) + " (condition " +
-                                          std::to_string(due->condition.index) + ")"
-                                    : std::string("no trial left")) +
-                               " there: the trials were not run with this spec and seed");
+    const std::string at = records + ":" + std::to_string(r.line) + ": ";
+    if (!due)
+      throw ResumeMismatch(at + "trial " + std::to_string(r.trial) + ", but this spec's design has no trial left: it ends "
+                           "after " + std::to_string(i) + " rows (the trials were not run with this spec and seed)");
+    // The same trial: each field the row holds of the design, compared exactly (numbers read
+    // back exactly; a catch trial's row holds the gap it showed, 0, as read_trial_records
+    // makes sure). The first that differs is named, with the file's value and the design's.
+    const auto differs = [&](const char* field, const std::string& in_file, const std::string& in_design) {
+      throw ResumeMismatch(at + field + " is " + in_file + " in the file, " + in_design +
+                           " in this spec's design for trial " + std::to_string(due->trial) + " (condition " +
+                           std::to_string(due->condition.index) + ")");
+    };
+    const auto integer = [&](const char* field, std::int64_t in_file, std::int64_t in_design) {
+      if (in_file != in_design) differs(field, format_number(in_file), format_number(in_design));
+    };
+    const auto number = [&](const char* field, double in_file, double in_design) {
+      if (!(in_file == in_design)) differs(field, std::isnan(in_file) ? "empty" : format_number(in_file), format_number(in_design));
+    };
+    integer("trial", r.trial, due->trial);
+    integer("block", r.block, due->block);
+    integer("trial_in_block", r.trial_in_block, due->trial_in_block);
+    integer("condition", r.condition, due->condition.index);
+    integer("staircase", r.staircase, due->condition.staircase);
+    integer("catch_trial", r.catch_trial ? 1 : 0, due->condition.catch_trial ? 1 : 0);
+    number("gap_deg", r.gap_deg, shown_gap_deg(due->condition));
+    number("eccentricity_deg", r.eccentricity_deg, due->condition.eccentricity_deg);
+    number("direction_deg", r.direction_deg, due->direction_deg);
     record(done[i].response);
   }
 }

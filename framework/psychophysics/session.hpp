@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,14 @@
 namespace fovea {
 
 
+/// A resumed session's records that are not the trials the spec's design has there (another
+/// spec, seed or participant, or an edited row): what() names the file, the row's line, the
+/// field that differs and both values.
+class ResumeMismatch : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// The order of a participant's trials and what has been done of it: the design (constant
 /// stimuli, interleaved staircases or psi procedures) advanced by the responses so far. Deterministic from
 /// the spec, its seed and the records, so a killed session rebuilt from its trials.csv goes
@@ -20,8 +29,13 @@ namespace fovea {
 class TrialSequence {
  public:
   /// `done`: the records of earlier sessions (trials.csv, psychophysics/trial_records.hpp), in
-  /// the order they were run.
-  TrialSequence(const ExperimentSettings& spec, const std::vector<TrialRecord>& done);
+  /// the order they were run, each replayed into the design. Throws ResumeMismatch, naming
+  /// `records` (the file they came from) and the row's line, at the first row whose trial,
+  /// block, place in it, condition, procedure, catch flag, gap, eccentricity or direction is
+  /// not what the design has there: "trials.csv:51: gap_deg is 0.2 in the file, 0.25 in this
+  /// spec's design for trial 49 (condition 2)".
+  TrialSequence(const ExperimentSettings& spec, const std::vector<TrialRecord>& done,
+                const std::string& records = "trials.csv");
 
   /// The next trial, or nothing when the design is complete. Asking again without a
   /// response gives the same trial.

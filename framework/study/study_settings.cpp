@@ -8,6 +8,7 @@
 
 #include "config/schema.hpp"
 #include "core/file_read.hpp"
+#include "core/folder_name.hpp"
 #include "core/format.hpp"
 
 namespace fovea {
@@ -382,6 +383,9 @@ StudySettings parse_study(const StudyParser& p, const YAML::Node& root, const st
   const YAML::Mark top = YAML::Mark::null_mark();
   if (!root["name"]) throw ConfigError(source_name + ": name: missing: the study's name (its results folder)");
   study.name = p.name(root["name"], top, "name");
+  // The name is a folder: results/studies/<name>/ ("." would be results/studies/ itself).
+  if (const std::string problem = folder_name_problem(study.name); !problem.empty())
+    p.fail(root["name"], top, "name", problem + ": it names the study's folder, results/studies/<name>/");
   const YAML::Node base = root["base"];
   if (!base || !base.IsScalar() || base.Scalar().empty())
     throw ConfigError(p.where(base ? base.Mark() : top) + ": base: expected the config every run starts from, "

@@ -4,7 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <string>
@@ -137,4 +140,34 @@ TEST_CASE("fovea calibrate: --set changes the design, and a bad key is one line 
   CHECK(r.status == 2);
   CHECK(r.err.find("repetitionz") != std::string::npos);
   CHECK(!std::filesystem::exists(dir / "bad"));
+}
+
+TEST_CASE("fovea calibrate: rows reach calibration.csv as participants finish, and a killed run keeps them whole",
+          "[cli][calibrate][signals]") {
+  // Issue 42: --participants 1000000 (the documented maximum) held every participant's fit,
+  // grew 13 MB/s and died out of memory, writing nothing. The rows are now written as each
+  // participant finishes, at most a window of participants held: here the first rows of a
+  // million-participant run are on the disk long before it could end, and after a kill every
+  // participant in the file has its five rows, in order.
+  TempDir dir;
+  fovea::test::ChildProcess child({kFovea, "calibrate", kSource + "/configs/experiments/gap_eccentricity.yaml",
+                                   "--observer", kSource + "/configs/perception/default.yaml", "--participants",
+                                   "1000000", "--bootstrap", "0", "--threads", "1", "-o", "big"},
+                                  dir.path(), dir / "stdout", dir / "stderr");
+  REQUIRE(wait_for_lines(dir / "big" / "calibration.csv", 1 + 5 * 30, std::chrono::seconds(120)));
+  child.send_signal(SIGKILL);
+  CHECK(child.wait() == 128 + SIGKILL);
+  const auto rows = read_rows(read_file(dir / "big" / "calibration.csv"));
+  REQUIRE(rows.size() >= 5 * 30);
+  CHECK(rows.size() % 5 == 0);  // whole participants only
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string digits = std::to_string(i / 5);
+    CHECK(rows[i].at("participant") == "sim" + std::string(digits.size() < 4 ? 4 - digits.size() : 0, '0') + digits);
+  }
+  // What made them is said from the start; a summary only by a run that ends.
+  CHECK(std::filesystem::exists(dir / "big" / "calibration.json"));
+  CHECK_FALSE(std::filesystem::exists(dir / "big" / "calibration_summary.csv"));
+  // No scratch file is left behind (the medians' values are in one unlinked as it is made).
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "big"))
+    CHECK(entry.path().filename().string().find("calibration-values") == std::string::npos);
 }

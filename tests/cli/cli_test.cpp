@@ -499,6 +499,52 @@ TEST_CASE("fovea experiment: a session killed mid-trial and resumed has every tr
   }
 }
 
+TEST_CASE("fovea experiment: --resume of an edited row names the file, its line, the field and both values",
+          "[cli][experiment][errors]") {
+  // Issue 42: a psi session resumed after a row's gap_deg was changed said "trial 49 (condition
+  // 2), but this spec's design has trial 49 (condition 2) there".
+  TempDir dir;
+  const std::vector<std::string> command = {kFovea, "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml",
+                                            "--participant", "P01", "--observer",
+                                            std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml",
+                                            "--out", "p", "--quiet", "--set", "method=psi", "--set", "psi.n_trials=12",
+                                            "--set", "psi.catch_trials=2"};
+  REQUIRE(run_process(command, dir.path()).status == 0);
+  const auto lines = lines_of(read_file(dir / "p" / "trials.csv"));
+  REQUIRE(lines.size() == 57);
+  const auto header = split(lines[0]);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  // The first 20 trials, the gap of one after the twelfth changed (not a catch trial's: the
+  // reader refuses a gap there on its own).
+  std::size_t edited = 13;
+  while (split(lines[edited])[column("catch_trial")] != "0") ++edited;
+  REQUIRE(edited < 21);
+  std::vector<std::string> cells = split(lines[edited]);
+  const std::string gap = cells[column("gap_deg")];
+  REQUIRE(gap != "0.25");
+  cells[column("gap_deg")] = "0.25";
+  std::string text;
+  for (std::size_t i = 0; i < 21; ++i) {
+    if (i != edited) {
+      text += lines[i] + "\n";
+      continue;
+    }
+    for (std::size_t c = 0; c < cells.size(); ++c) text += (c ? "," : "") + cells[c];
+    text += "\n";
+  }
+  write_file(dir / "p" / "trials.csv", text);
+  std::vector<std::string> resume = command;
+  resume.push_back("--resume");
+  const auto r = run_process(resume, dir.path());
+  CHECK(r.status == 2);
+  CHECK(r.err == "fovea experiment: p/trials.csv:" + std::to_string(edited + 1) + ": gap_deg is 0.25 in the file, " +
+                     gap + " in this spec's design for trial " + cells[column("trial")] + " (condition " +
+                     cells[column("condition")] + ")\n");
+  CHECK(lines_of(read_file(dir / "p" / "trials.csv")).size() == 21);  // left as it was
+}
+
 TEST_CASE("fovea experiment: a session with a person needs a display, and says how to run without one",
           "[cli][experiment][errors]") {
   TempDir dir;
@@ -524,6 +570,34 @@ TEST_CASE("fovea experiment: a session with a person needs a display, and says h
   CHECK(bad_observer.status == 2);
   CHECK(bad_observer.err.find("--observer missing.yaml: cannot read") == 0);
   CHECK_FALSE(std::filesystem::exists(dir / "p04"));
+}
+
+TEST_CASE("fovea experiment and calibrate: an experiment named . or .. is refused before anything is written",
+          "[cli][experiment][errors]") {
+  // The name is a folder, results/experiments/<name>/ (and results/calibration/<name>/):
+  // ".." would put the participants' folders in results/ itself (core/folder_name.hpp).
+  TempDir dir;
+  const std::string spec = std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_eccentricity.yaml";
+  const std::string observer = std::string(FOVEA_SOURCE_DIR) + "/configs/perception/default.yaml";
+  const std::vector<std::pair<std::string, std::string>> names = {
+      {"..", "\"..\" names the folder above, not a folder of its own"},
+      {".", "\".\" names the folder it would sit in, not a folder of its own"}};
+  for (const auto& [name, problem] : names) {
+    INFO(name);
+    const auto experiment = run_process({kFovea, "experiment", spec, "--set", "name=" + name, "--participant", "P01",
+                                         "--observer", observer, "--quiet"},
+                                        dir.path());
+    CHECK(experiment.status == 2);
+    CHECK(experiment.err == "--set name=" + name + ": name: " + problem +
+                                ": it names the experiment's folder, results/experiments/<name>/\n");
+    const auto calibrate = run_process({kFovea, "calibrate", spec, "--set", "name=" + name, "--observer", observer,
+                                        "--participants", "1", "--bootstrap", "0", "--quiet"},
+                                       dir.path());
+    CHECK(calibrate.status == 2);
+    CHECK(calibrate.err == "--set name=" + name + ": name: " + problem +
+                               ": it names the calibration's folder, results/calibration/<name>/\n");
+    CHECK_FALSE(std::filesystem::exists(dir / "results"));
+  }
 }
 
 TEST_CASE("fovea run: SIGINT and SIGTERM end the run cleanly with the summary written", "[cli][signals]") {
@@ -998,6 +1072,18 @@ TEST_CASE("fovea fit: malformed input is one line naming the file, line and colu
   write("open_quote.csv", with_line(7, "\"P01,1,0"));
   write("pooled_name.csv", with_line(2, trial_row("pooled", 1, {0.0, 0.1, true}, "yes")));
   write("only_catch.csv", {good[0], good[1], good[9]});
+  // Answers that place no threshold (issue 42: these wrote a model with "converged: yes"):
+  // one trial, and every trial answered alike, catch trials and all.
+  write("one_trial.csv", {good[0], good[2]});
+  std::vector<TrialOutcome> all_yes = trials, all_no = trials;
+  double smallest = 1e9, largest = 0;
+  for (TrialOutcome& t : all_yes) t.yes = true;
+  for (TrialOutcome& t : all_no) t.yes = false;
+  int with_gap = 0;
+  for (const TrialOutcome& t : trials)
+    if (t.gap_deg > 0) ++with_gap, smallest = std::min(smallest, t.gap_deg), largest = std::max(largest, t.gap_deg);
+  std::ofstream(dir / "all_yes.csv") << trials_csv("P01", all_yes);
+  std::ofstream(dir / "all_no.csv") << trials_csv("P01", all_no);
   const std::vector<std::string> before = files_in(dir.path());
 
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -1015,6 +1101,15 @@ TEST_CASE("fovea fit: malformed input is one line naming the file, line and colu
        "pooled_name.csv:3: participant: \"pooled\" is the name fovea fit gives the fit over all participants; "
        "rename this participant"},
       {"only_catch.csv", "fovea fit: participant P01: only catch trials (gap 0); nothing to fit"},
+      {"one_trial.csv",
+       "fovea fit: participant P01: too few trials: only one has a gap, so the threshold is not identified (it lies "
+       "between a gap seen and a gap not seen: at least two trials with a gap, answered yes and no)"},
+      {"all_yes.csv", "fovea fit: participant P01: no variation in the answers: all " + std::to_string(with_gap) +
+                          " trials with a gap were answered yes, so the threshold is not identified: it lies anywhere "
+                          "below the smallest gap shown, " + format_significant(smallest) + " deg"},
+      {"all_no.csv", "fovea fit: participant P01: no variation in the answers: all " + std::to_string(with_gap) +
+                         " trials with a gap were answered no, so the threshold is not identified: it lies anywhere "
+                         "above the largest gap shown, " + format_significant(largest) + " deg"},
   };
   for (const auto& [file, message] : cases) {
     INFO(file);

@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <map>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -105,6 +108,51 @@ TEST_CASE("fovea experiment: a clip comparison killed mid-trial and resumed equa
   CHECK(log.find("session 2 of participant P01 started, clip comparison, resuming after " +
                  std::to_string(before.size() - 1) + " trials") != std::string::npos);
   CHECK(log.find("session 2 complete: 16 trials") != std::string::npos);
+}
+
+TEST_CASE("fovea experiment: a clip comparison's --resume refuses an edited row, naming the field and both values",
+          "[cli][experiment][clips]") {
+  // Issue 42: order 7 in row 3, scene/scheduler/budget bogus,oracle,999999 and response maybe
+  // were kept, and the session went on and exited 0.
+  TempDir dir;
+  REQUIRE(run_process(session("P01", "whole", {}), dir.path()).status == 0);
+  const auto whole = lines_of(read_file(dir / "whole" / "trials.csv"));
+  REQUIRE(whole.size() == 17);
+  const auto columns = split(whole[0]);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());
+  };
+  const auto row3 = split(whole[3]);
+  const std::string trial = " in this spec's design for trial 2 (condition " + row3[column("condition")] + ")\n";
+  const std::vector<std::pair<std::map<std::string, std::string>, std::string>> edits = {
+      {{{"order", "7"}},
+       "order: expected test_first or reference_first (task 2ifc), found \"7\"\n"},
+      {{{"scene", "bogus"}, {"scheduler", "oracle"}, {"budget_tests", "999999"}},
+       "scene is \"bogus\" in the file, \"" + row3[column("scene")] + "\"" + trial},
+      {{{"response", "maybe"}}, "response: expected first or second (task 2ifc), found \"maybe\"\n"},
+  };
+  int n = 0;
+  for (const auto& [edit, message] : edits) {
+    const std::string folder = "edited" + std::to_string(n++);
+    INFO(folder);
+    std::filesystem::create_directories(dir / folder);
+    for (const char* file : {"experiment.yaml", "trials.json", "session.log"})
+      std::filesystem::copy_file(dir / "whole" / file, dir / folder / file);
+    // The first five trials, the third edited.
+    std::string text;
+    for (std::size_t i = 0; i <= 5; ++i) {
+      std::vector<std::string> cells = split(whole[i]);
+      if (i == 3)
+        for (const auto& [name, value] : edit) cells[column(name)] = value;
+      for (std::size_t c = 0; c < cells.size(); ++c) text += (c ? "," : "") + cells[c];
+      text += "\n";
+    }
+    write_file(dir / folder / "trials.csv", text);
+    const auto resumed = run_process(session("P01", folder, {"--resume"}), dir.path());
+    CHECK(resumed.status == 2);
+    CHECK(resumed.err == "fovea experiment: " + folder + "/trials.csv:4: " + message);
+    CHECK(read_file(dir / folder / "trials.csv") == text);  // left as it was
+  }
 }
 
 TEST_CASE("fovea experiment: a person's clip comparison run by synthetic keys offscreen, ended by Escape and resumed",

@@ -1,7 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "core/rng.hpp"
 
 #include "psychophysics/calibration.hpp"
 #include "psychophysics/session.hpp"
@@ -86,6 +92,22 @@ TEST_CASE("a calibration participant depends on the seed and its index only", "[
   CHECK(a.fit.model.width != c.fit.model.width);
 }
 
+TEST_CASE("a participant whose answers place no threshold is refused by name, not fitted", "[calibration]") {
+  // An observer who sees every gap of the design answers yes to all of them: the fit refuses
+  // (issue 42), and the calibration says whose answers.
+  PerceptionModelSettings sees_everything = default_observer();
+  sees_everything.threshold_deg = 1e-4;
+  sees_everything.lapse_rate = 0;
+  try {
+    (void)calibrate_participant(shipped_design(), sees_everything, quick_fit(), 3, 7);
+    FAIL("answers all yes were fitted");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) ==
+          "participant sim0007: no variation in the answers: all 480 trials with a gap were answered yes, so the "
+          "threshold is not identified: it lies anywhere below the smallest gap shown, 0.02 deg");
+  }
+}
+
 TEST_CASE("adaptive designs run unchanged: staircases end by their own rule", "[calibration]") {
   ExperimentSettings spec = shipped_design();
   spec.method = DesignMethod::staircase;
@@ -143,4 +165,89 @@ TEST_CASE("the calibration summary is the hand computation over its participants
   CHECK(g.at_bound == 4);
   CHECK(summary[0].coverage.successes == 4);
   CHECK(summary[0].mean_bias_percent == Approx(0.0).margin(1e-12));
+}
+
+TEST_CASE("the medians' selection over replays is the sort's, for every rank, without holding the values",
+          "[calibration]") {
+  // CalibrationSummary keeps sums and counts, not the values: its medians are found by a
+  // radix selection over replays of them (issue 42: a million participants held in memory ran
+  // out of it). Against std::sort on values with negatives, both zeros, ties, NaN gaps and
+  // the largest and smallest doubles.
+  Rng rng(42, 1);
+  std::vector<CalibrationValues> rows(301);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t s = 0; s < rows[i].size(); ++s) {
+      const double u = rng.uniform();
+      double v = std::ldexp(rng.uniform(-1.0, 1.0), static_cast<int>(rng.below(200)) - 100);
+      if (u < 0.1) v = 0.0;
+      else if (u < 0.15) v = -0.0;
+      else if (u < 0.25) v = 0.02;  // ties
+      else if (u < 0.3) v = std::numeric_limits<double>::quiet_NaN();
+      else if (u < 0.31) v = std::numeric_limits<double>::max();
+      else if (u < 0.32) v = -std::numeric_limits<double>::denorm_min();
+      rows[i][s] = v;
+    }
+  int passes = 0;
+  const CalibrationReplay replay = [&](const std::function<void(const CalibrationValues&)>& each) {
+    ++passes;
+    for (const CalibrationValues& r : rows) each(r);
+  };
+  for (std::size_t s = 0; s < std::tuple_size_v<CalibrationValues>; ++s) {
+    std::vector<double> sorted;
+    for (const CalibrationValues& r : rows)
+      if (!std::isnan(r[s])) sorted.push_back(r[s]);
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<std::pair<std::size_t, std::uint64_t>> asked;
+    for (std::size_t k = 0; k < sorted.size(); ++k) asked.push_back({s, k});
+    passes = 0;
+    const std::vector<double> found = select_calibration_values(asked, replay);
+    CHECK(passes == 8);
+    REQUIRE(found.size() == sorted.size());
+    for (std::size_t k = 0; k < sorted.size(); ++k) CHECK(found[k] == sorted[k]);  // -0 == +0 for the sort too
+  }
+  CHECK_THROWS_AS(select_calibration_values({{0, rows.size()}}, replay), std::invalid_argument);
+}
+
+TEST_CASE("the calibration summary kept as participants finish is the summary of the list", "[calibration]") {
+  // summarise_calibration over a list and CalibrationSummary fed one participant at a time
+  // with a replay agree to the bit, odd and even counts alike.
+  const PerceptionModelSettings truth = default_observer();
+  std::vector<CalibrationParticipant> participants;
+  for (int i = 0; i < 7; ++i) participants.push_back(calibrate_participant(shipped_design(), truth, quick_fit(), 3, i));
+  for (const std::size_t n : {std::size_t{6}, std::size_t{7}}) {
+    const std::vector<CalibrationParticipant> some(participants.begin(), participants.begin() + static_cast<std::ptrdiff_t>(n));
+    CalibrationSummary running(truth);
+    std::vector<CalibrationValues> values;
+    for (const CalibrationParticipant& p : some) {
+      running.add(p);
+      values.push_back(calibration_values(p.fit));
+    }
+    CHECK(running.participants() == static_cast<std::int64_t>(n));
+    CHECK(running.trials_min() == 520);
+    CHECK(running.trials_max() == 520);
+    const auto kept = running.finish([&](const std::function<void(const CalibrationValues&)>& each) {
+      for (const CalibrationValues& v : values) each(v);
+    });
+    const auto listed = summarise_calibration(truth, some);
+    for (std::size_t k = 0; k < kCalibratedParameters; ++k) {
+      INFO(calibrated_parameter_name(static_cast<CalibratedParameter>(k)) << ", " << n << " participants");
+      std::vector<double> estimates, widths;
+      for (const CalibrationParticipant& p : some) {
+        const ParameterEstimate& e = parameter_estimate(p.fit, static_cast<CalibratedParameter>(k));
+        estimates.push_back(e.value);
+        widths.push_back(e.ci_high - e.ci_low);
+      }
+      std::sort(estimates.begin(), estimates.end());
+      std::sort(widths.begin(), widths.end());
+      const auto median = [](const std::vector<double>& v) {
+        return v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+      };
+      CHECK(kept[k].median == median(estimates));
+      CHECK(kept[k].median_interval_width == median(widths));
+      CHECK(kept[k].median == listed[k].median);
+      CHECK(kept[k].mean == listed[k].mean);
+      CHECK(kept[k].coverage.successes == listed[k].coverage.successes);
+      CHECK(kept[k].converged == listed[k].converged);
+    }
+  }
 }

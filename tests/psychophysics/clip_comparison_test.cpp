@@ -19,6 +19,7 @@
 #include "psychophysics/clip_observer.hpp"
 #include "psychophysics/clip_records.hpp"
 #include "psychophysics/clip_run.hpp"
+#include "record/csv_writer.hpp"
 
 using namespace fovea;
 
@@ -253,6 +254,18 @@ TEST_CASE("Clip records: rows read back, and a row cut off mid-write is dropped"
   r.repetition = 1;
   r.order = "reference_first";
   r.p_test = 0.25;
+  r.p_reference = 0;
+  r.episodes_test = 2;
+  r.episodes_reference = 0;
+  r.scene = "pile";
+  r.scheduler = "hybrid";
+  r.budget_tests = 3000;
+  r.reference = "full";
+  r.task = "2ifc";
+  r.response = "first";
+  r.noticed = 0;
+  r.observer = "simulated";
+  r.started_utc = r.ended_utc = "2026-11-29T05:14:53.120Z";
   {
     std::ofstream out(path);
     const auto line = [&](const std::vector<std::string>& cells) {
@@ -285,6 +298,175 @@ TEST_CASE("Clip records: rows read back, and a row cut off mid-write is dropped"
   } catch (const std::runtime_error& e) {
     CHECK(std::string(e.what()) == "t.csv:2: session: expected a whole number from 1 below 2^31, found \"0\"");
   }
+}
+
+namespace {
+
+/// A simulated session's rows for the first `count` trials of `plan`, as the session writes them.
+std::vector<ClipTrialRecord> session_rows(const ClipComparisonSettings& d, const std::vector<ClipTrial>& plan,
+                                          std::size_t count) {
+  std::vector<ClipTrialRecord> rows;
+  for (std::size_t i = 0; i < count; ++i) {
+    ClipTrialRecord r = planned_clip_record(d, plan[i], SchedulerKind::hybrid);
+    r.participant = "P01";
+    r.session = i < 2 ? 1 : 2;
+    r.observer = "simulated";
+    const bool two_interval = d.task == ClipTask::two_interval;
+    if (two_interval || r.order == "test") r.p_test = 0.25, r.episodes_test = 3;
+    if (two_interval || r.order == "reference") r.p_reference = 0, r.episodes_reference = 0;
+    r.response = two_interval ? (i % 2 == 0 ? "first" : "second") : (i % 2 == 0 ? "yes" : "no");
+    r.noticed = two_interval ? ((r.response == "first") == plan[i].test_first ? 1 : 0) : (r.response == "yes" ? 1 : 0);
+    r.started_utc = "2026-11-29T05:14:53.120Z";
+    r.ended_utc = "2026-11-29T05:14:54.007Z";
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+/// `rows` as trials.csv, with `edit` applied to the cells of row `edited` (from 0).
+std::string trials_csv(const std::vector<ClipTrialRecord>& rows, std::size_t edited = 0,
+                       const std::map<std::string, std::string>& edit = {}) {
+  const std::vector<std::string> header = clip_record_header();
+  std::string text = CsvWriter::header_line(header) + "\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::vector<std::string> cells = clip_record_cells(rows[i]);
+    if (i == edited)
+      for (const auto& [column, value] : edit)
+        cells[static_cast<std::size_t>(std::find(header.begin(), header.end(), column) - header.begin())] = value;
+    text += CsvWriter::header_line(cells) + "\n";
+  }
+  return text;
+}
+
+/// What resuming from `text` says: "" when the rows are kept, else the refusal.
+std::string resume_refusal(const ClipComparisonSettings& d, const std::vector<ClipTrial>& plan, const std::string& text) {
+  try {
+    const std::vector<ClipTrialRecord> done = parse_clip_records(text, "p/trials.csv");
+    const std::vector<SchedulerKind> schedulers(d.scenes.size(), SchedulerKind::hybrid);
+    (void)check_resumed_clip_records(done, d, plan, schedulers, "P01", "p/trials.csv");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("Clip records: a resumed session refuses a row that is not the design's or holds a value outside its "
+          "column's domain",
+          "[psychophysics][clips]") {
+  // Issue 42: order 7 in row 3, scene/scheduler/budget bogus,oracle,999999 and response maybe
+  // were kept and the session went on (the gap experiment's resume refuses such rows).
+  const ClipComparisonSettings d = two_by_two_by_two();
+  const std::vector<ClipTrial> plan = plan_clip_trials(d, 7);
+  const std::vector<ClipTrialRecord> rows = session_rows(d, plan, 5);
+  REQUIRE(resume_refusal(d, plan, trials_csv(rows)).empty());
+  const std::vector<ClipTrialRecord> read = parse_clip_records(trials_csv(rows), "t.csv");
+  CHECK(check_resumed_clip_records(read, d, plan, std::vector<SchedulerKind>(2, SchedulerKind::hybrid), "P01", "t.csv") == 3);
+  for (std::size_t i = 0; i < rows.size(); ++i) CHECK(clip_record_cells(read[i]) == clip_record_cells(rows[i]));
+
+  // Row 3 is line 4 (the header is line 1), trial 2.
+  const ClipTrial& t = plan[2];
+  const std::string trial = " in this spec's design for trial 2 (condition " + std::to_string(t.condition.index) + ")";
+  const auto edited = [&](const std::map<std::string, std::string>& edit) {
+    return resume_refusal(d, plan, trials_csv(rows, 2, edit));
+  };
+  // Order 7: not an order at all.
+  CHECK(edited({{"order", "7"}}) ==
+        "p/trials.csv:4: order: expected test_first or reference_first (task 2ifc), found \"7\"");
+  // An order, but not the one the seed drew (and noticed made to agree with it).
+  const std::string other = t.test_first ? "reference_first" : "test_first";
+  const std::string noticed = std::to_string(1 - rows[2].noticed);
+  CHECK(edited({{"order", other}, {"noticed", noticed}}) ==
+        "p/trials.csv:4: order is \"" + other + "\" in the file, \"" + rows[2].order + "\"" + trial);
+  // Scene, scheduler and budget bogus, oracle, 999999: the first that differs is named, and
+  // each on its own.
+  const std::string scene = rows[2].scene, scheduler = rows[2].scheduler;
+  const std::string budget = std::to_string(rows[2].budget_tests);
+  CHECK(edited({{"scene", "bogus"}, {"scheduler", "oracle"}, {"budget_tests", "999999"}}) ==
+        "p/trials.csv:4: scene is \"bogus\" in the file, \"" + scene + "\"" + trial);
+  CHECK(edited({{"scheduler", "oracle"}}) ==
+        "p/trials.csv:4: scheduler is \"oracle\" in the file, \"" + scheduler + "\"" + trial);
+  CHECK(edited({{"budget_tests", "999999"}}) == "p/trials.csv:4: budget_tests is 999999 in the file, " + budget + trial);
+  CHECK(edited({{"scheduler", "bogus"}}).starts_with(
+      "p/trials.csv:4: scheduler: expected round_robin, sequential, sorted_sequential, priority_queues, "));
+  CHECK(edited({{"scheduler", "bogus"}}).ends_with(", found \"bogus\""));
+  // Response maybe: not an answer to the task.
+  CHECK(edited({{"response", "maybe"}}) ==
+        "p/trials.csv:4: response: expected first or second (task 2ifc), found \"maybe\"");
+
+  // Every other planned cell, by name, with both values.
+  CHECK(edited({{"trial", "3"}}) == "p/trials.csv:4: trial is 3 in the file, 2" + trial);
+  CHECK(edited({{"condition", std::to_string(t.condition.index + 1)}}) ==
+        "p/trials.csv:4: condition is " + std::to_string(t.condition.index + 1) + " in the file, " +
+            std::to_string(t.condition.index) + trial);
+  CHECK(edited({{"repetition", std::to_string(t.repetition + 1)}}) ==
+        "p/trials.csv:4: repetition is " + std::to_string(t.repetition + 1) + " in the file, " +
+            std::to_string(t.repetition) + trial);
+  CHECK(edited({{"block", "1"}}).starts_with(t.block == 1 ? "" : "p/trials.csv:4: block is 1 in the file, 0"));
+  CHECK(edited({{"trial_in_block", "7"}}) == "p/trials.csv:4: trial_in_block is 7 in the file, 2" + trial);
+  CHECK(edited({{"reference", "round_robin"}}) == "p/trials.csv:4: reference is \"round_robin\" in the file, \"full\"" + trial);
+  CHECK(edited({{"task", "yes_no"}}) == "p/trials.csv:4: order: expected test or reference (task yes_no), found \"" +
+                                            rows[2].order + "\"");
+  CHECK(edited({{"participant", "P02"}}) == "p/trials.csv:4: participant is \"P02\" in the file, \"P01\" given to --participant");
+  // Each cell in its column's domain, and what the row's own cells make it.
+  CHECK(edited({{"noticed", noticed}}) == "p/trials.csv:4: noticed: expected " + std::to_string(rows[2].noticed) +
+                                              " (response " + rows[2].response + " with order " + rows[2].order +
+                                              "), found \"" + noticed + "\"");
+  CHECK(edited({{"p_test", "1.5"}}) == "p/trials.csv:4: p_test: expected a probability in [0, 1], found \"1.5\"");
+  CHECK(edited({{"p_reference", ""}}) == "p/trials.csv:4: p_reference: expected a probability in [0, 1], found \"\"");
+  CHECK(edited({{"episodes_test", "-1"}}) == "p/trials.csv:4: episodes_test: expected a whole number from 0, found \"-1\"");
+  CHECK(edited({{"reaction_time_ms", "350"}}) ==
+        "p/trials.csv:4: reaction_time_ms: expected an empty cell (a simulated observer answers at once), found \"350\"");
+  CHECK(edited({{"duration_test_s", "1"}}) ==
+        "p/trials.csv:4: duration_test_s: expected an empty cell (a simulated observer's trial is not shown), found \"1\"");
+  CHECK(edited({{"observer", "robot"}}) == "p/trials.csv:4: observer: expected human or simulated, found \"robot\"");
+  CHECK(edited({{"ended_utc", "yesterday"}}) ==
+        "p/trials.csv:4: ended_utc: expected a UTC time as 2026-01-31T12:00:00.000Z, found \"yesterday\"");
+  CHECK(edited({{"session", "3"}}) == "p/trials.csv:4: session is 3 in the file after session 1 on the row before: "
+                                      "sessions go 1, 2, ..., one more for each --resume");
+  CHECK(edited({{"session", "0"}}) == "p/trials.csv:4: session: expected a whole number from 1 below 2^31, found \"0\"");
+  // A long cell is quoted as an excerpt: the message stays one short line.
+  const std::string refusal = edited({{"response", std::string(1000000, 'x')}});
+  CHECK(refusal.size() < 300);
+  CHECK(refusal.find("(1000000 bytes)") != std::string::npos);
+  // A person's rows: their clips' durations and the reaction time are required.
+  std::vector<ClipTrialRecord> person = rows;
+  for (ClipTrialRecord& r : person) {
+    r.observer = "human";
+    r.reaction_time_ms = 812.5;
+    r.duration_test_s = r.duration_reference_s = 1.0;
+    r.dropped_test = r.dropped_reference = 0;
+  }
+  CHECK(resume_refusal(d, plan, trials_csv(person)).empty());
+  CHECK(resume_refusal(d, plan, trials_csv(person, 2, {{"reaction_time_ms", ""}})) ==
+        "p/trials.csv:4: reaction_time_ms: expected a number of milliseconds >= 0, found \"\"");
+  // More rows than the design has trials.
+  const std::vector<ClipTrialRecord> all = session_rows(d, plan, plan.size());
+  std::vector<ClipTrialRecord> longer = all;
+  longer.push_back(all.back());
+  CHECK(resume_refusal(d, plan, trials_csv(all)).empty());
+  CHECK(resume_refusal(d, plan, trials_csv(longer)) ==
+        "p/trials.csv:42: trial 39, but this spec's design has no trial left: it ends after 40 trials (the trials were "
+        "not run with this spec and seed)");
+
+  // Yes/no: the reference's own trials show one clip, and full resolution runs the scene's scheduler.
+  ClipComparisonSettings yes_no = two_by_two_by_two();
+  yes_no.task = ClipTask::yes_no;
+  const std::vector<ClipTrial> yes_no_plan = plan_clip_trials(yes_no, 7);
+  const std::vector<ClipTrialRecord> yes_no_rows = session_rows(yes_no, yes_no_plan, yes_no_plan.size());
+  CHECK(resume_refusal(yes_no, yes_no_plan, trials_csv(yes_no_rows)).empty());
+  const auto reference = std::find_if(yes_no_rows.begin(), yes_no_rows.end(),
+                                      [](const ClipTrialRecord& r) { return r.order == "reference"; });
+  REQUIRE(reference != yes_no_rows.end());
+  CHECK(reference->scheduler == "hybrid");
+  CHECK(reference->budget_tests == 0);
+  const auto at = static_cast<std::size_t>(reference - yes_no_rows.begin());
+  CHECK(resume_refusal(yes_no, yes_no_plan, trials_csv(yes_no_rows, at, {{"p_test", "0.5"}})) ==
+        "p/trials.csv:" + std::to_string(at + 2) +
+            ": p_test: expected an empty cell (yes/no showed only the reference clip), found \"0.5\"");
+  CHECK(resume_refusal(yes_no, yes_no_plan, trials_csv(yes_no_rows, at, {{"response", "first"}})) ==
+        "p/trials.csv:" + std::to_string(at + 2) + ": response: expected yes or no (task yes_no), found \"first\"");
 }
 
 TEST_CASE("Clip spec: the shipped spec loads, and errors name file:line:col and the key", "[psychophysics][clips][config]") {

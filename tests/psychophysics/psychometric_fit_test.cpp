@@ -296,6 +296,41 @@ TEST_CASE("bad trials and settings throw std::invalid_argument", "[psychometric_
   CHECK_THROWS_AS(fit_psychometric(good, bad), std::invalid_argument);
 }
 
+TEST_CASE("answers that place no threshold are refused with the reason, not fitted", "[psychometric_fit]") {
+  // Issue 42: one trial, or every answer alike, gave a model with converged: true and no
+  // warning, which fovea run then used.
+  const FitSettings settings = fit_settings(PsychometricFunction::logistic, 0);
+  const auto refusal = [&](const std::vector<TrialOutcome>& trials) -> std::string {
+    try {
+      (void)fit_psychometric(trials, settings);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string too_few =
+      "fit_psychometric: too few trials: only one has a gap, so the threshold is not identified (it lies between a gap "
+      "seen and a gap not seen: at least two trials with a gap, answered yes and no)";
+  CHECK(refusal({{0.0, 0.2, true}}) == too_few);
+  CHECK(refusal({{0.0, 0.2, false}, {0.0, 0.0, false}, {5.0, 0.0, true}}) == too_few);
+  std::vector<TrialOutcome> trials;
+  for (const double e : {0.0, 5.0})
+    for (const double g : {0.0, 0.05, 0.1, 0.4}) trials.push_back({e, g, g > 0});
+  CHECK(refusal(trials) ==
+        "fit_psychometric: no variation in the answers: all 6 trials with a gap were answered yes, so the threshold is "
+        "not identified: it lies anywhere below the smallest gap shown, 0.05 deg");
+  for (TrialOutcome& t : trials) t.yes = false;
+  CHECK(refusal(trials) ==
+        "fit_psychometric: no variation in the answers: all 6 trials with a gap were answered no, so the threshold is "
+        "not identified: it lies anywhere above the largest gap shown, 0.4 deg");
+  // Catch trials said yes: still nothing says where the threshold is.
+  for (TrialOutcome& t : trials) t.yes = t.gap_deg == 0;
+  CHECK(refusal(trials).find("all 6 trials with a gap were answered no") != std::string::npos);
+  // One yes among them places it.
+  trials[7].yes = true;
+  CHECK(refusal(trials).empty());
+}
+
 TEST_CASE("the fit and its bootstrap are deterministic given the seed", "[psychometric_fit]") {
   const PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
   const std::vector<TrialOutcome> data = simulate_observer(truth, constant_stimuli_design(truth, 20), 7);

@@ -6,11 +6,14 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <numbers>
 
 #include "config/config.hpp"
+#include "core/format.hpp"
 #include "psychophysics/session.hpp"
 #include "psychophysics/stimulus.hpp"
 #include "psychophysics/trial_records.hpp"
@@ -57,6 +60,7 @@ std::vector<TrialRecord> run(const ExperimentSettings& spec, std::vector<TrialRe
     r.participant = "p";
     r.trial = trial->trial;
     r.block = trial->block;
+    r.trial_in_block = trial->trial_in_block;
     r.condition = trial->condition.index;
     r.staircase = trial->condition.staircase;
     r.catch_trial = trial->condition.catch_trial;
@@ -127,12 +131,72 @@ TEST_CASE("Session: every planned trial is answered once, and aborted ones come 
 TEST_CASE("Session: records that do not follow the spec's design are refused", "[psychophysics][session]") {
   const ExperimentSettings spec = small_spec(DesignMethod::constant_stimuli);
   std::vector<TrialRecord> records = run(spec, {}, 0, 5);
+  const std::int64_t planned = records[3].condition;
   records[3].condition += 1;
-  CHECK_THROWS_WITH(TrialSequence(spec, records), Catch::Contains(": trial 3 (condition") &&
-                                                      Catch::Contains("not run with this spec and seed"));
+  records[3].line = 5;
+  CHECK_THROWS_AS(TrialSequence(spec, records), ResumeMismatch);
+  CHECK_THROWS_WITH(TrialSequence(spec, records, "p/trials.csv"),
+                    "p/trials.csv:5: condition is " + std::to_string(planned + 1) +
+                        " in the file, " + std::to_string(planned) + " in this spec's design for trial 3 (condition " +
+                        std::to_string(planned) + ")");
   ExperimentSettings other = spec;
   other.seed = 12;
   CHECK_THROWS(TrialSequence(other, run(spec, {}, 0, 5)));
+}
+
+TEST_CASE("Session: a resumed row that differs from the design names the field and both values",
+          "[psychophysics][session]") {
+  // Issue 42: a psi session resumed after one row's gap_deg was changed said "trial 49
+  // (condition 2), but this spec's design has trial 49 (condition 2) there", the same words
+  // twice. Each field the replay compares is named with the file's value and the design's.
+  const ExperimentSettings spec = small_spec(DesignMethod::psi);
+  const std::vector<TrialRecord> whole = run(spec, {}, 0, 20);
+  REQUIRE(whole.size() == 20);
+  const auto refusal = [&](std::size_t row, const std::function<void(TrialRecord&)>& edit) -> std::string {
+    std::vector<TrialRecord> records = whole;
+    for (std::size_t i = 0; i < records.size(); ++i) records[i].line = i + 2;  // the header is line 1
+    edit(records[row]);
+    try {
+      const TrialSequence sequence(spec, records);
+    } catch (const ResumeMismatch& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(refusal(0, [](TrialRecord&) {}).empty());
+  const TrialRecord& r = whole[15];
+  const std::string trial = " in this spec's design for trial 15 (condition " + std::to_string(r.condition) + ")";
+  CHECK(refusal(15, [](TrialRecord& t) { t.gap_deg = 0.25; }) ==
+        "trials.csv:17: gap_deg is 0.25 in the file, " + format_number(r.gap_deg) + trial);
+  CHECK(refusal(15, [](TrialRecord& t) { t.eccentricity_deg = 7; }) ==
+        "trials.csv:17: eccentricity_deg is 7 in the file, " + format_number(r.eccentricity_deg) + trial);
+  CHECK(refusal(15, [](TrialRecord& t) { t.direction_deg = std::numeric_limits<double>::quiet_NaN(); }) ==
+        "trials.csv:17: direction_deg is empty in the file, " + format_number(r.direction_deg) + trial);
+  CHECK(refusal(15, [](TrialRecord& t) { t.trial = 16; }) == "trials.csv:17: trial is 16 in the file, 15" + trial);
+  CHECK(refusal(15, [](TrialRecord& t) { t.block += 1; }) ==
+        "trials.csv:17: block is " + std::to_string(r.block + 1) + " in the file, " + std::to_string(r.block) + trial);
+  CHECK(refusal(15, [](TrialRecord& t) { t.trial_in_block += 1; }) ==
+        "trials.csv:17: trial_in_block is " + std::to_string(r.trial_in_block + 1) + " in the file, " +
+            std::to_string(r.trial_in_block) + trial);
+  CHECK(refusal(15, [](TrialRecord& t) { t.staircase = 9; }) ==
+        "trials.csv:17: staircase is 9 in the file, " + std::to_string(r.staircase) + trial);
+  CHECK(refusal(15, [](TrialRecord& t) { t.catch_trial = !t.catch_trial; }) ==
+        "trials.csv:17: catch_trial is " + std::string(r.catch_trial ? "0" : "1") + " in the file, " +
+            (r.catch_trial ? "1" : "0") + trial);
+  // An answer changed early moves the psi's later gaps: the first row that differs is named.
+  const std::string moved = refusal(2, [](TrialRecord& t) {
+    t.response = t.response == TrialResponse::yes ? TrialResponse::no : TrialResponse::yes;
+  });
+  CHECK(moved.find(" in the file, ") != std::string::npos);
+  CHECK(moved.find(" in this spec's design for trial ") != std::string::npos);
+  // Rows past the design's end.
+  std::vector<TrialRecord> longer = run(spec, {}, 0);
+  longer.push_back(longer.back());
+  longer.back().line = 99;
+  CHECK_THROWS_WITH(TrialSequence(spec, longer),
+                    "trials.csv:99: trial " + std::to_string(longer.back().trial) +
+                        ", but this spec's design has no trial left: it ends after " +
+                        std::to_string(longer.size() - 1) + " rows (the trials were not run with this spec and seed)");
 }
 
 TEST_CASE("Session: trials.csv rows read back as written, and malformed rows name their place",

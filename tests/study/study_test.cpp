@@ -197,6 +197,16 @@ TEST_CASE("Study errors name the file, line, column and key", "[study]") {
   };
   CHECK(error_of(dir, kStudy).empty());
   CHECK(with("factors:", "factor:") == "study.yaml:5:1: factor: unknown key; did you mean 'factors'?");
+  // The name is the study's folder, results/studies/<name>/: "." and ".." would be
+  // results/studies/ itself and results/ (core/folder_name.hpp, as a participant's id).
+  CHECK(with("name: s", "name: ..") == "study.yaml:1:7: name: \"..\" names the folder above, not a folder of its own: it "
+                                       "names the study's folder, results/studies/<name>/");
+  CHECK(with("name: s", "name: .") == "study.yaml:1:7: name: \".\" names the folder it would sit in, not a folder of "
+                                      "its own: it names the study's folder, results/studies/<name>/");
+  CHECK(with("name: s", "name: " + std::string(65, 's')) ==
+        "study.yaml:1:7: name: a name of 65 bytes, more than the 64 a folder's name may have: it names the study's "
+        "folder, results/studies/<name>/");
+  CHECK(with("name: s", "name: " + std::string(64, 's')).empty());
   CHECK(with("p_true: [mean, p25,", "p_true: [mean, p101,") ==
         "study.yaml:25:20: metrics.columns.p_true: expected a statistic: mean, sd, min, max, sum, median, count, "
         "or a percentile p<number> in (0, 100] such as p5 or p99.9; found \"p101\"");
