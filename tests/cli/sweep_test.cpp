@@ -485,7 +485,11 @@ TEST_CASE("fovea sweep merge: a table.csv that lost its last bytes is refused, n
   // It was merged, exit 0, with the last row's last value cut (2228 read as 22, issue 42).
   TempDir dir;
   const std::string table = swept_table(dir);
-  write_file(dir / "out" / "table.csv", table.substr(0, table.size() - 3));
+  // The last row's last value (slack_min) made 2228, then the file's last 3 bytes lost, as a
+  // copy cut short loses them: what is left still has every cell, 22 last.
+  const std::size_t last_value = table.rfind(',') + 1;
+  const std::string edited = table.substr(0, last_value) + "2228\n";
+  write_file(dir / "out" / "table.csv", edited.substr(0, edited.size() - 3));
   const auto merged = run_process({kFovea, "sweep", "merge", "out", "--out", "merged", "--no-figures"}, dir.path());
   CHECK(merged.status == 2);
   CHECK(merged.err == "fovea sweep merge: out/table.csv:13: its last row has no line end; it was never finished (the "
