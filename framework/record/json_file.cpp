@@ -5,6 +5,13 @@
 #include "core/file_read.hpp"
 
 namespace fovea {
+namespace {
+
+/// The most of nlohmann's message about text that is not JSON a problem quotes: its longest
+/// message without a quoted token is about 150 bytes.
+constexpr std::size_t kLongestParserMessage = 200;
+
+}  // namespace
 
 std::optional<std::size_t> json_too_deep_at(std::string_view text, int max_depth) {
   int depth = 0;
@@ -39,9 +46,15 @@ JsonFile parse_json_text(std::string_view text, const std::string& name) {
     return {JsonFile::State::read, Json::parse(text), ""};
   } catch (const Json::exception& e) {
     // nlohmann's message ends with the token it last read, which may be most of the file (a
-    // string of megabytes): the position it gives is enough.
+    // string of megabytes): the position it gives is enough. Other messages quote a token
+    // whole too ("number overflow parsing '555...'", found by fuzz/targets/manifest.cpp): cut.
     std::string why = e.what();
     if (const std::size_t last_read = why.find("; last read: "); last_read != std::string::npos) why.resize(last_read);
+    if (why.size() > kLongestParserMessage) {
+      std::size_t cut = kLongestParserMessage;
+      while (cut > 0 && (static_cast<unsigned char>(why[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+      why = why.substr(0, cut) + "... (" + std::to_string(why.size()) + " bytes)";
+    }
     return {JsonFile::State::malformed, Json(), name + ": not JSON: " + why};
   }
 }

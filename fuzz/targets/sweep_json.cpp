@@ -4,7 +4,7 @@
 // presence, type and range). Refusal is one line, never an exception.
 //
 // Beyond "no crash": the JSON checks of fuzz/json_check.hpp; a refusal is one bounded line; an
-// accepted shard has a shard count from 1 to 1,000,000 and an index below it, runs_total from
+// accepted shard has a shard count from 1 to kMaxShards and an index below it, runs_total from
 // 1 to kMaxStudyRuns, a non-empty list of column names and a study name that is a name and
 // not a folder above (".", ".."); and asking which runs are its own, as the merge does for
 // every row, divides by no zero.
@@ -26,7 +26,7 @@ namespace {
 using fovea::fuzz::check;
 
 void check_shard(const fovea::ShardJson& s) {
-  check(s.shard.count >= 1 && s.shard.count <= 1'000'000, "a shard count out of range");
+  check(s.shard.count >= 1 && s.shard.count <= fovea::kMaxShards, "a shard count out of range");
   check(s.shard.index >= 0 && s.shard.index < s.shard.count, "a shard index out of range");
   check(s.runs_total >= 1 && static_cast<std::uint64_t>(s.runs_total) <= fovea::kMaxStudyRuns, "runs_total out of range");
   check(!s.columns.empty(), "no columns");

@@ -74,6 +74,11 @@ TEST_CASE("parse_json_text: text that is not JSON names the place, never the who
   const JsonFile long_string = parse_json_text("{\"status\": \"" + std::string(1 << 20, 'x'), "m.json");
   CHECK(long_string.state == JsonFile::State::malformed);
   CHECK(long_string.problem.size() < 300);
+  // A number past the largest double: nlohmann quotes the whole of it (found by the fuzz target).
+  const JsonFile overflow = parse_json_text("{\"status\": " + std::string(100000, '5') + "}", "m.json");
+  CHECK(overflow.state == JsonFile::State::malformed);
+  CHECK_THAT(overflow.problem, Catch::StartsWith("m.json: not JSON: [json.exception.out_of_range.406] number overflow"));
+  CHECK(overflow.problem.size() < 300);
   const JsonFile fine = parse_json_text("{\"status\": \"completed\"}", "m.json");
   CHECK(fine.state == JsonFile::State::read);
   CHECK(fine.json.at("status") == "completed");
