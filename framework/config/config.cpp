@@ -110,10 +110,11 @@ void apply_override(YAML::Node& root, const Override& o, Sources& sources) {
   for (std::size_t s = 0; s < steps.size(); ++s) {
     const PathStep& step = steps[s];
     const bool last = s + 1 == steps.size();
-    const std::string where = walked.empty() ? "the top level" : walked;
+    // The path is the argument's own text: quoted as excerpt() quotes input.
+    const std::string where = walked.empty() ? "the top level" : excerpt(walked);
     if (step.index >= 0) {
       if (!current.IsDefined() || current.IsNull())
-        throw ConfigError(o.shown_as + ": " + where + " is not in the config; set the whole list, as " + walked +
+        throw ConfigError(o.shown_as + ": " + where + " is not in the config; set the whole list, as " + where +
                           "=[...]");
       if (!current.IsSequence()) throw ConfigError(o.shown_as + ": " + where + " is " + kind_of(current) + ", not a list");
       const auto index = static_cast<std::size_t>(step.index);
@@ -123,8 +124,8 @@ void apply_override(YAML::Node& root, const Override& o, Sources& sources) {
       walked += "[" + std::to_string(index) + "]";
       YAML::Node next = current[index];
       if (!last && occurrences(root, next) > 1)
-        throw ConfigError(o.shown_as + ": " + walked + " is shared through a YAML alias (*anchor); write it out in "
-                                                       "the config to change one copy");
+        throw ConfigError(o.shown_as + ": " + excerpt(walked) +
+                          " is shared through a YAML alias (*anchor); write it out in the config to change one copy");
       if (last) {
         current[index] = value;
         return;
@@ -141,18 +142,11 @@ void apply_override(YAML::Node& root, const Override& o, Sources& sources) {
       if (!current[step.key]) current[step.key] = YAML::Node(YAML::NodeType::Null);
       YAML::Node next = current[step.key];
       if (occurrences(root, next) > 1)
-        throw ConfigError(o.shown_as + ": " + walked + " is shared through a YAML alias (*anchor); write it out in "
-                                                       "the config to change one copy");
+        throw ConfigError(o.shown_as + ": " + excerpt(walked) +
+                          " is shared through a YAML alias (*anchor); write it out in the config to change one copy");
       current.reset(next);
     }
   }
-}
-
-/// A key as messages show it: at most 80 characters, so a megabyte-long key does not make a
-/// megabyte-long line.
-std::string shown_key(const std::string& key) {
-  constexpr std::size_t kShown = 80;
-  return key.size() <= kShown ? key : key.substr(0, kShown) + "...";
 }
 
 /// The steps from the root to a node, joined into a key path only when a message needs one:
@@ -178,7 +172,8 @@ void check_duplicate_keys(const YAML::Node& node, std::vector<std::string>& step
     std::unordered_set<std::string> seen;
     for (const auto& entry : node) {
       const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
-      steps.push_back(shown_key(key));
+      // As messages show it (excerpt): a megabyte-long key does not make a megabyte-long line.
+      steps.push_back(excerpt(key));
       if (!seen.insert(key).second) {
         const std::string key_path = joined_path(steps);
         throw ConfigError(sources.where(key_path, entry.first.Mark()) + ": " + key_path + ": duplicate key");
@@ -279,7 +274,7 @@ void check_gaze(LoadedConfig& loaded, const std::filesystem::path& base_folder) 
   for (const char c : gaze.host)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':'))
       throw ConfigError(loaded.error_at("gaze.host", "expected a host name or an IP address (letters, digits, '.', '-', "
-                                                     "':'), found \"" + gaze.host + "\""));
+                                                     "':'), found \"" + excerpt(gaze.host) + "\""));
 }
 
 /// The sphere_tree keys that cannot work together. Values, not the keys written, decide: a
