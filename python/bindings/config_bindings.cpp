@@ -1,8 +1,10 @@
 // load_config and Config (docs/python.md, "Configs"): the command line's loader and checks,
 // so a key mistyped in Python gets fovea run's message, file:line:col and all.
 
+#include <cctype>
+#include <charconv>
 #include <cmath>
-#include <regex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "bindings.hpp"
+#include "core/format.hpp"
 
 namespace py = pybind11;
 
@@ -20,27 +23,83 @@ namespace {
 /// parts as attributes.
 py::object config_error_type;
 
+/// A config message's parts: "where: key: detail", as config::error_at makes them.
+struct KeyedMessage {
+  std::string where;   ///< file:line:col, or the override that set the key
+  std::string key;     ///< a key path without spaces: world.entities[0].count
+  std::string detail;  ///< what was expected, found what
+};
+
+bool starts_key(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool inside_key(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '[' || c == ']';
+}
+
+/// `message` split at the first ": " that a key and another ": " follow; nullopt when there
+/// is none, or the message is more than one line. A long key is quoted as excerpt() quotes
+/// it, its length after it: "kkk... (1000000 bytes)". Plain scanning, linear in the message:
+/// the std::regex this replaces recursed once per character in libstdc++'s executor, so a
+/// message quoting some 20 KB of input overflowed the stack and killed Python. (Each key
+/// scanned stops at the next ':', so the scans never overlap.)
+std::optional<KeyedMessage> split_keyed(const std::string& message) {
+  if (message.find_first_of("\n\r") != std::string::npos) return std::nullopt;
+  for (std::size_t colon = message.find(": "); colon != std::string::npos; colon = message.find(": ", colon + 1)) {
+    const std::size_t key_begin = colon + 2;
+    if (key_begin >= message.size() || !starts_key(message[key_begin])) continue;
+    std::size_t key_end = key_begin + 1;
+    while (key_end < message.size() && inside_key(message[key_end])) ++key_end;
+    if (message.compare(key_end, 2, " (") == 0) {
+      std::size_t digits_end = key_end + 2;
+      while (digits_end < message.size() && std::isdigit(static_cast<unsigned char>(message[digits_end])))
+        ++digits_end;
+      if (digits_end > key_end + 2 && message.compare(digits_end, 7, " bytes)") == 0) key_end = digits_end + 7;
+    }
+    if (message.compare(key_end, 2, ": ") == 0)
+      return KeyedMessage{message.substr(0, colon), message.substr(key_begin, key_end - key_begin),
+                          message.substr(key_end + 2)};
+  }
+  return std::nullopt;
+}
+
+/// The digits ending `text` at `end` (exclusive), read as a number; `end` moves to their
+/// first. nullopt when there are none or they overflow.
+std::optional<long long> digits_before(const std::string& text, std::size_t& end) {
+  std::size_t first = end;
+  while (first > 0 && std::isdigit(static_cast<unsigned char>(text[first - 1]))) --first;
+  long long value = 0;
+  const auto [stop, error] = std::from_chars(text.data() + first, text.data() + end, value);
+  if (first == end || error != std::errc() || stop != text.data() + end) return std::nullopt;
+  end = first;
+  return value;
+}
+
 /// Raises fovea.ConfigError for `message` ("where: key: what"), with `where` (file:line:col
 /// or the override that set the key), `file`, `line`, `column`, `key` and `detail` read from
 /// it; None where the message has no such part (an override has no line).
 void raise_config_error(const std::string& message) {
-  py::object error = config_error_type(message);
+  // Bytes that are not UTF-8 (a file name's) are shown as U+FFFD: raising here cannot raise.
+  const auto text = [](const std::string& s) {
+    return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
+  };
+  py::object error = config_error_type(text(message));
   py::object where = py::none(), file = py::none(), line = py::none(), column = py::none(), key = py::none();
-  py::object detail = py::str(message);
-  // A key is a path without spaces (world.entities[0].count); `where` is what precedes it.
-  static const std::regex keyed(R"(^(.*?): ([A-Za-z_][A-Za-z0-9_.\[\]]*): (.*)$)");
-  static const std::regex located(R"(^(.+):(\d+):(\d+)$)");
-  std::smatch parts;
-  if (std::regex_match(message, parts, keyed)) {
-    const std::string place = parts[1].str();
-    where = py::str(place);
-    key = py::str(parts[2].str());
-    detail = py::str(parts[3].str());
-    std::smatch at;
-    if (std::regex_match(place, at, located)) {
-      file = py::str(at[1].str());
-      line = py::int_(std::stol(at[2].str()));
-      column = py::int_(std::stol(at[3].str()));
+  py::object detail = text(message);
+  if (const std::optional<KeyedMessage> parts = split_keyed(message)) {
+    where = text(parts->where);
+    key = text(parts->key);
+    detail = text(parts->detail);
+    // file:line:col: the last two ":digits" of where, and a file before them.
+    const std::string& place = parts->where;
+    std::size_t at = place.size();
+    const std::optional<long long> col = digits_before(place, at);
+    if (col && at > 0 && place[at - 1] == ':') {
+      --at;
+      const std::optional<long long> row = digits_before(place, at);
+      if (row && at > 1 && place[at - 1] == ':') {
+        file = text(place.substr(0, at - 1));
+        line = py::int_(*row);
+        column = py::int_(*col);
+      }
     }
   }
   error.attr("where") = where;
@@ -109,7 +168,7 @@ std::vector<config::Override> overrides_from(const py::object& overrides, const 
   if (py::isinstance<py::dict>(overrides)) {
     for (const auto& [k, v] : overrides.cast<py::dict>()) {
       const std::string assignment = py::str(k).cast<std::string>() + "=" + yaml_text(v, true);
-      result.push_back({assignment, who + " " + assignment});
+      result.push_back({assignment, who + " " + excerpt(assignment)});
     }
     return result;
   }
@@ -119,7 +178,7 @@ std::vector<config::Override> overrides_from(const py::object& overrides, const 
     if (!py::isinstance<py::str>(item))
       throw config::ConfigError(who + ": expected \"key=value\" strings, got " + py::repr(item).cast<std::string>());
     const std::string assignment = item.cast<std::string>();
-    result.push_back({assignment, who + " " + assignment});
+    result.push_back({assignment, who + " " + excerpt(assignment)});
   }
   return result;
 }
@@ -146,11 +205,9 @@ config::LoadedConfig load_config_argument(const py::object& config, const py::ob
     } catch (const config::ConfigError& e) {
       // An error the checks found at a key of the resolved text (a check across keys, set off
       // by an override) is told at the key's own place, as loading the file would tell it.
-      static const std::regex keyed(R"(^(.*?): ([A-Za-z_][A-Za-z0-9_.\[\]]*): (.*)$)");
-      const std::string message = e.what();
-      std::smatch parts;
-      if (!std::regex_match(message, parts, keyed) || parts[1].str().rfind(loaded.source + ":", 0) != 0) throw;
-      throw config::ConfigError(config::error_at(locations, loaded.source, parts[2].str(), parts[3].str()));
+      const std::optional<KeyedMessage> parts = split_keyed(e.what());
+      if (!parts || parts->where.rfind(loaded.source + ":", 0) != 0) throw;
+      throw config::ConfigError(config::error_at(locations, loaded.source, parts->key, parts->detail));
     }
   }
   if (py::isinstance<py::dict>(config))
