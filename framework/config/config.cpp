@@ -71,13 +71,10 @@ std::string kind_of(const YAML::Node& node) {
   return "a single value";
 }
 
-/// Nesting deeper than any config needs; also stops a self-referencing alias.
-constexpr int kMaxDepth = 64;
-
 /// How many times `target` (by identity) is reachable in `node`: more than once when a YAML
-/// alias (*anchor) shares it.
+/// alias (*anchor) shares it. The depth bound also stops a self-referencing alias.
 int occurrences(const YAML::Node& node, const YAML::Node& target, int depth = 0) {
-  if (depth > kMaxDepth) return 0;
+  if (depth > kMaxNestingDepth) return 0;
   int n = node.is(target) ? 1 : 0;
   if (node.IsSequence())
     for (const auto& child : node) n += occurrences(child, target, depth + 1);
@@ -158,7 +155,7 @@ std::string joined_path(const std::vector<std::string>& steps) {
 }
 
 /// The recursion is bounded: the document passed check_yaml_structure first (at most
-/// kMaxDepth levels, no alias inside its own anchor).
+/// kMaxNestingDepth levels, no alias inside its own anchor).
 void check_duplicate_keys(const YAML::Node& node, std::vector<std::string>& steps, const Sources& sources) {
   if (node.IsSequence()) {
     std::size_t i = 0;
@@ -585,11 +582,11 @@ bool is_utf8(std::string_view text) {
 constexpr std::int64_t kMaxAliasNodes = 100'000;
 
 /// Checks a YAML text's structure on the parser's events, before any node is built or
-/// walked: nesting at most kMaxDepth deep, aliases adding at most kMaxAliasNodes nodes when
-/// expanded, and no alias inside its own anchor. yaml-cpp shares an aliased node rather than
-/// copying it, so a few hundred bytes of nested aliases ("billion laughs") make a document
-/// of billions of nodes for every walk that follows, and a self-containing anchor an endless
-/// one. Counting here costs one pass over the events, whatever the aliases expand to.
+/// walked: nesting at most kMaxNestingDepth deep, aliases adding at most kMaxAliasNodes nodes
+/// when expanded, and no alias inside its own anchor. yaml-cpp shares an aliased node rather
+/// than copying it, so a few hundred bytes of nested aliases ("billion laughs") make a
+/// document of billions of nodes for every walk that follows, and a self-containing anchor an
+/// endless one. Counting here costs one pass over the events, whatever the aliases expand to.
 class YamlStructureCheck final : public YAML::EventHandler {
  public:
   YamlStructureCheck(const std::string& source_name, bool in_file) : source_name_(source_name), in_file_(in_file) {}
@@ -655,8 +652,8 @@ class YamlStructureCheck final : public YAML::EventHandler {
   }
   void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
     node_at(mark);
-    if (static_cast<int>(open_.size()) >= kMaxDepth)
-      throw ConfigError(where(mark) + ": nested deeper than " + std::to_string(kMaxDepth) +
+    if (static_cast<int>(open_.size()) >= kMaxNestingDepth)
+      throw ConfigError(where(mark) + ": nested deeper than " + std::to_string(kMaxNestingDepth) +
                         " levels of lists and maps; no config needs as many");
     mark_anchor(anchor, kOpen);
     open_.push_back({anchor, nodes_});

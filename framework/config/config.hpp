@@ -39,6 +39,12 @@ struct LoadedExperiment {
 std::string error_at(const std::map<std::string, std::string>& locations, const std::string& source,
                      const std::string& path, const std::string& message);
 
+/// Levels of lists and maps a config may nest, the top-level map included: more than any
+/// config needs, and a bound on every walk of one. The YAML reader refuses a document past
+/// it, and so does the Python module's conversion of dicts and lists
+/// (python/bindings/config_bindings.cpp); docs/formats.md, "What each reader refuses".
+inline constexpr int kMaxNestingDepth = 64;
+
 /// One override from the command line: "key=value" (a YAML value; list elements as
 /// `world.entities[0].count`), and how messages name it.
 struct Override {
