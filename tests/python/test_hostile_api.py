@@ -11,6 +11,7 @@ used. Bounded so the file runs in well under a minute.
 
 import math
 import os
+import tempfile
 import time
 
 import pytest
@@ -19,6 +20,11 @@ hypothesis = pytest.importorskip(
     "hypothesis", reason="needs python3-hypothesis (apt install python3-hypothesis; ./fovea test installs it)")
 
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
+
+# Hypothesis keeps a cache (its Unicode tables) in .hypothesis/ of the working folder, which
+# is the source folder under ctest: the temporary folder's instead, as test_hostile_results.py.
+set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "fovea-hypothesis"))
 
 import fovea  # noqa: E402
 
