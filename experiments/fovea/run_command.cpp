@@ -385,7 +385,7 @@ RunOptions run_options_of(const RunArguments& a) {
   options.overrides = set_overrides(a.sets);
   // --frames N is `--set frames=N` under its own name: the config's checks and messages.
   if (a.frames_option->count() > 0)
-    options.overrides.push_back({"frames=" + a.frames, "--frames " + (a.frames.empty() ? "''" : a.frames)});
+    options.overrides.push_back({"frames=" + a.frames, "--frames " + (a.frames.empty() ? "''" : excerpt(a.frames))});
   if (!a.out.empty()) options.out = a.out;
   if (a.headless) options.display = DisplayChoice::headless;
   if (a.offscreen) options.display = DisplayChoice::offscreen;

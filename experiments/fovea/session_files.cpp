@@ -37,7 +37,7 @@ void SessionLog::line(const std::string& text) {
 
 bool check_session_options(const ExperimentOptions& options, std::optional<SyntheticKeys>& synthetic_keys) {
   if (!valid_participant(options.participant)) {
-    std::cerr << "--participant " << options.participant
+    std::cerr << "--participant " << excerpt(options.participant)
               << ": expected a name of letters, digits, - _ . (it names the participant's folder; \"pooled\" names `fovea "
                  "fit`'s pooled fit)\n";
     return false;

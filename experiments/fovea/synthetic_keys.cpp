@@ -4,6 +4,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "core/format.hpp"
+
 namespace fovea {
 
 SyntheticKeys::SyntheticKeys(const std::string& script) {
@@ -14,7 +16,7 @@ SyntheticKeys::SyntheticKeys(const std::string& script) {
     from = comma + 1;
     const std::size_t colon = entry.find(':');
     if (colon == std::string::npos)
-      throw std::invalid_argument("\"" + entry + "\": expected SCREEN:KEY, e.g. answer:y");
+      throw std::invalid_argument("\"" + excerpt(entry) + "\": expected SCREEN:KEY, e.g. answer:y");
     Key k{Screen::none, entry.substr(0, colon), entry.substr(colon + 1), SDLK_UNKNOWN};
     static const std::map<std::string, Screen> screens{{"instructions", Screen::instructions},
                                                       {"break", Screen::pause},
@@ -23,11 +25,13 @@ SyntheticKeys::SyntheticKeys(const std::string& script) {
                                                       {"answer", Screen::answer}};
     const auto screen = screens.find(k.screen_name);
     if (screen == screens.end())
-      throw std::invalid_argument("\"" + entry + "\": the screen is one of instructions, break, blank, stimulus, answer");
+      throw std::invalid_argument("\"" + excerpt(entry) +
+                                  "\": the screen is one of instructions, break, blank, stimulus, answer");
     k.screen = screen->second;
     k.key = SDL_GetKeyFromName(k.key_name.c_str());
     if (k.key == SDLK_UNKNOWN)
-      throw std::invalid_argument("\"" + entry + "\": " + k.key_name + " is not a key name SDL knows");
+      throw std::invalid_argument("\"" + excerpt(entry) + "\": " + excerpt(k.key_name) +
+                                  " is not a key name SDL knows");
     keys_.push_back(k);
   }
 }

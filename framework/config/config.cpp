@@ -71,13 +71,10 @@ std::string kind_of(const YAML::Node& node) {
   return "a single value";
 }
 
-/// Nesting deeper than any config needs; also stops a self-referencing alias.
-constexpr int kMaxDepth = 64;
-
 /// How many times `target` (by identity) is reachable in `node`: more than once when a YAML
-/// alias (*anchor) shares it.
+/// alias (*anchor) shares it. The depth bound also stops a self-referencing alias.
 int occurrences(const YAML::Node& node, const YAML::Node& target, int depth = 0) {
-  if (depth > kMaxDepth) return 0;
+  if (depth > kMaxNestingDepth) return 0;
   int n = node.is(target) ? 1 : 0;
   if (node.IsSequence())
     for (const auto& child : node) n += occurrences(child, target, depth + 1);
@@ -110,10 +107,11 @@ void apply_override(YAML::Node& root, const Override& o, Sources& sources) {
   for (std::size_t s = 0; s < steps.size(); ++s) {
     const PathStep& step = steps[s];
     const bool last = s + 1 == steps.size();
-    const std::string where = walked.empty() ? "the top level" : walked;
+    // The path is the argument's own text: quoted as excerpt() quotes input.
+    const std::string where = walked.empty() ? "the top level" : excerpt(walked);
     if (step.index >= 0) {
       if (!current.IsDefined() || current.IsNull())
-        throw ConfigError(o.shown_as + ": " + where + " is not in the config; set the whole list, as " + walked +
+        throw ConfigError(o.shown_as + ": " + where + " is not in the config; set the whole list, as " + where +
                           "=[...]");
       if (!current.IsSequence()) throw ConfigError(o.shown_as + ": " + where + " is " + kind_of(current) + ", not a list");
       const auto index = static_cast<std::size_t>(step.index);
@@ -123,8 +121,8 @@ void apply_override(YAML::Node& root, const Override& o, Sources& sources) {
       walked += "[" + std::to_string(index) + "]";
       YAML::Node next = current[index];
       if (!last && occurrences(root, next) > 1)
-        throw ConfigError(o.shown_as + ": " + walked + " is shared through a YAML alias (*anchor); write it out in "
-                                                       "the config to change one copy");
+        throw ConfigError(o.shown_as + ": " + excerpt(walked) +
+                          " is shared through a YAML alias (*anchor); write it out in the config to change one copy");
       if (last) {
         current[index] = value;
         return;
@@ -141,18 +139,11 @@ void apply_override(YAML::Node& root, const Override& o, Sources& sources) {
       if (!current[step.key]) current[step.key] = YAML::Node(YAML::NodeType::Null);
       YAML::Node next = current[step.key];
       if (occurrences(root, next) > 1)
-        throw ConfigError(o.shown_as + ": " + walked + " is shared through a YAML alias (*anchor); write it out in "
-                                                       "the config to change one copy");
+        throw ConfigError(o.shown_as + ": " + excerpt(walked) +
+                          " is shared through a YAML alias (*anchor); write it out in the config to change one copy");
       current.reset(next);
     }
   }
-}
-
-/// A key as messages show it: at most 80 characters, so a megabyte-long key does not make a
-/// megabyte-long line.
-std::string shown_key(const std::string& key) {
-  constexpr std::size_t kShown = 80;
-  return key.size() <= kShown ? key : key.substr(0, kShown) + "...";
 }
 
 /// The steps from the root to a node, joined into a key path only when a message needs one:
@@ -164,7 +155,7 @@ std::string joined_path(const std::vector<std::string>& steps) {
 }
 
 /// The recursion is bounded: the document passed check_yaml_structure first (at most
-/// kMaxDepth levels, no alias inside its own anchor).
+/// kMaxNestingDepth levels, no alias inside its own anchor).
 void check_duplicate_keys(const YAML::Node& node, std::vector<std::string>& steps, const Sources& sources) {
   if (node.IsSequence()) {
     std::size_t i = 0;
@@ -178,7 +169,8 @@ void check_duplicate_keys(const YAML::Node& node, std::vector<std::string>& step
     std::unordered_set<std::string> seen;
     for (const auto& entry : node) {
       const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
-      steps.push_back(shown_key(key));
+      // As messages show it (excerpt): a megabyte-long key does not make a megabyte-long line.
+      steps.push_back(excerpt(key));
       if (!seen.insert(key).second) {
         const std::string key_path = joined_path(steps);
         throw ConfigError(sources.where(key_path, entry.first.Mark()) + ": " + key_path + ": duplicate key");
@@ -279,7 +271,7 @@ void check_gaze(LoadedConfig& loaded, const std::filesystem::path& base_folder) 
   for (const char c : gaze.host)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':'))
       throw ConfigError(loaded.error_at("gaze.host", "expected a host name or an IP address (letters, digits, '.', '-', "
-                                                     "':'), found \"" + gaze.host + "\""));
+                                                     "':'), found \"" + excerpt(gaze.host) + "\""));
 }
 
 /// The sphere_tree keys that cannot work together. Values, not the keys written, decide: a
@@ -590,11 +582,11 @@ bool is_utf8(std::string_view text) {
 constexpr std::int64_t kMaxAliasNodes = 100'000;
 
 /// Checks a YAML text's structure on the parser's events, before any node is built or
-/// walked: nesting at most kMaxDepth deep, aliases adding at most kMaxAliasNodes nodes when
-/// expanded, and no alias inside its own anchor. yaml-cpp shares an aliased node rather than
-/// copying it, so a few hundred bytes of nested aliases ("billion laughs") make a document
-/// of billions of nodes for every walk that follows, and a self-containing anchor an endless
-/// one. Counting here costs one pass over the events, whatever the aliases expand to.
+/// walked: nesting at most kMaxNestingDepth deep, aliases adding at most kMaxAliasNodes nodes
+/// when expanded, and no alias inside its own anchor. yaml-cpp shares an aliased node rather
+/// than copying it, so a few hundred bytes of nested aliases ("billion laughs") make a
+/// document of billions of nodes for every walk that follows, and a self-containing anchor an
+/// endless one. Counting here costs one pass over the events, whatever the aliases expand to.
 class YamlStructureCheck final : public YAML::EventHandler {
  public:
   YamlStructureCheck(const std::string& source_name, bool in_file) : source_name_(source_name), in_file_(in_file) {}
@@ -660,8 +652,8 @@ class YamlStructureCheck final : public YAML::EventHandler {
   }
   void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
     node_at(mark);
-    if (static_cast<int>(open_.size()) >= kMaxDepth)
-      throw ConfigError(where(mark) + ": nested deeper than " + std::to_string(kMaxDepth) +
+    if (static_cast<int>(open_.size()) >= kMaxNestingDepth)
+      throw ConfigError(where(mark) + ": nested deeper than " + std::to_string(kMaxNestingDepth) +
                         " levels of lists and maps; no config needs as many");
     mark_anchor(anchor, kOpen);
     open_.push_back({anchor, nodes_});

@@ -7,6 +7,7 @@
 
 #include "config/schema.hpp"
 #include "config/settings.hpp"
+#include "core/format.hpp"
 #include "psychophysics/experiment_settings.hpp"
 
 namespace fovea::config {
@@ -38,18 +39,26 @@ struct LoadedExperiment {
 std::string error_at(const std::map<std::string, std::string>& locations, const std::string& source,
                      const std::string& path, const std::string& message);
 
+/// Levels of lists and maps a config may nest, the top-level map included: more than any
+/// config needs, and a bound on every walk of one. The YAML reader refuses a document past
+/// it, and so does the Python module's conversion of dicts and lists
+/// (python/bindings/config_bindings.cpp); docs/formats.md, "What each reader refuses".
+inline constexpr int kMaxNestingDepth = 64;
+
 /// One override from the command line: "key=value" (a YAML value; list elements as
 /// `world.entities[0].count`), and how messages name it.
 struct Override {
   std::string assignment;  ///< "key=value", as after `--set`
-  std::string shown_as;  ///< "--set key=value", or "--frames 200" for the --frames option
+  /// "--set key=value", or "--frames 200" for the --frames option: every message about the
+  /// override starts with it, so it quotes the argument as excerpt() does, a bounded excerpt.
+  std::string shown_as;
 };
 /// The most overrides one config or spec takes (docs/formats.md, "Lists and their caps"):
 /// `--set`, and for a study's run its `set` and its levels' keys. Refused before any is
 /// applied: each names its key in messages, which costs every key read a look at them all.
 inline constexpr std::size_t kMaxOverrides = 4096;
-/// The override `--set assignment` makes, named as written.
-inline Override set_override(const std::string& assignment) { return {assignment, "--set " + assignment}; }
+/// The override `--set assignment` makes, named as written (an excerpt of a long one).
+inline Override set_override(const std::string& assignment) { return {assignment, "--set " + excerpt(assignment)}; }
 
 /// Reads and validates a config file (one YAML document), then applies the overrides in
 /// order, with the same checks. Throws ConfigError.

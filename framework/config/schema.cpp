@@ -1,5 +1,6 @@
 #include "config/schema.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -23,7 +24,9 @@ std::string Sources::where(const std::string& path, const YAML::Mark& mark) cons
 }
 
 void ParseState::fail(const std::string& path, const YAML::Mark& mark, const std::string& message) const {
-  throw ConfigError(sources.where(path, mark) + ": " + (path.empty() ? "" : path + ": ") + message);
+  // The path holds the input's own keys: quoted as excerpt() quotes input, so a megabyte-long
+  // key makes a line of a few hundred bytes. Real paths are far shorter than its bound.
+  throw ConfigError(sources.where(path, mark) + ": " + (path.empty() ? "" : excerpt(path) + ": ") + message);
 }
 
 bool NumberRange::contains(double v) const {
@@ -74,8 +77,8 @@ std::string found_text(const YAML::Node& node) {
   const std::string& text = node.Scalar();
   double number;
   bool too_large = false;
-  if (node.Tag() != "!" && (parse_double_text(text, number, &too_large) || too_large)) return text;
-  return "\"" + text + "\"";
+  if (node.Tag() != "!" && (parse_double_text(text, number, &too_large) || too_large)) return excerpt(text);
+  return "\"" + excerpt(text) + "\"";
 }
 
 void reject_explicit_tag(const YAML::Node& node, const std::string& path, const YAML::Mark& mark, ParseState& state) {
@@ -83,7 +86,7 @@ void reject_explicit_tag(const YAML::Node& node, const std::string& path, const 
   if (!node.IsDefined()) return;
   const std::string& tag = node.Tag();
   if (tag.empty() || tag == "?" || tag == "!") return;
-  state.fail(path, mark_of(node, mark), "explicit YAML tags are not supported, found " + tag);
+  state.fail(path, mark_of(node, mark), "explicit YAML tags are not supported, found " + excerpt(tag));
 }
 
 YAML::Mark mark_of(const YAML::Node& node, const YAML::Mark& fallback) {
@@ -195,6 +198,10 @@ std::string closest(const std::string& word, const std::vector<std::string>& can
   std::string best;
   std::size_t best_distance = limit + 1;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: a 20,000-character value is no typo
+    // of a name, and its edit distance to each would take a while.
+    const std::size_t longer = std::max(word.size(), c.size()), shorter = std::min(word.size(), c.size());
+    if (longer - shorter >= best_distance) continue;
     const std::size_t d = edit_distance(word, c);
     if (d < best_distance) {
       best = c;

@@ -34,12 +34,21 @@ class ExternalGazeSource final : public GazeSource {
   /// choose among: a flood overwrites the oldest, memory never grows.
   static constexpr std::size_t kCapacity = 512;
 
+  /// How far past the run's clock a pushed sample's time may lie, seconds. The source knows
+  /// the clock as the latest frame time it was sampled for; a program stamps its samples on
+  /// World.time_s, the next frame's time, at most one time step later (world.time_step_s is at
+  /// most 1 s), less its tracker's latency, tens of milliseconds. So no real sample lies 2 s
+  /// ahead, and one that does is a glitched time stamp (1e9 s): accepted, it would become the
+  /// newest, and every real sample after it would be refused as older, for the rest of the run.
+  static constexpr double kMaxAheadS = 2.0;
+
   /// A sample from outside, on the run's clock. Returns false, stores nothing and counts it in
   /// dropped() when it is rejected: time_s not finite, confidence outside [0, 1] (or NaN), a
-  /// valid sample whose x_px or y_px is not finite, or time_s before the newest accepted
-  /// sample's (equal times are accepted; the later push wins). last_rejection() then says
-  /// why. The coordinates of an invalid sample (a blink, a lost eye: trackers report NaN or a
-  /// sentinel) are not looked at, and kept as given.
+  /// valid sample whose x_px or y_px is not finite, time_s more than kMaxAheadS past the
+  /// latest frame time sample() was asked for (0 before the first), or time_s before the
+  /// newest accepted sample's (equal times are accepted; the later push wins).
+  /// last_rejection() then says why. The coordinates of an invalid sample (a blink, a lost
+  /// eye: trackers report NaN or a sentinel) are not looked at, and kept as given.
   bool push(const GazeSample& sample);
 
   /// Why the most recent rejected push was rejected, one sentence naming the field and its
@@ -53,7 +62,8 @@ class ExternalGazeSource final : public GazeSource {
   /// what the eye did by the frame's time, not a sample pushed for a later one. When every
   /// kept sample is later still, the earliest of them, which Gaze::at refuses as from the
   /// future; invalid with time 0 before the first push. It stays the answer, ageing, until a
-  /// newer one is due: Gaze::at decides when it is too old.
+  /// newer one is due: Gaze::at decides when it is too old. `now_s` is the run's clock for
+  /// push()'s bound on samples from the future.
   GazeSample sample(double now_s) override;
   /// Run: pushed time_s are on the run's clock, the time Animation::step hands Gaze::at.
   GazeClock clock() const override { return GazeClock::run; }
@@ -83,6 +93,7 @@ class ExternalGazeSource final : public GazeSource {
   Ring recent_;                  ///< accepted since the last take_recent
   bool any_accepted_ = false;    ///< newest_time_s_ holds a time
   double newest_time_s_ = 0;     ///< time_s of the newest accepted sample: pushes before it are refused
+  double clock_s_ = 0;           ///< the latest now_s sample() was given: pushes past it + kMaxAheadS are refused
   std::uint64_t dropped_ = 0;
   std::string last_rejection_;
 };

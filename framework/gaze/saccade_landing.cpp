@@ -23,6 +23,11 @@ constexpr double kEarlierIntervals = 3.0;
 /// coarse pass, then a fine one around its best.
 constexpr double kCoarseStepPx = 8.0;
 constexpr double kFineStepPx = 0.25;
+/// Amplitudes one scan tries at most. A saccade on a screen spans at most its diagonal, a
+/// few hundred coarse steps; a sample far off the screen (a pushed or recorded 1e16 px)
+/// makes the range as long as it is far, and past 2^51 px a step of 0.25 px no longer moves
+/// the amplitude at all: the scan then widens its step to stay within this many, and ends.
+constexpr int kMostScanSteps = 4096;
 
 /// The minimum-jerk profile's progress at the share `tau` of the movement (0 before, 1 after).
 double minimum_jerk(double tau) {
@@ -131,7 +136,9 @@ LandingPrediction predict_landing(std::span<const TrackedSample> samples, const 
   double best_a = farthest_px, best_misfit = std::numeric_limits<double>::infinity();
   const auto scan = [&](double t0, double lo, double hi, double step) {
     double found = lo, found_misfit = std::numeric_limits<double>::infinity();
-    for (double a = lo; a <= hi + 1e-9; a += step) {
+    step = std::max(step, (hi - lo) / kMostScanSteps);
+    int tried = 0;
+    for (double a = lo; a <= hi + 1e-9 && tried <= kMostScanSteps; a += step, ++tried) {
       const double m = misfit(flight, a, degrees_of(a), t0, model);
       if (m < found_misfit) found_misfit = m, found = a;
     }

@@ -363,8 +363,9 @@ seed step to the same frames, byte for byte, as `fovea run --headless`.)")
            R"(A gaze sample for gaze.source: external (docs/gaze.md): screen pixels from the top-left,
 y down; t_s on the world's clock (World.time_s; None: now); valid False for a blink or lost
 track. Ages, holds and fallback as for every source. Raises ValueError for a sample the
-source refuses (not finite, time going back, confidence outside [0, 1]) and ConfigError when
-the world's gaze source is not external. Thread-safe: a tracker SDK's callback may call it.)")
+source refuses (not finite, time going back, time more than 2 s past the last frame's,
+confidence outside [0, 1]) and ConfigError when the world's gaze source is not external.
+Thread-safe: a tracker SDK's callback may call it.)")
       .def("set_schedule",
            [](World& w, const py::kwargs& keys) {
              w.change("schedule", "set_schedule", keys,

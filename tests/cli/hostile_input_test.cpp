@@ -157,3 +157,39 @@ TEST_CASE("hostile input: a config whose config.yaml would pass 1 MiB is refused
   CHECK_THAT(run.err, StartsWith(said));
   CHECK_FALSE(std::filesystem::exists(dir / "out" / "config.yaml"));
 }
+
+TEST_CASE("hostile input: a megabyte-long key or value is quoted as an excerpt, in one short line", "[cli][hostile]") {
+  // Before: the whole key was quoted, a line of 1,000,220 bytes; the Python module, which
+  // read the message with std::regex, died of it (issue 42).
+  TempDir dir;
+  const std::string key(1'000'000, 'k');
+  std::ofstream(dir / "big_key.yaml") << "? " << key << "\n: 1\n";
+  auto result = run_process({kFovea, "validate", "big_key.yaml"}, dir.path());
+  CHECK(result.status == 2);
+  CHECK(line_count(result.err) == 1);
+  CHECK(result.err.size() < 400);  // the file, the excerpt, and the keys a config may have
+  CHECK_THAT(result.err, StartsWith("big_key.yaml:1:3: " + std::string(60, 'k') + "... (1000000 bytes): unknown key; "));
+
+  const std::string value(1'000'000, 'v');
+  std::ofstream(dir / "big_value.yaml") << "schedule:\n  kind: " << value << "\n";
+  result = run_process({kFovea, "validate", "big_value.yaml"}, dir.path());
+  CHECK(result.status == 2);
+  CHECK(line_count(result.err) == 1);
+  CHECK(result.err.size() < 400);
+  CHECK_THAT(result.err, StartsWith("big_value.yaml:2:9: schedule.kind: expected one of "));
+  CHECK_THAT(result.err, Contains("found \"" + std::string(60, 'v') + "... (1000000 bytes)\""));
+
+  // A --set argument may be at most 128 KiB (Linux's MAX_ARG_STRLEN): 100,000 bytes of it.
+  std::ofstream(dir / "small.yaml") << "frames: 5\n";
+  const std::string set_value(100'000, 's');
+  result = run_process({kFovea, "validate", "small.yaml", "--set", "schedule.kind=" + set_value}, dir.path());
+  CHECK(result.status == 2);
+  CHECK(line_count(result.err) == 1);
+  CHECK(result.err.size() < 400);
+  CHECK_THAT(result.err, StartsWith("--set schedule.kind=" + std::string(46, 's') + "... (100014 bytes): schedule.kind: "));
+  result = run_process({kFovea, "validate", "small.yaml", "--set", set_value + "=1"}, dir.path());
+  CHECK(result.status == 2);
+  CHECK(result.err.size() < 400);
+  CHECK_THAT(result.err, StartsWith("--set " + std::string(60, 's') + "... (100002 bytes): " + std::string(60, 's') +
+                                    "... (100000 bytes): unknown key; "));
+}

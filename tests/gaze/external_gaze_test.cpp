@@ -63,6 +63,8 @@ TEST_CASE("ExternalGazeSource: a pushed sample is used with its age on the run's
           "[gaze][external]") {
   // The same steps as gaze_fallback_test's stalled tracker: max_age_ms, then hold_ms, then the centre.
   ExternalGaze g(external(100, 200));
+  // The run's clock at 10 s, nothing pushed yet: the centre.
+  CHECK(std::string(g.gaze.at(10.0).source) == "centre");
   REQUIRE(g.source.push(at(500, 600, 10.0)));
   FrameGaze f = g.gaze.at(10.04);
   CHECK(std::string(f.source) == "external");
@@ -108,9 +110,9 @@ TEST_CASE("ExternalGazeSource: the frame takes the newest sample due by its time
 
   // Before the first sample is due, nothing current: the centre.
   ExternalGaze early(external(100, 200));
-  REQUIRE(early.source.push(at(1, 2, 5.0)));
+  REQUIRE(early.source.push(at(1, 2, 1.5)));
   CHECK(std::string(early.gaze.at(0.0).source) == "centre");
-  CHECK(std::string(early.gaze.at(5.0).source) == "external");
+  CHECK(std::string(early.gaze.at(1.5).source) == "external");
 }
 
 TEST_CASE("ExternalGazeSource: an invalid sample holds the last valid point for hold_ms, then the centre",
@@ -149,6 +151,8 @@ TEST_CASE("ExternalGazeSource: rejected pushes are counted, say why, and do not 
       {at(10, 10, 1.01, true, nan), "confidence is nan: it must lie in [0, 1]"},
       {at(10, 10, 0.5), "time_s 0.5 s is before the newest sample's 1 s: samples must come in time order, on the "
                         "run's clock"},
+      {at(10, 10, 1e9), "time_s 1000000000 s is more than 2 s ahead of the run's clock (0 s, the frame's time): a glitched "
+                        "time stamp, or one not mapped onto the run's clock"},
   };
   std::uint64_t count = 0;
   for (const auto& r : rejected) {
@@ -170,6 +174,39 @@ TEST_CASE("ExternalGazeSource: rejected pushes are counted, say why, and do not 
   CHECK(g.source.push(at(50, 60, 1.0)));
   CHECK(g.gaze.at(1.06).x_px == 50);
   CHECK_FALSE(g.source.last_rejection().empty());
+}
+
+TEST_CASE("ExternalGazeSource: a time from the far future is refused, not made the clock, and later samples are used",
+          "[gaze][external]") {
+  // Before: one glitched time stamp (1e9 s) was accepted as the newest sample, and every real
+  // sample after it refused as older, for the rest of the run.
+  ExternalGaze g(external(100, 200));
+  (void)g.gaze.at(1.0);  // the run's clock at 1 s
+  CHECK_FALSE(g.source.push(at(10, 20, 1e9)));
+  CHECK(g.source.dropped() == 1);
+  CHECK(g.source.last_rejection() ==
+        "time_s 1000000000 s is more than 2 s ahead of the run's clock (1 s, the frame's time): a glitched time stamp, or "
+        "one not mapped onto the run's clock");
+  REQUIRE(g.source.push(at(300, 400, 1.01)));
+  FrameGaze f = g.gaze.at(1.02);
+  CHECK(std::string(f.source) == "external");
+  CHECK(f.x_px == 300);
+  CHECK(f.dropped == 1);
+
+  // The bound itself, kMaxAheadS past the clock (1.02 s now), is accepted; just past it is not.
+  const double edge_s = 1.02 + ExternalGazeSource::kMaxAheadS;
+  CHECK_FALSE(g.source.push(at(1, 1, std::nextafter(edge_s, 1e300))));
+  CHECK(g.source.dropped() == 2);
+  CHECK(g.source.push(at(500, 600, edge_s)));
+  CHECK(g.source.dropped() == 2);
+  // It waits for its frame, as any sample pushed ahead.
+  CHECK(g.gaze.at(1.03).x_px == 300);
+  CHECK(g.gaze.at(edge_s).x_px == 500);
+
+  // Before the first frame the clock is 0: the bound is kMaxAheadS itself.
+  ExternalGaze fresh(external(100, 200));
+  CHECK_FALSE(fresh.source.push(at(1, 1, std::nextafter(ExternalGazeSource::kMaxAheadS, 1e300))));
+  CHECK(fresh.source.push(at(1, 1, ExternalGazeSource::kMaxAheadS)));
 }
 
 TEST_CASE("ExternalGazeSource: take_recent gives what was pushed since the last call, the newest 512 at most",
@@ -203,10 +240,14 @@ TEST_CASE("ExternalGazeSource: one thread pushes while another samples and takes
   ExternalGaze g(external(100, 200));
   std::atomic<bool> stop{false};
   std::atomic<int> accepted{0};
-  // The pusher stamps samples on the run's clock ahead of the frames, as a tracker's callback would.
+  // The pusher stamps samples on the run's clock ahead of the frames, as a tracker's callback
+  // would, but never more than a second ahead of them (ExternalGazeSource::kMaxAheadS is 2 s).
+  std::atomic<double> clock_s{0.0};
   std::thread pusher([&] {
     for (int i = 0; !stop.load(); ++i) {
-      if (g.source.push(at(i % 1920, 540, 0.001 * i))) accepted.fetch_add(1);
+      const double t_s = 0.001 * i;
+      while (t_s > clock_s.load() + 1.0 && !stop.load()) std::this_thread::yield();
+      if (g.source.push(at(i % 1920, 540, t_s))) accepted.fetch_add(1);
       if (i % 64 == 0) std::this_thread::yield();
     }
   });
@@ -217,6 +258,7 @@ TEST_CASE("ExternalGazeSource: one thread pushes while another samples and takes
   const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
   for (int frame = 0; std::chrono::steady_clock::now() < end; ++frame) {
     const double now_s = 0.001 * frame;
+    clock_s.store(now_s);
     const GazeSample s = g.source.sample(now_s);
     if (s.valid) {
       monotone = monotone && s.time_s >= last_used_s;

@@ -163,6 +163,22 @@ TEST_CASE("Landing prediction: fixations give the newest sample, and a saccade i
   }
 }
 
+TEST_CASE("Landing prediction: samples far off the screen end the fit, with a point on the screen", "[gaze][landing]") {
+  // Before: a saccade from 1e16 px off the screen (a pushed sample, World.set_gaze, issue 42)
+  // made the amplitude scan step 0.25 px at a magnitude where a step no longer moves it, and
+  // the frame never ended. Each case here is a saccade in flight: still, then fast.
+  for (const double far_px : {-1e16, -1e300, 1e16, 1e300}) {
+    INFO(far_px);
+    const std::vector<TrackedSample> samples = {
+        {0.00, far_px, 540, true}, {0.01, far_px, 540, true}, {0.02, 500, 540, true}};
+    const LandingPrediction p = predict_landing(samples, kScreen);
+    CHECK(p.in_flight);
+    CHECK(p.x_px >= 0);
+    CHECK(p.x_px <= kScreen.width_px);
+    CHECK(p.y_px == 540);
+  }
+}
+
 TEST_CASE("Landing prediction: against the scripted viewer, the predicted point is nearer its landing than the last sample",
           "[gaze][landing]") {
   ScriptedGaze viewer(ScriptedGazeSettings{}, kScreen, 5);

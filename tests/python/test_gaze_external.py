@@ -118,6 +118,26 @@ def test_refused_samples_raise_and_are_counted(tmp_path):
     assert error.value.key == "gaze.source"
 
 
+def test_a_sample_from_the_far_future_is_refused_and_later_samples_are_still_used():
+    # Before: one glitched time stamp (1e9 s) became the newest sample, and every real one after
+    # it was refused as older: the source was locked out for the rest of the run.
+    world = fovea.World(PACKED, overrides=dict(SMALL, **{"gaze.source": "external"}))
+    world.set_gaze(100, 200, t_s=0.0)
+    with pytest.raises(ValueError, match=r"^set_gaze: t_s 1000000000 s is more than 2 s ahead of the run's clock \(0 s"):
+        world.set_gaze(500, 600, t_s=1e9)
+    world.step(2)
+    world.set_gaze(300, 400, t_s=world.time_s)
+    stats = world.step()
+    assert (stats["gaze_source"], stats["gaze_x_px"], stats["gaze_y_px"]) == ("external", 300, 400)
+    assert stats["gaze_dropped"] == 1
+    # The bound is 2 s past the last frame's time (World.time_s less one step), not past World.time_s.
+    last_frame_s = world.time_s - world.config.time_step_s
+    with pytest.raises(ValueError, match="more than 2 s ahead"):
+        world.set_gaze(1, 2, t_s=last_frame_s + 2.001)
+    world.set_gaze(1, 2, t_s=last_frame_s + 1.999)
+    assert world.step()["gaze_dropped"] == 2
+
+
 def test_a_tracker_thread_pushes_while_the_world_steps():
     world = fovea.World(PACKED, overrides=dict(SMALL, **{"gaze.source": "external"}))
     stop = threading.Event()
