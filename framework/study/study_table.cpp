@@ -19,20 +19,18 @@ std::string statistic(const MetricStat& stat, const std::vector<double>& values,
   const std::size_t n = values.size();
   if (stat.kind == MetricStat::Kind::count) return format_number(static_cast<std::int64_t>(n));
   if (n == 0) return "";
-  double sum = 0;
-  for (const double v : values) sum += v;
   switch (stat.kind) {
+    // mean_of and sample_sd_of (record/column_stats.hpp) scale the sum, so values near the
+    // largest double give their mean, not infinity; for any other values, the plain sum's bits.
     case MetricStat::Kind::mean:
-      return format_number(sum / static_cast<double>(n));
-    case MetricStat::Kind::sum:
+      return format_number(mean_of(values));
+    case MetricStat::Kind::sum: {
+      double sum = 0;
+      for (const double v : values) sum += v;
       return format_number(sum);
-    case MetricStat::Kind::sd: {
-      if (n < 2) return "";
-      const double mean = sum / static_cast<double>(n);
-      double squares = 0;
-      for (const double v : values) squares += (v - mean) * (v - mean);
-      return format_number(std::sqrt(squares / static_cast<double>(n - 1)));
     }
+    case MetricStat::Kind::sd:
+      return n < 2 ? "" : format_number(sample_sd_of(values));
     default:
       break;
   }

@@ -433,6 +433,28 @@ metrics:
                     Catch::Contains("study.yaml:9:5: metrics.columns.d: x/frames.csv has no column 'b'"));
 }
 
+TEST_CASE("A run's mean and sd of values near the largest double are finite, not inf (issue 42, 13)", "[study]") {
+  TempDir dir;
+  const StudySettings study = load(dir, R"(name: s
+base: base.yaml
+factors:
+  seed: {key: seed, values: [5]}
+metrics:
+  skip_frames: 0
+  columns:
+    collisions: [mean, sd]
+)");
+  // A plain sum of these overflows to inf; their mean is 1.7e308 and their sd 0.
+  const std::string csv = "frame,collisions\n0,1.7e308\n1,1.7e308\n2,1.7e308\n3,1.7e308\n4,1.7e308\n";
+  const std::vector<std::string> row = summarise_run(study, plan_runs(study)[0], parse_csv(csv, "frames.csv"), "frames.csv");
+  const auto names = study.table_columns();
+  const auto cell = [&](const std::string& column) {
+    return row[static_cast<std::size_t>(std::find(names.begin(), names.end(), column) - names.begin())];
+  };
+  CHECK(cell("collisions_mean") == "1.7e+308");
+  CHECK(cell("collisions_sd") == "0");
+}
+
 TEST_CASE("The table reads back as written, and a foreign or broken one is refused", "[study]") {
   TempDir dir;
   const std::vector<std::string> columns = {"run", "placement", "frames", "p_mean"};
