@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/schema.hpp"
+#include "core/format.hpp"
 #include "record/json_file.hpp"
 #include "study/study_plan.hpp"
 
@@ -44,13 +45,7 @@ inline ShardJson check_shard_json(const nlohmann::ordered_json& json, const std:
   const auto found = [](const Json& value) {
     if (value.is_object()) return std::string("an object");
     if (value.is_array()) return std::string("a list");
-    std::string text = value.dump();
-    if (text.size() > 40) {
-      std::size_t cut = 40;
-      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-      text = text.substr(0, cut) + "...";
-    }
-    return text;
+    return excerpt(value.dump());
   };
   const auto field = [&](const Json& object, const std::string& name, const char* key) -> const Json& {
     if (!object.contains(key)) throw refuse(name, "missing");

@@ -44,9 +44,10 @@ std::string format_number(std::int64_t value) {
   return text;
 }
 
-std::string excerpt(std::string_view text) {
-  const bool cut = text.size() > kMaxQuotedBytes;
-  std::size_t keep = cut ? kMaxQuotedBytes - 20 : text.size();
+std::string excerpt(std::string_view text, std::size_t max_bytes) {
+  const bool cut = text.size() > max_bytes;
+  // 20 bytes are left for "... (N bytes)".
+  std::size_t keep = cut ? max_bytes - 20 : text.size();
   // Back off a UTF-8 continuation byte (10xxxxxx) so a character is never cut in half.
   while (cut && keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
   std::string out;

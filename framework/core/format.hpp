@@ -35,8 +35,9 @@ inline constexpr std::size_t kMaxQuotedBytes = 80;
 /// The one rule for quoting input in a message: `text` with control characters escaped
 /// (\n, \t, \xNN), so the message stays one line; past kMaxQuotedBytes, its first bytes
 /// (never half a UTF-8 character), "...", and its whole length: `abcd... (1000000 bytes)`.
-/// Unquoted: the caller adds quotes where the message wants them.
-std::string excerpt(std::string_view text);
+/// Unquoted: the caller adds quotes where the message wants them. `max_bytes` (at least 21)
+/// is for text that is a message of its own rather than a value (a parser's message).
+std::string excerpt(std::string_view text, std::size_t max_bytes = kMaxQuotedBytes);
 
 /// `rows` (the first a header) as lines of text, each cell padded to its column's widest and
 /// columns two spaces apart: a table for a terminal. "" for no rows.

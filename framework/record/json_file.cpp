@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "core/file_read.hpp"
+#include "core/format.hpp"
 
 namespace fovea {
 namespace {
@@ -50,12 +51,7 @@ JsonFile parse_json_text(std::string_view text, const std::string& name) {
     // whole too ("number overflow parsing '555...'", found by fuzz/targets/manifest.cpp): cut.
     std::string why = e.what();
     if (const std::size_t last_read = why.find("; last read: "); last_read != std::string::npos) why.resize(last_read);
-    if (why.size() > kLongestParserMessage) {
-      std::size_t cut = kLongestParserMessage;
-      while (cut > 0 && (static_cast<unsigned char>(why[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-      why = why.substr(0, cut) + "... (" + std::to_string(why.size()) + " bytes)";
-    }
-    return {JsonFile::State::malformed, Json(), name + ": not JSON: " + why};
+    return {JsonFile::State::malformed, Json(), name + ": not JSON: " + excerpt(why, kLongestParserMessage)};
   }
 }
 

@@ -6,16 +6,13 @@
 #include <system_error>
 #include <utility>
 
+#include "core/format.hpp"
 #include "record/json_file.hpp"
 
 namespace fovea {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-/// The most of a manifest's status a problem quotes: "completed", "interrupted" and the other
-/// words fovea writes are far shorter.
-constexpr std::size_t kLongestStatusQuoted = 40;
 
 RunFolderCheck incomplete(std::string problem) { return {RunFolderCheck::Verdict::incomplete, std::move(problem), Json(), {}}; }
 RunFolderCheck unreadable(std::string problem) { return {RunFolderCheck::Verdict::unreadable, std::move(problem), Json(), {}}; }
@@ -44,13 +41,7 @@ RunFolderCheck check_run_manifest(JsonFile manifest_file, const std::filesystem:
   if (status != "completed") {
     check.verdict = RunFolderCheck::Verdict::incomplete;
     // Quoted as far as a status needs: a manifest may hold megabytes in its place.
-    std::string said = status.is_string() ? status.get<std::string>() : status.dump();
-    if (said.size() > kLongestStatusQuoted) {
-      std::size_t cut = kLongestStatusQuoted;
-      while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-      said = said.substr(0, cut) + "... (" + std::to_string(said.size()) + " bytes)";
-    }
-    check.problem = "its manifest says " + said;
+    check.problem = "its manifest says " + excerpt(status.is_string() ? status.get<std::string>() : status.dump());
   }
   return check;
 }

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/format.hpp"
 #include "record/run_folder.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -123,5 +124,5 @@ TEST_CASE("run folder: a status of megabytes is quoted in part, with its length"
   const std::filesystem::path folder = run_folder(dir, std::string(1 << 20, 'x'), 2, 2);
   const RunFolderCheck check = check_run_folder(folder);
   CHECK(check.verdict == RunFolderCheck::Verdict::incomplete);
-  CHECK(check.problem == "its manifest says " + std::string(40, 'x') + "... (1048576 bytes)");
+  CHECK(check.problem == "its manifest says " + std::string(kMaxQuotedBytes - 20, 'x') + "... (1048576 bytes)");
 }
