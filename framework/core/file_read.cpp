@@ -127,10 +127,6 @@ void RegularFileStream::throw_if_failed() const {
   if (error()) throw FileReadError(*error());
 }
 
-void check_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
-  const RegularFile file(path, max_bytes, what);
-}
-
 std::string read_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
   RegularFile file(path, max_bytes, what);
   return file.read_all();

@@ -103,13 +103,6 @@ class RegularFileStream : private RegularFileBuffer, public std::istream {
   void throw_if_failed() const;
 };
 
-/// Throws FileReadError unless `path` is a regular file (symbolic links followed) of at most
-/// `max_bytes`; `what` names the kind of file in the message ("config", "gaze recording"),
-/// or is empty for a file of no particular kind ("path: cannot read: why"). Opens the file as
-/// RegularFile does (without blocking) and closes it: a reader that goes on to open the path
-/// again should read through RegularFile or RegularFileStream instead, which check what they read.
-void check_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what);
-
 /// The whole file as bytes, through one RegularFile. Throws FileReadError.
 std::string read_regular_file(const std::string& path, std::uint64_t max_bytes, std::string_view what);
 

@@ -80,24 +80,24 @@ class Reader {
       fail("expected at least " + std::to_string(c.needed) + " fields, found " + std::to_string(fields.size()));
     GazeRecordRow r;
     const std::optional<double> t = parse_finite_number(fields[c.t]);
-    if (!t) fail("t_s: expected a finite number, found \"" + std::string(fields[c.t]) + "\"");
+    if (!t) fail("t_s: expected a finite number, found \"" + excerpt(fields[c.t]) + "\"");
     r.t_s = *t;
     if (c.valid) {
       const std::optional<bool> v = parse_valid(fields[*c.valid]);
-      if (!v) fail("valid: expected 1, 0, true or false, found \"" + std::string(fields[*c.valid]) + "\"");
+      if (!v) fail("valid: expected 1, 0, true or false, found \"" + excerpt(fields[*c.valid]) + "\"");
       r.valid = *v;
     }
     const std::optional<double> x = parse_number(fields[c.x]), y = parse_number(fields[c.y]);
     if (r.valid) {
-      if (!x || !std::isfinite(*x)) fail("x_px: expected a finite number, found \"" + std::string(fields[c.x]) + "\"");
-      if (!y || !std::isfinite(*y)) fail("y_px: expected a finite number, found \"" + std::string(fields[c.y]) + "\"");
+      if (!x || !std::isfinite(*x)) fail("x_px: expected a finite number, found \"" + excerpt(fields[c.x]) + "\"");
+      if (!y || !std::isfinite(*y)) fail("y_px: expected a finite number, found \"" + excerpt(fields[c.y]) + "\"");
     }
     r.x_px = x.value_or(0);
     r.y_px = y.value_or(0);
     if (c.age_ms && r.valid) {
       const std::optional<double> age = parse_finite_number(fields[*c.age_ms]);
       if (!age)
-        fail("age_ms: expected a finite number on a valid row, found \"" + std::string(fields[*c.age_ms]) + "\"");
+        fail("age_ms: expected a finite number on a valid row, found \"" + excerpt(fields[*c.age_ms]) + "\"");
       r.age_s = *age / 1000.0;
     }
     return r;
@@ -139,10 +139,17 @@ class Reader {
 std::vector<GazeRecordRow> parse_gaze_csv(std::istream& in, const std::string& name) { return Reader(name).read(in); }
 
 std::vector<GazeRecordRow> read_gaze_csv(const std::string& path) {
-  check_regular_file(path, kMaxTableFileBytes, "gaze recording");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileReadError(path + ": cannot read the gaze recording: " + std::strerror(errno));
-  return parse_gaze_csv(in, path);
+  // Checked and read through one open descriptor: a FIFO swapped in after a check of the path
+  // would otherwise be opened by the read, and wait for a writer for ever.
+  RegularFileStream in(path, kMaxTableFileBytes, "gaze recording");
+  try {
+    std::vector<GazeRecordRow> rows = parse_gaze_csv(in, path);
+    in.throw_if_failed();
+    return rows;
+  } catch (const std::runtime_error&) {
+    in.throw_if_failed();  // a read that failed part way is the cause, not what the parser made of it
+    throw;
+  }
 }
 
 ReplayGaze::ReplayGaze(std::vector<GazeRecordRow> rows, double max_gap_s) : rows_(std::move(rows)), max_gap_s_(max_gap_s) {
