@@ -111,6 +111,12 @@ class Reader {
       ++line_number_;
       const std::string_view text = trim(line);
       if (text.empty() || text.front() == '#') continue;
+      // A row without its line end is where a writer stopped (a killed run's gaze.csv, a
+      // half-copied file): its last number may be cut (a 1.25 read as 1.2), so it is refused
+      // rather than replayed as a sample the tracker never gave (docs/formats.md, the CSV rule).
+      if (in.eof())
+        fail("the last row has no line end, so it may have been cut (a run killed while writing, or a "
+             "half-copied file): remove it, or end it with a line end if it is whole");
       const std::vector<std::string_view> fields = split_fields(text);
       if (!columns) {
         // A header names its columns; a first row of numbers means there is none.

@@ -76,6 +76,10 @@ TEST_CASE("read_gaze_csv: errors name the file, the line and what was expected",
   CHECK(read_error("0,1\n") == ":1: expected at least 3 fields, found 2");
   CHECK(read_error("t_s,x_px,y_px\n") == ": the gaze recording has no rows");
   CHECK(read_error("t_s,x_px,y_px,valid\n0,,,0\n1,5,6,1\n").empty());  // an invalid row needs no point
+  // A last row without its line end may be cut (a 1.25 read as 1.2): refused at its line, not
+  // replayed as a point the tracker never gave.
+  CHECK(read_error("t_s,x_px,y_px\n0,1,2\n0.01,3,4.2").rfind(":3: the last row has no line end", 0) == 0);
+  CHECK(read_error("t_s,x_px,y_px\n0,1,2\n0.01,3,4.2\n").empty());
   CHECK_THROWS_WITH(read_gaze_csv("/nonexistent/gaze.csv"), "/nonexistent/gaze.csv: cannot read the gaze recording: no such file");
 }
 
