@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/schema.hpp"
+#include "core/folder_name.hpp"
 #include "core/format.hpp"
 #include "record/json_file.hpp"
 #include "study/study_plan.hpp"
@@ -63,8 +63,10 @@ inline ShardJson check_shard_json(const nlohmann::ordered_json& json, const std:
   ShardJson s;
   s.json = json;
   const Json& study = field(json, "study", "study");
-  if (!study.is_string() || !config::is_valid_name(study.get<std::string>()) || study == "." || study == "..")
-    throw refuse("study", "expected a name (letters, digits, - _ .), found " + found(study));
+  // The merged table's folder is named by it: the one rule for a folder's name (core/folder_name.hpp).
+  if (!study.is_string()) throw refuse("study", "expected a name (letters, digits, - _ .), found " + found(study));
+  if (const std::string problem = folder_name_problem(study.get<std::string>()); !problem.empty())
+    throw refuse("study", problem);
   s.study = study.get<std::string>();
   if (!field(json, "fingerprint", "fingerprint").is_string())
     throw refuse("fingerprint", "expected a text, found " + found(json.at("fingerprint")));

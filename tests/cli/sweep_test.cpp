@@ -529,7 +529,10 @@ TEST_CASE("fovea sweep merge: a sweep.json damaged or edited is one line naming 
   const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases = {
       {[](nlohmann::json& j) { j.erase("study"); }, "study: missing"},
       {[](nlohmann::json& j) { j["study"] = "../../elsewhere"; },
-       "study: expected a name (letters, digits, - _ .), found \"../../elsewhere\""},
+       "study: expected a name of letters, digits, - _ . (no path separators), found \"../../elsewhere\""},
+      // A name a folder could not take (core/folder_name.hpp): over 64 bytes.
+      {[](nlohmann::json& j) { j["study"] = std::string(65, 'a'); },
+       "study: a name of 65 bytes, more than the 64 a folder's name may have"},
       {[](nlohmann::json& j) { j["fingerprint"] = 7; }, "fingerprint: expected a text, found 7"},
       {[](nlohmann::json& j) { j.erase("shard"); }, "shard: missing"},
       {[](nlohmann::json& j) { j["shard"] = 0; }, "shard: expected an object with index and count, found 0"},
