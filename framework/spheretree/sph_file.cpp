@@ -41,11 +41,8 @@ std::uint64_t complete_tree_slots(int levels, std::uint64_t branch) {
   return slots;
 }
 
-/// A line as messages quote it: at most 80 characters.
-std::string quoted(const std::string& line) {
-  constexpr std::size_t kShown = 80;
-  return "\"" + (line.size() <= kShown ? line : line.substr(0, kShown) + "...") + "\"";
-}
+/// A line as messages quote it: the one rule for quoting input (excerpt, core/format.hpp).
+std::string quoted(const std::string& line) { return "\"" + excerpt(line) + "\""; }
 
 bool blank(const std::string& line) { return line.find_first_not_of(" \t\r\n") == std::string::npos; }
 

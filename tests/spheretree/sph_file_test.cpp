@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/format.hpp"
 #include "spheretree/octree_builder.hpp"
 #include "spheretree/sph_file.hpp"
 #include "world/model_generators.hpp"
@@ -77,6 +78,11 @@ TEST_CASE(".sph: malformed files name the line and the problem", "[spheretree][s
   CHECK(error_of("12 8\n") == "line 1: 12 levels of branching 8 make more than 10000000 slots");
   CHECK(error_of("2 2\n0 0 0 1\n0 0 0 1\n") == "line 4: the file ends after 2 of 3 spheres");
   CHECK(error_of("2 2\n0 0 0 1\n0 0 x 1\n0 0 0 1\n") == "line 3: expected `x y z r`, found \"0 0 x 1\"");
+  // A long line is quoted as an excerpt (core/format.hpp), cut with its length.
+  const std::string long_line = "x" + std::string(200, ' ') + "y";
+  CHECK(error_of("2 2\n0 0 0 1\n" + long_line + "\n0 0 0 1\n") ==
+        "line 3: expected `x y z r`, found \"" + excerpt(long_line) + "\"");
+  CHECK(excerpt(long_line).find("(202 bytes)") != std::string::npos);
   CHECK(error_of("1 8\n0 0 0 -1\n") == "line 2: the root sphere is unused (radius <= 0)");
   CHECK(error_of("1 8\n0 0 0 inf\n") == "line 2: a number is not finite");
 }
