@@ -100,6 +100,11 @@ void write_study_table(const std::string& path, const std::vector<std::string>& 
 
 StudyRows read_study_table(const std::string& path, const std::vector<std::string>& columns) {
   const CsvTable table = read_csv(path);
+  // A table whose last row lost its line end was cut (copied in part): that row's last value
+  // may be cut too (2228 read as 22), so the table is refused, never read without that row.
+  if (const std::string cut = table.unfinished_note(path); !cut.empty())
+    throw std::runtime_error(cut + " (the table was cut short; copy the shard's table.csv whole, or run its sweep "
+                                   "again, which writes it anew)");
   if (table.header != columns)
     throw std::runtime_error(path + ":" + std::to_string(table.header_line) +
                              ": its columns are not this study's (another study, or another version of it)");

@@ -30,8 +30,8 @@ std::vector<std::string> summarise_run(const StudySettings& study, const Planned
 void write_study_table(const std::string& path, const std::vector<std::string>& columns, const StudyRows& rows);
 
 /// Reads a table written by write_study_table. Throws std::runtime_error ("path:line: what")
-/// for a malformed file, a header other than `columns`, a run index that is not a whole
-/// number, or one that appears twice.
+/// for a malformed file, one whose last row has no line end (cut short), a header other than
+/// `columns`, a run index that is not a whole number, or one that appears twice.
 StudyRows read_study_table(const std::string& path, const std::vector<std::string>& columns);
 
 }  // namespace fovea
