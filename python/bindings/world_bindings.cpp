@@ -51,6 +51,10 @@ class World {
     plan_ = RunPlan{config_.settings.frames, config_.settings.record, false, false, true};
     columns_ = frame_columns(frame_log_columns(plan_, *stepper_));
     if (record) {
+      // What the run writes back must load again, as fovea run checks (issue 42): refused
+      // before the folder is made.
+      if (const std::string problem = config::written_back_problem(config_); !problem.empty())
+        throw config::ConfigError(problem);
       const WallTime start = std::chrono::system_clock::now();
       folder_ = create_named_run_folder(*record, "record=");
       write_file_atomically(folder_ / "config.yaml", config::resolved_yaml(config_.settings));

@@ -199,3 +199,18 @@ def test_values_python_cannot_write_as_yaml_are_config_errors_at_their_key():
                                  "of type int (5)")
     error, _ = refused(fovea.load_config, nested_list(100_000))
     assert str(error) == "load_config: expected a path, a dict of keys, a Config or None, got a value of type list"
+
+
+def test_a_recorded_world_refuses_a_config_it_could_not_write_back(tmp_path):
+    # Long names are allowed, but a recorded run writes config.yaml with every key: 256
+    # groups named with 3.5 KB each write back more than the 1 MiB fovea reads again. fovea
+    # run refuses such a config; fovea.World(record=...) once wrote it (issue 42).
+    groups = [{"count": 0, "name": "a" * 3500 + str(g)} for g in range(256)]
+    record = tmp_path / "runs"
+    error, took = refused(fovea.World, {"world": {"entities": groups}}, None, str(record))
+    assert "the config a run writes back (config.yaml: every key, paths made absolute) would be " in str(error)
+    assert "bytes, more than the 1 MiB a config may be" in str(error)
+    assert not record.exists() or not any(record.iterdir())  # nothing written
+    # Without records nothing is written back: the same world steps.
+    with fovea.World({"world": {"entities": groups}, "frames": 2}) as world:
+        world.step()
