@@ -575,7 +575,11 @@ def assert_table_or_refusal(read, folder, **kwargs):
         shutil.rmtree(os.path.dirname(folder))
 
 
+# The same examples every suite run (derandomize), so a ctest failure repeats; set
+# FOVEA_HYPOTHESIS_RANDOM=1 to draw new ones and FOVEA_HOSTILE_EXAMPLES to draw more.
+RANDOM = os.environ.get("FOVEA_HYPOTHESIS_RANDOM", "") not in ("", "0")
 HOSTILE = settings(max_examples=int(os.environ.get("FOVEA_HOSTILE_EXAMPLES", "150")), deadline=None, database=None,
+                   derandomize=not RANDOM,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
 
 
