@@ -99,11 +99,16 @@ void RegionSweepAndPrune::update(ThreadPool* pool) {
   if (regridding) regrid();
   move_proxies();
 
-  // Each region's sort and its share of the report write only that region's data and read
-  // the proxies' keys, which nothing writes until the batch ends: the regions are
-  // independent tasks, in any order, on any thread.
+  // Each region takes its members' new keys, sorts and reports its share, writing only that
+  // region's data and reading the proxies' keys, which nothing writes until the batch ends:
+  // the regions are independent tasks, in any order, on any thread. Taking the keys in the
+  // task (not in move_proxies, which now touches a region only where a box crossed a border)
+  // means the sort reads keys its own thread has just written: perf showed the sort's first
+  // pass stalled on keys move_proxies had written long before, in entity order.
   const auto region_task = [this](std::size_t r) {
-    regions_[r].sweep.update();
+    Region& region = regions_[r];
+    region.sweep.gather_keys(next_, region.global_of_local);
+    region.sweep.update();
     report(static_cast<std::uint32_t>(r));
   };
   if (pool != nullptr && regions_.size() > 1)
@@ -186,9 +191,8 @@ void RegionSweepAndPrune::enter_regions(ProxyId id, const Membership& range, boo
         if (was_in && inside(m.lo, m.hi, x, y, z)) {
           // Still in this region: the local id it had, found by its place in the old range.
           const std::uint32_t old_slot = ((z - m.lo[2]) * (m.hi[1] - m.lo[1] + 1u) + (y - m.lo[1])) * (m.hi[0] - m.lo[0] + 1u) + (x - m.lo[0]);
-          const std::uint32_t local = old_locals_[old_slot];
-          region.sweep.set_keys(local, keys);
-          locals_[slot++] = local;
+          // Its keys are taken by the region's task, as every member's are.
+          locals_[slot++] = old_locals_[old_slot];
         } else {
           const ProxyId local = region.sweep.add_keys(keys, is_static);
           if (local >= region.global_of_local.size()) region.global_of_local.resize(local + 1);
@@ -220,20 +224,9 @@ void RegionSweepAndPrune::move_proxies() {
     // than the rest of this loop (perf annotate: 38% of it on that compare).
     bool same_range = true;
     for (int k = 0; k < 3; ++k) same_range &= (range.lo[k] == m.lo[k]) & (range.hi[k] == m.hi[k]);
-    if (same_range) {
-      // The common case: the box moved within the same regions, most often one.
-      if (m.lo[0] == m.hi[0] && m.lo[1] == m.hi[1] && m.lo[2] == m.hi[2]) {
-        regions_[cells_.region_index(m.lo[0], m.lo[1], m.lo[2])].sweep.set_keys(locals_[m.first], next_[id]);
-        continue;
-      }
-      std::uint32_t slot = m.first;
-      for (std::uint32_t z = m.lo[2]; z <= m.hi[2]; ++z)
-        for (std::uint32_t y = m.lo[1]; y <= m.hi[1]; ++y)
-          for (std::uint32_t x = m.lo[0]; x <= m.hi[0]; ++x)
-            regions_[cells_.region_index(x, y, z)].sweep.set_keys(locals_[slot++], next_[id]);
-      continue;
-    }
-    cross_borders(id, range);
+    // The common case: the box moved within the same regions, which take its keys in their
+    // own tasks (update()).
+    if (!same_range) cross_borders(id, range);
   }
 }
 

@@ -32,6 +32,13 @@ ProxyId SweepAndPrune::add_keys(const BoxKeys& keys, bool is_static) {
 
 void SweepAndPrune::remove(ProxyId id) { roster_.remove(id); }
 
+void SweepAndPrune::gather_keys(std::span<const BoxKeys> keys_by_global, std::span<const ProxyId> global_of) {
+  const std::span<const std::uint8_t> flags = roster_.flags();
+  ProxyBounds* const bounds = bounds_.data();
+  for (ProxyId id = 0; id < flags.size(); ++id)
+    if (flags[id] & ProxyRoster::kLive) bounds[id].next = keys_by_global[global_of[id]];
+}
+
 void SweepAndPrune::update() {
   pairs_.begin_frame(roster_.live_count());
   swaps_ = 0;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "broadphase/box_keys.hpp"
@@ -55,6 +56,11 @@ class SweepAndPrune {
   ProxyId add_keys(const BoxKeys& keys, bool is_static = false);
   /// The proxy's box for the next update, already as keys; no checks (see add_keys).
   void set_keys(ProxyId id, const BoxKeys& keys) { bounds_[id].next = keys; }
+  /// set_keys for every live proxy at once, from another numbering: proxy `id`'s keys are
+  /// `keys_by_global[global_of[id]]`. For RegionSweepAndPrune, whose regions take their
+  /// members' boxes this way as their own tasks, just before they sort (so the sort reads
+  /// bounds just written, not ones written long before by another thread).
+  void gather_keys(std::span<const BoxKeys> keys_by_global, std::span<const ProxyId> global_of);
 
   /// Applies removals, re-sorts the three axes by the new boxes (flipping overlap state at
   /// every swap), merges in the added proxies, and leaves the result in pairs().
