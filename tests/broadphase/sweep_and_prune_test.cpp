@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -206,4 +208,34 @@ TEST_CASE("bound_key: integer order is float order, and rounding is outward", "[
   REQUIRE(bound_key::float_at_or_below(1e300) == std::numeric_limits<float>::max());
   REQUIRE(bound_key::float_at_or_above(1e300) == std::numeric_limits<float>::infinity());
   REQUIRE(bound_key::float_at_or_below(-1e300) == -std::numeric_limits<float>::infinity());
+}
+
+TEST_CASE("bound_key: key_at_or_below/above give the keys of float_at_or_below/above", "[broadphase]") {
+  // The fast keys (no std::nextafter) against the float rounding they replace: every double
+  // class, the edges of the floats, the zeros and subnormals, and random bit patterns.
+  const auto same = [](double d) {
+    INFO("d = " << d);
+    REQUIRE(bound_key::key_at_or_below(d) == bound_key::from_float(bound_key::float_at_or_below(d)));
+    REQUIRE(bound_key::key_at_or_above(d) == bound_key::from_float(bound_key::float_at_or_above(d)));
+  };
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double fmax = std::numeric_limits<float>::max(), fmin = std::numeric_limits<float>::denorm_min();
+  for (const double d : {0.0, -0.0, kInf, -kInf, fmax, -fmax, std::nextafter(fmax, kInf), -std::nextafter(fmax, kInf),
+                         std::nextafter(fmax, 0.0), fmin, -fmin, 0.5 * fmin, -0.5 * fmin, 0.7 * fmin, -0.7 * fmin,
+                         1e-46, -1e-46, 1e-45, -1e-45, 1e-300, -1e-300, 1e300, -1e300, 1.0, -1.0, 0.1, -0.1,
+                         static_cast<double>(std::numeric_limits<float>::min()),
+                         -static_cast<double>(std::numeric_limits<float>::min())})
+    same(d);
+  Rng rng(43);
+  for (int i = 0; i < 200000; ++i) {
+    // Random bits (NaN skipped: boxes have none), and doubles near floats, where rounding decides.
+    const auto bits = (static_cast<std::uint64_t>(rng.uniform(0.0, 4294967296.0)) << 32) |
+                      static_cast<std::uint64_t>(rng.uniform(0.0, 4294967296.0));
+    const double random_bits = std::bit_cast<double>(bits);
+    if (!std::isnan(random_bits)) same(random_bits);
+    const auto f = static_cast<float>(rng.uniform(-1e3, 1e3) * std::pow(10.0, rng.uniform(-40, 38)));
+    same(static_cast<double>(f));
+    same(std::nextafter(static_cast<double>(f), kInf));
+    same(std::nextafter(static_cast<double>(f), -kInf));
+  }
 }
