@@ -99,6 +99,10 @@ void Response::entity_candidates(const NarrowPhase& narrowphase, const Collision
 void Response::touch(std::uint32_t id, const Entity& e, const EntityState& s) {
   if (body_frame_[id] == frame_) return;
   body_frame_[id] = frame_;
+  build_body(id, e, s);
+}
+
+void Response::build_body(std::uint32_t id, const Entity& e, const EntityState& s) {
   RigidBody& b = bodies_[id];
   b.position_m = s.position_m;
   b.linear_velocity_mps = s.linear_velocity_mps;
@@ -162,19 +166,28 @@ void Response::prepare_bodies(std::size_t entity_count) {
 std::int64_t Response::entity_manifolds(NarrowPhase& narrowphase, std::span<const Entity> entities,
                                         std::span<const EntityState> states, ThreadPool* pool) {
   // Entity pairs: one manifold per collision treated as colliding (004 section 3.5), in
-  // list order. Their bodies first, on this thread (two collisions may share an entity).
+  // list order. Their bodies first: which ones, on this thread (two collisions may share an
+  // entity); then each built once, on the threads (a body is its entity's alone).
   contact_slots_.clear();
+  touched_.clear();
   reserve_geometric(contact_slots_, narrowphase.size());
+  reserve_geometric(touched_, 2 * narrowphase.size());
   if (settings_.entity_contacts) {
     for (const std::uint32_t slot : narrowphase.order()) {
       const Collision& c = narrowphase.collision(slot);
       if (c.status != CollisionStatus::colliding) continue;
       if (entities[c.a].is_static && entities[c.b].is_static) continue;
       contact_slots_.push_back(slot);
-      touch(c.a, entities[c.a], states[c.a]);
-      touch(c.b, entities[c.b], states[c.b]);
+      for (const std::uint32_t id : {c.a, c.b})
+        if (body_frame_[id] != frame_) {
+          body_frame_[id] = frame_;
+          touched_.push_back(id);
+        }
     }
   }
+  for_chunks(pool, touched_.size(), 512, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) build_body(touched_[k], entities[touched_[k]], states[touched_[k]]);
+  });
   // Then the contact pairs and the manifolds. A collision whose pairs take more tests (a
   // resolved one, finished below where its descent stopped) is done on this thread: the
   // tests may grow on-demand trees and use the narrow phase's own buffers. The others (most,

@@ -121,6 +121,8 @@ class Response {
 
   /// Builds entity `id`'s body (and its rotation) the first time this frame a contact needs it.
   void touch(std::uint32_t id, const Entity& entity, const EntityState& state);
+  /// Entity `id`'s body and rotation from its entity and state (touch() without the check).
+  void build_body(std::uint32_t id, const Entity& entity, const EntityState& state);
   /// How far any leaf sphere of `model` reaches from the entity's centre of mass: |root
   /// centre| + root leaf reach. An entity farther than this from a wall cannot touch it.
   static double reach_of(const CollisionModel& model);
@@ -140,6 +142,7 @@ class Response {
   std::vector<CachedManifold> cache_next_;  ///< this frame's, swapped in
   std::vector<ContactCandidate> candidates_;  ///< the walls'
   std::vector<std::uint32_t> contact_slots_;   ///< collisions with an entity manifold, in list order
+  std::vector<std::uint32_t> touched_;  ///< entities whose bodies the entity manifolds need, built on the threads
   std::vector<std::vector<std::uint64_t>> near_walls_;  ///< by chunk: entity << 32 | wall, within reach
   std::vector<ContactScratch> contact_scratch_;  ///< one per chunk
   std::vector<std::uint32_t> node_stack_;
