@@ -99,6 +99,7 @@ void Response::entity_candidates(const NarrowPhase& narrowphase, const Collision
 void Response::touch(std::uint32_t id, const Entity& e, const EntityState& s) {
   if (body_frame_[id] == frame_) return;
   body_frame_[id] = frame_;
+  touched_.push_back(id);
   build_body(id, e, s);
 }
 
@@ -147,6 +148,7 @@ void Response::prepare_bodies(std::size_t entity_count) {
   // built when a contact first needs it (touch), so an entity without contacts costs
   // nothing here; the walls are built every frame.
   ++frame_;
+  touched_.clear();
   const std::size_t body_count = entity_count + walls_.size();
   if (bodies_.size() != body_count) {
     bodies_.resize(body_count);
@@ -169,7 +171,6 @@ std::int64_t Response::entity_manifolds(NarrowPhase& narrowphase, std::span<cons
   // list order. Their bodies first: which ones, on this thread (two collisions may share an
   // entity); then each built once, on the threads (a body is its entity's alone).
   contact_slots_.clear();
-  touched_.clear();
   reserve_geometric(contact_slots_, narrowphase.size());
   reserve_geometric(touched_, 2 * narrowphase.size());
   if (settings_.entity_contacts) {
@@ -277,12 +278,16 @@ void Response::solve(std::span<const Entity> entities, std::span<EntityState> st
   // One solve over all of them, from the same state (004 section 4), island by island (on
   // the threads), and the dynamic entities' new velocities back to the world.
   const ImpulseSolverStats solved = islands_.solve(bodies_, manifolds_, solver_settings_, correction_m, pool);
-  for (const ContactManifold& m : manifolds_)
-    for (const std::uint32_t body : {m.body_a, m.body_b}) {
-      if (body >= entity_count_ || entities[body].is_static) continue;
+  // The entities a manifold names are those touched this frame, each once: written back on
+  // the threads, each to its own state.
+  for_chunks(pool, touched_.size(), 1024, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::uint32_t body = touched_[k];
+      if (entities[body].is_static) continue;
       states[body].linear_velocity_mps = bodies_[body].linear_velocity_mps;
       states[body].angular_velocity_radps = bodies_[body].angular_velocity_radps;
     }
+  });
   stats.contact_points = solved.contact_points;
   stats.energy_change_j = solved.energy_change_j;
   stats.bounces_limited = solved.bounces_limited;

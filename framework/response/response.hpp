@@ -142,7 +142,7 @@ class Response {
   std::vector<CachedManifold> cache_next_;  ///< this frame's, swapped in
   std::vector<ContactCandidate> candidates_;  ///< the walls'
   std::vector<std::uint32_t> contact_slots_;   ///< collisions with an entity manifold, in list order
-  std::vector<std::uint32_t> touched_;  ///< entities whose bodies the entity manifolds need, built on the threads
+  std::vector<std::uint32_t> touched_;  ///< entities whose bodies this frame's manifolds name, each once
   std::vector<std::vector<std::uint64_t>> near_walls_;  ///< by chunk: entity << 32 | wall, within reach
   std::vector<ContactScratch> contact_scratch_;  ///< one per chunk
   std::vector<std::uint32_t> node_stack_;
