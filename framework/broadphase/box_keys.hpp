@@ -65,12 +65,11 @@ inline std::uint32_t key_at_or_below(double d) {
   return key == kPlusZeroKey - 1 ? kPlusZeroKey : key;
 }
 
-/// from_float(float_at_or_above(d)), as key_at_or_below.
+/// from_float(float_at_or_above(d)): as float_at_or_above is float_at_or_below(-d) negated,
+/// this is key_at_or_below(-d) with its bits flipped (from_float(-f) is ~from_float(f)),
+/// -0 again stored as +0.
 inline std::uint32_t key_at_or_above(double d) {
-  constexpr double kMax = std::numeric_limits<float>::max();
-  if (!(d <= kMax) || !(d >= -kMax)) return from_float(float_at_or_above(d));
-  const auto f = static_cast<float>(d);
-  std::uint32_t key = from_float(f) + (static_cast<double>(f) < d ? 1u : 0u);
+  const std::uint32_t key = ~key_at_or_below(-d);
   return key == kPlusZeroKey - 1 ? kPlusZeroKey : key;
 }
 
