@@ -40,7 +40,8 @@ const DescentMemory* refined_from(const FrameContext& f) {
 
 /// How the driver's priorities are worked out for its order (schedule.fast_priorities, aging).
 PriorityOptions priority_options(const FrameContext& f) {
-  return {f.settings.schedule.fast_priorities, refined_from(f), f.settings.schedule.aging ? &f.parts.memory : nullptr};
+  return {f.settings.schedule.fast_priorities, refined_from(f), f.settings.schedule.aging ? &f.parts.memory : nullptr,
+          f.parts.pool.get()};
 }
 
 /// What measuring needs besides the collisions: min_f, the threads, and the occluders when
@@ -198,7 +199,7 @@ void start_budget_stage(FrameContext& f) {
 // its gaze; and for the records, outside it, with the eye's, where the scheduler did not
 // place them (or placed them cheaply, or from another fixation).
 void prioritise_stage(FrameContext& f) {
-  perceive_at_frame_start(f.parts.narrowphase, f.world.states, viewing(f), refined_from(f));
+  perceive_at_frame_start(f.parts.narrowphase, f.world.states, viewing(f), refined_from(f), f.parts.pool.get());
 }
 
 void prioritise_for_order_stage(FrameContext& f) {
@@ -233,7 +234,7 @@ void place_at_end_stage(FrameContext& f) {
   f.stats.collisions = static_cast<std::int64_t>(f.parts.narrowphase.size());
   // After the response: the tests it did finishing descents for its contacts count too.
   f.stats.sphere_tests = f.parts.narrowphase.sphere_tests();
-  perceive_at_frame_end(f.parts.narrowphase, f.world.states, viewing(f));
+  perceive_at_frame_end(f.parts.narrowphase, f.world.states, viewing(f), f.parts.pool.get());
 }
 
 void measure_stage(FrameContext& f) {

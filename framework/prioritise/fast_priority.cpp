@@ -4,6 +4,7 @@
 #include <functional>
 #include <numbers>
 
+#include "core/thread_pool.hpp"
 #include "narrowphase/descent_memory.hpp"
 #include "perception/perceived_gap.hpp"
 
@@ -84,6 +85,9 @@ class FastPlacer {
   double f_[kCapacity];
 };
 
+/// Collisions one task places the fast way when it runs on the threads.
+constexpr std::size_t kCollisionsPerTask = 512;
+
 }  // namespace
 
 void age_priorities(NarrowPhase& narrowphase, const DescentMemory& memory, std::span<const std::uint32_t> slots) {
@@ -107,12 +111,16 @@ void prioritise_for_order(NarrowPhase& narrowphase, std::span<const EntityState>
                                         : narrowphase.initial_gap_estimate(slot, states));
   };
   if (options.fast) {
-    FastPlacer placer(narrowphase, viewing);
-    for (const std::uint32_t slot : slots) placer.add(slot, estimate(slot));
-    placer.flush();
+    // In chunks over the threads, each with its own placer: each collision is placed and
+    // written alone, so the chunks change no bit.
+    for_chunks(options.pool, slots.size(), kCollisionsPerTask, [&](std::size_t, std::size_t begin, std::size_t end) {
+      FastPlacer placer(narrowphase, viewing);
+      for (std::size_t i = begin; i < end; ++i) placer.add(slots[i], estimate(slots[i]));
+      placer.flush();
+    });
   } else {
     // By reference: a std::function holding the lambda itself would allocate every frame.
-    set_priorities(narrowphase, viewing, slots, std::ref(estimate));
+    set_priorities(narrowphase, viewing, slots, std::ref(estimate), options.pool);
   }
   if (options.aged_from != nullptr) age_priorities(narrowphase, *options.aged_from, slots);
 }
@@ -123,7 +131,7 @@ void prioritise_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityS
     prioritise_for_order(narrowphase, states, viewing, options, narrowphase.order(), false);
     return;
   }
-  perceive_at_frame_start(narrowphase, states, viewing, options.refined_from);
+  perceive_at_frame_start(narrowphase, states, viewing, options.refined_from, options.pool);
   if (options.aged_from != nullptr) age_priorities(narrowphase, *options.aged_from, narrowphase.order());
 }
 

@@ -23,6 +23,8 @@ struct PriorityOptions {
   /// the episode if it is left one more frame, 1 - (1 - f) prod(1 - f before) (the clip
   /// observer's rule, metrics/episodes.hpp), not f.
   const DescentMemory* aged_from = nullptr;
+  /// The threads the placements run on, in chunks (null: the caller's thread): the same bytes.
+  ThreadPool* pool = nullptr;
 };
 
 /// Ages the priority f of each collision in `slots` that `memory` remembers accepted

@@ -1,5 +1,8 @@
 #include "prioritise/perceived_collision.hpp"
 
+#include <optional>
+
+#include "core/thread_pool.hpp"
 #include "perception/perceived_gap.hpp"
 
 namespace fovea {
@@ -58,6 +61,26 @@ class CollisionPlacer {
   double bounds_m_[GapBatch::kCapacity];
 };
 
+/// Collisions one task places when placing runs on the threads: enough that the task's own
+/// setup (a GapPerceiver's terms) is small beside its work.
+constexpr std::size_t kCollisionsPerTask = 512;
+
+/// Places each collision of `slots` that `estimate(slot)` gives a gap estimate for (an
+/// std::optional<GapEstimate>), in chunks over `pool` (on the caller's thread without one),
+/// each chunk with its own CollisionPlacer. GapPerceiver places each gap of a batch by itself,
+/// operand for operand, and each collision is written alone, so the chunks change no bit: the
+/// same bytes at any thread count (tests/prioritise/perceived_collision_test.cpp).
+template <typename Estimate>
+void place_in_chunks(NarrowPhase& narrowphase, const Viewing& viewing, GapAt at, bool priority_only,
+                     std::span<const std::uint32_t> slots, ThreadPool* pool, const Estimate& estimate) {
+  for_chunks(pool, slots.size(), kCollisionsPerTask, [&](std::size_t, std::size_t begin, std::size_t end) {
+    CollisionPlacer placer(narrowphase, viewing, at, priority_only);
+    for (std::size_t i = begin; i < end; ++i)
+      if (const std::optional<GapEstimate> g = estimate(slots[i])) placer.add(slots[i], *g);
+    placer.flush();
+  });
+}
+
 }  // namespace
 
 GapEstimate tighter_with_memory(const NarrowPhase& narrowphase, std::uint32_t slot, std::span<const EntityState> states,
@@ -70,20 +93,20 @@ GapEstimate tighter_with_memory(const NarrowPhase& narrowphase, std::uint32_t sl
 }
 
 void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
-                             const DescentMemory* refined_from) {
-  CollisionPlacer placer(narrowphase, viewing, GapAt::frame_start);
-  for (const std::uint32_t slot : narrowphase.order())
-    placer.add(slot, tighter_with_memory(narrowphase, slot, states, refined_from, narrowphase.initial_gap_estimate(slot, states)));
-  placer.flush();
+                             const DescentMemory* refined_from, ThreadPool* pool) {
+  place_in_chunks(narrowphase, viewing, GapAt::frame_start, false, narrowphase.order(), pool,
+                  [&](std::uint32_t slot) -> std::optional<GapEstimate> {
+                    return tighter_with_memory(narrowphase, slot, states, refined_from,
+                                               narrowphase.initial_gap_estimate(slot, states));
+                  });
 }
 
 void set_priorities(NarrowPhase& narrowphase, const Viewing& viewing, std::span<const std::uint32_t> slots,
-                    const std::function<GapEstimate(std::uint32_t)>& estimate) {
+                    const std::function<GapEstimate(std::uint32_t)>& estimate, ThreadPool* pool) {
   // In batches, as at the start of the frame; only the priority is written, the placement the
   // records read stays the start of the frame's.
-  CollisionPlacer placer(narrowphase, viewing, GapAt::deepest_spheres, true);
-  for (const std::uint32_t slot : slots) placer.add(slot, estimate(slot));
-  placer.flush();
+  place_in_chunks(narrowphase, viewing, GapAt::deepest_spheres, true, slots, pool,
+                  [&](std::uint32_t slot) -> std::optional<GapEstimate> { return estimate(slot); });
 }
 
 void FramePerception::reprioritise(NarrowPhase& narrowphase, std::span<const std::uint32_t> slots) {
@@ -92,13 +115,14 @@ void FramePerception::reprioritise(NarrowPhase& narrowphase, std::span<const std
   });
 }
 
-void perceive_at_frame_end(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing) {
-  CollisionPlacer placer(narrowphase, viewing, GapAt::deepest_spheres);
-  for (const std::uint32_t slot : narrowphase.order()) {
-    const Collision& c = narrowphase.collision(slot);
-    if (c.status == CollisionStatus::colliding && c.tested_any) placer.add(slot, narrowphase.gap_estimate(slot, states));
-  }
-  placer.flush();
+void perceive_at_frame_end(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
+                           ThreadPool* pool) {
+  place_in_chunks(narrowphase, viewing, GapAt::deepest_spheres, false, narrowphase.order(), pool,
+                  [&](std::uint32_t slot) -> std::optional<GapEstimate> {
+                    const Collision& c = narrowphase.collision(slot);
+                    if (c.status != CollisionStatus::colliding || !c.tested_any) return std::nullopt;
+                    return narrowphase.gap_estimate(slot, states);
+                  });
 }
 
 }  // namespace fovea

@@ -12,6 +12,8 @@
 
 namespace fovea {
 
+class ThreadPool;
+
 /// What placing a collision on screen needs (004 section 3.4.2): the camera and screen,
 /// f(e, g), and the point the viewer fixates this frame.
 struct Viewing {
@@ -37,14 +39,16 @@ GapEstimate tighter_with_memory(const NarrowPhase& narrowphase, std::uint32_t sl
 /// With `refined_from` (schedule.priorities: refined), a collision that overlapped last frame
 /// is placed from the deepest sphere pair that memory holds for it, at this frame's poses,
 /// where that bounds the gap more tightly than the entities' centres do.
+/// With `pool`, in chunks on its threads: the same bytes.
 void perceive_at_frame_start(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
-                             const DescentMemory* refined_from = nullptr);
+                             const DescentMemory* refined_from = nullptr, ThreadPool* pool = nullptr);
 
 /// Sets the priority of each collision in `slots` to f(e, g) (-1 off screen) at the gap
 /// estimate `estimate` gives for it, placed exactly as perceive_at_frame_start places; writes
-/// no placement.
+/// no placement. With `pool`, in chunks on its threads (`estimate` is then called from them):
+/// the same bytes.
 void set_priorities(NarrowPhase& narrowphase, const Viewing& viewing, std::span<const std::uint32_t> slots,
-                    const std::function<GapEstimate(std::uint32_t)>& estimate);
+                    const std::function<GapEstimate(std::uint32_t)>& estimate, ThreadPool* pool = nullptr);
 
 /// The Reprioritiser a frame hands its scheduler (prioritise/reprioritiser.hpp): sets the priority
 /// of the collisions it asks about to f(e, g) now (-1 off screen), from the tighter of their
@@ -68,7 +72,9 @@ class FramePerception final : public Reprioritiser {
 /// Every collision treated as colliding that found an intersecting sphere pair, placed again
 /// from its deepest spheres (GapAt::deepest_spheres): where the response will push and, when
 /// unresolved, the gap it may leave (004 section 3.4.2). The rest stay where the start of the
-/// frame put them. What InaccuracyMeter::measure sums.
-void perceive_at_frame_end(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing);
+/// frame put them. What InaccuracyMeter::measure sums. With `pool`, in chunks on its threads:
+/// the same bytes.
+void perceive_at_frame_end(NarrowPhase& narrowphase, std::span<const EntityState> states, const Viewing& viewing,
+                           ThreadPool* pool = nullptr);
 
 }  // namespace fovea
