@@ -179,7 +179,9 @@ void evaluate_stage(FrameContext& f) {
                       f.settings.interrupt_policy, entity_count, f.frame, f.sync_ms);
 }
 
-void restart_descents_stage(FrameContext& f) { f.parts.narrowphase.begin_frame(f.world.states, &f.parts.memory); }
+void restart_descents_stage(FrameContext& f) {
+  f.parts.narrowphase.begin_frame(f.world.states, &f.parts.memory, f.parts.pool.get());
+}
 
 void true_priorities_stage(FrameContext& f) {
   // Outside the budget: the oracle is a bound on scheduling, not a scheduler a frame could
@@ -219,7 +221,8 @@ void schedule_stage(FrameContext& f) {
 void interrupt_stage(FrameContext& f) { f.parts.narrowphase.interrupt(f.settings.interrupt_policy); }
 
 void remember_stage(FrameContext& f) {
-  f.parts.next_memory.remember(f.parts.narrowphase, f.world.states, &f.parts.memory, f.settings.schedule.aging);
+  f.parts.next_memory.remember(f.parts.narrowphase, f.world.states, &f.parts.memory, f.settings.schedule.aging,
+                               f.parts.pool.get());
 }
 
 void response_stage(FrameContext& f) {

@@ -10,6 +10,7 @@
 namespace fovea {
 
 class NarrowPhase;
+class ThreadPool;
 
 /// What one collision's descent ended with in the last frame (DescentMemory).
 struct RememberedDescent {
@@ -56,9 +57,10 @@ class DescentMemory {
   /// at the frame's poses `states`; the tightest pair so far comes from `earlier`, the memory
   /// of the frame before (null: this one, overwritten as it goes). `aged`: the collisions'
   /// priorities were aged (prioritise/fast_priority.hpp), so an unresolved one's priority is
-  /// 1 - its episode's unnoticed chance, kept in `unnoticed`.
+  /// 1 - its episode's unnoticed chance, kept in `unnoticed`. With `pool`, in chunks on its
+  /// threads: the same bytes.
   void remember(const NarrowPhase& narrowphase, std::span<const EntityState> states,
-                const DescentMemory* earlier = nullptr, bool aged = false);
+                const DescentMemory* earlier = nullptr, bool aged = false, ThreadPool* pool = nullptr);
   /// What the collision in `slot` ended with last frame, or null when it is new.
   const RememberedDescent* recall(std::uint32_t slot, const Collision& c) const {
     if (slot >= by_slot_.size()) return nullptr;
@@ -69,6 +71,10 @@ class DescentMemory {
   void clear() { by_slot_.clear(); }
 
  private:
+  /// remember()'s work for the collision in `slot`: writes by_slot_[slot] alone.
+  void remember_one(const NarrowPhase& narrowphase, std::span<const EntityState> states, const DescentMemory& earlier,
+                    bool aged, std::uint32_t slot);
+
   std::vector<RememberedDescent> by_slot_;
 };
 

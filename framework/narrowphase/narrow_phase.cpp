@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/containers.hpp"
+#include "core/thread_pool.hpp"
 
 namespace fovea {
 namespace {
@@ -15,6 +16,9 @@ Mat3 rotation_of(const EntityState& s) { return glm::mat3_cast(s.orientation); }
 /// The start of 004 section 3.3.2: the root of tree a is the target, the root of tree b the
 /// test list.
 constexpr SphereHit kRootsHit{0, 0, 1, 0};
+
+/// Collisions one task restarts when begin_frame runs on the threads.
+constexpr std::size_t kCollisionsPerTask = 512;
 
 /// The centre of collision of two intersecting spheres (004 section 3.4.2, figure 4): the
 /// midpoint of the part of the line through their centres that lies inside both.
@@ -72,46 +76,50 @@ void set_overlap_region(Collision& c, const CollisionModel& ma, const CollisionM
 
 }  // namespace
 
-void NarrowPhase::begin_frame(std::span<const EntityState> states, const DescentMemory* memory) {
+void NarrowPhase::begin_frame(std::span<const EntityState> states, const DescentMemory* memory, ThreadPool* pool) {
   sphere_tests_ = 0;
   hits_.clear(32 * collisions_.size());  // 12 bytes a hit: a few levels' worth
-  for (const std::uint32_t slot : collisions_.order()) {
-    Collision& c = collisions_.collision(slot);
-    c.status = CollisionStatus::needs_more_work;
-    c.interrupted = false;
-    c.levels_done = 0;
-    c.sphere_tests = 0;
-    c.tested_any = false;
-    c.leaf_pair = SpherePair{};
-    c.queue = 0;
-    c.witness = WitnessState::none;
-    c.witness_tests = 0;
-    if (settings_.coherence && memory != nullptr) {
-      // Coherence across frames: last frame's deepest pair, re-tested first (step_witness).
-      const RememberedDescent* last = memory->recall(slot, c);
-      if (last != nullptr && last->has_witness) {
-        c.witness = WitnessState::pending;
-        c.witness_target = last->witness;
-        c.witness_at = SpherePair{0, 0};
-        c.witness_split = 1;  // the roots' pair is tested as if b's tree had just split: a's splits next
-      }
-    }
-    hits_.start_level(c, kRootsHit);
-    // b's centre-of-mass frame to a's: c_a = R_a^T (p_b + R_b c_b - p_a).
-    const EntityState& sa = states[c.a];
-    const EntityState& sb = states[c.b];
-    const Mat3 ra_t = glm::transpose(rotation_of(sa));
-    c.b_to_a_rotation = ra_t * rotation_of(sb);
-    c.b_to_a_offset_m = ra_t * (sb.position_m - sa.position_m);
-  }
-  // Prune to the overlap region (003), from the transforms above.
-  overlap_checks_ = 0;
+  // Each descent's first level, the roots' hit, in list order: the pool's one serial part.
+  const std::span<const std::uint32_t> order = collisions_.order();
+  for (const std::uint32_t slot : order) hits_.start_level(collisions_.collision(slot), kRootsHit);
+  // The rest is each collision's own, on the threads in chunks: no chunk reads what another
+  // writes, so the same bytes at any thread count.
+  const bool coherent = settings_.coherence && memory != nullptr;
   prune_ = settings_.prune_to_overlap;
-  if (!prune_) return;
-  for (const std::uint32_t slot : collisions_.order()) {
-    Collision& c = collisions_.collision(slot);
-    set_overlap_region(c, models_.model(c.model_a), models_.model(c.model_b));
-  }
+  for_chunks(pool, order.size(), kCollisionsPerTask, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint32_t slot = order[i];
+      Collision& c = collisions_.collision(slot);
+      c.status = CollisionStatus::needs_more_work;
+      c.interrupted = false;
+      c.levels_done = 0;
+      c.sphere_tests = 0;
+      c.tested_any = false;
+      c.leaf_pair = SpherePair{};
+      c.queue = 0;
+      c.witness = WitnessState::none;
+      c.witness_tests = 0;
+      if (coherent) {
+        // Coherence across frames: last frame's deepest pair, re-tested first (step_witness).
+        const RememberedDescent* last = memory->recall(slot, c);
+        if (last != nullptr && last->has_witness) {
+          c.witness = WitnessState::pending;
+          c.witness_target = last->witness;
+          c.witness_at = SpherePair{0, 0};
+          c.witness_split = 1;  // the roots' pair is tested as if b's tree had just split: a's splits next
+        }
+      }
+      // b's centre-of-mass frame to a's: c_a = R_a^T (p_b + R_b c_b - p_a).
+      const EntityState& sa = states[c.a];
+      const EntityState& sb = states[c.b];
+      const Mat3 ra_t = glm::transpose(rotation_of(sa));
+      c.b_to_a_rotation = ra_t * rotation_of(sb);
+      c.b_to_a_offset_m = ra_t * (sb.position_m - sa.position_m);
+      // Prune to the overlap region (003), from the transform above.
+      if (prune_) set_overlap_region(c, models_.model(c.model_a), models_.model(c.model_b));
+    }
+  });
+  overlap_checks_ = 0;
 }
 
 /// The centres of one test list on b's tree, in a's frame (scan_test_list): the last list

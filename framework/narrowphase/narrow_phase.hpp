@@ -19,6 +19,8 @@
 
 namespace fovea {
 
+class ThreadPool;
+
 struct RotatedTestList;  // narrow_phase.cpp: scratch of the descent's scans
 
 /// The 3D gap bound of a collision and the points it comes from, world space: what the
@@ -96,8 +98,9 @@ class NarrowPhase {
   /// Starts every collision's descent from the two roots at the entities' current poses:
   /// all are active again, with no test done. With coherence on (set_settings) and a
   /// `memory` of the last frame, a collision that was resolved colliding then first re-tests
-  /// the chain of sphere pairs down to last frame's leaf pair (step()).
-  void begin_frame(std::span<const EntityState> states, const DescentMemory* memory = nullptr);
+  /// the chain of sphere pairs down to last frame's leaf pair (step()). With `pool`, the
+  /// collisions' transforms and overlap regions are worked out on its threads: the same bytes.
+  void begin_frame(std::span<const EntityState> states, const DescentMemory* memory = nullptr, ThreadPool* pool = nullptr);
 
   /// One step of a collision (004 section 3.3.2): tests the sphere hits of its current level
   /// that are left, each target against its test list. Every intersection makes a sphere
