@@ -109,13 +109,19 @@ void Response::build_body(std::uint32_t id, const Entity& e, const EntityState& 
   b.linear_velocity_mps = s.linear_velocity_mps;
   b.angular_velocity_radps = s.angular_velocity_radps;
   b.inverse_mass_per_kg = e.inverse_mass_per_kg;
-  const Mat3& r = rotation_[id] = glm::mat3_cast(s.orientation);
-  const Mat3 r_t = glm::transpose(r);
-  b.inverse_inertia_world = r * e.inverse_inertia_body * r_t;  // zero for static entities
   b.mass_kg = e.is_static ? 0.0 : e.mass_kg;
-  b.inertia_world = e.is_static ? Mat3(0.0) : r * e.inertia_body_kgm2 * r_t;
   b.restitution = e.material.restitution;
   b.friction = e.material.friction;
+  const Mat3& r = rotation_[id] = glm::mat3_cast(s.orientation);
+  if (e.isotropic_inertia) {
+    // R I R^T = I for a multiple of the identity: no rotation to round.
+    b.inverse_inertia_world = e.inverse_inertia_body;  // zero for static entities
+    b.inertia_world = e.is_static ? Mat3(0.0) : e.inertia_body_kgm2;
+    return;
+  }
+  const Mat3 r_t = glm::transpose(r);
+  b.inverse_inertia_world = r * e.inverse_inertia_body * r_t;  // zero for static entities
+  b.inertia_world = e.is_static ? Mat3(0.0) : r * e.inertia_body_kgm2 * r_t;
 }
 
 double Response::reach_of(const CollisionModel& model) {

@@ -30,6 +30,9 @@ struct Entity {
   std::uint32_t group = 0;            ///< index into WorldSettings::entities
   bool is_static = false;             ///< never moves; also set for a retired entity
   bool live = true;                   ///< false once retired (Animation::retire)
+  /// inertia_body_kgm2 is a multiple of the identity (is_isotropic: a ball, a cube): its world
+  /// tensor is the same at any orientation, which the integrator and the response use.
+  bool isotropic_inertia = false;
   BoundsKind bounds = BoundsKind::fixed;  ///< fixed or dynamic (auto already resolved)
   MaterialSettings material;          ///< a copy of its group's (restitution and friction for the response)
   double mass_kg = 0;                 ///< from the model's voxels and density, static entities too

@@ -26,8 +26,16 @@ MassProperties compute_mass_properties(const VoxelModel& model, double density_k
     about_com += Mat3(glm::dot(r, r)) - outer(r, r);
   });
   props.inertia_kgm2 = voxel_mass * about_com + Mat3(static_cast<double>(count) * voxel_mass * s * s / 6.0);
+  // Isotropic but for rounding: exactly isotropic, the mean of the diagonal on it.
+  const double mean = (props.inertia_kgm2[0][0] + props.inertia_kgm2[1][1] + props.inertia_kgm2[2][2]) / 3;
+  double stray = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) stray = std::max(stray, std::abs(props.inertia_kgm2[i][j] - (i == j ? mean : 0.0)));
+  if (stray <= kIsotropicTolerance * mean) props.inertia_kgm2 = Mat3(mean);
   props.bounding_radius_m = model.farthest_voxel_corner_m(props.centre_of_mass_m);
   return props;
 }
+
+bool is_isotropic(const Mat3& tensor) { return tensor == Mat3(tensor[0][0]); }
 
 }  // namespace fovea

@@ -16,7 +16,20 @@ struct MassProperties {
 };
 
 /// Each voxel is a solid cube of side s and mass m = density s^3: its own inertia is
-/// m s^2 / 6 on the diagonal, moved to the centre of mass by the parallel-axis theorem.
+/// m s^2 / 6 on the diagonal, moved to the centre of mass by the parallel-axis theorem. A
+/// tensor isotropic but for the sums' rounding (kIsotropicTolerance) is made exactly so:
+/// a ball's, a cube's (is_isotropic).
 MassProperties compute_mass_properties(const VoxelModel& model, double density_kgpm3);
+
+/// How far, relative to its mean diagonal, a tensor's entries may stray from that mean times
+/// the identity for compute_mass_properties to call it isotropic. A voxel ball's three
+/// diagonal sums differ only in the order they add their terms, by about 1e-16 relative per
+/// term (1e-12 over 10,000 voxels at worst); a rock's differ by 1e-3 or more.
+inline constexpr double kIsotropicTolerance = 1e-10;
+
+/// Whether `tensor` is exactly a multiple of the identity: its world form R I R^T is I itself
+/// at any orientation, so L = I w keeps w along L (world/motion.cpp and response/response.cpp
+/// take that shortcut).
+bool is_isotropic(const Mat3& tensor);
 
 }  // namespace fovea

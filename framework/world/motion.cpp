@@ -54,6 +54,12 @@ void integrate_motion(std::span<EntityState> states, std::span<const Entity> ent
 
     const Vec3 w = s.angular_velocity_radps;
     if (w == Vec3(0.0)) continue;
+    if (e.isotropic_inertia) {
+      // I w with I a multiple of the identity at any orientation: L keeps w itself, so the
+      // torque-free turn is by w for the whole step, exactly (no midpoint needed).
+      s.orientation = advance_orientation(s.orientation, w, dt_s);
+      continue;
+    }
     // Torque-free rotation keeps the world angular momentum L. A step with the start-of-step
     // w alone lets a tumbling body's energy drift by percents over seconds; the midpoint
     // rule below (w re-evaluated from L at the half-step orientation) is second order and

@@ -163,7 +163,8 @@ TEST_CASE("Animation: a stored hash pins the simulation across commits", "[world
   // every state after 500 frames of a mixed scene (placement, all shapes, gravity, spin,
   // collisions and wall contacts through the response) does. If a change to the world
   // alters it on purpose, update it in the same commit and say why; an unexplained change
-  // is a determinism bug. Last changed by the collision response (issue 7).
+  // is a determinism bug. Last changed by isotropic inertia (issue 43): its balls turn by w
+  // exactly, their world tensors no longer rounded through a rotation.
   WorldSettings w = two_groups();
   EntityGroupSettings people;
   people.name = "people";
@@ -181,7 +182,7 @@ TEST_CASE("Animation: a stored hash pins the simulation across commits", "[world
   settings.response.gravity_mps2 = {0, -9.81, 0};
   Animation world(settings, 2026);
   for (int i = 0; i < 500; ++i) world.step();
-  CHECK(hash_states(world.states()) == 0x3c19c9bca47946b3ULL);
+  CHECK(hash_states(world.states()) == 0x6cdf571cf5d1d401ULL);
 }
 
 TEST_CASE("Animation: models beyond the voxel budget are refused before they are built", "[world][animation]") {

@@ -57,6 +57,26 @@ TEST_CASE("mass properties: a voxelised ball lies between the balls of radius r 
   }
 }
 
+TEST_CASE("mass properties: balls and cubes get exactly isotropic tensors, other shapes keep theirs", "[world][mass]") {
+  // A voxel ball's three diagonal sums differ only by the order they add their terms; made
+  // exactly isotropic (their mean on the diagonal), within kIsotropicTolerance of the sums.
+  for (int res : {8, 16, 32, 64}) {
+    INFO("ball of " << res << " voxels");
+    const VoxelModel ball = make_ball({res, res, res}, 1.0 / res);
+    const MassProperties p = compute_mass_properties(ball, 1000);
+    CHECK(is_isotropic(p.inertia_kgm2));
+    CHECK(p.inertia_kgm2[0][1] == 0.0);
+    CHECK(p.inertia_kgm2[0][0] == p.inertia_kgm2[2][2]);
+  }
+  CHECK(is_isotropic(compute_mass_properties(make_box({5, 5, 5}, 0.1), 1000).inertia_kgm2));
+  // Shapes whose moments differ keep them: a box of three sides, an L, a rock.
+  CHECK_FALSE(is_isotropic(compute_mass_properties(make_box({4, 6, 8}, 0.1), 1000).inertia_kgm2));
+  CHECK_FALSE(is_isotropic(compute_mass_properties(make_box({4, 4, 5}, 0.1), 1000).inertia_kgm2));
+  CHECK_FALSE(is_isotropic(compute_mass_properties(make_l_shape({8, 8, 8}, 0.1), 1000).inertia_kgm2));
+  CHECK_FALSE(is_isotropic(compute_mass_properties(make_rock({12, 12, 12}, 0.05, 3), 1000).inertia_kgm2));
+  CHECK_FALSE(is_isotropic(Mat3(2.0) + Mat3(glm::dvec3(1e-6, 0, 0), glm::dvec3(0.0), glm::dvec3(0.0))));
+}
+
 TEST_CASE("mass properties: L-shape inertia matches a hand computation", "[world][mass]") {
   // The L of make_l_shape({4, 4, 2}) with unit voxels and unit density is two boxes:
   //   A: x in [0, 2], y in [0, 4], z in [0, 2]: mass 16, centre (1, 2, 1)
