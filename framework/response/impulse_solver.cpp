@@ -61,7 +61,8 @@ void clamp_to_cone(double& t1, double& t2, double limit) {
 /// One contact point's step: the accumulated normal impulse moved towards stopping the
 /// approach (never below 0: contacts push, never pull), the friction impulse towards
 /// stopping the slide within the Coulomb cone, and the change applied to `a` and `b`.
-void solve_point(ImpulseRow& row, const Vec3& normal, RigidBody& a, RigidBody& b) {
+/// Returns whether any of the point's accumulated impulses changed.
+bool solve_point(ImpulseRow& row, const Vec3& normal, RigidBody& a, RigidBody& b) {
   const Vec3 v = velocity_at(b, row.r_b) - velocity_at(a, row.r_a);
   const double old_n = row.lambda_n;
   row.lambda_n = std::max(0.0, old_n - row.mass_n * glm::dot(v, normal));
@@ -72,6 +73,7 @@ void solve_point(ImpulseRow& row, const Vec3& normal, RigidBody& a, RigidBody& b
   row.lambda_t1 = t1;
   row.lambda_t2 = t2;
   apply_impulse(a, b, row.r_a, row.r_b, normal * (row.lambda_n - old_n) + row.t1 * (t1 - old_t1) + row.t2 * (t2 - old_t2));
+  return row.lambda_n != old_n || t1 != old_t1 || t2 != old_t2;
 }
 
 double kinetic_energy_of(const RigidBody& b, const Vec3& v, const Vec3& w) {
@@ -223,12 +225,17 @@ void ImpulseSolver::solve_compression(std::span<RigidBody> bodies, std::span<con
   const bool jacobi = settings.kind == ImpulseSolverKind::jacobi;
   for (int pass = 0; pass < settings.iterations; ++pass) {
     if (!jacobi) {
-      // Gauss-Seidel: each point in turn, on the solver's copies of the bodies.
+      // Gauss-Seidel: each point in turn, on the solver's copies of the bodies. A pass that
+      // changed no accumulated impulse applied only zeros, so every later pass would see the
+      // same velocities and change nothing either: the passes stop there, with the bits the
+      // remaining passes would have left.
+      bool changed = false;
       for (std::size_t mi = 0; mi < manifolds.size(); ++mi) {
         const ContactManifold& m = manifolds[mi];
         for (std::uint32_t r = first_row_[mi]; r < first_row_[mi + 1]; ++r)
-          solve_point(rows_[r], m.normal, bodies[m.body_a], bodies[m.body_b]);
+          changed |= solve_point(rows_[r], m.normal, bodies[m.body_a], bodies[m.body_b]);
       }
+      if (!changed) break;
       continue;
     }
     // Jacobi: every manifold from the same velocities, its points in turn on its own split
