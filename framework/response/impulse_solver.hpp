@@ -44,9 +44,11 @@ struct RigidBody {
 /// How ImpulseSolver::solve works, as the Response sets it from ResponseSettings.
 struct ImpulseSolverSettings {
   ImpulseSolverKind kind = ImpulseSolverKind::gauss_seidel;  ///< Gauss-Seidel or Jacobi passes
-  /// Passes over the contact set. One pass settles an isolated contact exactly; in a stack
-  /// an impulse travels up one body per pass (Jacobi) or more (Gauss-Seidel), and the warm
-  /// start carries last frame's impulses over (docs/response.md, "Iterations").
+  /// Most passes over the contact set (Gauss-Seidel stops after a pass that changed no
+  /// impulse: the later ones would change nothing). One pass settles an isolated contact
+  /// exactly; in a stack an impulse travels up one body per pass (Jacobi) or more
+  /// (Gauss-Seidel), and the warm start carries last frame's impulses over
+  /// (docs/response.md, "Iterations").
   int iterations = 16;
   /// Contacts approaching slower than this get no bounce: a body resting under gravity
   /// approaches at |g| dt every frame, and bouncing that back would make it jitter. Also
