@@ -1,6 +1,14 @@
 #include "core/thread_pool.hpp"
 
 namespace fovea {
+namespace {
+
+/// The pool whose task this thread is running, if any: a task that asks the same pool to
+/// run a batch (a part that splits its work, called from a part already split) gets it run
+/// inline, on its own thread, instead of waiting for workers busy with the batch it is in.
+thread_local const ThreadPool* g_running_task_of = nullptr;
+
+}  // namespace
 
 int machine_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
@@ -28,6 +36,12 @@ void ThreadPool::drain() {
     const std::size_t i = next_task_.fetch_add(1, std::memory_order_relaxed);
     if (i >= task_count_) return;
     try {
+      const ThreadPool* const outer = g_running_task_of;
+      g_running_task_of = this;
+      struct Restore {
+        const ThreadPool* outer;
+        ~Restore() { g_running_task_of = outer; }
+      } restore{outer};
       call_(context_, i);
     } catch (...) {
       std::lock_guard lock(mutex_);
@@ -56,7 +70,7 @@ void ThreadPool::work(std::uint64_t& seen_generation) {
 
 void ThreadPool::run_erased(std::size_t task_count, Erased call, const void* context) {
   if (task_count == 0) return;
-  if (workers_.empty() || task_count == 1) {
+  if (workers_.empty() || task_count == 1 || g_running_task_of == this) {
     for (std::size_t i = 0; i < task_count; ++i) call(context, i);
     return;
   }

@@ -34,8 +34,9 @@ class ThreadPool {
 
   /// Runs task(i) for every i in [0, task_count), spread over the threads, and returns when
   /// all have finished. Tasks must not depend on each other's order. The first exception a
-  /// task throws is rethrown here, after the batch (the remaining tasks still run). Not
-  /// re-entrant: a task must not call run() on the same pool.
+  /// task throws is rethrown here, after the batch (the remaining tasks still run). A task
+  /// that calls run() on the same pool gets that batch run inline, on its own thread, in
+  /// order (its exception thrown at once): the workers are busy with the batch it is in.
   template <typename Task>
   void run(std::size_t task_count, const Task& task) {
     run_erased(task_count, [](const void* context, std::size_t i) { (*static_cast<const Task*>(context))(i); }, &task);

@@ -60,6 +60,29 @@ TEST_CASE("ThreadPool: a task's exception reaches the caller after the batch, an
   CHECK(sum == 45);
 }
 
+TEST_CASE("ThreadPool: a task that runs a batch on its own pool gets it inline, every task once", "[thread_pool]") {
+  // Before, such a batch deadlocked (a worker waiting for itself) or, from the caller's
+  // thread, overwrote the outer batch and lost its tasks.
+  for (const int threads : {2, 4}) {
+    ThreadPool pool(threads);
+    constexpr std::size_t kOuter = 16, kInner = 50;
+    std::vector<std::vector<int>> runs(kOuter, std::vector<int>(kInner, 0));
+    for (int batch = 0; batch < 20; ++batch) {
+      pool.run(kOuter, [&](std::size_t i) {
+        pool.for_ranges(kInner, 4, [&](std::size_t begin, std::size_t end) {
+          for (std::size_t j = begin; j < end; ++j) ++runs[i][j];
+        });
+      });
+    }
+    for (const std::vector<int>& row : runs)
+      for (const int r : row) REQUIRE(r == 20);
+    // And the pool goes on splitting batches over its threads after.
+    std::vector<int> after(1000, 0);
+    pool.run(after.size(), [&](std::size_t i) { ++after[i]; });
+    CHECK(std::all_of(after.begin(), after.end(), [](int r) { return r == 1; }));
+  }
+}
+
 TEST_CASE("ThreadPool: 0 threads means the machine's cores", "[thread_pool]") {
   ThreadPool pool(0);
   CHECK(pool.size() == machine_threads());
