@@ -47,7 +47,7 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
   // Full resolution first: the reference every fraction budget is a share of. Every
   // collision runs to its end, so the order does not change the count. From the roots, with
   // no memory: coherence is measured against 004's descent, on the same budgets.
-  narrowphase.begin_frame(states);
+  narrowphase.begin_frame(states, nullptr, options.pool);
   Budget unlimited = Budget::unlimited();
   full_resolution_->run(narrowphase, unlimited);
   full_resolution_tests_ = narrowphase.sphere_tests();
@@ -73,7 +73,7 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
     // The oracle's truth comes outside its budget: it is a bound, not a scheduler a frame
     // could afford (its rows are marked so in docs/evaluation.md).
     if (arm.scheduler->uses_true_priority()) {
-      narrowphase.begin_frame(states, &arm.memory);
+      narrowphase.begin_frame(states, &arm.memory, options.pool);
       meter.set_true_priorities(narrowphase, states, sees, options.pool);
     }
     // From here on, everything a driver pays is paid from the arm's budget, as in the
@@ -85,9 +85,11 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
     Budget budget = budget_settings.mode == BudgetMode::wall
                         ? Budget::wall(budget_settings.ms, Budget::Clock::now() - synced)
                         : Budget::from_settings(budget_settings, full_resolution_tests_);
-    if (!arm.scheduler->uses_true_priority()) narrowphase.begin_frame(states, &arm.memory);
+    // On the driver's threads, as the driver's frame runs them: the same share of the budget.
+    if (!arm.scheduler->uses_true_priority()) narrowphase.begin_frame(states, &arm.memory, options.pool);
     const DescentMemory* refined_from = schedule_.priorities == PriorityGap::refined ? &arm.memory : nullptr;
-    const PriorityOptions order{schedule_.fast_priorities, refined_from, schedule_.aging ? &arm.memory : nullptr};
+    const PriorityOptions order{schedule_.fast_priorities, refined_from, schedule_.aging ? &arm.memory : nullptr,
+                                options.pool};
     const bool uses_priority = arm.scheduler->uses_priority();
     if (uses_priority) prioritise_at_frame_start(narrowphase, states, sees, order);
     OrderPerception perception(states, sees, order);
@@ -98,14 +100,15 @@ void CounterfactualEvaluation::run(NarrowPhase& narrowphase, std::span<const Ent
     // last frame's; the placements the records read for a scheduler that did not place them
     // exactly (prioritise_for_records), from last frame's memory; then the swap (keep_memory).
     const bool remembers = refined_from != nullptr || order.aged_from != nullptr || narrowphase.settings().coherence;
-    if (remembers) arm.next_memory.remember(narrowphase, states, &arm.memory, schedule_.aging);
+    if (remembers) arm.next_memory.remember(narrowphase, states, &arm.memory, schedule_.aging, options.pool);
     // An arm that placed from another fixation (or f) than the eye's is placed again from the
     // eye's: a placement depends on the camera, f and the fixation alone.
     const bool sees_eye = &sees.model == &viewing.model && sees.fixation_x_px == viewing.fixation_x_px &&
                           sees.fixation_y_px == viewing.fixation_y_px;
-    if (!uses_priority || order.fast || !sees_eye) perceive_at_frame_start(narrowphase, states, viewing, refined_from);
+    if (!uses_priority || order.fast || !sees_eye)
+      perceive_at_frame_start(narrowphase, states, viewing, refined_from, options.pool);
     if (remembers) std::swap(arm.memory, arm.next_memory);
-    perceive_at_frame_end(narrowphase, states, viewing);
+    perceive_at_frame_end(narrowphase, states, viewing, options.pool);
 
     EvaluatedFrame& row = frames_[i];
     row.scheduler = arm.kind;

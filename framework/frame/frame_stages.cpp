@@ -293,7 +293,7 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
      "each listed scheduler runs the narrow phase on the side and is measured, outside the frame's time "
      "(frame/counterfactual.cpp)",
      evaluate_stage},
-    {Stage::restart_descents, "restart_descents", StageClock::narrowphase, false, D::states | D::memory,
+    {Stage::restart_descents, "restart_descents", StageClock::narrowphase, true, D::states | D::memory,
      only(D::collisions), "every collision back at its roots, or at last frame's pair with coherence "
      "(narrowphase/narrow_phase.cpp begin_frame)",
      restart_descents_stage},
@@ -304,7 +304,7 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
      true_priorities_stage},
     {Stage::start_budget, "start_budget", StageClock::narrowphase, false, kNone, only(D::budget),
      "the budget of sphere tests or milliseconds starts (core/budget.cpp)", start_budget_stage},
-    {Stage::prioritise, "prioritise", StageClock::narrowphase, false,
+    {Stage::prioritise, "prioritise", StageClock::narrowphase, true,
      D::collisions | D::states | D::gaze | D::memory, only(D::priorities),
      "each collision placed on screen from the entities' centres or its remembered pair: f(e, g) its priority, "
      "aged by its episode with schedule.aging, placed cheaply for the order alone with schedule.fast_priorities "
@@ -319,7 +319,7 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
     {Stage::interrupt, "interrupt", StageClock::narrowphase, false, only(D::collisions), only(D::collisions),
      "what is left becomes colliding (repulse) or not (interpenetrate) (narrowphase/narrow_phase.cpp interrupt)",
      interrupt_stage},
-    {Stage::remember, "remember", StageClock::narrowphase, false, D::collisions | D::states | D::memory,
+    {Stage::remember, "remember", StageClock::narrowphase, true, D::collisions | D::states | D::memory,
      only(D::memory), "each collision's deepest pair, for coherence and refined priorities next frame "
      "(narrowphase/descent_memory.cpp)",
      remember_stage},
@@ -328,13 +328,13 @@ constexpr std::array<StageInfo, kStageCount> kStages = {{
      "contacts of the real collisions and the walls, one impulse solve, new velocities "
      "(response/response.cpp)",
      response_stage},
-    {Stage::prioritise_for_records, "prioritise_for_records", StageClock::metrics, false,
+    {Stage::prioritise_for_records, "prioritise_for_records", StageClock::metrics, true,
      D::collisions | D::states | D::gaze | D::memory, only(D::priorities),
      "the start-of-frame placements a scheduler that does not read them (or orders by fast priorities, or sees "
      "another fixation than the eye's) leaves unset, for the records "
      "(prioritise/perceived_collision.cpp perceive_at_frame_start)",
      prioritise_stage},
-    {Stage::place_at_end, "place_at_end", StageClock::metrics, false, D::collisions | D::states | D::gaze,
+    {Stage::place_at_end, "place_at_end", StageClock::metrics, true, D::collisions | D::states | D::gaze,
      D::priorities | D::stats, "the ones treated as colliding placed again from their deepest spheres "
      "(prioritise/perceived_collision.cpp perceive_at_frame_end)",
      place_at_end_stage},
