@@ -1,6 +1,7 @@
 #include "response/impulse_solver.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 
@@ -58,10 +59,15 @@ void clamp_to_cone(double& t1, double& t2, double limit) {
   t2 *= scale;
 }
 
+/// Whether two doubles (or vectors) are the same bits: -0 and +0 differ, a NaN equals itself.
+bool same_bits(double x, double y) { return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y); }
+bool same_bits(const Vec3& x, const Vec3& y) { return same_bits(x.x, y.x) && same_bits(x.y, y.y) && same_bits(x.z, y.z); }
+
 /// One contact point's step: the accumulated normal impulse moved towards stopping the
 /// approach (never below 0: contacts push, never pull), the friction impulse towards
 /// stopping the slide within the Coulomb cone, and the change applied to `a` and `b`.
-/// Returns whether any of the point's accumulated impulses changed.
+/// Returns whether the step changed any bit of the point's accumulated impulses or of the
+/// two bodies' velocities: when no point of a pass did, the next pass would repeat it.
 bool solve_point(ImpulseRow& row, const Vec3& normal, RigidBody& a, RigidBody& b) {
   const Vec3 v = velocity_at(b, row.r_b) - velocity_at(a, row.r_a);
   const double old_n = row.lambda_n;
@@ -72,8 +78,20 @@ bool solve_point(ImpulseRow& row, const Vec3& normal, RigidBody& a, RigidBody& b
   clamp_to_cone(t1, t2, row.friction * row.lambda_n);
   row.lambda_t1 = t1;
   row.lambda_t2 = t2;
-  apply_impulse(a, b, row.r_a, row.r_b, normal * (row.lambda_n - old_n) + row.t1 * (t1 - old_t1) + row.t2 * (t2 - old_t2));
-  return row.lambda_n != old_n || t1 != old_t1 || t2 != old_t2;
+  const Vec3 impulse = normal * (row.lambda_n - old_n) + row.t1 * (t1 - old_t1) + row.t2 * (t2 - old_t2);
+  const bool impulses_changed = !same_bits(row.lambda_n, old_n) || !same_bits(t1, old_t1) || !same_bits(t2, old_t2);
+  if (impulses_changed) {
+    apply_impulse(a, b, row.r_a, row.r_b, impulse);
+    return true;
+  }
+  // Only zeros to apply; they still turn a velocity component that is a zero of the other
+  // sign into +0 or -0, which the next pass would see. Applied as always, and counted as a
+  // change when they did.
+  const Vec3 va = a.linear_velocity_mps, wa = a.angular_velocity_radps;
+  const Vec3 vb = b.linear_velocity_mps, wb = b.angular_velocity_radps;
+  apply_impulse(a, b, row.r_a, row.r_b, impulse);
+  return !same_bits(va, a.linear_velocity_mps) || !same_bits(wa, a.angular_velocity_radps) ||
+         !same_bits(vb, b.linear_velocity_mps) || !same_bits(wb, b.angular_velocity_radps);
 }
 
 double kinetic_energy_of(const RigidBody& b, const Vec3& v, const Vec3& w) {
@@ -226,9 +244,9 @@ void ImpulseSolver::solve_compression(std::span<RigidBody> bodies, std::span<con
   for (int pass = 0; pass < settings.iterations; ++pass) {
     if (!jacobi) {
       // Gauss-Seidel: each point in turn, on the solver's copies of the bodies. A pass that
-      // changed no accumulated impulse applied only zeros, so every later pass would see the
-      // same velocities and change nothing either: the passes stop there, with the bits the
-      // remaining passes would have left.
+      // changed no bit of any impulse or velocity leaves the state the next pass starts from
+      // as it found it, so every later pass would repeat it: the passes stop there, with the
+      // bits the remaining passes would have left.
       bool changed = false;
       for (std::size_t mi = 0; mi < manifolds.size(); ++mi) {
         const ContactManifold& m = manifolds[mi];
