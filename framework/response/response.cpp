@@ -1,11 +1,13 @@
 #include "response/response.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 
 #include "core/containers.hpp"
 #include "core/thread_pool.hpp"
+#include "world/mass_properties.hpp"
 
 namespace fovea {
 
@@ -115,6 +117,7 @@ void Response::build_body(std::uint32_t id, const Entity& e, const EntityState& 
   const Mat3& r = rotation_[id] = glm::mat3_cast(s.orientation);
   if (e.isotropic_inertia) {
     // R I R^T = I for a multiple of the identity: no rotation to round.
+    assert(is_isotropic(e.inertia_body_kgm2));
     b.inverse_inertia_world = e.inverse_inertia_body;  // zero for static entities
     b.inertia_world = e.is_static ? Mat3(0.0) : e.inertia_body_kgm2;
     return;

@@ -27,13 +27,18 @@ MassProperties compute_mass_properties(const VoxelModel& model, double density_k
   });
   props.inertia_kgm2 = voxel_mass * about_com + Mat3(static_cast<double>(count) * voxel_mass * s * s / 6.0);
   // Isotropic but for rounding: exactly isotropic, the mean of the diagonal on it.
-  const double mean = (props.inertia_kgm2[0][0] + props.inertia_kgm2[1][1] + props.inertia_kgm2[2][2]) / 3;
-  double stray = 0;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) stray = std::max(stray, std::abs(props.inertia_kgm2[i][j] - (i == j ? mean : 0.0)));
-  if (stray <= kIsotropicTolerance * mean) props.inertia_kgm2 = Mat3(mean);
+  props.inertia_kgm2 = isotropic_if_nearly(props.inertia_kgm2);
   props.bounding_radius_m = model.farthest_voxel_corner_m(props.centre_of_mass_m);
   return props;
+}
+
+Mat3 isotropic_if_nearly(const Mat3& tensor_kgm2) {
+  const double mean_kgm2 = (tensor_kgm2[0][0] + tensor_kgm2[1][1] + tensor_kgm2[2][2]) / 3;
+  double stray_kgm2 = 0;  // the largest entry's distance from mean_kgm2 times the identity
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      stray_kgm2 = std::max(stray_kgm2, std::abs(tensor_kgm2[i][j] - (i == j ? mean_kgm2 : 0.0)));
+  return stray_kgm2 <= kIsotropicTolerance * mean_kgm2 ? Mat3(mean_kgm2) : tensor_kgm2;
 }
 
 bool is_isotropic(const Mat3& tensor) { return tensor == Mat3(tensor[0][0]); }

@@ -22,10 +22,14 @@ struct MassProperties {
 MassProperties compute_mass_properties(const VoxelModel& model, double density_kgpm3);
 
 /// How far, relative to its mean diagonal, a tensor's entries may stray from that mean times
-/// the identity for compute_mass_properties to call it isotropic. A voxel ball's three
+/// the identity for isotropic_if_nearly (and so compute_mass_properties) to make it isotropic. A voxel ball's three
 /// diagonal sums differ only in the order they add their terms, by about 1e-16 relative per
 /// term (1e-12 over 10,000 voxels at worst); a rock's differ by 1e-3 or more.
 inline constexpr double kIsotropicTolerance = 1e-10;
+
+/// `tensor_kgm2` as exactly isotropic (the mean of its diagonal times the identity) when no
+/// entry strays from that by more than kIsotropicTolerance times the mean; else itself.
+Mat3 isotropic_if_nearly(const Mat3& tensor_kgm2);
 
 /// Whether `tensor` is exactly a multiple of the identity: its world form R I R^T is I itself
 /// at any orientation, so L = I w keeps w along L (world/motion.cpp and response/response.cpp

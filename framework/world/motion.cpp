@@ -1,8 +1,11 @@
 #include "world/motion.hpp"
 
+#include <cassert>
 #include <cmath>
 
 #include <glm/gtc/quaternion.hpp>
+
+#include "world/mass_properties.hpp"
 
 namespace fovea {
 
@@ -54,21 +57,22 @@ void integrate_motion(std::span<EntityState> states, std::span<const Entity> ent
 
     const Vec3 w = s.angular_velocity_radps;
     if (w == Vec3(0.0)) continue;
+    if (e.isotropic_inertia) {
+      // I w with I a multiple of the identity at any orientation: L keeps w itself, so the
+      // torque-free turn is by w for the whole step, exactly (no midpoint needed), and w stays.
+      assert(is_isotropic(e.inertia_body_kgm2));
+      s.orientation = advance_orientation(s.orientation, w, dt_s);
+      continue;
+    }
     // Torque-free rotation keeps the world angular momentum L. A step with the start-of-step
     // w alone lets a tumbling body's energy drift by percents over seconds; the midpoint
-    // rule (w re-evaluated from L at the half-step orientation) is second order and keeps
-    // the drift orders of magnitude smaller for two more matrix products. An isotropic
-    // body's tensor is a multiple of the identity at any orientation: its L = I w keeps w
-    // itself, so the turn is by w for the whole step, exactly, and w stays.
-    Vec3 turn = w;
-    Vec3 momentum(0.0);
-    if (!e.isotropic_inertia) {
-      momentum = apply_body_tensor(e.inertia_body_kgm2, s.orientation, w);
-      const Quat half = advance_orientation(s.orientation, w, 0.5 * dt_s);
-      turn = apply_body_tensor(e.inverse_inertia_body, half, momentum);
-    }
-    s.orientation = advance_orientation(s.orientation, turn, dt_s);
-    if (!e.isotropic_inertia) s.angular_velocity_radps = apply_body_tensor(e.inverse_inertia_body, s.orientation, momentum);
+    // rule below (w re-evaluated from L at the half-step orientation) is second order and
+    // keeps the drift orders of magnitude smaller for two more matrix products.
+    const Vec3 momentum = apply_body_tensor(e.inertia_body_kgm2, s.orientation, w);
+    const Quat half = advance_orientation(s.orientation, w, 0.5 * dt_s);
+    const Vec3 w_half = apply_body_tensor(e.inverse_inertia_body, half, momentum);
+    s.orientation = advance_orientation(s.orientation, w_half, dt_s);
+    s.angular_velocity_radps = apply_body_tensor(e.inverse_inertia_body, s.orientation, momentum);
   }
 }
 

@@ -58,6 +58,7 @@ TEST_CASE("mass properties: a voxelised ball lies between the balls of radius r 
 }
 
 TEST_CASE("mass properties: balls and cubes get exactly isotropic tensors, other shapes keep theirs", "[world][mass]") {
+  const int res_uneven = 12;  // 8, 16 and 32 happen to sum exactly alike
   // A voxel ball's three diagonal sums differ only by the order they add their terms; made
   // exactly isotropic (their mean on the diagonal), within kIsotropicTolerance of the sums.
   for (int res : {8, 16, 32, 64}) {
@@ -75,6 +76,38 @@ TEST_CASE("mass properties: balls and cubes get exactly isotropic tensors, other
   CHECK_FALSE(is_isotropic(compute_mass_properties(make_l_shape({8, 8, 8}, 0.1), 1000).inertia_kgm2));
   CHECK_FALSE(is_isotropic(compute_mass_properties(make_rock({12, 12, 12}, 0.05, 3), 1000).inertia_kgm2));
   CHECK_FALSE(is_isotropic(Mat3(2.0) + Mat3(glm::dvec3(1e-6, 0, 0), glm::dvec3(0.0), glm::dvec3(0.0))));
+
+  // The balls' sums do differ before they are made isotropic: what the snapping is for.
+  const VoxelModel ball = make_ball({res_uneven, res_uneven, res_uneven}, 1.0 / res_uneven);
+  Mat3 sums(0.0);  // as compute_mass_properties sums them, before the snap
+  Vec3 centre(0.0);
+  ball.for_each_occupied([&](int x, int y, int z) { centre += ball.voxel_centre_m(x, y, z); });
+  centre /= static_cast<double>(ball.occupied_count());
+  ball.for_each_occupied([&](int x, int y, int z) {
+    const Vec3 r = ball.voxel_centre_m(x, y, z) - centre;
+    sums += Mat3(glm::dot(r, r)) - outer(r, r);
+  });
+  CHECK_FALSE(is_isotropic(sums));
+  CHECK(is_isotropic(isotropic_if_nearly(sums)));
+}
+
+TEST_CASE("mass properties: a tensor is made isotropic within kIsotropicTolerance of its mean diagonal, not past it",
+          "[world][mass]") {
+  const double mean = 3.0;
+  for (const int entry : {0, 1}) {  // a diagonal entry, an off-diagonal one
+    INFO("entry [0][" << entry << "]");
+    const auto strayed = [&](double relative) {
+      Mat3 t(mean);
+      t[0][entry] += relative * mean;
+      t[entry][0] = t[0][entry];
+      return t;
+    };
+    // Off the diagonal the mean stays 3; on it, it moves by a third of the stray.
+    CHECK(is_isotropic(isotropic_if_nearly(strayed(0.1 * kIsotropicTolerance))));
+    CHECK_FALSE(is_isotropic(isotropic_if_nearly(strayed(10 * kIsotropicTolerance))));
+    CHECK(isotropic_if_nearly(strayed(10 * kIsotropicTolerance)) == strayed(10 * kIsotropicTolerance));
+  }
+  CHECK(isotropic_if_nearly(Mat3(mean)) == Mat3(mean));
 }
 
 TEST_CASE("mass properties: L-shape inertia matches a hand computation", "[world][mass]") {

@@ -142,10 +142,16 @@ TEST_CASE("motion: an isotropic body's shortcut keeps w to the bit and turns as 
     integrate_motion(fast, shortcut_entities, Vec3(0.0), 0.01);
     integrate_motion(slow, general_entities, Vec3(0.0), 0.01);
   }
-  CHECK(fast[0].angular_velocity_radps == w);  // exactly: no tensor applied
+  CHECK(fast[0].angular_velocity_radps == w);  // the shortcut never writes w
   INFO("general path: w drifted by " << relative(slow[0].angular_velocity_radps, w) << " relative");
   CHECK(relative(slow[0].angular_velocity_radps, w) < 1e-12);  // rounding, step after step
-  CHECK(std::abs(glm::dot(fast[0].orientation, slow[0].orientation)) == Approx(1.0).epsilon(1e-12));
+  // Component by component (q and -q are the same rotation: the sign aligned first).
+  const Quat a = fast[0].orientation;
+  const Quat b = glm::dot(a, slow[0].orientation) < 0 ? -slow[0].orientation : slow[0].orientation;
+  double apart = 0;
+  for (int i = 0; i < 4; ++i) apart = std::max(apart, std::abs(a[i] - b[i]));
+  INFO("orientations apart by " << apart << " in a component");
+  CHECK(apart < 1e-11);  // 4.7e-12 after 500 steps of 0.14 rad
 }
 
 TEST_CASE("motion: a torque-free symmetric top precesses at the analytic rate", "[world][motion]") {
