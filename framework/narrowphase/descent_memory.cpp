@@ -6,13 +6,6 @@
 
 namespace fovea {
 
-namespace {
-
-/// Collisions one task remembers when remember runs on the threads.
-constexpr std::size_t kCollisionsPerTask = 512;
-
-}  // namespace
-
 void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const EntityState> states,
                              const DescentMemory* earlier, bool aged, ThreadPool* pool) {
   if (earlier == nullptr) earlier = this;

@@ -17,9 +17,6 @@ Mat3 rotation_of(const EntityState& s) { return glm::mat3_cast(s.orientation); }
 /// test list.
 constexpr SphereHit kRootsHit{0, 0, 1, 0};
 
-/// Collisions one task restarts when begin_frame runs on the threads.
-constexpr std::size_t kCollisionsPerTask = 512;
-
 /// The centre of collision of two intersecting spheres (004 section 3.4.2, figure 4): the
 /// midpoint of the part of the line through their centres that lies inside both.
 Vec3 centre_of_collision(const Vec3& ca, double ra, const Vec3& cb, double rb) {

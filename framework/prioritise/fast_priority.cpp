@@ -85,9 +85,6 @@ class FastPlacer {
   double f_[kCapacity];
 };
 
-/// Collisions one task places the fast way when it runs on the threads.
-constexpr std::size_t kCollisionsPerTask = 512;
-
 }  // namespace
 
 void age_priorities(NarrowPhase& narrowphase, const DescentMemory& memory, std::span<const std::uint32_t> slots) {

@@ -61,15 +61,11 @@ class CollisionPlacer {
   double bounds_m_[GapBatch::kCapacity];
 };
 
-/// Collisions one task places when placing runs on the threads: enough that the task's own
-/// setup (a GapPerceiver's terms) is small beside its work.
-constexpr std::size_t kCollisionsPerTask = 512;
-
 /// Places each collision of `slots` that `estimate(slot)` gives a gap estimate for (an
 /// std::optional<GapEstimate>), in chunks over `pool` (on the caller's thread without one),
 /// each chunk with its own CollisionPlacer. GapPerceiver places each gap of a batch by itself,
 /// operand for operand, and each collision is written alone, so the chunks change no bit: the
-/// same bytes at any thread count (tests/prioritise/perceived_collision_test.cpp).
+/// same bytes at any thread count (tests/schedule/placement_threads_test.cpp).
 template <typename Estimate>
 void place_in_chunks(NarrowPhase& narrowphase, const Viewing& viewing, GapAt at, bool priority_only,
                      std::span<const std::uint32_t> slots, ThreadPool* pool, const Estimate& estimate) {

@@ -63,7 +63,7 @@ struct Placed {
   NarrowPhase narrowphase;
   DescentMemory memory;
 
-  Placed() : world(test::world_after(dense_rocks(), 5, 4)) {
+  Placed() : world(test::world_after(dense_rocks(), 5, 3)) {
     narrowphase = NarrowPhase(std::vector<CollisionModel>(world->narrowphase().models().begin(),
                                                           world->narrowphase().models().end()));
     narrowphase.sync(world->broadphase().pairs(), world->entities(), 0);
@@ -71,19 +71,21 @@ struct Placed {
     narrowphase.begin_frame(states);
     ScheduleSettings s;
     s.kind = SchedulerKind::round_robin;
-    Budget budget = Budget::work(4000);
+    Budget budget = Budget::work(16000);
     make_scheduler(s)->run(narrowphase, budget);
     narrowphase.interrupt(InterruptPolicy::interpenetrate);
     memory.remember(narrowphase, states);
     narrowphase.begin_frame(states, &memory);
-    Budget more = Budget::work(2500);
+    Budget more = Budget::work(10000);
     make_scheduler(s)->run(narrowphase, more);
     narrowphase.interrupt(InterruptPolicy::repulse);  // the unresolved ones colliding, placed at the end
   }
 
-  /// 1,500 rocks of 8 voxels in a 7 m box: a few thousand collisions, several chunks a thread.
+  /// 9,000 rocks of 8 voxels in a 12.6 m box: enough collisions, and enough of them colliding
+  /// at the end, that chunks of 512 split them differently at 2 threads (8 chunks, ThreadPool's
+  /// cap of four a thread) and at 4 (more): the checks below say so.
   static AnimationSettings dense_rocks() {
-    AnimationSettings s = test::world_of(Vec3(7.0), {test::rock_group({.count = 1500, .variants = 3, .resolution_voxels = 8})});
+    AnimationSettings s = test::world_of(Vec3(12.6), {test::rock_group({.count = 9000, .variants = 3, .resolution_voxels = 8})});
     s.response.entity_contacts = false;
     return s;
   }
@@ -129,7 +131,8 @@ TEST_CASE("Placements on the threads: the same bits as on one thread, at 2 and 4
   NarrowPhase& narrowphase = scene.narrowphase;
   const std::span<const EntityState> states = scene.world->states();
   INFO(narrowphase.size() << " collisions");
-  REQUIRE(narrowphase.size() > 4 * 512);  // chunks of 512: several a thread at 4 threads
+  // Over 8 chunks' worth: 8 chunks at 2 threads (ThreadPool's cap of four a thread), more at 4.
+  REQUIRE(narrowphase.size() > 9 * kCollisionsPerTask);
   const Viewing viewing{scene.world->view(), scene.world->perception_model(), 700, 400};
 
   // Each placement, run on `pool` (null: the caller's thread), into the bits it leaves.
@@ -173,12 +176,12 @@ TEST_CASE("Placements on the threads: the same bits as on one thread, at 2 and 4
   // threads would differ from the one before it: the checks above could fail.
   CHECK(start(nullptr) != end(nullptr));
   CHECK(start(nullptr) != fast_order(nullptr));
-  std::int64_t colliding_tested = 0;
+  std::size_t colliding_tested = 0;
   for (const std::uint32_t slot : narrowphase.order()) {
     const Collision& c = narrowphase.collision(slot);
     colliding_tested += c.status == CollisionStatus::colliding && c.tested_any ? 1 : 0;
   }
-  CHECK(colliding_tested > 512);  // the end's placement runs over several chunks too
+  CHECK(colliding_tested > 9 * kCollisionsPerTask);  // the end's placement split differently at 2 and 4 too
 }
 
 TEST_CASE("Restarting descents and remembering them on the threads: the same bits as on one thread, at 2 and 4 threads",
@@ -192,9 +195,10 @@ TEST_CASE("Restarting descents and remembering them on the threads: the same bit
   narrowphase.set_settings(pruned_and_coherent);
   ThreadPool two(2), four(4);
 
-  // The memory of the frame the scene stopped part way: this one's as well as the earlier's.
+  // The memory of the frame the scene stopped part way, into an empty memory (a collision a
+  // chunk skipped would be missing: recall would answer null) and in place.
   const auto remember = [&](ThreadPool* pool, bool aged) {
-    DescentMemory memory = scene.memory;
+    DescentMemory memory;
     memory.remember(narrowphase, states, &scene.memory, aged, pool);
     DescentMemory in_place = scene.memory;
     in_place.remember(narrowphase, states, nullptr, aged, pool);  // earlier = itself, overwritten as it goes
@@ -218,7 +222,7 @@ TEST_CASE("Restarting descents and remembering them on the threads: the same bit
   const std::vector<std::uint64_t> alone = restart(nullptr);
   CHECK(restart(&two) == alone);
   CHECK(restart(&four) == alone);
-  std::int64_t witnesses = 0;
+  std::size_t witnesses = 0;
   for (const std::uint32_t slot : narrowphase.order()) witnesses += narrowphase.collision(slot).witness == WitnessState::pending;
-  CHECK(witnesses > 512);  // coherence's part ran over several chunks
+  CHECK(witnesses > 8 * kCollisionsPerTask);  // coherence's part ran over several chunks
 }
