@@ -32,22 +32,21 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::drain() {
+  // Marks this thread as running this pool's tasks until the batch has none left; a task's
+  // exception is caught below, so nothing leaves the loop but its end.
+  const ThreadPool* const outer = g_running_task_of;
+  g_running_task_of = this;
   for (;;) {
     const std::size_t i = next_task_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= task_count_) return;
+    if (i >= task_count_) break;
     try {
-      const ThreadPool* const outer = g_running_task_of;
-      g_running_task_of = this;
-      struct Restore {
-        const ThreadPool* outer;
-        ~Restore() { g_running_task_of = outer; }
-      } restore{outer};
       call_(context_, i);
     } catch (...) {
       std::lock_guard lock(mutex_);
       if (!error_) error_ = std::current_exception();
     }
   }
+  g_running_task_of = outer;
 }
 
 void ThreadPool::work(std::uint64_t& seen_generation) {

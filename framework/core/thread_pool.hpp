@@ -105,6 +105,12 @@ void for_chunks(ThreadPool* pool, std::size_t count, std::size_t min_chunk, cons
     body(std::size_t{0}, std::size_t{0}, count);
 }
 
+/// ThreadPool::for_ranges on `pool`, or on the caller's thread alone (one range) without one.
+template <typename Body>
+void for_ranges(ThreadPool* pool, std::size_t count, std::size_t min_chunk, const Body& body) {
+  for_chunks(pool, count, min_chunk, [&](std::size_t, std::size_t begin, std::size_t end) { body(begin, end); });
+}
+
 /// ThreadPool::max_chunk_count of `pool`, 1 without one: how much per-chunk scratch to make.
 inline std::size_t max_chunk_count(const ThreadPool* pool) { return pool != nullptr ? pool->max_chunk_count() : 1; }
 

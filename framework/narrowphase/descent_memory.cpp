@@ -14,7 +14,7 @@ void DescentMemory::remember(const NarrowPhase& narrowphase, std::span<const Ent
   // Each collision read and written alone (recall reads its own slot only, even when earlier
   // is this memory), in chunks on the threads: the same bytes at any thread count.
   const std::span<const std::uint32_t> order = narrowphase.order();
-  for_chunks(pool, order.size(), kCollisionsPerTask, [&](std::size_t, std::size_t begin, std::size_t end) {
+  for_ranges(pool, order.size(), kCollisionsPerTask, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) remember_one(narrowphase, states, *earlier, aged, order[i]);
   });
 }

@@ -83,7 +83,7 @@ void NarrowPhase::begin_frame(std::span<const EntityState> states, const Descent
   // writes, so the same bytes at any thread count.
   const bool coherent = settings_.coherence && memory != nullptr;
   prune_ = settings_.prune_to_overlap;
-  for_chunks(pool, order.size(), kCollisionsPerTask, [&](std::size_t, std::size_t begin, std::size_t end) {
+  for_ranges(pool, order.size(), kCollisionsPerTask, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const std::uint32_t slot = order[i];
       Collision& c = collisions_.collision(slot);

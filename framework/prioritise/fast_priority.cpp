@@ -110,7 +110,7 @@ void prioritise_for_order(NarrowPhase& narrowphase, std::span<const EntityState>
   if (options.fast) {
     // In chunks over the threads, each with its own placer: each collision is placed and
     // written alone, so the chunks change no bit.
-    for_chunks(options.pool, slots.size(), kCollisionsPerTask, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for_ranges(options.pool, slots.size(), kCollisionsPerTask, [&](std::size_t begin, std::size_t end) {
       FastPlacer placer(narrowphase, viewing);
       for (std::size_t i = begin; i < end; ++i) placer.add(slots[i], estimate(slots[i]));
       placer.flush();

@@ -69,7 +69,7 @@ class CollisionPlacer {
 template <typename Estimate>
 void place_in_chunks(NarrowPhase& narrowphase, const Viewing& viewing, GapAt at, bool priority_only,
                      std::span<const std::uint32_t> slots, ThreadPool* pool, const Estimate& estimate) {
-  for_chunks(pool, slots.size(), kCollisionsPerTask, [&](std::size_t, std::size_t begin, std::size_t end) {
+  for_ranges(pool, slots.size(), kCollisionsPerTask, [&](std::size_t begin, std::size_t end) {
     CollisionPlacer placer(narrowphase, viewing, at, priority_only);
     for (std::size_t i = begin; i < end; ++i)
       if (const std::optional<GapEstimate> g = estimate(slots[i])) placer.add(slots[i], *g);

@@ -195,7 +195,7 @@ std::int64_t Response::entity_manifolds(NarrowPhase& narrowphase, std::span<cons
         }
     }
   }
-  for_chunks(pool, touched_.size(), 512, [&](std::size_t, std::size_t begin, std::size_t end) {
+  for_ranges(pool, touched_.size(), 512, [&](std::size_t begin, std::size_t end) {
     for (std::size_t k = begin; k < end; ++k) build_body(touched_[k], entities[touched_[k]], states[touched_[k]]);
   });
   // Then the contact pairs and the manifolds. A collision whose pairs take more tests (a
@@ -289,7 +289,7 @@ void Response::solve(std::span<const Entity> entities, std::span<EntityState> st
   const ImpulseSolverStats solved = islands_.solve(bodies_, manifolds_, solver_settings_, correction_m, pool);
   // The entities a manifold names are those touched this frame, each once: written back on
   // the threads, each to its own state.
-  for_chunks(pool, touched_.size(), 1024, [&](std::size_t, std::size_t begin, std::size_t end) {
+  for_ranges(pool, touched_.size(), 1024, [&](std::size_t begin, std::size_t end) {
     for (std::size_t k = begin; k < end; ++k) {
       const std::uint32_t body = touched_[k];
       if (entities[body].is_static) continue;
