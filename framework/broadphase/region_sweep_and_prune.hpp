@@ -107,7 +107,10 @@ class RegionSweepAndPrune {
   /// Chooses the automatic grid from the live proxies' boxes (nothing for a grid given).
   void choose_grid();
   void apply_removals();
-  void move_proxies();
+  /// Puts the added proxies into their regions, and moves those whose boxes now touch other
+  /// cells; finding which did runs in chunks on `pool` (null: on the caller), the moves after
+  /// it in id order.
+  void move_proxies(ThreadPool* pool);
   /// `was_in`: the proxy is in the regions of its membership now (it crossed a border).
   void enter_regions(ProxyId id, const Membership& range, bool was_in);
   /// A proxy whose box moved from its membership's cells to `range`'s.
@@ -129,6 +132,7 @@ class RegionSweepAndPrune {
   std::vector<Membership> membership_;   // by id
   std::vector<std::uint32_t> locals_;    // local ids in regions, see Membership
   std::vector<std::uint32_t> old_locals_;  // scratch: one proxy's local ids before a move
+  std::vector<std::vector<ProxyId>> crossing_;  // scratch per chunk: proxies whose cells changed, by id
   std::int64_t swaps_ = 0;
   std::int64_t memberships_ = 0;
   PairSet pairs_;

@@ -110,17 +110,23 @@ TEST_CASE("RegionSweepAndPrune: refuses a bad grid", "[broadphase]") {
   REQUIRE_THROWS_AS(RegionSweepAndPrune(RegionGrid{1.0, Vec3(0.0), {1, 0, 1}}), std::invalid_argument);
 }
 
-// The regions' sorts run as pool tasks and their reports are merged in region order, so the
-// lists must be the same bytes for any thread count, and the same as the single sweep's.
-TEST_CASE("RegionSweepAndPrune: 1, 2 and 4 threads give identical lists every frame", "[broadphase]") {
-  const SceneSpec spec{.count = 3000, .box_m = 30, .spawn_m = 30, .max_speed_mpf = 0.3, .frames = 150};
+namespace {
+
+struct ChangeCounts {
+  std::size_t started = 0;
+  std::size_t stopped = 0;
+};
+
+/// Runs `spec` on one, two and four threads and on a single sweep, requiring the same lists
+/// every frame; returns the pairs started and stopped over the run.
+ChangeCounts compare_thread_counts(const SceneSpec& spec, std::uint64_t seed) {
   RegionGrid grid;
   grid.proxies_per_region = 50;
   grid.min_cell_over_box_side = 1;
   RegionSweepAndPrune serial(grid), two_threads(grid), four_threads(grid);
   SweepAndPrune single;
   ThreadPool pool2(2), pool4(4);
-  Rng rng(26);
+  Rng rng(seed);
   std::vector<Body> bodies;
   auto add_body = [&] {
     Body b = random_body(spec, rng);
@@ -168,7 +174,27 @@ TEST_CASE("RegionSweepAndPrune: 1, 2 and 4 threads give identical lists every fr
     started += serial.pairs().started().size();
     stopped += serial.pairs().stopped().size();
   }
+  return {started, stopped};
+}
+
+}  // namespace
+
+// The regions' sorts run as pool tasks and their reports are merged in region order, so the
+// lists must be the same bytes for any thread count, and the same as the single sweep's.
+TEST_CASE("RegionSweepAndPrune: 1, 2 and 4 threads give identical lists every frame", "[broadphase]") {
+  const ChangeCounts changes =
+      compare_thread_counts({.count = 3000, .box_m = 30, .spawn_m = 30, .max_speed_mpf = 0.3, .frames = 150}, 26);
   // The scene is busy enough to mean something.
-  CHECK(started > 5000);
-  CHECK(stopped > 5000);
+  CHECK(changes.started > 5000);
+  CHECK(changes.stopped > 5000);
+}
+
+// The passes over every proxy (which boxes crossed into other cells, the copy of the new
+// boxes) run in chunks of 1,024 proxies, at most four a thread: 20,000 proxies are cut
+// into 8 chunks on two threads and 16 on four, so the chunks' lists meet at different ids.
+TEST_CASE("RegionSweepAndPrune: 20,000 proxies cut into chunks give one thread's lists", "[broadphase]") {
+  const ChangeCounts changes =
+      compare_thread_counts({.count = 20000, .box_m = 55, .spawn_m = 55, .max_speed_mpf = 0.3, .frames = 12}, 27);
+  CHECK(changes.started > 5000);
+  CHECK(changes.stopped > 5000);
 }
