@@ -16,7 +16,8 @@ namespace {
 /// two or four, one at a grid corner eight.
 constexpr std::uint32_t kInitialLocalSlots = 4;
 
-/// Proxies per chunk of the passes over every proxy that run on the threads.
+/// The fewest proxies per chunk of the passes over every proxy that run on the threads (at
+/// most four chunks a thread: ThreadPool::for_chunks).
 constexpr std::size_t kProxiesPerChunk = 1024;
 
 /// Whether a proxy with these flags was merged in by an earlier update and not removed since.
@@ -221,9 +222,9 @@ void RegionSweepAndPrune::move_proxies(ThreadPool* pool) {
   }
   // The proxies merged in before this update, all in their regions (apply_removals), whose
   // boxes now touch other cells. Finding them reads every proxy's keys, old and new, and its
-  // cells (7 MB at 100,000 proxies; serial, 2.5 % of the 100,000-ball frame at two threads):
-  // it runs in chunks, each listing its crossers in id order. The moves themselves write the
-  // regions and locals_, so they stay on this thread, in id order, as before.
+  // cells (7 MB at 100,000 proxies; when it was serial, 2.5 % of the 100,000-ball frame at two
+  // threads): it runs in chunks, each listing its crossers in id order. The moves themselves
+  // write the regions and locals_, so they stay on this thread, in id order, as before.
   const std::span<const std::uint8_t> flags = roster_.flags();
   crossing_.resize(std::max(crossing_.size(), max_chunk_count(pool)));
   for (std::vector<ProxyId>& crossing : crossing_) crossing.clear();
