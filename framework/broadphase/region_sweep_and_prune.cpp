@@ -227,9 +227,9 @@ void RegionSweepAndPrune::move_proxies(ThreadPool* pool) {
   // write the regions and locals_, so they stay on this thread, in id order, as before.
   const std::span<const std::uint8_t> flags = roster_.flags();
   crossing_.resize(std::max(crossing_.size(), max_chunk_count(pool)));
-  for (std::vector<ProxyId>& crossing : crossing_) crossing.clear();
+  for (std::vector<Crossing>& crossing : crossing_) crossing.clear();
   for_chunks(pool, flags.size(), kProxiesPerChunk, [&](std::size_t chunk, std::size_t begin, std::size_t end) {
-    std::vector<ProxyId>& crossing = crossing_[chunk];
+    std::vector<Crossing>& crossing = crossing_[chunk];
     Membership cells{};
     for (auto id = static_cast<ProxyId>(begin); id < end; ++id) {
       if (!merged_in(flags[id]) || next_[id] == stored_[id]) continue;
@@ -242,14 +242,11 @@ void RegionSweepAndPrune::move_proxies(ThreadPool* pool) {
       for (int k = 0; k < 3; ++k) same_cells &= (cells.lo[k] == m.lo[k]) & (cells.hi[k] == m.hi[k]);
       // The common case: the box moved within the same regions, which take its keys in their
       // own tasks (update()).
-      if (!same_cells) crossing.push_back(id);
+      if (!same_cells) crossing.push_back({id, cells});
     }
   });
-  for (const std::vector<ProxyId>& crossing : crossing_)  // chunks in id order
-    for (const ProxyId id : crossing) {
-      cells_.cell_range(next_[id], range.lo, range.hi);
-      cross_borders(id, range);
-    }
+  for (const std::vector<Crossing>& crossing : crossing_)  // chunks in id order
+    for (const Crossing& c : crossing) cross_borders(c.id, c.cells);
 }
 
 // Out of the regions the proxy left, into those it entered.

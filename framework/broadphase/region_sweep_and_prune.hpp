@@ -132,7 +132,12 @@ class RegionSweepAndPrune {
   std::vector<Membership> membership_;   // by id
   std::vector<std::uint32_t> locals_;    // local ids in regions, see Membership
   std::vector<std::uint32_t> old_locals_;  // scratch: one proxy's local ids before a move
-  std::vector<std::vector<ProxyId>> crossing_;  // scratch per chunk: proxies whose cells changed, by id
+  /// A proxy whose box now touches other cells, and those cells.
+  struct Crossing {
+    ProxyId id;
+    Membership cells;
+  };
+  std::vector<std::vector<Crossing>> crossing_;  // scratch per chunk: the crossers, by id
   std::int64_t swaps_ = 0;
   std::int64_t memberships_ = 0;
   PairSet pairs_;

@@ -102,9 +102,8 @@ InstalledModel ModelLibrary::install(VoxelModel model, std::uint32_t g, ModelLif
   const EntityGroupSettings& group = groups_[g];
   if (model.occupied_count() == 0) throw ModelError(g, "model.file", "the model has no occupied voxel");
   const MassProperties props = compute_mass_properties(model, group.material.density_kgpm3);
-  // An isotropic tensor's inverse as exactly isotropic too (glm::inverse's cofactors round).
   const bool isotropic = is_isotropic(props.inertia_kgm2);
-  const Mat3 inverse = isotropic ? Mat3(1.0 / props.inertia_kgm2[0][0]) : glm::inverse(props.inertia_kgm2);
+  const Mat3 inverse = inverse_inertia(props.inertia_kgm2);
   // The config's ranges keep these finite; this guards the arithmetic all the same.
   bool finite = std::isfinite(props.mass_kg) && props.mass_kg > 0 && std::isfinite(props.bounding_radius_m);
   for (int i = 0; i < 3; ++i)

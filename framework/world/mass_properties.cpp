@@ -43,4 +43,8 @@ Mat3 isotropic_if_nearly(const Mat3& tensor_kgm2) {
 
 bool is_isotropic(const Mat3& tensor) { return tensor == Mat3(tensor[0][0]); }
 
+Mat3 inverse_inertia(const Mat3& inertia_kgm2) {
+  return is_isotropic(inertia_kgm2) ? Mat3(1.0 / inertia_kgm2[0][0]) : glm::inverse(inertia_kgm2);
+}
+
 }  // namespace fovea

@@ -37,4 +37,8 @@ Mat3 isotropic_if_nearly(const Mat3& tensor_kgm2);
 /// take that shortcut).
 bool is_isotropic(const Mat3& tensor);
 
+/// The inverse of an inertia tensor, exactly isotropic for an isotropic one (glm::inverse's
+/// cofactors would round its entries apart).
+Mat3 inverse_inertia(const Mat3& inertia_kgm2);
+
 }  // namespace fovea

@@ -20,7 +20,7 @@ Entity entity_from(const VoxelModel& model, double density, double restitution =
   e.centre_of_mass_model_m = p.centre_of_mass_m;
   e.inertia_body_kgm2 = p.inertia_kgm2;
   e.isotropic_inertia = is_isotropic(p.inertia_kgm2);
-  e.inverse_inertia_body = e.isotropic_inertia ? Mat3(1 / p.inertia_kgm2[0][0]) : glm::inverse(p.inertia_kgm2);
+  e.inverse_inertia_body = inverse_inertia(p.inertia_kgm2);
   e.bounding_radius_m = p.bounding_radius_m;
   e.material.restitution = restitution;
   return e;
