@@ -77,7 +77,7 @@ TrialClips clips_of(const ExperimentSettings& spec, const LoadedScene& scene, co
 }
 
 bool tracked(const ExperimentSettings& spec) {
-  return spec.gaze.source == GazeSourceKind::pupil || spec.gaze.source == GazeSourceKind::gazepoint;
+  return is_eye_tracker(spec.gaze.source);
 }
 
 /// Where the clips' scheduler takes the fixation from: a person's tracker, live, each frame

@@ -126,7 +126,7 @@ class PersonScreens : public SessionScreen {
   /// gaze's counts into `answer`. Whether it was aborted (the fixation strayed, or too few
   /// valid samples to know); nullopt when the person quit.
   std::optional<bool> show_stimulus(const StimulusPlan& plan, Clock::time_point shown, PersonAnswer& answer) {
-    const bool contingent = spec_.gaze.source == GazeSourceKind::pupil || spec_.gaze.source == GazeSourceKind::gazepoint;
+    const bool contingent = is_eye_tracker(spec_.gaze.source);
     const double centre_x = 0.5 * spec_.screen.width_px, centre_y = 0.5 * spec_.screen.height_px;
     double deviation = 0;
     bool aborted = false;
@@ -266,7 +266,7 @@ int open_session_display(const ExperimentOptions& options, const config::LoadedE
     try {
       // Only a tracker's gaze is read (the trials are gaze-contingent); the fixation is the
       // cross's otherwise, wherever the other sources would put it.
-      if (spec.gaze.source == GazeSourceKind::pupil || spec.gaze.source == GazeSourceKind::gazepoint)
+      if (is_eye_tracker(spec.gaze.source))
         shown.gaze = std::make_unique<Gaze>(spec.gaze, spec.screen, static_cast<std::uint64_t>(spec.seed), with_trackers({}));
     } catch (const std::exception& e) {
       std::cerr << "fovea experiment: " << e.what() << "\n";

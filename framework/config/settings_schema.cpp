@@ -224,20 +224,24 @@ void gaze_keys(Section<GazeSettings>& s) {
   s.choice("source", &GazeSettings::source, kGazeSources,
            "where the fixation point comes from: fixed (x_px, y_px), mouse (the pointer in the window), "
            "scripted (seeded fixations and saccades), replay (file), pupil (Pupil Capture), gazepoint "
-           "(Gazepoint Control) or external (samples a program pushes through fovea's Python module, "
+           "(Gazepoint Control), stream (any tracker through a sender program: the EyeLink, Tobii and LSL "
+           "bridges in experiments/python/) or external (samples a program pushes through fovea's Python module, "
            "World.set_gaze: no fovea command can run it); docs/gaze.md");
   s.number("x_px", &GazeSettings::x_px, between(0, 65536), "fixed fixation point, pixels from the screen's left edge");
   s.number("y_px", &GazeSettings::y_px, between(0, 65536), "fixed fixation point, pixels from the screen's top edge");
   s.section("scripted", &GazeSettings::scripted, keys_of(scripted_gaze_keys), "the scripted viewer (docs/gaze.md)");
   s.path("file", &GazeSettings::file, "replay: the gaze CSV to play back (t_s, x_px, y_px[, valid]; a run's gaze.csv)");
-  s.text("host", &GazeSettings::host, "pupil, gazepoint: the tracker's host; only it is contacted");
+  s.text("host", &GazeSettings::host,
+         "pupil, gazepoint: the tracker's host; only it is contacted. stream: the address fovea listens on "
+         "(127.0.0.1: senders on this machine only)");
   s.number("port", &GazeSettings::port, between(0, 65535),
-           "pupil, gazepoint: the tracker's port; 0 for its default (Pupil Remote 50020, Gazepoint 4242)");
+           "pupil, gazepoint: the tracker's port; 0 for its default (Pupil Remote 50020, Gazepoint 4242). "
+           "stream: the samples port, 0 for 50070; the clock answers on the next port");
   s.text("surface", &GazeSettings::surface, "pupil: the surface defined on the screen in Pupil Capture's Surface Tracker");
   s.choice("topic", &GazeSettings::topic, kPupilTopics,
            "pupil: surface (gaze mapped onto the surface) or gaze (the world image taken as the screen)");
   s.number("min_confidence", &GazeSettings::min_confidence, between(0, 1),
-           "pupil: samples below this confidence are not used");
+           "pupil, stream: samples below this confidence are not used");
   s.number("max_age_ms", &GazeSettings::max_age_ms, between(0, 1e6),
            "a sample older than this is not a current fixation (a stalled tracker): the fallback takes over, ms");
   s.section("fallback", &GazeSettings::fallback, keys_of(gaze_fallback_keys),

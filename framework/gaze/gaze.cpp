@@ -76,16 +76,17 @@ Gaze::Chosen Gaze::choose(const GazeSample& s, double now_s, double delay_s, std
   // the tracker's clock jumped and its source has not measured the new offset yet.
   if (s.valid && age_ms(s) - delay_ms <= settings_.max_age_ms && age_ms(s) >= -kFutureToleranceMs) {
     held = s;
-    return {s.x_px, s.y_px, source_name_, true, age_ms(s)};
+    return {s.x_px, s.y_px, source_name_, true, age_ms(s), s};
   }
   // 2. The last used sample, held: a blink or a dropped packet does not move the fixation.
-  if (held && age_ms(*held) - delay_ms <= settings_.fallback.hold_ms) return {held->x_px, held->y_px, "hold", false, age_ms(*held)};
+  if (held && age_ms(*held) - delay_ms <= settings_.fallback.hold_ms) return {held->x_px, held->y_px, "hold", false, age_ms(*held), *held};
   // 3. The fallback proper.
   if (fallback_mouse_) {
     const GazeSample m = fallback_mouse_->sample(run_time_s);
-    if (m.valid) return {m.x_px, m.y_px, "mouse", false, (gaze_wall_clock_s() - m.time_s) * 1000.0};
+    if (m.valid) return {m.x_px, m.y_px, "mouse", false, (gaze_wall_clock_s() - m.time_s) * 1000.0, std::nullopt};
   }
-  return {0.5 * screen_.width_px, 0.5 * screen_.height_px, "centre", false, std::numeric_limits<double>::quiet_NaN()};
+  return {0.5 * screen_.width_px, 0.5 * screen_.height_px, "centre", false, std::numeric_limits<double>::quiet_NaN(),
+          std::nullopt};
 }
 
 FrameGaze Gaze::at(double run_time_s) {
@@ -101,6 +102,11 @@ FrameGaze Gaze::at(double run_time_s) {
   f.source = eye.source;
   f.valid = eye.valid;
   f.age_ms = eye.age_ms;
+  if (eye.sample) {
+    f.sample_time_s = eye.sample->time_s;
+    f.tracker_time_s = eye.sample->tracker_time_s;
+    f.arrival_s = eye.sample->arrival_s;
+  }
 
   // What the scheduler may read: without a simulated tracker, the eye's point; with one, the
   // newest delivered sample through the same steps. The landing point from either's history.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -25,6 +26,15 @@ struct FrameGaze {
   /// (gaze-to-frame latency for trackers, 0 for synthetic sources); NaN for the centre.
   double age_ms = 0;
   std::uint64_t dropped = 0;  ///< inputs the source has rejected so far (malformed, lost connections)
+  /// The used sample's time on the source's clock (s): the frame's time less age_ms; NaN for
+  /// the centre and the mouse fallback.
+  double sample_time_s = std::numeric_limits<double>::quiet_NaN();
+  /// The used sample's time stamp on the tracker's own clock (s), when the source keeps one
+  /// (GazeSample::tracker_time_s); else NaN.
+  double tracker_time_s = std::numeric_limits<double>::quiet_NaN();
+  /// When fovea received the used sample, on gaze_wall_clock_s() (s); NaN for sources that
+  /// receive nothing.
+  double arrival_s = std::numeric_limits<double>::quiet_NaN();
 
   // What the scheduler may read instead (schedule.gaze; gaze/simulated_tracker.hpp). The
   // point above is the eye's: what the meter measures with.
@@ -95,12 +105,14 @@ class Gaze {
   std::optional<GazeSample> tracked_held_;      ///< the last delivered sample used as valid
   std::vector<TrackedSample> history_;          ///< scratch: the delivered samples the prediction reads
 
-  /// A point, where it came from, whether valid and its age, ms.
+  /// A point, where it came from, whether valid and its age, ms; the sample it came from
+  /// (null for the fallback proper).
   struct Chosen {
     double x_px, y_px;
     const char* source;
     bool valid;
     double age_ms;
+    std::optional<GazeSample> sample;
   };
   /// Steps 1-3 of at() for sample `s` at `now_s`, holding `held`: `delay_s` is taken off the
   /// sample's age for the max_age_ms and hold_ms tests (a simulated tracker's latency is not

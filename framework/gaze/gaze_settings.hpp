@@ -19,6 +19,7 @@ enum class GazeSourceKind {
   replay,     ///< a gaze CSV played back on the run's clock (gaze/replay_gaze.hpp)
   pupil,      ///< Pupil Labs Core over Pupil Remote (trackers/pupil_gaze.hpp); wall clock
   gazepoint,  ///< Gazepoint over the Open Gaze API (trackers/gazepoint_gaze.hpp); wall clock
+  stream,     ///< any tracker through fovea's gaze stream, a sender program (trackers/stream_gaze.hpp); wall clock
   external    ///< samples a program pushes through the Python module (gaze/external_gaze.hpp)
 };
 
@@ -52,6 +53,12 @@ inline constexpr auto kGazeSources = kind_table<GazeSourceInfo>({
     {GazeSourceKind::gazepoint, "gazepoint",
      "Gazepoint through the Open Gaze API over TCP (trackers/gazepoint_gaze.hpp)",
      GazeInput::tracker},
+    // Any tracker whose samples a program sends: the bridges in experiments/python/ (EyeLink,
+    // Tobii, Lab Streaming Layer) or a lab's own (docs/gaze.md, "Your eye tracker").
+    {GazeSourceKind::stream, "stream",
+     "any eye tracker through fovea's gaze stream: a sender program (EyeLink, Tobii, LSL bridges) pushes "
+     "samples on fovea's clock (trackers/stream_gaze.hpp)",
+     GazeInput::tracker},
     // Any tracker's SDK through fovea's Python module, World.set_gaze (gaze/external_gaze.hpp).
     {GazeSourceKind::external, "external",
      "samples a program pushes, on the run's clock; `fovea run` has no one to push them", GazeInput::program},
@@ -61,6 +68,13 @@ inline constexpr auto kGazeSources = kind_table<GazeSourceInfo>({
 constexpr bool reads_live_input(GazeSourceKind kind) {
   const GazeSourceInfo* row = find_kind(kGazeSources, kind);
   return row != nullptr && (row->input == GazeInput::window || row->input == GazeInput::tracker);
+}
+
+/// Whether the source is an eye tracker on the network (pupil, gazepoint, stream): what a
+/// session watches the fixation with, and what GazeEnvironment::make_tracker makes.
+constexpr bool is_eye_tracker(GazeSourceKind kind) {
+  const GazeSourceInfo* row = find_kind(kGazeSources, kind);
+  return row != nullptr && row->input == GazeInput::tracker;
 }
 
 /// Whether the source is a synthetic eye that answers for any time on the run's clock (its
@@ -145,13 +159,14 @@ struct GazeSettings {
 
   /// pupil and gazepoint: where the tracker's server listens. Port 0 means the tracker's
   /// default (Pupil Remote 50020, Gazepoint 4242). Only this host and port are contacted
-  /// (Pupil's SUB port too, on this host).
+  /// (Pupil's SUB port too, on this host). stream: the address fovea listens on for samples
+  /// (default 50070), its clock on the next port; 127.0.0.1 takes senders on this machine only.
   std::string host = "127.0.0.1";
   int port = 0;  ///< TCP port; 0 for the tracker's default
   /// pupil: the surface defined in Pupil Capture's Surface Tracker for the screen.
   std::string surface = "screen";
   PupilTopic topic = PupilTopic::surface;  ///< pupil: which topic carries the fixation
-  /// pupil: samples below this confidence are rejected (Pupil's own advice is 0.6).
+  /// pupil, stream: samples below this confidence are not used (Pupil's own advice is 0.6).
   double min_confidence = 0.6;
 
   /// A tracker's newest sample older than this is not a current fixation (the tracker

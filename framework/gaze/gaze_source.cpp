@@ -74,6 +74,7 @@ std::unique_ptr<GazeSource> make_gaze_source(const GazeSettings& settings, const
       }
     case GazeSourceKind::pupil:
     case GazeSourceKind::gazepoint:
+    case GazeSourceKind::stream:
       if (environment.make_tracker == nullptr)
         throw SettingError("gaze.source", std::string(gaze_source_name(settings.source)) +
                                     " needs fovea's eye-tracker support, which this program was built without "

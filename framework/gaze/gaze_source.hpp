@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,6 +20,12 @@ struct GazeSample {
   bool valid = false;       ///< false: the source has no fixation to give now (blink, lost track)
   double time_s = 0;        ///< when the eye was there, on the source's clock (GazeSource::clock)
   double confidence = 1.0;  ///< the source's confidence in [0, 1]; 1 for synthetic sources
+  /// The tracker's own time stamp of the sample, seconds on its clock, kept for the record
+  /// (gaze.csv's tracker_t_s): Pupil's timestamp, a stream sender's tracker_t; NaN otherwise.
+  double tracker_time_s = std::numeric_limits<double>::quiet_NaN();
+  /// When fovea received the sample, gaze_wall_clock_s() (s): trackers' inboxes stamp it; NaN
+  /// for sources that receive nothing.
+  double arrival_s = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// A point of the scene the viewer may look at next, as the frame hands it to a source that

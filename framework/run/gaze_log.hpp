@@ -9,8 +9,9 @@
 namespace fovea {
 
 /// gaze.csv (config `record: {gaze: true}`): the fixation each frame used, one row per
-/// frame, flushed as written. Columns t_s, x_px, y_px, valid, source, age_ms: the format
-/// the replay source reads, so `gaze: {source: replay, file: .../gaze.csv}` plays a session
+/// frame, flushed as written. Columns t_s, x_px, y_px, valid, source, age_ms, then the used
+/// sample's sample_t_s, tracker_t_s and arrival_t_s (empty when unknown): the format the
+/// replay source reads, so `gaze: {source: replay, file: .../gaze.csv}` plays a session
 /// back (docs/gaze.md, "Recording and replay").
 class GazeLog {
  public:
@@ -19,7 +20,7 @@ class GazeLog {
   /// The frame's fixation as one row, t_s the time the frame asked for it; flushed at once.
   void write(const FrameStats& stats);
 
-  /// The header: t_s, x_px, y_px, valid, source, age_ms.
+  /// The header: t_s, x_px, y_px, valid, source, age_ms, sample_t_s, tracker_t_s, arrival_t_s.
   static std::vector<std::string> columns();
 
  private:

@@ -1,6 +1,7 @@
 #include "trackers/gaze_inbox.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <pthread.h>
 #include <signal.h>
 
@@ -10,7 +11,9 @@
 
 namespace fovea {
 
-void GazeInbox::publish(const GazeSample& sample) {
+void GazeInbox::publish(const GazeSample& given) {
+  GazeSample sample = given;
+  if (std::isnan(sample.arrival_s)) sample.arrival_s = gaze_wall_clock_s();
   const std::lock_guard lock(mutex_);
   newest_ = sample;
   ring_[ring_next_] = sample;

@@ -24,7 +24,8 @@ class GazeInbox {
   /// Status messages kept until taken; older ones are discarded first.
   static constexpr std::size_t kMessageCapacity = 32;
 
-  /// Receiver side: a new sample, valid or not, becomes the newest.
+  /// Receiver side: a new sample, valid or not, becomes the newest; its arrival_s is now
+  /// (gaze_wall_clock_s) unless the receiver stamped it.
   void publish(const GazeSample& sample);
   /// Receiver side: `count` inputs were malformed, rejected, or lost with a connection.
   void count_dropped(std::uint64_t count = 1) { dropped_.fetch_add(count, std::memory_order_relaxed); }

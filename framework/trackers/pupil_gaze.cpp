@@ -497,6 +497,7 @@ GazeSample PupilReceiver::to_sample(const PupilEntry& entry) const {
   sample.y_px = (1.0 - std::clamp(entry.y_norm, 0.0, 1.0)) * config_.height_px;
   sample.valid = true;
   sample.time_s = entry.timestamp_s - clock_offset_s_;
+  sample.tracker_time_s = entry.timestamp_s;
   sample.confidence = entry.confidence;
   return sample;
 }

@@ -18,6 +18,8 @@ void bind_config(pybind11::module_& m);
 void bind_world(pybind11::module_& m);
 /// run and sweep: the fovea command's own code, in this process (command_bindings.cpp).
 void bind_commands(pybind11::module_& m);
+/// StreamSender, the sender's half of the gaze stream, for fovea.gaze (gaze_bindings.cpp).
+void bind_gaze(pybind11::module_& m);
 /// check_run_folder and study_fingerprints, behind read_run and read_study (results_bindings.cpp).
 void bind_results(pybind11::module_& m);
 

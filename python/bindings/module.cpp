@@ -16,4 +16,5 @@ PYBIND11_MODULE(_fovea, m) {
   fovea::python::bind_world(m);
   fovea::python::bind_commands(m);
   fovea::python::bind_results(m);
+  fovea::python::bind_gaze(m);
 }

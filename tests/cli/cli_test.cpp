@@ -279,7 +279,7 @@ TEST_CASE("fovea run: record gaze.csv, replay it, and the same frames come out",
   REQUIRE(a.status == 0);
   const auto gaze_rows = lines_of(read_file(dir / "a" / "gaze.csv"));
   REQUIRE(gaze_rows.size() == lines_of(read_file(dir / "a" / "frames.csv")).size());
-  CHECK(gaze_rows[0] == "t_s,x_px,y_px,valid,source,age_ms");
+  CHECK(gaze_rows[0] == "t_s,x_px,y_px,valid,source,age_ms,sample_t_s,tracker_t_s,arrival_t_s");
   CHECK(gaze_rows[1].rfind("0,960,540,1,scripted,0", 0) == 0);  // the scripted viewer starts at the centre
 
   const auto b = run_process({kFovea, "run", "small.yaml", "--quiet", "--out", "b", "--set", "gaze.source=replay",

@@ -5,23 +5,30 @@
 // same event path as a keyboard's. The gaze-contingent sessions read a fake Gazepoint Control
 // and a fake Pupil Capture (tests/trackers) on loopback, which the test drives from the
 // trials.csv the session writes: a fixation that strays, a tracker that drops out, a tracker
-// that comes back.
+// that comes back. The same runs against fovea's gaze stream (gaze.source: stream), fed by
+// fovea's own sender (trackers/stream_sender.hpp), as the EyeLink, Tobii and LSL bridges feed it.
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "core/format.hpp"
 #include "psychophysics/trial_records.hpp"
+#include "gaze/gaze_source.hpp"
+#include "support/free_port.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 #include "trackers/fake_gazepoint.hpp"
 #include "trackers/fake_pupil_capture.hpp"
+#include "trackers/stream_sender.hpp"
 
 using namespace fovea;
 using test::read_file;
@@ -267,4 +274,37 @@ TEST_CASE("A gaze-contingent session against a fake Pupil Capture: a stray abort
                            fake = std::make_unique<test::FakePupilCapture>(port);  // and starts again
                            publishing = true;
                          });
+}
+
+TEST_CASE("A gaze-contingent session against a stream sender: a stray aborts and requeues, a killed sender aborts, a restarted one goes on",
+          "[experiment][person][gl][stream]") {
+  const int port = test::free_port_pair();
+  std::unique_ptr<StreamSender> sender;
+  std::optional<StreamClockSync> sync;
+  const auto start_sender = [&] {
+    sender = std::make_unique<StreamSender>("127.0.0.1", port, 0.1);
+    sync.reset();
+  };
+  start_sender();
+  const auto send = [&](double x, double y) {
+    if (!sender) return;
+    if (!sync) {
+      // fovea answers its clock once the session has opened the stream: until then, try again.
+      try {
+        sync = sender->sync_clock(gaze_wall_clock_s, 3);
+      } catch (const std::runtime_error&) {
+        return;
+      }
+    }
+    StreamMessage m;
+    m.time_s = gaze_wall_clock_s() + sync->offset_s;
+    m.x = x;
+    m.y = y;
+    m.units = StreamUnits::norm;
+    m.tracker_time_s = gaze_wall_clock_s();
+    sender->send(m);
+  };
+  run_contingent_session("gaze: {source: stream, port: " + std::to_string(port) + "}\n", send,
+                         [&] { sender.reset(); },  // the sender is killed
+                         start_sender);            // and started again
 }
