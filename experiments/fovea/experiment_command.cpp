@@ -29,6 +29,7 @@
 #include "fovea/stop_signals.hpp"
 #include "fovea/synthetic_keys.hpp"
 #include "gaze/gaze.hpp"
+#include "gaze/gaze_latency.hpp"
 #include "trackers/trackers.hpp"
 #include "perception/view.hpp"
 #include "psychophysics/frame_timing.hpp"
@@ -78,6 +79,9 @@ class PersonScreens : public SessionScreen {
     return wait_for_space(Screen::pause, "Break. " + std::to_string(done) + " of about " + std::to_string(planned) +
                                              " trials done.\n\nPress Space when you are ready to go on.");
   }
+
+  /// How the tracker's gaze arrived over the stimuli's frames so far (docs/gaze.md, "Latency").
+  const GazeLatency& latency() const { return latency_; }
 
   /// One trial: the blank interval, the stimulus, and the answer (or the fixation lost).
   PersonAnswer trial(const StimulusPlan& plan) {
@@ -139,6 +143,7 @@ class PersonScreens : public SessionScreen {
       ++frames;
       if (contingent) {
         const FrameGaze g = gaze_->at(seconds_since(start_));
+        latency_.add(g);
         if (first_frame) dropped_before = g.dropped;
         first_frame = false;
         answer.gaze_dropped = g.dropped - dropped_before;
@@ -173,6 +178,7 @@ class PersonScreens : public SessionScreen {
   double refresh_hz_;
   Clock::time_point start_;
   std::vector<double> swap_times_s_;  ///< the stimulus's swaps, seconds from its start (reused)
+  GazeLatency latency_;
 };
 
 /// Every stimulus must be drawable before the first trial, not fail at trial 150: plan each
@@ -394,6 +400,9 @@ int DiscSession::run(const std::vector<SDL_Keycode>& keys, std::optional<Synthet
     progress.update(sequence_.answered());
   }
   progress.finish();
+  // What the lab's set-up delivered: the age of the sample each stimulus frame used.
+  if (person_ && is_eye_tracker(spec_.gaze.source))
+    log.line("gaze over the stimuli this session: " + screens.latency().text());
   return log_session_end(log, session_, sequence_.answered(), quit);
 }
 

@@ -13,6 +13,7 @@
 #include "core/format.hpp"
 #include "core/setting_error.hpp"
 #include "demos/demo.hpp"
+#include "fovea/loopback_gaze.hpp"
 #include "fovea/run_window.hpp"
 #include "fovea/stop_signals.hpp"
 #include "frame/animation.hpp"
@@ -22,6 +23,7 @@
 #include "render/gl_window.hpp"
 #include "render/viewer.hpp"
 #include "run/run.hpp"
+#include "trackers/stream_gaze.hpp"
 #include "trackers/trackers.hpp"
 
 namespace fovea {
@@ -310,6 +312,11 @@ int run_command(const RunOptions& options, RunReport* report) {
   }
   if (report) report->folder = folder;
 
+  // --gaze-latency-test: a tracker's samples at 1000 Hz on this machine, at the screen's centre.
+  std::optional<LoopbackGaze> loopback;
+  if (options.gaze_latency_test)
+    loopback.emplace(settings.gaze.port == 0 ? StreamGaze::kDefaultPort : settings.gaze.port,
+                     0.5 * settings.perception.view.screen.width_px, 0.5 * settings.perception.view.screen.height_px);
   Stepper stepper(std::move(world), std::move(demo));
   RunWindow window(viewer.get(), settings, folder, capture_folder, options.capture_every, player_follows_camera);
   if (!options.quiet) window.say_if_slower_than_real_time();
@@ -386,6 +393,7 @@ RunOptions run_options_of(const RunArguments& a) {
   // --frames N is `--set frames=N` under its own name: the config's checks and messages.
   if (a.frames_option->count() > 0)
     options.overrides.push_back({"frames=" + a.frames, "--frames " + (a.frames.empty() ? "''" : excerpt(a.frames))});
+  if (options.gaze_latency_test) options.overrides.push_back({"gaze.source=stream", "--gaze-latency-test"});
   if (!a.out.empty()) options.out = a.out;
   if (a.headless) options.display = DisplayChoice::headless;
   if (a.offscreen) options.display = DisplayChoice::offscreen;
@@ -406,6 +414,9 @@ void register_run_command(CLI::App& app, CommandContext& context) {
   run->add_option("--out", a->out, "write the results here instead (a new or empty folder)");
   add_set_option(*run, a->sets, "override a config key, e.g. --set world.entities[0].count=500 (repeatable)");
   run->add_flag("--quiet,-q", a->options.quiet, "no progress line and no closing summary on stderr");
+  run->add_flag("--gaze-latency-test", a->options.gaze_latency_test,
+                "run on gaze.source: stream fed at 1000 Hz by a sender in this process, and report the age of the "
+                "sample each frame used: the latency fovea adds, with no tracker in it (docs/gaze.md, \"Latency\")");
   run->add_flag("--explain-frame", a->options.explain_frame,
                 "print the stages a frame of this config runs, in order (what each reads and writes, its time "
                 "column, its threads), and run nothing");

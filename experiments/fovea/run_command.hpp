@@ -46,6 +46,9 @@ struct RunOptions {
   /// --explain-frame: print the frame's stage list for the config (frame_explanation) and
   /// run nothing.
   bool explain_frame = false;
+  /// --gaze-latency-test: gaze.source is stream, fed by a loopback sender in this process
+  /// (fovea/loopback_gaze.hpp); the run reports the latency fovea adds.
+  bool gaze_latency_test = false;
 };
 
 /// The stages a frame of `loaded` runs, in order, as `fovea run --explain-frame` prints them

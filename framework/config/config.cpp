@@ -478,7 +478,8 @@ void check_experiment(const LoadedExperiment& loaded) {
   if (e.task.yes_key == e.task.no_key) fail("task.no_key", "the same key as task.yes_key; yes and no need two keys");
   if (e.gaze.source == GazeSourceKind::external)
     fail("gaze.source", "external gaze is pushed by a program through fovea's Python module (World.set_gaze), and "
-                        "a session has no one to push it; use pupil or gazepoint for gaze-contingent trials");
+                        "a session has no one to push it; use pupil, gazepoint or stream (any tracker through a "
+                        "sender, docs/gaze.md) for gaze-contingent trials");
 
   // Every stimulus must fit on the screen: the largest gap, and the target pair at the
   // largest eccentricity in any direction.

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <string>
 
 #include "core/stopwatch.hpp"
+#include "gaze/gaze_latency.hpp"
 #include "record/csv_writer.hpp"
 #include "record/progress.hpp"
 #include "record/results_folder.hpp"
@@ -68,6 +70,7 @@ struct RunRecorder::Records {
   }
 
   void write_frame(const RunFrame& frame, const Animation& world) {
+    latency.add(frame.stats.gaze);
     frames_.write(frame.stats, frame.measures, frame.demo_values);
     if (evaluation_) evaluation_->write(frame.stats, world.evaluations());
     if (collisions_) collisions_->write(frame.stats.frame, world);
@@ -91,6 +94,7 @@ struct RunRecorder::Records {
   const FrameLog& frames() const { return frames_; }
 
   RunTotals totals;
+  GazeLatency latency;  ///< how the gaze arrived, frame by frame (summary.json's gaze_latency)
 
  private:
   FrameLog frames_;
@@ -103,8 +107,24 @@ struct RunRecorder::Records {
 
 namespace {
 
+/// summary.json's gaze_latency: frames by what gave their point, and the quantiles of the used
+/// samples' age and way to fovea, ms (null when none).
+nlohmann::ordered_json latency_json(const GazeLatency& latency) {
+  const auto quantiles = [](const LatencyQuantiles& q) {
+    const auto number = [](double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); };
+    return nlohmann::ordered_json{{"count", q.count}, {"median_ms", number(q.median_ms)}, {"p95_ms", number(q.p95_ms)},
+                                  {"max_ms", number(q.max_ms)}};
+  };
+  return {{"frames", latency.frames()},
+          {"current_frames", latency.current_frames()},
+          {"held_frames", latency.held_frames()},
+          {"fallback_frames", latency.fallback_frames()},
+          {"age", quantiles(latency.age())},
+          {"transit", quantiles(latency.transit())}};
+}
+
 nlohmann::ordered_json summary_json(const Stepper& stepper, const RunPlan& plan, const RunOutcome& outcome,
-                                    const RunTotals& totals, const FrameLog& frames) {
+                                    const RunTotals& totals, const GazeLatency* latency, const FrameLog& frames) {
   const Animation& world = stepper.world();
   nlohmann::ordered_json summary;
   summary["frames"] = outcome.frames_done;
@@ -149,6 +169,8 @@ nlohmann::ordered_json summary_json(const Stepper& stepper, const RunPlan& plan,
     summary["sphere_trees"]["inflated_max_m"] = max_m;
     summary["sphere_trees"]["inflated_max_fraction"] = max_fraction;
   }
+  // An eye tracker's latency as this run saw it (docs/gaze.md, "Latency"): whole run.
+  if (latency != nullptr) summary["gaze_latency"] = latency_json(*latency);
   // The column statistics leave the warm-up out; the totals above are the whole run's.
   summary["warmup_frames"] = world.settings().metrics.warmup_frames;
   summary["columns"] = frames.column_summaries();
@@ -189,8 +211,11 @@ void RunRecorder::write_event(std::string_view event, std::int64_t frames) {
 
 void RunRecorder::write_summary(Stepper& stepper, const RunOutcome& outcome) {
   print_gaze_messages(stepper.world(), gaze_messages_);
-  write_json_atomically(folder_ / "summary.json",
-                        summary_json(stepper, plan_, outcome, records_->totals, records_->frames()));
+  // A run on an eye tracker says how its gaze arrived, there and in summary.json.
+  const bool tracker = is_eye_tracker(stepper.world().gaze().settings().source);
+  if (tracker) std::cerr << "fovea: gaze: " << records_->latency.text() << "\n";
+  write_json_atomically(folder_ / "summary.json", summary_json(stepper, plan_, outcome, records_->totals,
+                                                               tracker ? &records_->latency : nullptr, records_->frames()));
 }
 
 void RunRecorder::finish(RunOutcome& outcome) {

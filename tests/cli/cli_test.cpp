@@ -21,6 +21,7 @@
 #include "perception/perception_model.hpp"
 #include "psychophysics/psychometric_fit.hpp"
 #include "support/csv_text.hpp"
+#include "support/free_port.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -293,6 +294,37 @@ TEST_CASE("fovea run: record gaze.csv, replay it, and the same frames come out",
   for (std::size_t at = fa.find(",scripted,"); at != std::string::npos; at = fa.find(",scripted,", at))
     fa.replace(at, 10, ",replay,");
   CHECK(fa == fb);
+}
+
+TEST_CASE("fovea run --gaze-latency-test: a loopback sender feeds the stream, and the run reports the latency",
+          "[cli][gaze][stream]") {
+  TempDir dir;
+  std::ofstream(dir / "small.yaml") << kSmallConfig;
+  const int port = fovea::test::free_port_pair();
+  // A live source paces the run at world.time_step_s: 100 frames take about a second.
+  const auto run = run_process({kFovea, "run", "small.yaml", "--headless", "--out", "a", "--frames", "100",
+                                "--gaze-latency-test", "--set", "gaze.port=" + std::to_string(port), "--set",
+                                "record.gaze=true"},
+                               dir.path());
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  CHECK(run.err.find("fovea: gaze: stream: listening for samples on tcp://127.0.0.1:" + std::to_string(port)) !=
+        std::string::npos);
+  CHECK(run.err.find("fovea: gaze: 100 frames: ") != std::string::npos);
+  CHECK(run.err.find(" on a current sample (its age at the frame: median ") != std::string::npos);
+  const nlohmann::json summary = nlohmann::json::parse(read_file(dir / "a" / "summary.json"));
+  const nlohmann::json& latency = summary.at("gaze_latency");
+  CHECK(latency.at("frames") == 100);
+  // The sender connects within a few frames; from then on every frame has a current sample.
+  CHECK(latency.at("current_frames").get<int>() >= 50);
+  CHECK(latency.at("age").at("median_ms").get<double>() >= 0);
+  CHECK(latency.at("age").at("max_ms").get<double>() <= 100);  // gaze.max_age_ms: older is not current
+  CHECK(latency.at("transit").at("count").get<int>() == latency.at("current_frames").get<int>());
+  // gaze.csv keeps each used sample's tracker stamp and arrival.
+  const std::vector<std::string> rows = lines_of(read_file(dir / "a" / "gaze.csv"));
+  const auto streamed = std::find_if(rows.begin(), rows.end(), [](const std::string& r) { return r.find(",stream,") != std::string::npos; });
+  REQUIRE(streamed != rows.end());
+  CHECK(streamed->find(",,") == std::string::npos);  // no empty cell
 }
 
 TEST_CASE("fovea run: the mouse needs a window, and a headless run says so", "[cli][gaze]") {

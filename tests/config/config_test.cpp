@@ -542,7 +542,8 @@ TEST_CASE("config: gaze.source external loads for a program to push, and an expe
   } catch (const ConfigError& e) {
     CHECK(std::string(e.what()) ==
           "exp.yaml:1:8: gaze.source: external gaze is pushed by a program through fovea's Python module "
-          "(World.set_gaze), and a session has no one to push it; use pupil or gazepoint for gaze-contingent trials");
+          "(World.set_gaze), and a session has no one to push it; use pupil, gazepoint or stream (any tracker through a "
+          "sender, docs/gaze.md) for gaze-contingent trials");
   }
 }
 

@@ -235,6 +235,10 @@ void run_contingent_session(const std::string& gaze_yaml, const std::function<vo
   CHECK(count_lines_with(log, "aborted: the fixation left 2 deg") == 1);
   CHECK(log.find("under half the stimulus's frames: aborted, it comes again") != std::string::npos);
   CHECK(log.find("session 1 complete: 4 trials") != std::string::npos);
+  // The session says how its gaze arrived: most stimulus frames on a current sample, some
+  // held or on the fallback while the tracker was away.
+  CHECK(log.find("gaze over the stimuli this session: ") != std::string::npos);
+  CHECK(log.find(" on a current sample (its age at the frame: median ") != std::string::npos);
 }
 
 }  // namespace

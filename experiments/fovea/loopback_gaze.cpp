@@ -1,0 +1,43 @@
+#include "fovea/loopback_gaze.hpp"
+
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+
+#include "gaze/gaze_source.hpp"
+#include "trackers/gaze_inbox.hpp"
+#include "trackers/stream_sender.hpp"
+
+namespace fovea {
+
+LoopbackGaze::LoopbackGaze(int port, double x_px, double y_px, double rate_hz)
+    : sender_([=](std::stop_token stop) {
+        // Signals belong to the run's thread (trackers/gaze_inbox.hpp).
+        block_signals_on_this_thread();
+        StreamSender sender("127.0.0.1", port, 0.1);
+        std::optional<StreamClockSync> sync;
+        const auto period = std::chrono::duration<double>(1.0 / rate_hz);
+        auto next = std::chrono::steady_clock::now();
+        while (!stop.stop_requested()) {
+          if (!sync) {
+            try {
+              // One process, one clock: the offset is about 0, measured all the same, as a
+              // bridge measures it.
+              sync = sender.sync_clock(gaze_wall_clock_s, 5);
+            } catch (const std::runtime_error&) {
+              continue;  // the run has not opened the stream yet; the request waited 0.1 s
+            }
+            next = std::chrono::steady_clock::now();
+          }
+          StreamMessage m;
+          m.tracker_time_s = gaze_wall_clock_s();
+          m.time_s = m.tracker_time_s + sync->offset_s;
+          m.x = x_px;
+          m.y = y_px;
+          sender.send(m);
+          next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+          std::this_thread::sleep_until(next);
+        }
+      }) {}
+
+}  // namespace fovea
