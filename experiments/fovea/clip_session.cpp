@@ -20,6 +20,8 @@
 #include "fovea/session_files.hpp"
 #include "fovea/stop_signals.hpp"
 #include "fovea/synthetic_keys.hpp"
+#include "gaze/borrowed_gaze.hpp"
+#include "gaze/gaze_latency.hpp"
 #include "perception/perception_model.hpp"
 #include "psychophysics/clip_design.hpp"
 #include "psychophysics/clip_records.hpp"
@@ -171,7 +173,6 @@ class ClipSession {
               const std::vector<ClipTrial>& plan, const EarlierClips& earlier, const PerceptionModel& observer_f)
       : options_(options), spec_(spec), design_(spec.clip_comparison), scenes_(scenes), plan_(plan), earlier_(earlier),
         observer_f_(observer_f), person_(!options.observer), two_interval_(design_.task == ClipTask::two_interval),
-        gaze_environment_(person_ && tracked(spec) ? with_trackers({}) : GazeEnvironment{}),
         observer_(static_cast<std::uint64_t>(spec.seed), options.participant) {}
 
   int answered_now() const { return answered_now_; }
@@ -191,10 +192,17 @@ class ClipSession {
   /// between, then the question; shown again from its first clip while the fixation strays.
   /// False when the person quits (the trial is left unrecorded: --resume shows it again).
   bool person_trial(ClipWindow& window, const ClipTrial& t, const TrialClips& clips, ClipTrialRecord& r);
-  /// One clip on the screen, its timings to clip_frames.csv and the record: 1 shown, 0
-  /// stopped for a fixation that strayed (with a tracker), -1 the person quit.
-  int show(ClipWindow& window, const ClipRunSettings& clip, const char* which, std::int64_t trial, ClipSeen& seen,
-           double& duration_s, std::int64_t& dropped);
+  /// A person's tracker, one connection for the whole session: each clip's world borrows it
+  /// (gaze/borrowed_gaze.hpp), so samples flow across clips and blanks and the tracker's
+  /// status reaches session.log once. Nothing without a tracker.
+  void open_tracker();
+  /// The tracker's status messages since the last call, to session.log.
+  void log_tracker_messages();
+  /// One clip on the screen after the blank of `blank_s` before it, its timings to
+  /// clip_frames.csv and the record: 1 shown, 0 not counted (with a tracker: the fixation
+  /// strayed, or valid samples on under half its frames), -1 the person quit.
+  int show(ClipWindow& window, const ClipRunSettings& clip, double blank_s, const char* which, std::int64_t trial,
+           ClipSeen& seen, double& duration_s, std::int64_t& dropped);
   /// A simulated observer's trial into `r`: the clips played (each once a session) and answered.
   void simulated_trial(const ClipTrial& t, const TrialClips& clips, ClipTrialRecord& r);
   /// `clip` of `scene` played, or as it was played before this session.
@@ -209,7 +217,8 @@ class ClipSession {
   const PerceptionModel& observer_f_;
   bool person_;
   bool two_interval_;
-  GazeEnvironment gaze_environment_;
+  std::unique_ptr<GazeSource> tracker_;  ///< a person's tracker, the session's one connection
+  GazeEnvironment gaze_environment_;     ///< what each clip's world takes its gaze from
   ClipObserver observer_;
   std::optional<SessionLog> log_;
   std::optional<CsvWriter> trials_;
@@ -217,6 +226,10 @@ class ClipSession {
   std::map<ClipKey, ClipSeen> played_;
   int attempt_ = 0;             ///< of the trial on the screen, from 0
   double deviation_deg_ = 0;    ///< the last clip's largest gaze deviation from the cross
+  GazeLatency latency_;         ///< how the tracker's gaze arrived over the clips' frames
+  ClipTiming last_timing_;      ///< the last clip's, for the log when it does not count
+  bool slow_warmup_said_ = false;
+  std::vector<std::string> messages_;  ///< scratch: the tracker's status messages
   int answered_now_ = 0;
 };
 
@@ -242,9 +255,28 @@ void ClipSession::open_records(StimulusDisplay* display, const std::optional<Syn
                                           CsvWriter::Open::append);
 }
 
+void ClipSession::open_tracker() {
+  if (!person_ || !tracked(spec_)) return;
+  // The spec's gaze settings are the clips' (clip_gaze), checked when the spec was loaded.
+  tracker_ = make_tracker_source(spec_.gaze, spec_.screen);
+  gaze_environment_.make_tracker = [source = tracker_.get()](const GazeSettings&, const ScreenSettings&) {
+    return std::unique_ptr<GazeSource>(std::make_unique<BorrowedGazeSource>(*source));
+  };
+  log_->line(std::string("one ") + gaze_source_name(spec_.gaze.source) +
+             " tracker connection for the session, borrowed by each clip's world");
+}
+
+void ClipSession::log_tracker_messages() {
+  if (!tracker_) return;
+  tracker_->take_messages(messages_);
+  for (const std::string& m : messages_) log_->line("gaze: " + m);
+  messages_.clear();
+}
+
 int ClipSession::run(StimulusDisplay* display, const std::vector<SDL_Keycode>& keys,
                      std::optional<SyntheticKeys>& synthetic_keys) {
   open_records(display, synthetic_keys);
+  open_tracker();
   ClipWindow window(spec_, display, keys, synthetic_keys ? &*synthetic_keys : nullptr);
   bool quit =
       person_ && !window.wait_for_space(Screen::instructions, spec_.task.instructions + "\n\nPress Space to start.");
@@ -264,7 +296,9 @@ int ClipSession::run(StimulusDisplay* display, const std::vector<SDL_Keycode>& k
     const TrialClips clips = clips_of(spec_, scenes_[static_cast<std::size_t>(t.condition.scene)], t);
     ClipTrialRecord r = planned_record(t, clips);
     if (person_) {
-      if (!person_trial(window, t, clips, r)) {
+      const bool answered = person_trial(window, t, clips, r);
+      log_tracker_messages();
+      if (!answered) {
         quit = true;
         break;
       }
@@ -281,6 +315,8 @@ int ClipSession::run(StimulusDisplay* display, const std::vector<SDL_Keycode>& k
     progress.update(static_cast<std::int64_t>(i + 1));
   }
   progress.finish();
+  // What the lab's set-up delivered over the clips' frames (docs/gaze.md, "Latency").
+  if (tracker_) log_->line("gaze over the clips this session: " + latency_.text());
   const auto answered = static_cast<std::int64_t>(earlier_.done.size()) + answered_now_;
   return log_session_end(*log_, earlier_.session, answered, quit);
 }
@@ -298,11 +334,22 @@ ClipTrialRecord ClipSession::planned_record(const ClipTrial& t, const TrialClips
   return r;
 }
 
-int ClipSession::show(ClipWindow& window, const ClipRunSettings& clip, const char* which, std::int64_t trial,
-                      ClipSeen& seen, double& duration_s, std::int64_t& dropped) {
+int ClipSession::show(ClipWindow& window, const ClipRunSettings& clip, double blank_s, const char* which,
+                      std::int64_t trial, ClipSeen& seen, double& duration_s, std::int64_t& dropped) {
+  // The clip's world is built and warmed up with the cross on the screen, inside the blank
+  // before it: the blank lasts blank_s unless the warm-up alone takes longer (said once).
+  window.show_cross();
+  const auto building = std::chrono::steady_clock::now();
   ClipPlayer player(clip, observer_f_, gaze_environment_);
-  ClipTiming timing;
-  if (!window.show(player, person_ && tracked(spec_), timing)) return -1;
+  const double built_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - building).count();
+  if (built_s > blank_s && !slow_warmup_said_) {
+    log_->line("a clip's world took " + format_significant(built_s, 3) + " s to build and warm up, longer than the " +
+               format_significant(blank_s, 3) + " s blank before it: that blank was longer (said once)");
+    slow_warmup_said_ = true;
+  }
+  if (!window.fixation(std::max(0.0, blank_s - built_s))) return -1;
+  ClipTiming& timing = last_timing_;
+  if (!window.show(player, person_ && tracked(spec_), timing, &latency_)) return -1;
   for (std::size_t f = 0; f < timing.frame_ms.size(); ++f) {
     for (const std::string& cell : {options_.participant, std::to_string(earlier_.session), std::to_string(trial),
                                     std::to_string(attempt_), std::string(which), std::to_string(f),
@@ -311,7 +358,7 @@ int ClipSession::show(ClipWindow& window, const ClipRunSettings& clip, const cha
     frames_->end_row(CsvWriter::Flush::later);
   }
   deviation_deg_ = timing.deviation_deg;
-  if (timing.fixation_broken) return 0;
+  if (timing.fixation_broken || timing.gaze_lost) return 0;
   seen = player.finish();
   duration_s = timing.duration_s;
   dropped = timing.dropped_frames;
@@ -321,25 +368,32 @@ int ClipSession::show(ClipWindow& window, const ClipRunSettings& clip, const cha
 bool ClipSession::person_trial(ClipWindow& window, const ClipTrial& t, const TrialClips& clips, ClipTrialRecord& r) {
   ClipSeen seen_test, seen_reference;
   const bool test_first = t.test_first || !two_interval_;
+  const double blank_s = spec_.task.inter_trial_interval_s;
   const auto show_test = [&] {
-    return show(window, clips.test, clips.shows_reference ? "reference" : "test", t.trial, seen_test, r.duration_test_s,
-                r.dropped_test);
+    return show(window, clips.test, blank_s, clips.shows_reference ? "reference" : "test", t.trial, seen_test,
+                r.duration_test_s, r.dropped_test);
   };
   const auto show_reference = [&] {
-    return show(window, *clips.reference, "reference", t.trial, seen_reference, r.duration_reference_s,
+    return show(window, *clips.reference, blank_s, "reference", t.trial, seen_reference, r.duration_reference_s,
                 r.dropped_reference);
   };
   // A clip stopped for a fixation that strayed is logged, and the trial shown again from its
   // first clip (the same clips: they are deterministic).
   int shown = 0;
   for (attempt_ = 0; shown == 0; ++attempt_) {
-    shown = window.fixation(spec_.task.inter_trial_interval_s) ? (test_first ? show_test() : show_reference()) : -1;
-    if (shown == 1 && two_interval_)
-      shown = window.fixation(spec_.task.inter_trial_interval_s) ? (test_first ? show_reference() : show_test()) : -1;
-    if (shown == 0) {
+    shown = test_first ? show_test() : show_reference();
+    if (shown == 1 && two_interval_) shown = test_first ? show_reference() : show_test();
+    if (shown == 0 && last_timing_.fixation_broken) {
       log_->line("trial " + std::to_string(t.trial) + ": the fixation left " + format_significant(spec_.fixation_radius_deg) +
                  " deg during a clip (" + format_significant(deviation_deg_) + " deg away); it is shown again");
       if (!window.message("Please keep your eyes on the cross.", 1.0)) shown = -1;
+    } else if (shown == 0) {
+      // As a disc trial's: without valid samples for most of the clip nobody knows where the
+      // eyes were (a lost tracker, a long blink), so the clip cannot count as fixated.
+      log_->line("trial " + std::to_string(t.trial) + ": " + std::to_string(last_timing_.valid_gaze_frames) + " of " +
+                 std::to_string(last_timing_.gaze_frames) +
+                 " frames of a clip had a valid gaze sample, under half: it is shown again");
+      log_tracker_messages();
     }
   }
   double reaction_time_ms = 0;

@@ -27,14 +27,20 @@ bool ClipWindow::fixation(double seconds) {
   return for_seconds(Screen::blank, seconds, [&] { display().draw_fixation(); });
 }
 
+void ClipWindow::show_cross() {
+  display().draw_fixation();
+  display().present();
+}
+
 bool ClipWindow::message(const std::string& text, double seconds) {
   return for_seconds(Screen::none, seconds, [&] { display().draw_message(text); });
 }
 
-bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
+bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing, GazeLatency* latency) {
   timing = ClipTiming{};
   const Animation& world = player.world();
   SceneRenderer scene(world.models(), world.entities());
+  scene.set_calibration(display().calibration());  // the clip's light sent as the cross's is
   const RenderSettings style;  // the renderer's defaults: no floor, its background and light
   GlWindow& window = display().window();
   const PictureViewport viewport = fit_viewport(window.width_px(), window.height_px(), spec_.screen);
@@ -52,6 +58,11 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
     const double shown_s = timing.frame_ms.empty() ? 0.0 : seconds_since(first);
     while (!player.done() && player.frames() * step_s <= shown_s) player.step();
     const FrameGaze& gaze = world.last_gaze();
+    if (contingent) {
+      if (latency != nullptr) latency->add(gaze);
+      ++timing.gaze_frames;
+      timing.valid_gaze_frames += gaze.valid ? 1 : 0;
+    }
     if (contingent && gaze.valid) {
       const double deviation_deg = screen_visual_angle_deg(spec_.screen, 0.5 * spec_.screen.width_px,
                                                            0.5 * spec_.screen.height_px, gaze.x_px, gaze.y_px);
@@ -85,6 +96,7 @@ bool ClipWindow::show(ClipPlayer& player, bool contingent, ClipTiming& timing) {
   const StimulusTiming shown = stimulus_timing(swaps_s, refresh_hz);
   timing.duration_s = shown.duration_s;
   timing.dropped_frames = shown.dropped_frames;
+  timing.gaze_lost = contingent && 2 * timing.valid_gaze_frames < timing.gaze_frames;
   return true;
 }
 

@@ -12,6 +12,7 @@
 
 #include "fovea/session_screen.hpp"
 #include "fovea/synthetic_keys.hpp"
+#include "gaze/gaze_latency.hpp"
 #include "psychophysics/clip_run.hpp"
 #include "psychophysics/experiment_settings.hpp"
 #include "render/stimulus_display.hpp"
@@ -31,6 +32,12 @@ struct ClipTiming {
   /// cross, this far away (degrees)
   bool fixation_broken = false;
   double deviation_deg = 0;
+  /// With a tracker: the clip's frames drawn, and those drawn on a valid, current sample.
+  /// Fewer than half valid (a lost tracker, a long blink) and nobody knows where the eyes
+  /// were: the clip does not count (gaze_lost), as a disc trial's.
+  std::int64_t gaze_frames = 0;
+  std::int64_t valid_gaze_frames = 0;
+  bool gaze_lost = false;
 };
 
 /// A clip comparison's screens, on a person's SessionScreen: its instructions, breaks
@@ -44,12 +51,16 @@ class ClipWindow : public SessionScreen {
 
   /// The cross alone for `seconds`; false when the person quits.
   bool fixation(double seconds);
+  /// The cross on the screen now, once, without waiting: what stays there while the next
+  /// clip's world is built and warmed up.
+  void show_cross();
   /// One clip, live: the world stepped at its time step against the display's clock (as
   /// many steps before each refresh as the clip's time has reached), drawn with the cross.
   /// With a tracker (`contingent`), stopped as soon as a valid gaze sample lies more than
-  /// the spec's fixation_radius_deg from the cross (timing.fixation_broken). False when the
-  /// person quits.
-  bool show(ClipPlayer& player, bool contingent, ClipTiming& timing);
+  /// the spec's fixation_radius_deg from the cross (timing.fixation_broken), and marked
+  /// gaze_lost when under half its frames had a valid sample. False when the person quits.
+  /// `latency`, if given, counts each drawn frame's gaze (with a tracker).
+  bool show(ClipPlayer& player, bool contingent, ClipTiming& timing, GazeLatency* latency = nullptr);
   /// `text` for `seconds` (no cross); false when the person quits.
   bool message(const std::string& text, double seconds);
   /// Waits with `prompt` on the screen for one of the answer keys: its index, or -1 when the

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <span>
@@ -105,15 +106,16 @@ class PointerInput {
 /// Makes a tracker's source (pupil, gazepoint). The trackers speak network protocols and
 /// live in their own library, fovea_trackers (trackers/trackers.hpp: make_tracker_source), so
 /// the core builds and tests without ZeroMQ or sockets; a program that wants them passes
-/// this in.
-using TrackerFactory = std::unique_ptr<GazeSource> (*)(const GazeSettings& settings, const ScreenSettings& screen);
+/// this in. A function object, so a session that keeps one tracker connection for all its
+/// clips hands each clip's world that one source, borrowed (gaze/borrowed_gaze.hpp).
+using TrackerFactory = std::function<std::unique_ptr<GazeSource>(const GazeSettings& settings, const ScreenSettings& screen)>;
 
 /// What the factory may need besides the settings, which only a program can give: the
 /// window's pointer for the mouse source (null in headless runs, where asking for the mouse
 /// is an error that says so) and the trackers (null where the program has none).
 struct GazeEnvironment {
   PointerInput* pointer = nullptr;        ///< the window's pointer; null without a window
-  TrackerFactory make_tracker = nullptr;  ///< fovea_trackers' make_tracker_source; null without trackers
+  TrackerFactory make_tracker;            ///< fovea_trackers' make_tracker_source; empty without trackers
 };
 
 /// The source the settings name, for a screen of `screen`'s size; `seed` feeds the scripted

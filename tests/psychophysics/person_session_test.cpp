@@ -241,74 +241,218 @@ void run_contingent_session(const std::string& gaze_yaml, const std::function<vo
   CHECK(log.find(" on a current sample (its age at the frame: median ") != std::string::npos);
 }
 
-}  // namespace
-
-TEST_CASE("A gaze-contingent session against a fake Gazepoint: a stray aborts and requeues, a dropout aborts, a reconnect goes on",
-          "[experiment][person][gl][gazepoint]") {
-  test::FakeGazepoint fake;
-  bool connected = false;
-  const auto send = [&](double x, double y) {
-    if (!connected) connected = fake.accept_client(0.01) && fake.wait_for_commands(2, 1.0);
-    if (connected && !fake.send("<REC FPOGX=\"" + format_number(x) + "\" FPOGY=\"" + format_number(y) +
-                                "\" FPOGS=\"1.0\" FPOGD=\"0.1\" FPOGID=\"1\" FPOGV=\"1\" />\r\n"))
-      connected = false;  // the client went: take its next connection
-  };
-  run_contingent_session("gaze: {source: gazepoint, port: " + std::to_string(fake.port()) + "}\n", send,
-                         [&] {
-                           fake.close_client();
-                           connected = false;
-                         },
-                         [] {});
+/// The matched clips spec, small and short: 4 trials (2 scenes x 2 schedulers, one budget),
+/// 0.3 s clips on a 480 x 270 screen, gaze-contingent by `gaze_sets` (--set arguments).
+std::vector<std::string> clip_session_args(const TempDir& dir, const std::vector<std::string>& gaze_sets) {
+  std::vector<std::string> argv = {kFovea, "experiment", std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/matched_clips.yaml",
+                                   "--participant", "C1", "--out", (dir / "C1").string(), "--quiet",
+                                   "--synthetic-keys", "instructions:Space,answer:1,answer:1,answer:1,answer:1"};
+  for (const std::string set :
+       {"clip_comparison.repetitions=1", "clip_comparison.blocks=1", "clip_comparison.clip_s=0.3",
+        "clip_comparison.budgets_tests=[2000]", "clip_comparison.warmup_frames=10", "task.inter_trial_interval_s=0.1",
+        "display.development_run=true", "screen.width_px=480", "screen.height_px=270", "fixation_radius_deg=2"}) {
+    argv.push_back("--set");
+    argv.push_back(set);
+  }
+  for (const std::string& set : gaze_sets) {
+    argv.push_back("--set");
+    argv.push_back(set);
+  }
+  return argv;
 }
 
-TEST_CASE("A gaze-contingent session against a fake Pupil Capture: a stray aborts and requeues, a dropout aborts, a restart goes on",
-          "[experiment][person][gl][pupil]") {
-  auto fake = std::make_unique<test::FakePupilCapture>();
-  const int port = fake->remote_port();
-  bool publishing = true;
-  const auto send = [&](double x, double y) {
-    if (publishing) fake->publish_surface("screen", {{x, y, 0.95, true, fake->now_s()}});
-  };
-  run_contingent_session("gaze: {source: pupil, port: " + std::to_string(port) + ", surface: screen}\n", send,
-                         [&] {
-                           publishing = false;
-                           fake.reset();  // Pupil Capture quits
-                         },
-                         [&] {
-                           fake = std::make_unique<test::FakePupilCapture>(port);  // and starts again
-                           publishing = true;
-                         });
+std::string text_or_empty(const std::filesystem::path& path) {
+  try {
+    return read_file(path);
+  } catch (const std::exception&) {
+    return "";
+  }
 }
 
-TEST_CASE("A gaze-contingent session against a stream sender: a stray aborts and requeues, a killed sender aborts, a restarted one goes on",
-          "[experiment][person][gl][stream]") {
-  const int port = test::free_port_pair();
-  std::unique_ptr<StreamSender> sender;
-  std::optional<StreamClockSync> sync;
-  const auto start_sender = [&] {
-    sender = std::make_unique<StreamSender>("127.0.0.1", port, 0.1);
-    sync.reset();
+/// Drives a gaze-contingent clip session of 4 trials against a tracker as
+/// run_contingent_session does a disc session, from the files the session writes: gaze on
+/// the cross until the first trial is answered, then astray until a clip is stopped for it,
+/// then the tracker gone until a clip does not count for want of samples, then back. Checks
+/// the rows and session.log at the end.
+void run_contingent_clip_session(const std::vector<std::string>& gaze_sets, const std::function<void(double, double)>& send,
+                                 const std::function<void()>& drop, const std::function<void()>& back) {
+  TempDir dir;
+  test::ChildProcess child(clip_session_args(dir, gaze_sets), dir.path(), dir / "out.txt", dir / "err.txt");
+  const std::filesystem::path trials = dir / "C1" / "trials.csv";
+  const std::filesystem::path log_path = dir / "C1" / "session.log";
+  Phase phase = Phase::centre;
+  const auto start = std::chrono::steady_clock::now();
+  while (test::process_is_alive(child.pid()) && std::chrono::steady_clock::now() - start < std::chrono::seconds(150)) {
+    const std::string log = text_or_empty(log_path);
+    if (phase == Phase::centre && count_lines_with(text_or_empty(trials), "\n") >= 2) phase = Phase::strayed;
+    if (phase == Phase::strayed && log.find("the fixation left 2 deg during a clip") != std::string::npos) {
+      phase = Phase::dropout;
+      drop();
+    }
+    if (phase == Phase::dropout && log.find("had a valid gaze sample, under half") != std::string::npos) {
+      phase = Phase::back;
+      back();
+    }
+    if (phase == Phase::centre || phase == Phase::back) send(0.5, 0.5);
+    if (phase == Phase::strayed) send(0.9, 0.5);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const int status = child.wait();
+  const std::string log = text_or_empty(log_path);
+  INFO(read_file(dir / "err.txt"));
+  INFO(log);
+  REQUIRE(status == 0);
+  CHECK(phase == Phase::back);
+  // Every trial answered once; the stopped clips were shown again, not recorded.
+  CHECK(count_lines_with(read_file(trials), "\n") == 1 + 4);
+  const std::string source = gaze_sets.front().substr(std::string("gaze.source=").size());
+  CHECK(log.find("one " + source + " tracker connection for the session") != std::string::npos);
+  CHECK(count_lines_with(log, "the fixation left 2 deg during a clip") >= 1);
+  CHECK(log.find("frames of a clip had a valid gaze sample, under half: it is shown again") != std::string::npos);
+  CHECK(log.find("session 1 complete: 4 trials") != std::string::npos);
+  CHECK(log.find("gaze over the clips this session: ") != std::string::npos);
+  // clip_frames.csv numbers the attempts (its fourth column): some trial was shown again.
+  const std::string frames = read_file(dir / "C1" / "clip_frames.csv");
+  bool shown_again = false;
+  for (std::size_t line = frames.find('\n'); line != std::string::npos && line + 1 < frames.size();
+       line = frames.find('\n', line + 1)) {
+    std::size_t at = line + 1;
+    for (int comma = 0; comma < 3; ++comma) at = frames.find(',', at) + 1;
+    shown_again |= frames.compare(at, 2, "0,") != 0;
+  }
+  CHECK(shown_again);
+}
+
+/// What a fake tracker is made to do: send a sample at the screen's fractions, go away, come
+/// back; and the gaze keys that point a session at it.
+struct FakeTracker {
+  std::vector<std::string> gaze_sets;  ///< --set gaze.source=..., gaze.port=..., source first
+  std::string gaze_yaml;               ///< the same as a spec's gaze map
+  std::function<void(double, double)> send;
+  std::function<void()> drop;
+  std::function<void()> back;
+};
+
+/// A fake Gazepoint Control: drop closes the client's connection, which the source opens again.
+FakeTracker fake_gazepoint() {
+  struct State {
+    test::FakeGazepoint fake;
+    bool connected = false;
   };
-  start_sender();
-  const auto send = [&](double x, double y) {
-    if (!sender) return;
-    if (!sync) {
+  const auto state = std::make_shared<State>();
+  const std::string port = std::to_string(state->fake.port());
+  FakeTracker t;
+  t.gaze_sets = {"gaze.source=gazepoint", "gaze.port=" + port};
+  t.gaze_yaml = "gaze: {source: gazepoint, port: " + port + "}\n";
+  t.send = [state](double x, double y) {
+    if (!state->connected) state->connected = state->fake.accept_client(0.01) && state->fake.wait_for_commands(2, 1.0);
+    if (state->connected && !state->fake.send("<REC FPOGX=\"" + format_number(x) + "\" FPOGY=\"" + format_number(y) +
+                                              "\" FPOGS=\"1.0\" FPOGD=\"0.1\" FPOGID=\"1\" FPOGV=\"1\" />\r\n"))
+      state->connected = false;  // the client went: take its next connection
+  };
+  t.drop = [state] {
+    state->fake.close_client();
+    state->connected = false;
+  };
+  t.back = [] {};
+  return t;
+}
+
+/// A fake Pupil Capture: drop quits it, back starts it again on the same port.
+FakeTracker fake_pupil() {
+  struct State {
+    std::unique_ptr<test::FakePupilCapture> fake = std::make_unique<test::FakePupilCapture>();
+    int port = 0;
+  };
+  const auto state = std::make_shared<State>();
+  state->port = state->fake->remote_port();
+  const std::string port = std::to_string(state->port);
+  FakeTracker t;
+  t.gaze_sets = {"gaze.source=pupil", "gaze.port=" + port, "gaze.surface=screen"};
+  t.gaze_yaml = "gaze: {source: pupil, port: " + port + ", surface: screen}\n";
+  t.send = [state](double x, double y) {
+    if (state->fake) state->fake->publish_surface("screen", {{x, y, 0.95, true, state->fake->now_s()}});
+  };
+  t.drop = [state] { state->fake.reset(); };                                                  // Pupil Capture quits
+  t.back = [state] { state->fake = std::make_unique<test::FakePupilCapture>(state->port); };  // and starts again
+  return t;
+}
+
+/// fovea's own stream sender, as the EyeLink, Tobii and LSL bridges use it: drop kills it,
+/// back starts a new one, which asks fovea's clock again.
+FakeTracker stream_sender() {
+  struct State {
+    int port = test::free_port_pair();
+    std::unique_ptr<StreamSender> sender;
+    std::optional<StreamClockSync> sync;
+    void start() {
+      sender = std::make_unique<StreamSender>("127.0.0.1", port, 0.1);
+      sync.reset();
+    }
+  };
+  const auto state = std::make_shared<State>();
+  state->start();
+  const std::string port = std::to_string(state->port);
+  FakeTracker t;
+  t.gaze_sets = {"gaze.source=stream", "gaze.port=" + port};
+  t.gaze_yaml = "gaze: {source: stream, port: " + port + "}\n";
+  t.send = [state](double x, double y) {
+    if (!state->sender) return;
+    if (!state->sync) {
       // fovea answers its clock once the session has opened the stream: until then, try again.
       try {
-        sync = sender->sync_clock(gaze_wall_clock_s, 3);
+        state->sync = state->sender->sync_clock(gaze_wall_clock_s, 3);
       } catch (const std::runtime_error&) {
         return;
       }
     }
     StreamMessage m;
-    m.time_s = gaze_wall_clock_s() + sync->offset_s;
+    m.time_s = gaze_wall_clock_s() + state->sync->offset_s;
     m.x = x;
     m.y = y;
     m.units = StreamUnits::norm;
     m.tracker_time_s = gaze_wall_clock_s();
-    sender->send(m);
+    state->sender->send(m);
   };
-  run_contingent_session("gaze: {source: stream, port: " + std::to_string(port) + "}\n", send,
-                         [&] { sender.reset(); },  // the sender is killed
-                         start_sender);            // and started again
+  t.drop = [state] { state->sender.reset(); };  // the sender is killed
+  t.back = [state] { state->start(); };         // and started again
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("A gaze-contingent session against a fake Gazepoint: a stray aborts and requeues, a dropout aborts, a reconnect goes on",
+          "[experiment][person][gl][gazepoint]") {
+  const FakeTracker t = fake_gazepoint();
+  run_contingent_session(t.gaze_yaml, t.send, t.drop, t.back);
+}
+
+TEST_CASE("A gaze-contingent session against a fake Pupil Capture: a stray aborts and requeues, a dropout aborts, a restart goes on",
+          "[experiment][person][gl][pupil]") {
+  const FakeTracker t = fake_pupil();
+  run_contingent_session(t.gaze_yaml, t.send, t.drop, t.back);
+}
+
+TEST_CASE("A gaze-contingent session against a stream sender: a stray aborts and requeues, a killed sender aborts, a restarted one goes on",
+          "[experiment][person][gl][stream]") {
+  const FakeTracker t = stream_sender();
+  run_contingent_session(t.gaze_yaml, t.send, t.drop, t.back);
+}
+
+TEST_CASE("A gaze-contingent clip session against a fake Gazepoint: one connection, a stray and a dropout shown again, completion",
+          "[experiment][person][gl][clips][gazepoint]") {
+  const FakeTracker t = fake_gazepoint();
+  run_contingent_clip_session(t.gaze_sets, t.send, t.drop, t.back);
+}
+
+TEST_CASE("A gaze-contingent clip session against a fake Pupil Capture: one connection, a stray and a dropout shown again, completion",
+          "[experiment][person][gl][clips][pupil]") {
+  const FakeTracker t = fake_pupil();
+  run_contingent_clip_session(t.gaze_sets, t.send, t.drop, t.back);
+}
+
+TEST_CASE("A gaze-contingent clip session against a stream sender: one connection, a stray and a killed sender shown again, a restart goes on",
+          "[experiment][person][gl][clips][stream]") {
+  const FakeTracker t = stream_sender();
+  run_contingent_clip_session(t.gaze_sets, t.send, t.drop, t.back);
 }
