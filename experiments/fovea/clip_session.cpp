@@ -249,6 +249,8 @@ void ClipSession::open_records(StimulusDisplay* display, const std::optional<Syn
   if (synthetic_keys) log.line("keys from --synthetic-keys, drawn offscreen");
   if (person_) log.line(display_log_line(*display));
   if (person_)
+    if (const std::string kept = keep_display_table(folder, earlier_.session, *display); !kept.empty()) log.line(kept);
+  if (person_)
     frames_ = std::make_unique<CsvWriter>((folder / "clip_frames.csv").string(),
                                           std::vector<std::string>{"participant", "session", "trial", "attempt", "clip",
                                                                    "frame", "t_ms", "dropped"},

@@ -286,7 +286,10 @@ int open_session_display(const ExperimentOptions& options, const config::LoadedE
       return kExitFailure;
     }
     try {
-      shown.display = std::make_unique<StimulusDisplay>(spec, DisplayMode::offscreen);
+      // Pictures, drawn offscreen on no monitor: the spec's display.index is a lab's, not theirs.
+      ExperimentSettings pictures = spec;
+      pictures.display.index = 0;
+      shown.display = std::make_unique<StimulusDisplay>(pictures, DisplayMode::offscreen);
     } catch (const std::exception& e) {
       std::cerr << "fovea experiment: --capture " << *options.capture_dir << ": " << e.what() << "\n";
       return kExitFailure;
@@ -368,6 +371,8 @@ int DiscSession::run(const std::vector<SDL_Keycode>& keys, std::optional<Synthet
            (done.empty() ? "" : ", resuming after " + std::to_string(done.size()) + " trials") +
            (person_ ? ", a person at the window" : ", simulated observer " + *options_.observer));
   if (person_) log.line(display_log_line(*shown_.display));
+  if (person_)
+    if (const std::string kept = keep_display_table(folder, session_, *shown_.display); !kept.empty()) log.line(kept);
   if (person_ && spec_.display.development_run)
     log.line("development run (display.development_run): the trials' timing is not held to the spec; not data");
   if (synthetic_keys) log.line("keys from --synthetic-keys, drawn offscreen");

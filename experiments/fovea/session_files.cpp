@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include <unistd.h>
@@ -71,6 +72,11 @@ std::unique_ptr<StimulusDisplay> open_person_display(const config::LoadedExperim
   std::unique_ptr<StimulusDisplay> display;
   try {
     display = std::make_unique<StimulusDisplay>(spec, offscreen ? DisplayMode::offscreen : DisplayMode::window);
+  } catch (const NoSuchDisplay& e) {
+    // The spec names a monitor this machine does not have: its key, and the monitors SDL sees.
+    std::cerr << loaded.error_at("display.index", e.what()) << "\n";
+    status = kExitBadInput;
+    return nullptr;
   } catch (const std::exception& e) {
     std::cerr << "fovea experiment: " << e.what() << "\n";
     status = kExitFailure;
@@ -162,8 +168,19 @@ bool spec_kept(const std::filesystem::path& folder, const std::string& before, c
 
 std::string display_log_line(StimulusDisplay& display) {
   GlWindow& w = display.window();
+  const VideoDisplay monitor = w.video_display();
   return "display: " + w.description() + ", " + std::to_string(w.width_px()) + " x " + std::to_string(w.height_px()) +
-         " pixels, refresh " + std::to_string(w.refresh_hz()) + " Hz, vsync " + (w.vsync() ? "on" : "off");
+         " pixels, refresh " + std::to_string(w.refresh_hz()) + " Hz, vsync " + (w.vsync() ? "on" : "off") +
+         "; monitor " + video_display_text(monitor) + ", of " + std::to_string(monitor.count) +
+         " (display.index); calibration: " + display.calibration().description();
+}
+
+std::string keep_display_table(const std::filesystem::path& folder, std::int64_t session, StimulusDisplay& display) {
+  const std::optional<DisplayLut>& table = display.calibration().table();
+  if (!table) return "";
+  const std::string name = "display_lut_session" + std::to_string(session) + ".csv";
+  write_file_atomically(folder / name, table->text);
+  return "the lookup table in force is copied to " + name;
 }
 
 int log_session_end(SessionLog& log, std::int64_t session, std::int64_t answered, bool quit) {

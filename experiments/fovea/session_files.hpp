@@ -48,9 +48,10 @@ class SessionLog {
 /// status 2).
 bool check_session_options(const ExperimentOptions& options, std::optional<SyntheticKeys>& synthetic_keys);
 
-/// The display a person watches: the spec's screen in a full-screen window, or offscreen for
-/// --synthetic-keys. Null, with the message on stderr and `status` the exit status, when it
-/// cannot be opened (1), is not the spec's size in pixels (2: every degree would be scaled),
+/// The display a person watches: the spec's screen in a full-screen window on display.index's
+/// monitor, or offscreen for --synthetic-keys. Null, with the message on stderr and `status`
+/// the exit status, when it cannot be opened (1), there is no monitor of display.index (2, at
+/// the key, naming the monitors there are), is not the spec's size in pixels (2: every degree would be scaled),
 /// or cannot hold the timing the spec asks, vsync at display.refresh_hz, unless the spec is a
 /// development run (2). `shown` names what would not last as asked ("trials", "clips").
 std::unique_ptr<StimulusDisplay> open_person_display(const config::LoadedExperiment& loaded, bool offscreen,
@@ -103,8 +104,16 @@ bool read_trials_before(const ExperimentOptions& options, const SessionFolder& w
 /// false, said on stderr, when they differ.
 bool spec_kept(const std::filesystem::path& folder, const std::string& before, const std::string& resolved);
 
-/// The display as session.log records it: "display: <what>, W x H pixels, refresh R Hz, vsync on".
+/// The display as session.log records it: "display: <what>, W x H pixels, refresh R Hz, vsync
+/// on; monitor 1 \"DP-2\", 1920 x 1080 at (1920, 0), of 2 (display.index); calibration: gamma
+/// 2.3 (display.gamma)" (or the lookup table's path, rows and size).
 std::string display_log_line(StimulusDisplay& display);
+
+/// With a lookup table in force (display.lut_file), its bytes copied into the participant's
+/// `folder` as display_lut_session<N>.csv for session `session`, so the records hold the very
+/// table each session used, however the lab's file changes later; session.log's line for it.
+/// "" without a table. Throws when the copy cannot be written.
+std::string keep_display_table(const std::filesystem::path& folder, std::int64_t session, StimulusDisplay& display);
 
 /// session.log's last line for the session, by how it ended after `answered` trials in all:
 /// the participant quit, a signal stopped it, or it is complete. Returns the exit status:

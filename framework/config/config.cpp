@@ -16,6 +16,7 @@
 #include "gaze/simulated_tracker.hpp"
 #include "perception/perception_model.hpp"
 #include "perception/view.hpp"
+#include "psychophysics/display_calibration.hpp"
 #include "schedule/scheduler.hpp"
 
 namespace fovea::config {
@@ -247,6 +248,18 @@ void make_absolute(std::string& path, const std::filesystem::path& base_folder) 
     path = std::filesystem::absolute(base_folder / path).lexically_normal().string();
 }
 
+/// What makes a tracker's port unusable, with `key` set to the key at fault; "" when it can
+/// work. The stream's clock answers on the port after its samples' (trackers/stream_gaze.hpp).
+/// (An empty host the schema refuses.)
+std::string tracker_address_problem(const GazeSettings& gaze, const char*& key) {
+  if (gaze.source == GazeSourceKind::stream && gaze.port > 65534) {
+    key = "gaze.port";
+    return "the stream's clock answers on the port after its samples', so the port must be at most 65534, not " +
+           std::to_string(gaze.port);
+  }
+  return "";
+}
+
 /// The gaze keys that depend on each other or on a file: the replay file is read here, so a
 /// bad recording is reported at load time with its own file and line.
 void check_gaze(LoadedConfig& loaded, const std::filesystem::path& base_folder) {
@@ -265,6 +278,8 @@ void check_gaze(LoadedConfig& loaded, const std::filesystem::path& base_folder) 
   // own latency and answers for now only.
   const char* key = "";
   if (const std::string problem = simulated_tracker_problem(gaze, key); !problem.empty())
+    throw ConfigError(loaded.error_at(key, problem));
+  if (const std::string problem = tracker_address_problem(gaze, key); !problem.empty())
     throw ConfigError(loaded.error_at(key, problem));
   // Letters, digits, '.', '-' and ':' cover host names and IPv4 and IPv6 addresses; anything
   // else (a URL, a space) is a mistake better caught here than as a connection that never works.
@@ -467,6 +482,24 @@ void finish_clip_scenes(LoadedExperiment& loaded, const std::filesystem::path& b
   }
 }
 
+/// The display's calibration: a gamma or a lookup table, not both; the table's file made
+/// absolute from `base_folder` (the spec's) and read now, so a table that cannot be used is
+/// refused at its key, with its own file and line, before anything runs.
+void finish_display(LoadedExperiment& loaded, const std::filesystem::path& base_folder) {
+  DisplaySettings& display = loaded.spec.display;
+  if (display.gamma && !display.lut_file.empty())
+    throw ConfigError(loaded.error_at("display.lut_file",
+                                      "display.gamma and display.lut_file are both given; the table is the display's "
+                                      "measured response and replaces a gamma: give one"));
+  if (display.lut_file.empty()) return;
+  make_absolute(display.lut_file, base_folder);
+  try {
+    (void)read_display_lut(display.lut_file);
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(loaded.error_at("display.lut_file", e.what()));
+  }
+}
+
 /// The checks that span keys (docs/psychophysics.md, "Errors"), each against the key at fault.
 void check_experiment(const LoadedExperiment& loaded) {
   const ExperimentSettings& e = loaded.spec;
@@ -476,6 +509,8 @@ void check_experiment(const LoadedExperiment& loaded) {
                                           " s must come before the stimulus ends (stimulus.duration_s " +
                                           format_significant(e.stimulus.duration_s) + " s)");
   if (e.task.yes_key == e.task.no_key) fail("task.no_key", "the same key as task.yes_key; yes and no need two keys");
+  const char* gaze_key = "";
+  if (const std::string problem = tracker_address_problem(e.gaze, gaze_key); !problem.empty()) fail(gaze_key, problem);
   if (e.gaze.source == GazeSourceKind::external)
     fail("gaze.source", "external gaze is pushed by a program through fovea's Python module (World.set_gaze), and "
                         "a session has no one to push it; use pupil, gazepoint or stream (any tracker through a "
@@ -774,8 +809,10 @@ LoadedExperiment load_experiment_text(const std::string& text, const std::string
   loaded.source = source_name;
   loaded.locations = parse_text(text, source_name, overrides, experiment_schema(), loaded.spec);
   check_experiment(loaded);
-  // Text has no folder of its own: a clip comparison's scenes are taken from the working folder.
+  // Text has no folder of its own: a clip comparison's scenes and the display's table are
+  // taken from the working folder.
   finish_clip_scenes(loaded, std::filesystem::path());
+  finish_display(loaded, std::filesystem::path());
   return loaded;
 }
 
@@ -785,6 +822,7 @@ LoadedExperiment load_experiment_file(const std::string& path, const std::vector
   loaded.locations = parse_text(read_text_file(path, "experiment"), path, overrides, experiment_schema(), loaded.spec);
   check_experiment(loaded);
   finish_clip_scenes(loaded, std::filesystem::path(path).parent_path());
+  finish_display(loaded, std::filesystem::path(path).parent_path());
   return loaded;
 }
 

@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -175,6 +176,28 @@ class Section {
                [=](YAML::Emitter& out, const S& s) { out << number_text(static_cast<double>(s.*member), integer); },
                [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
                  keys.push_back({p, range.type_text(integer), number_text(static_cast<double>(d.*member), integer), doc});
+               });
+  }
+
+  /// An optional number: a number in `range`, or null (`~`, or nothing after the colon) for
+  /// none, as the resolved config writes none back.
+  Section& optional_number(const char* name, std::optional<double> S::*member, NumberRange range, const char* doc) {
+    return add(name,
+               [=](const YAML::Node& n, S& s, const std::string& p, const YAML::Mark& m, ParseState& st) {
+                 if (n.IsNull())
+                   s.*member = std::nullopt;
+                 else
+                   s.*member = parse_number(n, false, range, p, m, st);
+               },
+               [=](YAML::Emitter& out, const S& s) {
+                 if (s.*member)
+                   out << number_text(*(s.*member), false);
+                 else
+                   out << YAML::Null;
+               },
+               [=](const std::string& p, const S& d, std::vector<KeyInfo>& keys) {
+                 keys.push_back({p, range.type_text(false) + ", or ~ for none",
+                                 d.*member ? number_text(*(d.*member), false) : "~", doc});
                });
   }
 

@@ -529,6 +529,15 @@ void display_keys(Section<DisplaySettings>& s) {
            "unless development_run");
   s.boolean("development_run", &DisplaySettings::development_run,
             "a pilot or test, not data: a person's session may run without vsync or at another refresh rate");
+  s.number("index", &DisplaySettings::index, between(0, 63),
+           "SDL's index of the monitor a person's window opens on, full screen: 0 the primary (session.log names "
+           "each; an index SDL does not see is refused)");
+  s.optional_number("gamma", &DisplaySettings::gamma, between(0.5, 5),
+                    "the monitor's measured gamma: a stimulus's linear value L is sent as L^(1/gamma); ~ and no "
+                    "lut_file: 2.2 assumed");
+  s.path("lut_file", &DisplaySettings::lut_file,
+         "a measured lookup table used instead of gamma: CSV of level,luminance or level,r,g,b (docs/psychophysics.md, "
+         "The display); \"\" for none");
 }
 
 }  // namespace
@@ -550,7 +559,8 @@ const Section<ExperimentSettings>& experiment_schema() {
     s.section("clip_comparison", &ExperimentSettings::clip_comparison, keys_of(clip_comparison_keys),
               "the clips, with method: clip_comparison (docs/psychophysics.md, Clip comparison)");
     s.section("display", &ExperimentSettings::display, keys_of(display_keys),
-              "the display a person watches: its refresh rate, and whether this is a development run");
+              "the display a person watches: which monitor, its gamma or lookup table, its refresh rate, and "
+              "whether this is a development run");
     s.section("gaze", &ExperimentSettings::gaze, keys_of(gaze_keys),
               "where the viewer looks; a tracker (pupil, gazepoint) makes trials gaze-contingent");
     s.number("fixation_radius_deg", &ExperimentSettings::fixation_radius_deg, {0, 90, true, false},

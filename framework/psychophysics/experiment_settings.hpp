@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,8 +119,12 @@ struct TaskSettings {
   double inter_trial_interval_s = 0.5;     ///< blank time from a response to the next trial
 };
 
-/// The display a person watches, and how strictly its timing is held (docs/psychophysics.md,
-/// "Timing").
+/// The gamma assumed of a display whose calibration the spec does not give: sRGB's nominal
+/// exponent, and the encoding fovea sent every stimulus with before displays were calibrated.
+inline constexpr double kNominalDisplayGamma = 2.2;
+
+/// The display a person watches: which monitor, how a stimulus's luminance is sent to it, and
+/// how strictly its timing is held (docs/psychophysics.md, "The display" and "Timing").
 struct DisplaySettings {
   /// The refresh rate the display is set to, Hz: frames last whole periods of it, and the
   /// stimulus's dropped frames are counted against it. A person's session is refused on a
@@ -129,6 +134,16 @@ struct DisplaySettings {
   /// without vsync, or at another or an unknown refresh rate, and session.log says so. Timing
   /// is then not what the spec asks: never for data.
   bool development_run = false;
+  /// SDL's index of the monitor a person's window opens on, full screen (0: the primary). A
+  /// session is refused when SDL sees no monitor of that index.
+  int index = 0;
+  /// The monitor's gamma, measured: a stimulus's linear value L (its luminance as a fraction
+  /// of the way from the display's black to its white) is sent as L^(1/gamma). None given,
+  /// and no lut_file: kNominalDisplayGamma is assumed.
+  std::optional<double> gamma;
+  /// A measured lookup table used instead of a gamma (CSV, psychophysics/display_calibration.hpp);
+  /// "" for none. Made absolute when the spec is loaded.
+  std::string lut_file;
 };
 
 /// A psychophysics experiment: the screen, the stimulus, the design, the task, and where the

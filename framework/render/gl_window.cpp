@@ -7,6 +7,47 @@
 
 namespace fovea {
 
+namespace {
+
+/// Monitor `index` of the `count` SDL sees.
+VideoDisplay display_at(int index, int count) {
+  VideoDisplay d;
+  d.index = index;
+  d.count = count;
+  if (const char* name = SDL_GetDisplayName(index)) d.name = name;
+  SDL_Rect bounds{};
+  if (SDL_GetDisplayBounds(index, &bounds) == 0) {
+    d.x_px = bounds.x;
+    d.y_px = bounds.y;
+    d.width_px = bounds.w;
+    d.height_px = bounds.h;
+  }
+  return d;
+}
+
+/// Refuses a monitor index SDL does not see, naming those it does (SDL's video started).
+void check_display_index(int index) {
+  const int count = SDL_GetNumVideoDisplays();
+  if (index >= 0 && index < count) return;
+  std::string seen;
+  for (int i = 0; i < count; ++i) seen += (seen.empty() ? "" : "; ") + video_display_text(display_at(i, count));
+  const std::string reason = count < 0 ? std::string(SDL_GetError()) : "";
+  SDL_QuitSubSystem(SDL_INIT_VIDEO);
+  if (count < 1) throw NoSuchDisplay("there is no display " + std::to_string(index) + ": SDL sees none (" + reason + ")");
+  throw NoSuchDisplay("there is no display " + std::to_string(index) + ": SDL sees " +
+                      (count == 1 ? std::string("1 display: ")
+                                  : std::to_string(count) + " displays, 0 to " + std::to_string(count - 1) + ": ") +
+                      seen);
+}
+
+}  // namespace
+
+std::string video_display_text(const VideoDisplay& display) {
+  return std::to_string(display.index) + " \"" + display.name + "\", " + std::to_string(display.width_px) + " x " +
+         std::to_string(display.height_px) + " at (" + std::to_string(display.x_px) + ", " + std::to_string(display.y_px) +
+         ")";
+}
+
 bool display_available(std::string& why) {
   const char* x11 = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
@@ -38,6 +79,9 @@ GlWindow::GlWindow(const GlWindowOptions& options) : mode_(options.mode) {
     throw RenderError("cannot reach the display (SDL could only start its " + driver + " video driver)");
   }
 
+  // The monitor asked for, before any window opens (offscreen there is one, index 0).
+  check_display_index(options.display_index);
+
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
@@ -51,13 +95,25 @@ GlWindow::GlWindow(const GlWindowOptions& options) : mode_(options.mode) {
   Uint32 flags = SDL_WINDOW_OPENGL;
   if (options.mode == DisplayMode::window)
     flags |= options.fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : (SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-  window_ = SDL_CreateWindow(options.title.c_str(), SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, options.width_px,
-                             options.height_px, flags);
+  // Centred on the monitor asked for: a full-screen window takes the monitor its position is on.
+  const int position = static_cast<int>(SDL_WINDOWPOS_CENTERED_DISPLAY(options.display_index));
+  window_ = SDL_CreateWindow(options.title.c_str(), position, position, options.width_px, options.height_px, flags);
   if (!window_) {
     const std::string reason = SDL_GetError();
     SDL_QuitSubSystem(SDL_INIT_VIDEO);
     throw RenderError("cannot open a " + std::to_string(options.width_px) + "x" + std::to_string(options.height_px) +
                       " window: " + reason);
+  }
+  // A stimulus on another monitor than the one measured would be shown at its geometry and
+  // luminance, and the records would not say. (A desktop window may be placed where the
+  // window manager likes.)
+  const int on = SDL_GetWindowDisplayIndex(window_);
+  if (options.mode == DisplayMode::window && options.fullscreen && on != options.display_index) {
+    const std::string where = on >= 0 ? video_display_text(display_at(on, SDL_GetNumVideoDisplays())) : SDL_GetError();
+    SDL_DestroyWindow(window_);
+    SDL_QuitSubSystem(SDL_INIT_VIDEO);
+    throw NoSuchDisplay("the window opened on display " + where + ", not on display " +
+                        std::to_string(options.display_index) + " as asked");
   }
   context_ = SDL_GL_CreateContext(window_);
   if (!context_) {
@@ -98,6 +154,11 @@ int GlWindow::height_px() const {
 }
 
 void GlWindow::swap() { SDL_GL_SwapWindow(window_); }
+
+VideoDisplay GlWindow::video_display() const {
+  const int index = SDL_GetWindowDisplayIndex(window_);
+  return display_at(index < 0 ? 0 : index, SDL_GetNumVideoDisplays());
+}
 
 int GlWindow::refresh_hz() const {
   if (mode_ != DisplayMode::window) return 0;

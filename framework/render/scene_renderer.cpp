@@ -33,20 +33,44 @@ void main() {
 }
 )";
 
+// Linear light is sent as the display's calibration says (psychophysics/display_calibration.hpp):
+// linear^(1 / gamma), or with a measured table the 8-bit level whose thresholds (the linear
+// values at which levels 1 to 255 begin, 255 x 1 texels, red, green and blue) lie below it,
+// found by bisection: the level DisplayCalibration::level_for gives.
 constexpr const char* kFragmentShader = R"(#version 330 core
 in vec3 world_normal;
 in vec3 albedo;
 uniform vec3 towards_light;
+uniform float display_gamma;
+uniform bool display_table;
+uniform sampler2D level_thresholds;
 out vec4 colour;
+float table_level(float linear, vec4 channel) {
+  int low = 0;
+  int high = 255;
+  while (low < high) {
+    int mid = (low + high + 1) / 2;
+    if (dot(texelFetch(level_thresholds, ivec2(mid - 1, 0), 0), channel) < linear)
+      low = mid;
+    else
+      high = mid - 1;
+  }
+  return float(low) / 255.0;
+}
 void main() {
   float lambert = max(dot(normalize(world_normal), towards_light), 0.0);
   vec3 linear = albedo * (0.35 + 0.65 * lambert);
-  colour = vec4(pow(linear, vec3(1.0 / 2.2)), 1.0);
+  if (display_table)
+    colour = vec4(table_level(linear.r, vec4(1.0, 0.0, 0.0, 0.0)), table_level(linear.g, vec4(0.0, 1.0, 0.0, 0.0)),
+                  table_level(linear.b, vec4(0.0, 0.0, 1.0, 0.0)), 1.0);
+  else
+    colour = vec4(pow(linear, vec3(1.0 / display_gamma)), 1.0);
 }
 )";
 
-/// Linear light in [0, 1] to the display's encoding, as the fragment shader writes it.
-double srgb_encode(double linear) { return std::pow(std::clamp(linear, 0.0, 1.0), 1.0 / 2.2); }
+/// Linear light in [0, 1] to the nominal encoding, kNominalDisplayGamma's: vertex colours are
+/// kept so (VoxelModel's palette convention) and decoded by the vertex shader.
+double srgb_encode(double linear) { return std::pow(std::clamp(linear, 0.0, 1.0), 1.0 / kNominalDisplayGamma); }
 
 std::uint8_t srgb_byte(double linear) {
   return static_cast<std::uint8_t>(std::lround(srgb_encode(linear) * 255));
@@ -63,6 +87,9 @@ SceneRenderer::SceneRenderer(std::span<const VoxelModel> models, std::span<const
   program_ = std::make_unique<ShaderProgram>("scene", kVertexShader, kFragmentShader);
   view_projection_uniform_ = program_->uniform("view_projection");
   light_uniform_ = program_->uniform("towards_light");
+  gamma_uniform_ = program_->uniform("display_gamma");
+  table_uniform_ = program_->uniform("display_table");
+  thresholds_uniform_ = program_->uniform("level_thresholds");
 
   std::vector<std::uint32_t> colour(models.size(), srgb_rgba(Vec3(0.7)));
   std::vector<bool> coloured(models.size(), false);
@@ -155,7 +182,25 @@ void SceneRenderer::update_models(std::span<const VoxelModel> models, std::span<
   check_gl("SceneRenderer: uploading new meshes");
 }
 
+void SceneRenderer::set_calibration(const DisplayCalibration& calibration) {
+  calibration_ = calibration;
+  if (!calibration.has_table()) return;
+  std::vector<float> thresholds(3 * (kDisplayLevels - 1));
+  for (int level = 1; level < kDisplayLevels; ++level)
+    for (int c = 0; c < 3; ++c)
+      thresholds[static_cast<std::size_t>(3 * (level - 1) + c)] = static_cast<float>(calibration.level_threshold(level, c));
+  if (thresholds_texture_ == 0) glGenTextures(1, &thresholds_texture_);
+  glBindTexture(GL_TEXTURE_2D, thresholds_texture_);
+  // Read by texelFetch: no filtering, and no mipmaps for the texture to be complete.
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB32F, kDisplayLevels - 1, 1, 0, GL_RGB, GL_FLOAT, thresholds.data());
+  glBindTexture(GL_TEXTURE_2D, 0);
+  check_gl("SceneRenderer: the display's level thresholds");
+}
+
 SceneRenderer::~SceneRenderer() {
+  if (thresholds_texture_ != 0) glDeleteTextures(1, &thresholds_texture_);
   meshes_.push_back(floor_);
   for (const GpuMesh& m : meshes_) {
     glDeleteVertexArrays(1, &m.vertex_array);
@@ -172,8 +217,9 @@ void SceneRenderer::draw(const View& view, const Aabb& world_box, const PictureV
   if (style.clear) {
     glEnable(GL_SCISSOR_TEST);
     glScissor(viewport.x_px, viewport.y_px, viewport.width_px, viewport.height_px);
-    glClearColor(static_cast<float>(srgb_encode(style.background.x)), static_cast<float>(srgb_encode(style.background.y)),
-                 static_cast<float>(srgb_encode(style.background.z)), 1.0f);
+    glClearColor(static_cast<float>(calibration_.value_for(style.background.x, 0)),
+                 static_cast<float>(calibration_.value_for(style.background.y, 1)),
+                 static_cast<float>(calibration_.value_for(style.background.z, 2)), 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glDisable(GL_SCISSOR_TEST);
   }
@@ -249,6 +295,13 @@ void SceneRenderer::draw(const View& view, const Aabb& world_box, const PictureV
   glUniformMatrix4fv(view_projection_uniform_, 1, GL_FALSE, &clip[0][0]);
   glUniform3f(light_uniform_, static_cast<float>(towards_light.x), static_cast<float>(towards_light.y),
               static_cast<float>(towards_light.z));
+  glUniform1f(gamma_uniform_, static_cast<float>(calibration_.gamma()));
+  glUniform1i(table_uniform_, calibration_.has_table() ? 1 : 0);
+  glUniform1i(thresholds_uniform_, 0);
+  if (calibration_.has_table()) {
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, thresholds_texture_);
+  }
   const auto stride = static_cast<GLsizei>(sizeof(Instance));
   const auto draw_instances = [&](const GpuMesh& mesh, std::size_t first, GLsizei count) {
     glBindVertexArray(mesh.vertex_array);
@@ -267,6 +320,7 @@ void SceneRenderer::draw(const View& view, const Aabb& world_box, const PictureV
   }
   if (style.floor) draw_instances(floor_, floor_instance, 1);
   glBindVertexArray(0);
+  if (calibration_.has_table()) glBindTexture(GL_TEXTURE_2D, 0);
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_CULL_FACE);
 }

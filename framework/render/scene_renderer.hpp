@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "perception/view.hpp"
+#include "psychophysics/display_calibration.hpp"
 #include "render/camera.hpp"
 #include "render/voxel_mesh.hpp"
 #include "world/entity.hpp"
@@ -37,7 +38,8 @@ struct SceneStyle {
 /// Draws the voxel entities: one mesh per model, made once (render/voxel_mesh.hpp), drawn
 /// instanced with each entity's pose; flat faces lit by one directional light plus ambient.
 /// Colours are per voxel (the model's .vox palette) or the entity's material colour.
-/// Shading is done in linear light and written as sRGB.
+/// Shading is done in linear light and sent as the display's calibration says
+/// (set_calibration): by default, kNominalDisplayGamma's power, close to sRGB.
 class SceneRenderer {
  public:
   /// Meshes every model; `entities` give each model its material colour (the first entity
@@ -51,6 +53,10 @@ class SceneRenderer {
   /// models added at run time: ModelLibrary::generations()), each in its prototype's colour.
   void update_models(std::span<const VoxelModel> models, std::span<const Entity> prototypes,
                      std::span<const std::uint32_t> generations);
+  /// How linear light is sent to the framebuffer from now on, the clear colour's too: a
+  /// gamma, or a measured table's 8-bit levels (a psychophysics display's, display.gamma or
+  /// display.lut_file). Until called, none measured: kNominalDisplayGamma. Needs the context.
+  void set_calibration(const DisplayCalibration& calibration);
   /// Clears the picture's viewport and draws every live entity as `view` sees it. `tints` is empty
   /// or has one entry per entity.
   void draw(const View& view, const Aabb& world_box, const PictureViewport& viewport, std::span<const Entity> entities,
@@ -88,6 +94,11 @@ class SceneRenderer {
   std::unique_ptr<ShaderProgram> program_;
   GLint view_projection_uniform_ = -1;
   GLint light_uniform_ = -1;
+  GLint gamma_uniform_ = -1;
+  GLint table_uniform_ = -1;
+  GLint thresholds_uniform_ = -1;
+  DisplayCalibration calibration_;   // how linear light is sent
+  GLuint thresholds_texture_ = 0;    // a table's level thresholds, 255 x 1 RGB32F (0 until one is set)
   GLuint instance_buffer_ = 0;
   std::size_t instance_capacity_ = 0;
   std::vector<Instance> instances_;        // this frame's, grouped by model

@@ -13,10 +13,10 @@
 namespace fovea {
 namespace {
 
-Rgba8 rgba_of(const Vec3& linear) {
-  const std::uint32_t packed = srgb_rgba(linear);
-  return Rgba8{static_cast<std::uint8_t>(packed & 0xff), static_cast<std::uint8_t>((packed >> 8) & 0xff),
-               static_cast<std::uint8_t>((packed >> 16) & 0xff), 255};
+/// A linear colour as the display's calibration sends it.
+Rgba8 rgba_of(const Vec3& linear, const DisplayCalibration& calibration) {
+  return Rgba8{calibration.level_for(linear.x, 0), calibration.level_for(linear.y, 1), calibration.level_for(linear.z, 2),
+               255};
 }
 
 GlWindowOptions window_options(const ExperimentSettings& spec, DisplayMode mode) {
@@ -27,6 +27,7 @@ GlWindowOptions window_options(const ExperimentSettings& spec, DisplayMode mode)
   o.vsync = true;
   o.fullscreen = mode == DisplayMode::window;
   o.title = "fovea experiment: " + spec.name;
+  o.display_index = spec.display.index;
   return o;
 }
 
@@ -34,6 +35,9 @@ GlWindowOptions window_options(const ExperimentSettings& spec, DisplayMode mode)
 
 StimulusDisplay::StimulusDisplay(const ExperimentSettings& spec, DisplayMode mode)
     : spec_(spec),
+      // The table read before the window opens: a file that went bad since the spec was
+      // checked opens nothing.
+      calibration_(display_calibration(spec.display)),
       window_(window_options(spec, mode)),
       canvas_(std::make_unique<Canvas>()),
       // Dear ImGui for the text screens only, its glyphs large enough to read from a chin rest.
@@ -48,6 +52,7 @@ StimulusDisplay::StimulusDisplay(const ExperimentSettings& spec, DisplayMode mod
     scene_entities_.push_back(e);
   }
   scene_ = std::make_unique<SceneRenderer>(scene_models_, scene_entities_);
+  scene_->set_calibration(calibration_);
   // The multisampled framebuffer: as many samples as asked, or as the driver allows.
   GLint most = 1;
   glGetIntegerv(GL_MAX_SAMPLES, &most);
@@ -85,7 +90,7 @@ StimulusDisplay::~StimulusDisplay() {
 void StimulusDisplay::draw_scene(const StimulusPlan& plan, double t_s) {
   const int w = window_.width_px(), h = window_.height_px();
   glBindFramebuffer(GL_FRAMEBUFFER, scene_framebuffer_);
-  const Rgba8 b = rgba_of(spec_.stimulus.background);
+  const Rgba8 b = rgba_of(spec_.stimulus.background, calibration_);
   glViewport(0, 0, w, h);
   glClearColor(b.r / 255.0f, b.g / 255.0f, b.b / 255.0f, 1.0f);
   glClearDepth(1.0);
@@ -141,9 +146,9 @@ void StimulusDisplay::draw_message(const std::string& text) {
 }
 
 void StimulusDisplay::clear() {
-  // The same sRGB encoding as the discs' (srgb_rgba), so a background and a disc of one
-  // linear colour are one byte value.
-  const Rgba8 b = rgba_of(spec_.stimulus.background);
+  // The same calibration as the discs', so a background and a disc of one linear colour are
+  // one byte value.
+  const Rgba8 b = rgba_of(spec_.stimulus.background, calibration_);
   glViewport(0, 0, window_.width_px(), window_.height_px());
   glClearColor(b.r / 255.0f, b.g / 255.0f, b.b / 255.0f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
@@ -167,7 +172,7 @@ void StimulusDisplay::draw(const StimulusPlan& plan, double t_s) {
   // The cross first: the discs pass over it, and at eccentricity 0 it shows through the gap.
   draw_cross();
   if (t_s >= 0 && t_s <= plan.duration_s) {
-    const Rgba8 colour = rgba_of(spec_.stimulus.colour);
+    const Rgba8 colour = rgba_of(spec_.stimulus.colour, calibration_);
     for (std::size_t i = 0; i < plan.paths.size(); ++i) {
       double x = 0, y = 0;
       stimulus_position(plan, i, t_s, x, y);

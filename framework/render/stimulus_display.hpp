@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "perception/perception_settings.hpp"
+#include "psychophysics/display_calibration.hpp"
 #include "psychophysics/experiment_settings.hpp"
 #include "psychophysics/stimulus.hpp"
 #include "render/canvas.hpp"
@@ -20,15 +21,18 @@
 namespace fovea {
 
 /// Shows psychophysics stimuli (docs/psychophysics.md): a full-screen window, or an offscreen
-/// picture, the size of the experiment's screen in pixels, one screen pixel to one picture pixel, with the
-/// trial's discs and the fixation cross drawn in flat colours (sRGB-encoded from the spec's
-/// linear colours) on the spec's background. No overlays, no panel: a clean stimulus.
+/// picture, the size of the experiment's screen in pixels, one screen pixel to one picture pixel, on the
+/// monitor display.index names, with the trial's discs and the fixation cross drawn in flat
+/// colours on the spec's background. The spec's linear colours are sent as the display's
+/// calibration says (display.gamma or display.lut_file; psychophysics/display_calibration.hpp),
+/// the scene's shading too. No overlays, no panel: a clean stimulus.
 /// A scene stimulus (stimulus.kind: scene) is drawn by SceneRenderer from the viewer's eye,
 /// lit in linear light, into a multisampled framebuffer (stimulus.scene.msaa_samples)
 /// resolved onto the picture, the cross beneath the rocks.
 class StimulusDisplay {
  public:
-  /// Throws RenderError when the window or context cannot be made.
+  /// Throws RenderError when the window or context cannot be made (NoSuchDisplay: not on
+  /// display.index), std::runtime_error when display.lut_file cannot be read.
   StimulusDisplay(const ExperimentSettings& spec, DisplayMode mode);
   ~StimulusDisplay();
   StimulusDisplay(const StimulusDisplay&) = delete;
@@ -51,12 +55,15 @@ class StimulusDisplay {
   Image capture() const;
   /// The window it draws in (its size, refresh rate and description for the session log).
   GlWindow& window() { return window_; }
+  /// How it sends linear values to the display (a clip comparison's scenes are drawn with it).
+  const DisplayCalibration& calibration() const { return calibration_; }
 
  private:
   void clear();
   void draw_cross();
   void draw_scene(const StimulusPlan& plan, double t_s);
   ExperimentSettings spec_;
+  DisplayCalibration calibration_;  ///< the spec's display.gamma or display.lut_file, read once
   GlWindow window_;
   std::unique_ptr<Canvas> canvas_;
   // A scene stimulus's rocks, their meshes and the multisampled framebuffer they are drawn in.

@@ -547,6 +547,21 @@ TEST_CASE("config: gaze.source external loads for a program to push, and an expe
   }
 }
 
+TEST_CASE("config: a stream on the last port is refused at gaze.port, run and spec alike",
+          "[config][gaze][stream]") {
+  CHECK(error_of("gaze: {source: stream, port: 65535}\n") ==
+        "test.yaml:1:24: gaze.port: the stream's clock answers on the port after its samples', so the port must be at "
+        "most 65534, not 65535");
+  CHECK_NOTHROW(load_config_text("gaze: {source: stream, port: 65534}\n", "test.yaml"));
+  CHECK_NOTHROW(load_config_text("gaze: {source: gazepoint, port: 65535}\n", "test.yaml"));
+  try {
+    (void)config::load_experiment_text("gaze: {source: stream, port: 65535}\n", "exp.yaml");
+    FAIL("an experiment spec with a stream on port 65535 was accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("exp.yaml:1:24: gaze.port: the stream's clock answers") == 0);
+  }
+}
+
 TEST_CASE("config: the evaluation and metrics keys are read, and what cannot work together is refused",
           "[config][evaluation]") {
   const auto loaded = load_config_text(R"(
@@ -673,4 +688,69 @@ world:
   REQUIRE(trees.settings.evaluate.trees.size() == 2);
   CHECK(evaluated_tree_name(trees.settings.evaluate.trees[0]) == "octree_fit");
   CHECK(evaluated_tree_name(trees.settings.evaluate.trees[1]) == "medial");
+}
+
+TEST_CASE("config: an experiment's display keys: a monitor index, a gamma or a lookup table, their errors named",
+          "[config][display]") {
+  test::TempDir dir;
+  // A design, last: the display's keys are on line 1.
+  const std::string design = "constant_stimuli: {gaps_deg: [0.2], eccentricities_deg: [5]}\n";
+  const auto spec_error = [&](const std::string& text, const std::vector<std::string>& sets = {}) -> std::string {
+    std::vector<config::Override> overrides;
+    for (const std::string& s : sets) overrides.push_back(config::set_override(s));
+    try {
+      (void)config::load_experiment_text(text + design, "exp.yaml", overrides);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  // The defaults: the primary monitor, no calibration given (2.2 assumed when drawing).
+  const ExperimentSettings defaults = config::load_experiment_text(design, "exp.yaml").spec;
+  CHECK(defaults.display.index == 0);
+  CHECK_FALSE(defaults.display.gamma.has_value());
+  CHECK(defaults.display.lut_file.empty());
+  const config::LoadedExperiment gamma = config::load_experiment_text("display: {index: 2, gamma: 2.35}\n" + design, "exp.yaml");
+  CHECK(gamma.spec.display.index == 2);
+  CHECK(gamma.spec.display.gamma == 2.35);
+
+  // The index: an integer from 0; whether the monitor is there is the session's to say.
+  CHECK(spec_error("display: {index: 1.5}\n") == "exp.yaml:1:18: display.index: expected an integer in [0, 63], found 1.5");
+  CHECK(spec_error("display: {index: -1}\n") == "exp.yaml:1:18: display.index: expected an integer in [0, 63], found -1");
+  CHECK(spec_error("display: {index: second}\n") ==
+        "exp.yaml:1:18: display.index: expected an integer in [0, 63], found \"second\"");
+  CHECK(spec_error("", {"display.index=[1]"}) == "--set display.index=[1]: display.index: expected an integer in [0, 63], found a list");
+  // The gamma: a number in [0.5, 5] (22 for 2.2 is refused), or ~ for none.
+  CHECK(spec_error("display: {gamma: 22}\n") == "exp.yaml:1:18: display.gamma: expected a number in [0.5, 5], found 22");
+  CHECK(spec_error("display: {gamma: srgb}\n") == "exp.yaml:1:18: display.gamma: expected a number in [0.5, 5], found \"srgb\"");
+  CHECK(spec_error("display: {gamma: ~}\n").empty());
+
+  // A lookup table: read when the spec loads, its path from the spec's folder.
+  test::write_file(dir / "lut.csv", "level,luminance\n0,0.4\n0.5,21.8\n1,97.2\n");
+  test::write_file(dir / "spec.yaml", "display:\n  lut_file: lut.csv\n" + design);
+  const config::LoadedExperiment table = config::load_experiment_file((dir / "spec.yaml").string());
+  const std::string path = (dir / "lut.csv").lexically_normal().string();
+  CHECK(table.spec.display.lut_file == path);
+  // Resolved, it names the table and no gamma, and loads back to itself.
+  const std::string resolved = config::resolved_experiment_yaml(table.spec);
+  CHECK(resolved.find("  gamma: ~\n  lut_file: \"" + path + "\"\n") != std::string::npos);
+  CHECK(config::resolved_experiment_yaml(config::load_experiment_text(resolved, "resolved.yaml").spec) == resolved);
+
+  // Both: the table replaces a gamma, so one of them is a mistake.
+  test::write_file(dir / "both.yaml", "display:\n  gamma: 2.2\n  lut_file: lut.csv\n" + design);
+  CHECK_THROWS_WITH(config::load_experiment_file((dir / "both.yaml").string()),
+                    (dir / "both.yaml").string() +
+                        ":3:3: display.lut_file: display.gamma and display.lut_file are both given; the table is the "
+                        "display's measured response and replaces a gamma: give one");
+  // A table that cannot be used: the spec's key, then the table's own file and line.
+  test::write_file(dir / "bad.csv", "level,luminance\n0,0.4\n0.5,21.8\n0.7,20.1\n1,97.2\n");
+  test::write_file(dir / "bad.yaml", "name: bad\ndisplay: {lut_file: bad.csv}\n" + design);
+  CHECK_THROWS_WITH(config::load_experiment_file((dir / "bad.yaml").string()),
+                    (dir / "bad.yaml").string() + ":2:11: display.lut_file: " + (dir / "bad.csv").string() +
+                        ":4: luminance 20.1 is below the previous row's 21.8: a display's luminance does not fall as its "
+                        "level rises; measure again (or average repeated readings)");
+  test::write_file(dir / "missing.yaml", "display: {lut_file: none.csv}\n" + design);
+  CHECK_THROWS_WITH(config::load_experiment_file((dir / "missing.yaml").string()),
+                    (dir / "missing.yaml").string() + ":1:11: display.lut_file: " + (dir / "none.csv").string() +
+                        ": cannot read the display lookup table: no such file");
 }

@@ -15,6 +15,7 @@
 #include "core/file_read.hpp"
 #include "gaze/replay_gaze.hpp"
 #include "psychophysics/clip_records.hpp"
+#include "psychophysics/display_calibration.hpp"
 #include "psychophysics/trial_records.hpp"
 #include "record/csv_reader.hpp"
 #include "record/csv_writer.hpp"
@@ -160,6 +161,7 @@ TEST_CASE("hostile input: every reader refuses a device, a folder and a missing 
     CHECK(refused([&] { (void)read_vox_file(path); }) == device + ".vox file" + why);
     CHECK(refused([&] { (void)read_sph_file(path, Vec3(0.0)); }) == device + ".sph file" + why);
     CHECK(refused([&] { (void)read_gaze_csv(path); }) == device + "gaze recording" + why);
+    CHECK(refused([&] { (void)read_display_lut(path); }) == device + "display lookup table" + why);
     CHECK(refused([&] { (void)read_csv(path); }) == path + ": cannot read" + why);
     CHECK(refused([&] { (void)read_trial_records(path); }) == path + ": cannot read" + why);
   }
@@ -190,6 +192,7 @@ TEST_CASE("hostile input: every reader refuses a FIFO at once, with no writer, a
   CHECK(refused([&] { (void)read_vox_file(path); }) == kind + ".vox file" + why);
   CHECK(refused([&] { (void)read_sph_file(path, Vec3(0.0)); }) == kind + ".sph file" + why);
   CHECK(refused([&] { (void)read_gaze_csv(path); }) == kind + "gaze recording" + why);
+  CHECK(refused([&] { (void)read_display_lut(path); }) == kind + "display lookup table" + why);
   CHECK(refused([&] { (void)read_csv(path); }) == path + ": cannot read" + why);
   CHECK(refused([&] { (void)read_trial_records(path); }) == path + ": cannot read" + why);
   CHECK(refused([&] { (void)read_clip_records(path); }) == path + ": cannot read" + why);
