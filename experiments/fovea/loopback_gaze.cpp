@@ -10,11 +10,13 @@
 
 namespace fovea {
 
-LoopbackGaze::LoopbackGaze(int port, double x_px, double y_px, double rate_hz)
+LoopbackGaze::LoopbackGaze(const std::string& host, int port, double x_px, double y_px, double rate_hz)
     : sender_([=](std::stop_token stop) {
         // Signals belong to the run's thread (trackers/gaze_inbox.hpp).
         block_signals_on_this_thread();
-        StreamSender sender("127.0.0.1", port, 0.1);
+        // fovea listening on every address is reached on this machine's own.
+        const bool any = host == "0.0.0.0" || host == "::" || host == "*";
+        StreamSender sender(any ? "127.0.0.1" : host, port, 0.1);
         std::optional<StreamClockSync> sync;
         const auto period = std::chrono::duration<double>(1.0 / rate_hz);
         auto next = std::chrono::steady_clock::now();
@@ -24,8 +26,11 @@ LoopbackGaze::LoopbackGaze(int port, double x_px, double y_px, double rate_hz)
               // One process, one clock: the offset is about 0, measured all the same, as a
               // bridge measures it.
               sync = sender.sync_clock(gaze_wall_clock_s, 5);
-            } catch (const std::runtime_error&) {
-              continue;  // the run has not opened the stream yet; the request waited 0.1 s
+            } catch (const std::exception&) {
+              // The run has not opened the stream yet (the request waited 0.1 s), or ZeroMQ
+              // refused: try again in a moment rather than end the process.
+              std::this_thread::sleep_for(std::chrono::milliseconds(10));
+              continue;
             }
             next = std::chrono::steady_clock::now();
           }

@@ -312,12 +312,13 @@ int run_command(const RunOptions& options, RunReport* report) {
   }
   if (report) report->folder = folder;
 
-  // --gaze-latency-test: a tracker's samples at 1000 Hz on this machine, at the screen's centre.
+  Stepper stepper(std::move(world), std::move(demo));
+  // --gaze-latency-test: a tracker's samples at 1000 Hz on this machine, at the screen's
+  // centre. Declared after the stepper, so it stops before the stream source it feeds.
   std::optional<LoopbackGaze> loopback;
   if (options.gaze_latency_test)
-    loopback.emplace(settings.gaze.port == 0 ? StreamGaze::kDefaultPort : settings.gaze.port,
+    loopback.emplace(settings.gaze.host, settings.gaze.port == 0 ? StreamGaze::kDefaultPort : settings.gaze.port,
                      0.5 * settings.perception.view.screen.width_px, 0.5 * settings.perception.view.screen.height_px);
-  Stepper stepper(std::move(world), std::move(demo));
   RunWindow window(viewer.get(), settings, folder, capture_folder, options.capture_every, player_follows_camera);
   if (!options.quiet) window.say_if_slower_than_real_time();
   const RunPlan plan{settings.frames, settings.record, viewer != nullptr, !options.quiet && Progress::stderr_is_terminal()};

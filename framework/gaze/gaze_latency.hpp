@@ -26,7 +26,8 @@ class GazeLatency {
  public:
   /// Histogram resolution and range: quantiles are exact to this, ms.
   static constexpr double kBinMs = 0.1;
-  /// Ages from 0 to this are binned; longer ones count in the last bin (max stays exact).
+  /// Ages from 0 to this are binned; longer ones count in the last bin, and a quantile that
+  /// falls there is given as the (exact) max, an upper bound.
   static constexpr double kRangeMs = 2000.0;
 
   /// Counts one frame's gaze.
@@ -34,6 +35,9 @@ class GazeLatency {
 
   std::int64_t frames() const { return frames_; }              ///< frames counted
   std::int64_t current_frames() const { return current_; }     ///< frames on a current sample of the source
+  /// Current frames whose sample was stamped after the frame's start (up to
+  /// Gaze::kFutureToleranceMs): a sender's clock offset that is off. Binned as 0 ms old.
+  std::int64_t ahead_frames() const { return ahead_; }
   std::int64_t held_frames() const { return held_; }           ///< frames on the hold
   std::int64_t fallback_frames() const { return fallback_; }   ///< frames on the fallback (centre, mouse)
   /// The age at the frame of the sample each current frame used.
@@ -55,7 +59,7 @@ class GazeLatency {
     void add(double ms);
     LatencyQuantiles quantiles() const;
   };
-  std::int64_t frames_ = 0, current_ = 0, held_ = 0, fallback_ = 0;
+  std::int64_t frames_ = 0, current_ = 0, ahead_ = 0, held_ = 0, fallback_ = 0;
   Histogram age_, transit_;
 };
 

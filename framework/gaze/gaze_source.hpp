@@ -115,7 +115,7 @@ using TrackerFactory = std::function<std::unique_ptr<GazeSource>(const GazeSetti
 /// is an error that says so) and the trackers (null where the program has none).
 struct GazeEnvironment {
   PointerInput* pointer = nullptr;        ///< the window's pointer; null without a window
-  TrackerFactory make_tracker;            ///< fovea_trackers' make_tracker_source; empty without trackers
+  TrackerFactory make_tracker = nullptr;  ///< fovea_trackers' make_tracker_source; empty without trackers
 };
 
 /// The source the settings name, for a screen of `screen`'s size; `seed` feeds the scripted

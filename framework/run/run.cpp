@@ -117,6 +117,7 @@ nlohmann::ordered_json latency_json(const GazeLatency& latency) {
   };
   return {{"frames", latency.frames()},
           {"current_frames", latency.current_frames()},
+          {"ahead_frames", latency.ahead_frames()},
           {"held_frames", latency.held_frames()},
           {"fallback_frames", latency.fallback_frames()},
           {"age", quantiles(latency.age())},

@@ -51,6 +51,9 @@ class StreamReceiver {
 
  private:
   void bind();
+  /// The clock's REP socket, bound anew (at the start, and after a reply could not be sent,
+  /// which leaves a REP socket unable to read the next request).
+  void bind_clock();
   void close_sockets();
   /// Receives until `stop` or a socket error.
   void receive(const std::stop_token& stop);
@@ -120,9 +123,6 @@ void StreamReceiver::bind() {
   samples_.set(zmq::sockopt::maxmsgsize, StreamGaze::kMaxFrameBytes);
   samples_.set(zmq::sockopt::rcvhwm, StreamGaze::kReceiveHighWaterMark);
   samples_.set(zmq::sockopt::ipv6, ipv6);
-  // The parts of a message arrive together; the timeout only guards read_samples against a
-  // libzmq that broke that promise.
-  samples_.set(zmq::sockopt::rcvtimeo, 100);
   // A frame that exceeds ZMQ_MAXMSGSIZE ends its sender's connection with one DISCONNECTED
   // event and no message (measured for Pupil's SUB, trackers/pupil_gaze.cpp); a sender that
   // quits gives the same event. Both are a lost connection, one dropped input. The sender's
@@ -134,11 +134,15 @@ void StreamReceiver::bind() {
   monitor_.set(zmq::sockopt::linger, 0);
   monitor_.connect(monitor_endpoint);
   samples_.bind(endpoint(config_.samples_port));
+  bind_clock();
+}
 
+void StreamReceiver::bind_clock() {
+  clock_.close();
   clock_ = zmq::socket_t(context_, zmq::socket_type::rep);
   clock_.set(zmq::sockopt::linger, 0);
   clock_.set(zmq::sockopt::maxmsgsize, std::int64_t{4096});
-  clock_.set(zmq::sockopt::ipv6, ipv6);
+  clock_.set(zmq::sockopt::ipv6, config_.host.find(':') != std::string::npos);
   clock_.bind(endpoint(config_.samples_port + 1));
 }
 
@@ -190,8 +194,13 @@ void StreamReceiver::answer_clock_requests() {
                                                               : "\"" + excerpt(std::string(request)) + "\"");
     }
     // REP must answer before it can read the next request; a sender gone in between costs
-    // nothing (ZeroMQ drops the reply).
-    clock_.send(zmq::buffer(reply), zmq::send_flags::dontwait);
+    // nothing (ZeroMQ drops the reply). A reply that cannot be queued at all leaves the socket
+    // waiting to send, refusing every request after: bound anew, the senders reconnect.
+    if (!clock_.send(zmq::buffer(reply), zmq::send_flags::dontwait)) {
+      inbox_.post("stream: a clock reply could not be sent; the clock socket is opened again");
+      bind_clock();
+      return;
+    }
   }
 }
 
@@ -208,8 +217,12 @@ void StreamReceiver::handle_monitor_events() {
 void StreamReceiver::read_samples() {
   for (int i = 0; i < kMessagesPerWakeUp; ++i) {
     if (!samples_.recv(frame_, zmq::recv_flags::dontwait)) return;
+    // ZeroMQ delivers a message whole: its further parts are all there, read without
+    // waiting and let go one by one. Each part is bounded (kMaxFrameBytes), their number is
+    // not: ZeroMQ has no such bound, and holds them all before the first is readable (so
+    // gaze.host is 127.0.0.1 by default; docs/gaze.md, "The stream protocol").
     std::size_t frames = 1;
-    for (bool more = frame_.more(); more && samples_.recv(discarded_);) {
+    for (bool more = frame_.more(); more && samples_.recv(discarded_, zmq::recv_flags::dontwait);) {
       more = discarded_.more();
       ++frames;
     }
@@ -221,19 +234,12 @@ void StreamReceiver::drop(const std::string& reason) {
   inbox_.count_dropped();
   if (drop_said_) return;
   inbox_.post("stream: dropped a sample message: " + reason + " (docs/gaze.md, \"The stream protocol\"); "
-              "further ones are counted in dropped, not said");
+              "further ones are counted in dropped, not said until samples flow again");
   drop_said_ = true;
 }
 
 void StreamReceiver::handle(std::span<const std::uint8_t> bytes, std::size_t frames) {
   const double arrival_s = gaze_wall_clock_s();
-  last_heard_s_ = arrival_s;
-  if (silence_said_) {
-    inbox_.post("stream: samples arriving on " + endpoint(config_.samples_port));
-    silence_said_ = false;
-    drop_said_ = false;
-  }
-  connected_.store(true, std::memory_order_relaxed);
   if (frames != 1) return drop("a message of " + std::to_string(frames) + " parts, not 1");
   if (bytes.size() > static_cast<std::size_t>(kStreamMaxMessageBytes))
     return drop("a message of " + std::to_string(bytes.size()) + " bytes, more than " +
@@ -248,6 +254,14 @@ void StreamReceiver::handle(std::span<const std::uint8_t> bytes, std::size_t fra
     return drop("t is " + format_significant(arrival_s - m.time_s, 4) + " s old on arrival");
   if (m.time_s < last_accepted_s_) return drop("t went back, before the newest sample's");
   last_accepted_s_ = m.time_s;
+  // Only an accepted sample says the sender is there: garbage does not keep a silent one alive.
+  last_heard_s_ = arrival_s;
+  if (silence_said_) {
+    inbox_.post("stream: samples arriving on " + endpoint(config_.samples_port));
+    silence_said_ = false;
+    drop_said_ = false;
+  }
+  connected_.store(true, std::memory_order_relaxed);
 
   GazeSample sample;
   sample.time_s = m.time_s;

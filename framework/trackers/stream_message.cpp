@@ -1,5 +1,6 @@
 #include "trackers/stream_message.hpp"
 
+#include <bit>
 #include <cmath>
 #include <exception>
 #include <optional>
@@ -90,9 +91,11 @@ std::string read_map(const msgpack::object& root, StreamMessage& m) {
       if (m.valid) return "a valid sample without " + std::string(kKeyNames[key]);
       continue;
     }
-    // An invalid sample's point is not looked at: trackers send NaN or a sentinel for a blink.
+    // An invalid sample's point is not looked at: trackers send NaN, a sentinel or nothing
+    // (msgpack nil, Python's None) for a blink.
     if (!m.valid) {
-      if (!number(*values[key])) return std::string(kKeyNames[key]) + " is not a number";
+      if (values[key]->type != msgpack::type::NIL && !number(*values[key]))
+        return std::string(kKeyNames[key]) + " is not a number";
       continue;
     }
     if (std::string e = finite(key, out); !e.empty()) return e;
@@ -124,31 +127,47 @@ std::string decode_stream_message(std::span<const std::uint8_t> payload, StreamM
   }
 }
 
+namespace {
+
+/// A float64 written as such (0xcb and 8 bytes, big-endian). Not msgpack-cxx's pack_double:
+/// it writes whole values as integers, and for 2^64 converts out of range (undefined
+/// behaviour, found by fuzz/targets/stream.cpp in msgpack-cxx 4.1).
+void pack_float64(msgpack::sbuffer& buffer, double value) {
+  const auto bits = std::bit_cast<std::uint64_t>(value);
+  char bytes[9];
+  bytes[0] = static_cast<char>(0xcb);
+  for (int i = 0; i < 8; ++i) bytes[1 + i] = static_cast<char>((bits >> (56 - 8 * i)) & 0xff);
+  buffer.write(bytes, sizeof bytes);
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> encode_stream_message(const StreamMessage& m) {
   msgpack::sbuffer buffer;
   msgpack::packer<msgpack::sbuffer> pack(buffer);
+  const auto float64 = [&](double value) { pack_float64(buffer, value); };
   const bool point = std::isfinite(m.x) && std::isfinite(m.y);
   const bool tracker = std::isfinite(m.tracker_time_s);
   pack.pack_map(5 + (point ? 2 : 0) + (tracker ? 1 : 0));
   pack.pack(std::string_view("v"));
   pack.pack(kStreamProtocolVersion);
   pack.pack(std::string_view("t"));
-  pack.pack_double(m.time_s);
+  float64(m.time_s);
   if (point) {
     pack.pack(std::string_view("x"));
-    pack.pack_double(m.x);
+    float64(m.x);
     pack.pack(std::string_view("y"));
-    pack.pack_double(m.y);
+    float64(m.y);
   }
   pack.pack(std::string_view("units"));
   pack.pack(std::string_view(m.units == StreamUnits::norm ? "norm" : "px"));
   pack.pack(std::string_view("valid"));
   pack.pack(m.valid);
   pack.pack(std::string_view("confidence"));
-  pack.pack_double(m.confidence);
+  float64(m.confidence);
   if (tracker) {
     pack.pack(std::string_view("tracker_t"));
-    pack.pack_double(m.tracker_time_s);
+    float64(m.tracker_time_s);
   }
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(buffer.data());
   return {bytes, bytes + buffer.size()};

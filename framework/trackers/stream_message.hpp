@@ -35,7 +35,7 @@ struct StreamMessage {
   double x = 0;             ///< "x", in `units`; 0 when absent from an invalid sample
   double y = 0;             ///< "y", in `units`, y down
   StreamUnits units = StreamUnits::px;  ///< "units": "px" (the default) or "norm"
-  bool valid = true;        ///< "valid": false for a blink or a lost eye (x, y then not needed)
+  bool valid = true;        ///< "valid": false for a blink or a lost eye (x, y then absent, nil or any number)
   double confidence = 1.0;  ///< "confidence" in [0, 1]; 1 when absent
   /// "tracker_t": the tracker's own time stamp, seconds on its clock; NaN when absent.
   double tracker_time_s = std::numeric_limits<double>::quiet_NaN();

@@ -1,10 +1,11 @@
 // fovea.gaze.StreamSender: the sender's half of fovea's gaze stream (trackers/stream_sender.hpp;
 // docs/gaze.md, "Your eye tracker"), which the EyeLink, Tobii and LSL bridges in
-// experiments/python/ send with. Network waits release the GIL, so a tracker's callback thread
-// and the script's own threads go on while a clock request is out.
+// experiments/python/ send with. A clock request releases the GIL while it waits, so a
+// tracker's callback thread and the script's own threads go on meanwhile.
 
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -20,10 +21,14 @@ namespace py = pybind11;
 namespace fovea::python {
 namespace {
 
-/// The bound class: the sender and its latest clock synchronisation.
+/// The bound class: the sender and its latest clock synchronisation. Threads: send() and
+/// the properties run with the GIL held, which orders them; a clock request releases the GIL
+/// while it waits on the network (a tracker's callback thread goes on sending), so the clock's
+/// socket has a mutex of its own, and `sync` is written back with the GIL held again.
 struct PySender {
   PySender(const std::string& host, int port, double request_timeout_s) : sender(host, port, request_timeout_s) {}
   StreamSender sender;
+  std::mutex clock_mutex;  ///< one clock request at a time: ZeroMQ sockets are not thread-safe
   std::optional<StreamClockSync> sync;
 };
 
@@ -64,16 +69,22 @@ in `unsent`. One thread sends.)")
           "fovea_time",
           [](PySender& s) {
             py::gil_scoped_release release;
+            const std::lock_guard lock(s.clock_mutex);
             return s.sender.fovea_time_s();
           },
           "fovea's clock now, by one request (s); NaN when fovea does not answer within the timeout.")
       .def(
           "sync_clock",
           [](PySender& s, const std::function<double()>& clock, int rounds) {
-            // The clock is Python's: pybind11 takes the GIL for each call of it.
-            py::gil_scoped_release release;
-            s.sync = s.sender.sync_clock(clock, rounds);
-            return *s.sync;
+            StreamClockSync sync;
+            {
+              // The clock is Python's: pybind11 takes the GIL for each call of it.
+              py::gil_scoped_release release;
+              const std::lock_guard lock(s.clock_mutex);
+              sync = s.sender.sync_clock(clock, rounds);
+            }
+            s.sync = sync;  // with the GIL, as fovea_time_of and offset_s read it
+            return sync;
           },
           py::arg("clock"), py::arg("rounds") = 10,
           R"(Measures fovea's clock against `clock` (a callable giving the local clock in seconds:
@@ -102,7 +113,7 @@ when fovea answered none. Call it again now and then (every few seconds) to foll
             message.valid = valid;
             message.confidence = confidence;
             message.tracker_time_s = tracker_t.value_or(std::numeric_limits<double>::quiet_NaN());
-            py::gil_scoped_release release;
+            // Never waits: kept under the GIL, which orders it with the other sends and the counters.
             return s.sender.send(message);
           },
           py::arg("t"), py::arg("x"), py::arg("y"), py::kw_only(), py::arg("units") = "px", py::arg("valid") = true,

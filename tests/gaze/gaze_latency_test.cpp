@@ -69,16 +69,23 @@ TEST_CASE("GazeLatency's quantiles are the sorted ages' to a bin, its max exact,
   CHECK(latency.text().find(", 7 held, 3 on the fallback") != std::string::npos);
 }
 
-TEST_CASE("GazeLatency keeps ages past its range in its last bin, the max exact; none gives NaN", "[gaze][latency]") {
+TEST_CASE("GazeLatency keeps ages past its range in its last bin, the max exact, and none gives NaN", "[gaze][latency]") {
   GazeLatency latency;
   CHECK(std::isnan(latency.age().median_ms));
   CHECK(latency.text() == "0 frames: 0 on a current sample, 0 held, 0 on the fallback");
   latency.add(current(5000, NAN));
-  latency.add(current(-3, NAN));  // a sample slightly from the future counts as 0
+  latency.add(current(-3, NAN));  // a sample slightly from the future counts as 0, and as ahead
+  latency.add(current(1e300, NAN));
   const LatencyQuantiles a = latency.age();
-  CHECK(a.count == 2);
-  CHECK(a.max_ms == 5000);
-  CHECK(a.median_ms == Approx(0.05));
-  CHECK(a.p95_ms <= 5000);
+  CHECK(a.count == 3);
+  CHECK(a.max_ms == 1e300);
+  CHECK(a.median_ms == a.max_ms);  // 5000 lies in the last bin: given as the max, an upper bound
+  CHECK(latency.ahead_frames() == 1);
+  CHECK(latency.text().find("1 of them stamped ahead of the frame") != std::string::npos);
   CHECK(latency.transit().count == 0);
+  GazeLatency two;
+  two.add(current(-3, NAN));
+  two.add(current(5000, NAN));
+  CHECK(two.age().median_ms == Approx(0.05));  // k = 1: the first bin's centre
+  CHECK(two.age().p95_ms == 5000);             // in the last bin: the max
 }

@@ -275,7 +275,8 @@ std::string text_or_empty(const std::filesystem::path& path) {
 /// then the tracker gone until a clip does not count for want of samples, then back. Checks
 /// the rows and session.log at the end.
 void run_contingent_clip_session(const std::vector<std::string>& gaze_sets, const std::function<void(double, double)>& send,
-                                 const std::function<void()>& drop, const std::function<void()>& back) {
+                                 const std::function<void()>& drop, const std::function<void()>& back,
+                                 const std::string& connected_phrase, std::size_t max_connections) {
   TempDir dir;
   test::ChildProcess child(clip_session_args(dir, gaze_sets), dir.path(), dir / "out.txt", dir / "err.txt");
   const std::filesystem::path trials = dir / "C1" / "trials.csv";
@@ -307,6 +308,14 @@ void run_contingent_clip_session(const std::vector<std::string>& gaze_sets, cons
   CHECK(count_lines_with(read_file(trials), "\n") == 1 + 4);
   const std::string source = gaze_sets.front().substr(std::string("gaze.source=").size());
   CHECK(log.find("one " + source + " tracker connection for the session") != std::string::npos);
+  // One connection served the clips: the tracker connected at the start and again only
+  // around its dropout (a stream listens once), not once a clip.
+  const std::string clip_frames = read_file(dir / "C1" / "clip_frames.csv");
+  const std::size_t clips_shown = count_lines_with(clip_frames, ",test,0,") + count_lines_with(clip_frames, ",reference,0,");
+  INFO(clips_shown << " clips shown");
+  CHECK(count_lines_with(log, connected_phrase) >= 1);
+  CHECK(count_lines_with(log, connected_phrase) <= max_connections);
+  CHECK(count_lines_with(log, connected_phrase) < clips_shown);
   CHECK(count_lines_with(log, "the fixation left 2 deg during a clip") >= 1);
   CHECK(log.find("frames of a clip had a valid gaze sample, under half: it is shown again") != std::string::npos);
   CHECK(log.find("session 1 complete: 4 trials") != std::string::npos);
@@ -331,6 +340,11 @@ struct FakeTracker {
   std::function<void(double, double)> send;
   std::function<void()> drop;
   std::function<void()> back;
+  /// What session.log says each time the session's tracker (re)connects, and how often a
+  /// session of one connection may say it: at the start, and while it is away and back (a
+  /// Gazepoint source retries against a server that accepts and says nothing).
+  std::string connected_phrase;
+  std::size_t max_connections = 4;
 };
 
 /// A fake Gazepoint Control: drop closes the client's connection, which the source opens again.
@@ -344,6 +358,7 @@ FakeTracker fake_gazepoint() {
   FakeTracker t;
   t.gaze_sets = {"gaze.source=gazepoint", "gaze.port=" + port};
   t.gaze_yaml = "gaze: {source: gazepoint, port: " + port + "}\n";
+  t.connected_phrase = "gaze: gazepoint: connected to";
   t.send = [state](double x, double y) {
     if (!state->connected) state->connected = state->fake.accept_client(0.01) && state->fake.wait_for_commands(2, 1.0);
     if (state->connected && !state->fake.send("<REC FPOGX=\"" + format_number(x) + "\" FPOGY=\"" + format_number(y) +
@@ -370,6 +385,7 @@ FakeTracker fake_pupil() {
   FakeTracker t;
   t.gaze_sets = {"gaze.source=pupil", "gaze.port=" + port, "gaze.surface=screen"};
   t.gaze_yaml = "gaze: {source: pupil, port: " + port + ", surface: screen}\n";
+  t.connected_phrase = "gaze: pupil: connected to Pupil Remote";
   t.send = [state](double x, double y) {
     if (state->fake) state->fake->publish_surface("screen", {{x, y, 0.95, true, state->fake->now_s()}});
   };
@@ -396,6 +412,8 @@ FakeTracker stream_sender() {
   FakeTracker t;
   t.gaze_sets = {"gaze.source=stream", "gaze.port=" + port};
   t.gaze_yaml = "gaze: {source: stream, port: " + port + "}\n";
+  t.connected_phrase = "gaze: stream: listening for samples";
+  t.max_connections = 1;
   t.send = [state](double x, double y) {
     if (!state->sender) return;
     if (!state->sync) {
@@ -442,17 +460,17 @@ TEST_CASE("A gaze-contingent session against a stream sender: a stray aborts and
 TEST_CASE("A gaze-contingent clip session against a fake Gazepoint: one connection, a stray and a dropout shown again, completion",
           "[experiment][person][gl][clips][gazepoint]") {
   const FakeTracker t = fake_gazepoint();
-  run_contingent_clip_session(t.gaze_sets, t.send, t.drop, t.back);
+  run_contingent_clip_session(t.gaze_sets, t.send, t.drop, t.back, t.connected_phrase, t.max_connections);
 }
 
 TEST_CASE("A gaze-contingent clip session against a fake Pupil Capture: one connection, a stray and a dropout shown again, completion",
           "[experiment][person][gl][clips][pupil]") {
   const FakeTracker t = fake_pupil();
-  run_contingent_clip_session(t.gaze_sets, t.send, t.drop, t.back);
+  run_contingent_clip_session(t.gaze_sets, t.send, t.drop, t.back, t.connected_phrase, t.max_connections);
 }
 
 TEST_CASE("A gaze-contingent clip session against a stream sender: one connection, a stray and a killed sender shown again, a restart goes on",
           "[experiment][person][gl][clips][stream]") {
   const FakeTracker t = stream_sender();
-  run_contingent_clip_session(t.gaze_sets, t.send, t.drop, t.back);
+  run_contingent_clip_session(t.gaze_sets, t.send, t.drop, t.back, t.connected_phrase, t.max_connections);
 }
