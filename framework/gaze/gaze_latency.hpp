@@ -33,13 +33,17 @@ class GazeLatency {
   /// Counts one frame's gaze.
   void add(const FrameGaze& gaze);
 
-  std::int64_t frames() const { return frames_; }              ///< frames counted
-  std::int64_t current_frames() const { return current_; }     ///< frames on a current sample of the source
+  /// Frames counted.
+  std::int64_t frames() const { return frames_; }
+  /// Frames on a current sample of the source.
+  std::int64_t current_frames() const { return current_; }
   /// Current frames whose sample was stamped after the frame's start (up to
   /// Gaze::kFutureToleranceMs): a sender's clock offset that is off. Binned as 0 ms old.
   std::int64_t ahead_frames() const { return ahead_; }
-  std::int64_t held_frames() const { return held_; }           ///< frames on the hold
-  std::int64_t fallback_frames() const { return fallback_; }   ///< frames on the fallback (centre, mouse)
+  /// Frames on the hold.
+  std::int64_t held_frames() const { return held_; }
+  /// Frames on the fallback (centre, mouse).
+  std::int64_t fallback_frames() const { return fallback_; }
   /// The age at the frame of the sample each current frame used.
   LatencyQuantiles age() const { return age_.quantiles(); }
   /// Arrival less the sample's time, for the current frames whose source stamps arrivals.

@@ -52,8 +52,10 @@ class StreamSender {
   bool send(const StreamMessage& message);
   /// Sends raw bytes as one message: for tests of what fovea does with a hostile sender.
   bool send_bytes(const std::string& bytes);
-  std::uint64_t sent() const { return sent_; }      ///< samples queued so far
-  std::uint64_t unsent() const { return unsent_; }  ///< samples dropped for want of a listening fovea
+  /// Samples queued so far.
+  std::uint64_t sent() const { return sent_; }
+  /// Samples dropped for want of a listening fovea (or room in its queue).
+  std::uint64_t unsent() const { return unsent_; }
 
   /// The samples endpoint, "tcp://host:port".
   const std::string& samples_endpoint() const { return samples_endpoint_; }

@@ -98,6 +98,8 @@ TEST_CASE("run_frames: stored hashes pin what three configs record", "[run][dete
       "p_true_supra",       "p_true_visible",    "p_episodes_true",     "gaze_tracked_x_px", "gaze_tracked_y_px",
       "gaze_tracked_age_ms", "gaze_saccade",     "gaze_landing_x_px",   "gaze_landing_y_px", "deepest_contact_m"};
   const std::vector<std::string> added_collision_columns = {"episode_frames", "p_episode_est", "p_episode_true"};
+  // gaze.csv's where-the-sample-came-from columns (issue 44) are left out the same way.
+  const std::vector<std::string> added_gaze_columns = {"sample_t_s", "tracker_t_s", "arrival_t_s"};
   struct Case {
     std::string config;
     std::vector<std::string> sets;
@@ -125,7 +127,8 @@ TEST_CASE("run_frames: stored hashes pin what three configs record", "[run][dete
     const std::string collisions = test::read_file(dir / "collisions.csv");  // "" when the run does not write it
     hash.add(collisions.empty() ? collisions : test::without_columns(collisions, added_collision_columns));
     hash.add_separator();
-    hash.add(test::read_file(dir / "gaze.csv"));
+    const std::string gaze = test::read_file(dir / "gaze.csv");  // "" when the run does not write it
+    hash.add(gaze.empty() ? gaze : test::without_columns(gaze, added_gaze_columns));
     hash.add_separator();
     CHECK(hash.value() == c.hash);
     ByteHash frames_hash;
