@@ -17,6 +17,7 @@
 #include "core/format.hpp"
 #include "gaze/gaze.hpp"
 #include "perception/view.hpp"
+#include "trackers/tcp_endpoint.hpp"
 
 namespace fovea {
 namespace {
@@ -176,8 +177,7 @@ class PupilReceiver {
 
 std::string PupilReceiver::endpoint(int port) const {
   // An IPv6 literal needs brackets in a ZeroMQ endpoint (and ZMQ_IPV6 on the socket).
-  const bool ipv6 = config_.host.find(':') != std::string::npos;
-  return "tcp://" + (ipv6 ? "[" + config_.host + "]" : config_.host) + ":" + std::to_string(port);
+  return tcp_endpoint(config_.host, port);
 }
 
 std::string PupilReceiver::remote_endpoint() const { return endpoint(config_.remote_port); }
@@ -323,7 +323,7 @@ void PupilReceiver::open_remote() {
   // Beyond kMaxReplyBytes a reply is over-long, and said so; up to kMaxMessageBytes it
   // arrives, to be quoted as such rather than lost as no answer.
   remote_.set(zmq::sockopt::maxmsgsize, PupilGaze::kMaxMessageBytes);
-  remote_.set(zmq::sockopt::ipv6, config_.host.find(':') != std::string::npos);
+  remote_.set(zmq::sockopt::ipv6, is_ipv6_host(config_.host));
   remote_.connect(remote_endpoint());
 }
 
@@ -337,7 +337,7 @@ void PupilReceiver::open_subscriber(int sub_port) {
   // The frames of a message arrive together; the timeout only guards read_message against
   // a libzmq that broke that promise.
   subscriber_.set(zmq::sockopt::rcvtimeo, 100);
-  subscriber_.set(zmq::sockopt::ipv6, config_.host.find(':') != std::string::npos);
+  subscriber_.set(zmq::sockopt::ipv6, is_ipv6_host(config_.host));
   subscriber_.set(zmq::sockopt::subscribe, config_.subscription);
 
   // Measured with libzmq 4.3.4 (a scratch program, PUB to SUB on loopback): a frame over

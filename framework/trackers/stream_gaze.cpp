@@ -13,6 +13,7 @@
 #include "core/format.hpp"
 #include "gaze/gaze.hpp"
 #include "perception/view.hpp"
+#include "trackers/tcp_endpoint.hpp"
 
 namespace fovea {
 namespace {
@@ -85,8 +86,7 @@ class StreamReceiver {
 };
 
 std::string StreamReceiver::endpoint(int port) const {
-  const bool ipv6 = config_.host.find(':') != std::string::npos;
-  return "tcp://" + (ipv6 ? "[" + config_.host + "]" : config_.host) + ":" + std::to_string(port);
+  return tcp_endpoint(config_.host, port);
 }
 
 void StreamReceiver::run(const std::stop_token& stop) {
@@ -117,7 +117,7 @@ void StreamReceiver::run(const std::stop_token& stop) {
 }
 
 void StreamReceiver::bind() {
-  const bool ipv6 = config_.host.find(':') != std::string::npos;
+  const bool ipv6 = is_ipv6_host(config_.host);
   samples_ = zmq::socket_t(context_, zmq::socket_type::pull);
   samples_.set(zmq::sockopt::linger, 0);
   samples_.set(zmq::sockopt::maxmsgsize, StreamGaze::kMaxFrameBytes);
@@ -142,7 +142,7 @@ void StreamReceiver::bind_clock() {
   clock_ = zmq::socket_t(context_, zmq::socket_type::rep);
   clock_.set(zmq::sockopt::linger, 0);
   clock_.set(zmq::sockopt::maxmsgsize, std::int64_t{4096});
-  clock_.set(zmq::sockopt::ipv6, config_.host.find(':') != std::string::npos);
+  clock_.set(zmq::sockopt::ipv6, is_ipv6_host(config_.host));
   clock_.bind(endpoint(config_.samples_port + 1));
 }
 

@@ -10,6 +10,7 @@
 #include "core/format.hpp"
 #include "gaze/gaze_source.hpp"
 #include "trackers/stream_gaze.hpp"
+#include "trackers/tcp_endpoint.hpp"
 
 namespace fovea {
 
@@ -18,15 +19,6 @@ struct StreamSender::Sockets {
   zmq::socket_t samples;  ///< PUSH, connected to fovea's PULL
   zmq::socket_t clock;    ///< REQ, connected to fovea's REP
 };
-
-namespace {
-
-std::string endpoint(const std::string& host, int port) {
-  const bool ipv6 = host.find(':') != std::string::npos;
-  return "tcp://" + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
-}
-
-}  // namespace
 
 StreamSender::StreamSender(const std::string& host, int port, double request_timeout_s)
     : request_timeout_s_(request_timeout_s), sockets_(std::make_unique<Sockets>()) {
@@ -38,9 +30,9 @@ StreamSender::StreamSender(const std::string& host, int port, double request_tim
     throw std::invalid_argument("StreamSender: request_timeout_s must be in (0, 60], not " +
                                 format_number(request_timeout_s));
   const int samples_port = port == 0 ? StreamGaze::kDefaultPort : port;
-  samples_endpoint_ = endpoint(host, samples_port);
-  clock_endpoint_ = endpoint(host, samples_port + 1);
-  const bool ipv6 = host.find(':') != std::string::npos;
+  samples_endpoint_ = tcp_endpoint(host, samples_port);
+  clock_endpoint_ = tcp_endpoint(host, samples_port + 1);
+  const bool ipv6 = is_ipv6_host(host);
   zmq::socket_t& s = sockets_->samples;
   s = zmq::socket_t(sockets_->context, zmq::socket_type::push);
   s.set(zmq::sockopt::linger, 0);
@@ -59,7 +51,7 @@ void StreamSender::open_clock() {
   c = zmq::socket_t(sockets_->context, zmq::socket_type::req);
   c.set(zmq::sockopt::linger, 0);
   c.set(zmq::sockopt::maxmsgsize, std::int64_t{4096});
-  c.set(zmq::sockopt::ipv6, clock_endpoint_.find('[') != std::string::npos);
+  c.set(zmq::sockopt::ipv6, clock_endpoint_.find('[') != std::string::npos);  // tcp_endpoint brackets IPv6
   c.connect(clock_endpoint_);
 }
 

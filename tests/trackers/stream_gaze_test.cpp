@@ -278,6 +278,29 @@ TEST_CASE("a stream sender that stalls is said, and one that restarts is picked 
   CHECK(loop.source.dropped() >= 1);
 }
 
+namespace {
+
+/// A valid sample now, padded with a sender's own key to exactly `bytes` bytes.
+std::string padded_to(std::int64_t bytes) {
+  const std::string head = map_header(4) + str("t") + f64(gaze_wall_clock_s()) + str("x") + f64(1) + str("y") + f64(1) +
+                           str("pad") + std::string(1, static_cast<char>(0xda));  // str16: 2 length bytes follow
+  const auto length = static_cast<std::size_t>(bytes) - head.size() - 2;
+  return head + static_cast<char>(length >> 8) + static_cast<char>(length & 0xff) + std::string(length, 'p');
+}
+
+}  // namespace
+
+TEST_CASE("a stream message of exactly 4 KiB is taken", "[gaze][stream][hostile]") {
+  Loopback loop;
+  REQUIRE(padded_to(kStreamMaxMessageBytes).size() == static_cast<std::size_t>(kStreamMaxMessageBytes));
+  const double before = loop.source.sample(0).time_s;
+  CHECK(eventually([&] {
+    loop.sender->send_bytes(padded_to(kStreamMaxMessageBytes));
+    return loop.source.sample(0).time_s > before;
+  }));
+  CHECK(loop.source.dropped() == 0);
+}
+
 TEST_CASE("hostile stream messages are each dropped, counted once and said with their reason", "[gaze][stream][hostile]") {
   const std::string xy = str("x") + f64(1) + str("y") + f64(1);
   const auto now_t = [] { return str("t") + f64(gaze_wall_clock_s()); };
@@ -292,6 +315,8 @@ TEST_CASE("hostile stream messages are each dropped, counted once and said with 
        "x is not finite"},
       {"empty", [] { return std::string(); }, "not msgpack within the bounds"},
       {"over 4 KiB", [] { return std::string(10000, 'x'); }, "a message of 10000 bytes, more than 4096"},
+      {"one byte past 4 KiB, well formed", [&] { return padded_to(kStreamMaxMessageBytes + 1); },
+       "a message of 4097 bytes, more than 4096"},
       {"before the newest", [&] { return map_header(3) + str("t") + f64(gaze_wall_clock_s() - 1.0) + xy; },
        "t went back, before the newest sample's"},
       {"a glitched stamp far ahead", [&] { return map_header(3) + str("t") + f64(gaze_wall_clock_s() + 1e9) + xy; },

@@ -17,11 +17,11 @@ is far from the computer's (TRACKER_CLOCK_OFFSET_MS), samples come at 500 Hz and
 computer LINK_DELAY_MS after they were taken. Each call is said on stderr ("fake pylink: ...").
 """
 
-import json
 import math
-import os
 import sys
 import time
+
+from fake_gaze_path import scripted_path, segment_at
 
 MISSING_DATA = -32768
 # The tracker's clock, ms: the computer's monotonic clock plus this (the Host PC started earlier).
@@ -44,7 +44,7 @@ def _tracker_ms():
 
 
 def _path():
-    return json.loads(os.environ["FOVEA_FAKE_GAZE"]) if "FOVEA_FAKE_GAZE" in os.environ else DEFAULT_PATH
+    return scripted_path(DEFAULT_PATH)
 
 
 class _EyeData:
@@ -113,10 +113,5 @@ class EyeLink:
         if taken_ms < self._started_ms:
             return None
         elapsed_s = (taken_ms - self._started_ms) / 1000.0
-        segment = self._path[-1]
-        for s in self._path:
-            if elapsed_s < s["s"]:
-                segment = s
-                break
-            elapsed_s -= s["s"]
+        segment = segment_at(self._path, elapsed_s)
         return Sample(taken_ms, segment)

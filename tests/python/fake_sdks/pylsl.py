@@ -19,10 +19,10 @@ OUTLET_CLOCK_AHEAD_S ahead of this one's; samples come at 250 Hz, oldest first a
 queue gives them, each reaching the inlet ARRIVAL_DELAY_S after it was taken.
 """
 
-import json
 import math
-import os
 import time
+
+from fake_gaze_path import scripted_path, segment_at
 
 FOREVER = 32000000.0
 LOCAL_CLOCK_OFFSET_S = 5000.0   # local_clock(): the computer's monotonic clock + 5000 s
@@ -42,7 +42,7 @@ def local_clock():
 
 
 def _path():
-    return json.loads(os.environ["FOVEA_FAKE_GAZE"]) if "FOVEA_FAKE_GAZE" in os.environ else DEFAULT_PATH
+    return scripted_path(DEFAULT_PATH)
 
 
 class StreamInfo:
@@ -83,10 +83,5 @@ class StreamInlet:
         time.sleep(max(0.0, wait_s))
         self._next += 1
         elapsed_s = taken_s - self._first_s
-        segment = self._path[-1]
-        for s in self._path:
-            if elapsed_s < s["s"]:
-                segment = s
-                break
-            elapsed_s -= s["s"]
+        segment = segment_at(self._path, elapsed_s)
         return list(segment["sample"]), taken_s + OUTLET_CLOCK_AHEAD_S

@@ -21,11 +21,12 @@ far from the computer's monotonic clock (the offsets below); samples come at 120
 DELIVERY_DELAY_US after they were taken. FOVEA_FAKE_TOBII_TRACKERS=0 finds no tracker.
 """
 
-import json
 import math
 import os
 import threading
 import time
+
+from fake_gaze_path import scripted_path, segment_at
 
 EYETRACKER_GAZE_DATA = "eyetracker_gaze_data"
 SYSTEM_CLOCK_OFFSET_US = 300_000_000      # the SDK's system clock: monotonic + 300 s
@@ -73,7 +74,7 @@ class EyeTracker:
     def __init__(self, address):
         self.address = address
         self.model = "Fake Tobii"
-        self._path = json.loads(os.environ["FOVEA_FAKE_GAZE"]) if "FOVEA_FAKE_GAZE" in os.environ else DEFAULT_PATH
+        self._path = scripted_path(DEFAULT_PATH)
         self._stop = threading.Event()
         self._thread = None
 
@@ -96,12 +97,7 @@ class EyeTracker:
         while not self._stop.wait(max(0.0, start_us / 1e6 + k * SAMPLE_INTERVAL_S - time.monotonic())):
             taken_us = _monotonic_us() - DELIVERY_DELAY_US
             elapsed_s = (taken_us - start_us) / 1e6
-            segment = self._path[-1]
-            for s in self._path:
-                if elapsed_s < s["s"]:
-                    segment = s
-                    break
-                elapsed_s -= s["s"]
+            segment = segment_at(self._path, elapsed_s)
             gaze = dict(_eye("left", segment["left"]), **_eye("right", segment["right"]))
             gaze["system_time_stamp"] = taken_us + SYSTEM_CLOCK_OFFSET_US
             gaze["device_time_stamp"] = taken_us + DEVICE_CLOCK_OFFSET_US
