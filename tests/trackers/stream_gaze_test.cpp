@@ -100,13 +100,18 @@ struct Loopback {
     sender->sync_clock(gaze_wall_clock_s, 3);
     REQUIRE(flowing(*sender));
   }
-  /// Sends valid samples from `s`, time now, until the source holds one of them (at most 5 s).
+  /// Sends valid samples from `s`, time now, until the source holds one of them, then waits
+  /// for the last one sent (at most 5 s each): none is left in flight to arrive after what a
+  /// test sends next from another socket, where it would be "before the newest" and dropped.
   bool flowing(StreamSender& s) {
     const double first = gaze_wall_clock_s();
+    double last_sent = first;
     return eventually([&] {
-      s.send(sample_at(gaze_wall_clock_s(), 1, 2));
-      return source.sample(0).time_s >= first;
-    });
+             last_sent = gaze_wall_clock_s();
+             s.send(sample_at(last_sent, 1, 2));
+             return source.sample(0).time_s >= first;
+           }) &&
+           eventually([&] { return source.sample(0).time_s >= last_sent; });
   }
   /// Sends `m` (time now) and waits until the source holds it; its sample.
   GazeSample round_trip(StreamMessage m) {
