@@ -333,6 +333,10 @@ int run_command(const RunOptions& options, RunReport* report) {
               << format_significant(outcome.wall_s) << " s ("
               << static_cast<std::int64_t>(static_cast<double>(outcome.frames_done) / std::max(outcome.wall_s, 1e-9))
               << " frames/s)" << (outcome.interrupted ? ", interrupted" : "") << " -> " << folder.string() << "\n";
+  // Offscreen only the captured frames are drawn (RunWindow::draws): the count says so.
+  if (outcome.summarised && !options.quiet && options.capture_dir)
+    std::cerr << "fovea: --capture: " << window.pictures_written() << " pictures in " << capture_folder.string()
+              << ", " << window.frames_drawn() << " of " << outcome.frames_done << " frames drawn\n";
   // Stopped by a signal: with the results complete, die by that signal (default action),
   // so a shell loop or a scheduler sees it (exit(130) would tell bash the run handled
   // Ctrl-C itself, and a `for` loop of runs would carry on).

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include "core/format.hpp"
@@ -82,18 +83,38 @@ RunHooks::Next RunWindow::before_frame(Stepper& stepper, std::int64_t frames_don
   return Next::step;
 }
 
+bool RunWindow::draws(std::int64_t frame) const {
+  if (!viewer_) return false;
+  if (capture_folder_.empty() || viewer_->window().mode() != DisplayMode::offscreen) return true;
+  // The panel's plots and the frame-time graph show earlier frames' values, and ImGui keeps
+  // the panel's state from one frame drawn to the next: skipping frames would change them.
+  const ViewerControls& controls = viewer_->controls();
+  const bool shows_earlier_frames =
+      !controls.render.stimulus &&
+      (controls.show_panel || (controls.show_overlays && controls.render.overlays.frame_graph));
+  return shows_earlier_frames || captures(frame);
+}
+
 void RunWindow::after_step(Stepper& stepper, std::int64_t frame, FrameMeasures& measures) {
   if (!viewer_) return;
+  const FrameMetrics& metrics = stepper.last().stats.metrics;
+  if (!draws(frame)) {
+    // Not drawn, so neither timed nor shown: empty cells in frames.csv. The plots' history
+    // still gets the frame's values, as it would drawn.
+    measures.render_ms = measures.frame_interval_ms = std::numeric_limits<double>::quiet_NaN();
+    viewer_->record(measures.frame_interval_ms, metrics.nabla_est_m, metrics.p_est);
+    return;
+  }
   Animation& world = stepper.world();
   measures.render_ms =
       viewer_->draw(world, static_cast<std::uint64_t>(settings_.seed), status_line(stepper, frame + 1, false));
-  if (!capture_folder_.empty() && frame % capture_every_ == 0) capture_ = viewer_->capture();
+  ++frames_drawn_;
+  if (captures(frame)) capture_ = viewer_->capture();
   if (viewer_->controls().screenshot) {
     viewer_->controls().screenshot = false;
     take_screenshot(frame);
   }
   measures.frame_interval_ms = viewer_->present();
-  const FrameMetrics& metrics = stepper.last().stats.metrics;
   viewer_->record(measures.frame_interval_ms, metrics.nabla_est_m, metrics.p_est);
 }
 
@@ -103,6 +124,7 @@ std::string RunWindow::after_record(std::int64_t frame) {
   capture_.reset();
   try {
     write_png(capture_folder_ / capture_file_name(frame), *picture);
+    ++pictures_written_;
   } catch (const std::exception& e) {
     return std::string("--capture: ") + e.what() + "; the run stopped after frame " + std::to_string(frame);
   }
