@@ -14,9 +14,11 @@ namespace fovea::python {
 
 /// load_config, Config and the ConfigError exception (config_bindings.cpp).
 void bind_config(pybind11::module_& m);
-/// World: a world and its demo stepped from Python, optionally recorded (world_bindings.cpp).
+/// World: a world and its demo stepped from Python, optionally recorded; its entities set,
+/// added and removed by id, its frame drawn offscreen (world_bindings.cpp).
 void bind_world(pybind11::module_& m);
-/// run and sweep: the fovea command's own code, in this process (command_bindings.cpp).
+/// run, sweep, experiment and fit: the fovea command's own code, in this process
+/// (command_bindings.cpp).
 void bind_commands(pybind11::module_& m);
 /// StreamSender, the sender's half of the gaze stream, for fovea.gaze (gaze_bindings.cpp).
 void bind_gaze(pybind11::module_& m);
