@@ -89,6 +89,10 @@ void register_sweep_command(CLI::App& app, CommandContext& context) {
                     "run only the runs i, i+n, i+2n, ... (i from 0); default: Slurm's SLURM_ARRAY_TASK_ID of "
                     "SLURM_ARRAY_TASK_COUNT when set, else every run");
   add_set_option(*sweep, *sets, "override a config key in every run, e.g. --set frames=20 (repeatable)");
+  sweep->add_flag("--quick", o->quick,
+                  "a few short runs of the study: seeds and repeats to the first, numeric factors to their first "
+                  "and last levels, a tenth of the frames; says what it shrank (docs/studies.md); default folder "
+                  "results/studies/<name>-quick/");
   sweep->add_flag("--no-figures", *no_figures, "write the table only");
   sweep->add_flag("--quiet,-q", o->quiet, "no progress and no closing summary on stderr");
   register_sweep_merge_command(*sweep, context);

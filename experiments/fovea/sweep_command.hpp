@@ -21,6 +21,9 @@ struct SweepOptions {
   std::optional<std::string> shard;         ///< --shard i/n; none: Slurm's array task, else all runs
   bool figures = true;                      ///< false: --no-figures
   bool quiet = false;
+  /// --quick: the study shrunk to a few short runs (quick_study in sweep_plan.hpp), into
+  /// results/studies/<name>-quick/ unless --out says otherwise.
+  bool quick = false;
   std::vector<std::string> command_line;    ///< argv, for sweep.json
   /// The program each run is a `fovea run` process of; empty: this program (the Python
   /// module names the fovea binary built beside it).

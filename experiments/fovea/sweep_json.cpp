@@ -35,6 +35,7 @@ Json starting_sweep_fields(const SweepPlan& plan, const SweepOptions& options, W
   description["fingerprint"] = plan.fingerprint;
   description["table_fingerprint"] = table_fingerprint(study);
   description["runs_total"] = plan.runs.size();
+  description["quick"] = options.quick;
   description["shard"] = Json{{"index", plan.shard.index}, {"count", plan.shard.count}};
   description["runs_in_shard"] = plan.shard_runs.size();
   Json timed = Json::array();

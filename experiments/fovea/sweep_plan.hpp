@@ -40,8 +40,33 @@ struct SweepPlan {
   std::vector<std::size_t> timed_order;
 };
 
-/// The study loaded with --set, its runs, the shard (--shard, else Slurm's array task, else
-/// all), the jobs and the folder. nullopt, said on stderr, when the study or the shard is bad.
+/// A study as `fovea sweep --quick` runs it (docs/studies.md, "A quick look"): fewer runs,
+/// each shorter, and what was shrunk, a line each.
+struct QuickStudy {
+  StudySettings study;              ///< the study with fewer levels, shorter runs and the exclusions still in play
+  std::vector<std::string> shrunk;  ///< "seed: 10 levels -> 1, the first (1)", ...: what --quick says it did
+};
+
+/// The frames a quick run keeps of `frames`: a tenth, rounded up, but at least
+/// kQuickMinFrames (and never more than `frames`).
+std::int64_t quick_frames(std::int64_t frames);
+/// The fewest frames --quick cuts a run to.
+inline constexpr std::int64_t kQuickMinFrames = 10;
+
+/// `study` shrunk for --quick. Its factors: one whose levels set `seed`, and `repeats`, keep
+/// their first level; one of more than two levels whose cells in some column are all numbers
+/// (entity counts, budgets) keeps its first and last levels as written; every other factor
+/// (schedulers, placements: what a study compares) keeps every level. Its runs: `frames` cut
+/// to quick_frames, and `metrics.warmup_frames` and the study's `skip_frames` by the same
+/// ratio, rounded down but at least 1 where they were not 0; a key a factor sets, or the
+/// sweep's --set (`user_sets`), is left as it is. An exclusion that no longer matches any run
+/// is left out (plan_runs refuses those). Throws config::ConfigError when the base config
+/// with the study's keys does not load.
+QuickStudy quick_study(const StudySettings& study, const std::vector<config::Override>& user_sets);
+
+/// The study loaded with --set, its runs (shrunk with --quick, saying how unless quiet), the
+/// shard (--shard, else Slurm's array task, else all), the jobs and the folder. nullopt, said
+/// on stderr, when the study or the shard is bad.
 std::optional<SweepPlan> plan_sweep(const SweepOptions& options);
 
 /// Whether a run with these settings measures time, and so must run alone (docs/studies.md,

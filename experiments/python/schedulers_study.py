@@ -3,6 +3,7 @@ without a notebook: its table read by fovea.read_study, every scheduler and budg
 over the seeds (the study's replications) with 95 % Student-t intervals, and a figure.
 
     ./fovea python experiments/python/schedulers_study.py [FOLDER]            # results/studies/schedulers
+    ./fovea python experiments/python/schedulers_study.py /tmp/s              # after fovea sweep ... --quick --out /tmp/s
     ./fovea python experiments/python/schedulers_study.py FOLDER --run        # run the study first (hours)
     ./fovea python experiments/python/schedulers_study.py FOLDER --run --quick  # a small version, under a minute
 
@@ -144,14 +145,15 @@ def figure(summary, path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folder", nargs="?", help="the study's folder (default results/studies/schedulers, "
-                                                  "results/studies/schedulers_quick with --quick)")
+    parser.add_argument("folder", nargs="?", help="the study's folder, anywhere (default the repository's "
+                                                  "results/studies/schedulers, results/studies/schedulers_quick with "
+                                                  "--quick)")
     parser.add_argument("--run", action="store_true", help="run the study into FOLDER first (or resume it) with fovea.sweep")
     parser.add_argument("--quick", action="store_true", help="with --run: a small version of the study, under a minute")
     parser.add_argument("--jobs", type=int, default=0, help="runs at a time (default: the machine's cores)")
     parser.add_argument("--out", help="where summary.csv and p_work.png go (default FOLDER/pandas)")
     args = parser.parse_args()
-    folder = args.folder or os.path.join("results", "studies", "schedulers_quick" if args.quick else "schedulers")
+    folder = args.folder or os.path.join(SOURCE, "results", "studies", "schedulers_quick" if args.quick else "schedulers")
     if args.quick and not args.run:
         parser.error("--quick goes with --run: it names the small study to run")
 
@@ -168,6 +170,8 @@ def main():
                      "--run --quick a small version (24 runs: under a minute)" % folder)
         elif read_json(os.path.join(folder, "sweep.json")).get("study") != "schedulers":
             study = None  # a folder of --quick's study, whose file is gone: read as it is
+        elif read_json(os.path.join(folder, "sweep.json")).get("quick"):
+            study = None  # `fovea sweep schedulers.yaml --quick`: fewer runs than the file's, read as they are
         # Checked against the study's file: a folder of another version of it is refused.
         table = fovea.read_study(folder, study=study)
 

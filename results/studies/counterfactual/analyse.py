@@ -4,6 +4,14 @@
     python3 results/studies/counterfactual/analyse.py summarise   # the sweeps' run folders -> evaluation_table.csv
     python3 results/studies/counterfactual/analyse.py             # evaluation_table.csv -> README.md's tables
 
+    analyse.py summarise [PACKED [PILE [ROCKFALL]]] [--out DIR]   # sweeps run anywhere (- leaves one out)
+    analyse.py [FOLDER]                                           # the tables of FOLDER's two CSVs
+
+Without folders, `summarise` reads the repository's three sweeps and writes
+evaluation_table.csv and settling.csv beside this script; with folders it needs --out DIR,
+so a study run elsewhere (`fovea sweep ... --quick --out ...`, say) never overwrites the
+committed tables unasked.
+
 `summarise` reads the three sweeps' folders (results/studies/counterfactual-packed/,
 results/studies/counterfactual-pile/, results/studies/counterfactual-rockfall/: their
 table.csv for each run's factors, and each run's summary.json, frames.csv and
@@ -19,6 +27,7 @@ tested as equivalence (two one-sided tests at 5 %: the 90 % interval inside the 
 [1 / 1.1, 1.1]), in every cell.
 """
 
+import argparse
 import csv
 import json
 import math
@@ -49,22 +58,38 @@ def mean(values):
     return math.fsum(values) / len(values) if values else math.nan
 
 
+def need(path, what):
+    """`path`, or an exit naming it and what writes it."""
+    if not os.path.isfile(path):
+        sys.exit(f"analyse.py: {path}: missing; {what}")
+    return path
+
+
+STUDY_FILES = {"packed": "counterfactual", "pile": "counterfactual_pile", "rockfall": "counterfactual_rockfall"}
+
+
+def sweep_folder(scene):
+    return (f"a folder of ./fovea sweep configs/studies/{STUDY_FILES[scene]}.yaml (with its runs/: they are not "
+            "committed)")
+
+
 # --- summarise: run folders -> evaluation_table.csv -------------------------------------------
 
-def summarise():
+def summarise(folders, out):
     out_rows = []
-    for scene, folder_name in STUDIES:
-        folder = os.path.join(HERE, "..", folder_name)
-        table = os.path.join(folder, "table.csv")
-        if not os.path.exists(table):
-            study_file = {"packed": "counterfactual", "pile": "counterfactual_pile", "rockfall": "counterfactual_rockfall"}[scene]
-            sys.exit(f"{table}: missing; run ./fovea sweep configs/studies/{study_file}.yaml first")
+    for (scene, _), folder in zip(STUDIES, folders):
+        if folder is None:
+            continue
+        table = need(os.path.join(folder, "table.csv"), sweep_folder(scene))
         for run in csv.DictReader(open(table, newline="")):
             run_folder = os.path.join(folder, "runs", f"{int(run['run']):04d}")
-            warmup = json.load(open(os.path.join(run_folder, "summary.json")))["warmup_frames"]
-            frames = {int(r["frame"]): r for r in csv.DictReader(open(os.path.join(run_folder, "frames.csv"), newline=""))}
+            warmup = json.load(open(need(os.path.join(run_folder, "summary.json"), sweep_folder(scene))))["warmup_frames"]
+            frames = {int(r["frame"]): r
+                      for r in csv.DictReader(open(need(os.path.join(run_folder, "frames.csv"), sweep_folder(scene)),
+                                                   newline=""))}
             groups = {}
-            for r in csv.DictReader(open(os.path.join(run_folder, "evaluation.csv"), newline="")):
+            for r in csv.DictReader(open(need(os.path.join(run_folder, "evaluation.csv"), sweep_folder(scene)),
+                                         newline="")):
                 groups.setdefault((r["scheduler"], r["budget"]), []).append(r)
             for (scheduler, budget), rows in groups.items():
                 steady = [r for r in rows if int(r["frame"]) >= warmup]
@@ -90,27 +115,31 @@ def summarise():
                 row["p_true_off_action"] = mean(number(r["p_true"]) for r in off)
                 row["p_true_warmup"] = mean(number(r["p_true"]) for r in early)
                 out_rows.append(row)
-    write_settling()
+    if not out_rows:
+        sys.exit("analyse.py: no run of the sweeps has evaluation rows")
+    write_settling(folders, os.path.join(out, os.path.basename(SETTLING)))
     columns = list(out_rows[0].keys())
-    with open(TABLE, "w", newline="") as f:
+    table_path = os.path.join(out, os.path.basename(TABLE))
+    with open(table_path, "w", newline="") as f:
         writer = csv.DictWriter(f, columns)
         writer.writeheader()
         for row in out_rows:
             writer.writerow({k: (repr(v) if isinstance(v, float) else v) for k, v in row.items()})
-    print(f"{TABLE}: {len(out_rows)} rows")
+    print(f"{table_path}: {len(out_rows)} rows")
 
 
 SETTLING = os.path.join(HERE, "settling.csv")
 WINDOW = 100
 
 
-def write_settling():
+def write_settling(folders, settling_path):
     """settling.csv: per scene, the collision count and kinetic energy in windows of 100
     frames, averaged over the seeds of the runs driven at full resolution (one viewer and one
     f: with a full-resolution driver neither changes the world)."""
     lines = []
-    for scene, folder_name in STUDIES:
-        folder = os.path.join(HERE, "..", folder_name)
+    for (scene, _), folder in zip(STUDIES, folders):
+        if folder is None:
+            continue
         sums = {}
         for run in csv.DictReader(open(os.path.join(folder, "table.csv"), newline="")):
             if run.get("driver", "full") != "full" or run["f"] != "logistic" or run["viewer"] != "collisions":
@@ -125,11 +154,11 @@ def write_settling():
                 acc[2] += 1
         for (scene_, entities, start), (collisions, energy, n) in sorted(sums.items(), key=lambda kv: (kv[0][0], int(kv[0][1]) if kv[0][1].isdigit() else 0, kv[0][2])):
             lines.append([scene_, entities, start, f"{collisions / n:.4g}", f"{energy / n:.4g}"])
-    with open(SETTLING, "w", newline="") as f:
+    with open(settling_path, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["scene", "entities", "frames_from", "collisions", "kinetic_energy_j"])
         writer.writerows(lines)
-    print(f"{SETTLING}: {len(lines)} rows")
+    print(f"{settling_path}: {len(lines)} rows")
 
 
 # --- tables: evaluation_table.csv -> the README's numbers -------------------------------------
@@ -196,10 +225,20 @@ def table(title, header, lines):
         print("| " + " | ".join(str(c) for c in line) + " |")
 
 
-def tables():
-    ROWS.extend(csv.DictReader(open(TABLE, newline="")))
-    print(f"{TABLE}: {len(ROWS)} rows")
-    settling = list(csv.DictReader(open(SETTLING, newline="")))
+def read_table(folder):
+    """FOLDER's evaluation_table.csv into ROWS; its path."""
+    path = need(os.path.join(folder, os.path.basename(TABLE)),
+                "`analyse.py summarise` writes it from the sweeps' folders")
+    ROWS.extend(csv.DictReader(open(path, newline="")))
+    return path
+
+
+def tables(folder):
+    table_path = read_table(folder)
+    print(f"{table_path}: {len(ROWS)} rows")
+    settling = list(csv.DictReader(open(need(os.path.join(folder, os.path.basename(SETTLING)),
+                                             "`analyse.py summarise` writes it beside evaluation_table.csv"),
+                                        newline="")))
     table("Settling: collisions and kinetic energy a frame, by window of 100 frames (full-resolution driver, mean over seeds)",
           ["scene", "entities", "frames from", "collisions", "kinetic energy, J"],
           [[r["scene"], r["entities"], r["frames_from"], r["collisions"], r["kinetic_energy_j"]] for r in settling])
@@ -278,8 +317,33 @@ def tables():
            for name, cells in (("packed 500", base), ("pile", dict(scene="pile")), ("rockfall", dict(scene="rockfall")))])
 
 
-if __name__ == "__main__":
+def main():
     if len(sys.argv) > 1 and sys.argv[1] == "summarise":
-        summarise()
+        parser = argparse.ArgumentParser(prog="analyse.py summarise",
+                                         description="the sweeps' run folders -> evaluation_table.csv, settling.csv")
+        for scene, folder_name in STUDIES:
+            parser.add_argument(scene, nargs="?", metavar=scene.upper(),
+                                help=f"the folder of ./fovea sweep configs/studies/{STUDY_FILES[scene]}.yaml "
+                                     f"(default results/studies/{folder_name}), or - to leave it out")
+        parser.add_argument("--out", help="where the two CSVs go (default: beside this script, only without folders)")
+        args = parser.parse_args(sys.argv[2:])
+        given = [getattr(args, scene) for scene, _ in STUDIES]
+        if args.out is None and any(g is not None for g in given):
+            parser.error("with folders given, --out DIR says where the CSVs go (the committed ones are beside this "
+                         "script)")
+        folders = [os.path.normpath(os.path.join(HERE, "..", name)) if g is None else None if g == "-" else g
+                   for g, (_, name) in zip(given, STUDIES)]
+        if all(f is None for f in folders):
+            parser.error("every scene left out")
+        os.makedirs(args.out or HERE, exist_ok=True)
+        summarise(folders, args.out or HERE)
     else:
-        tables()
+        parser = argparse.ArgumentParser(prog="analyse.py", description="evaluation_table.csv -> README.md's tables; "
+                                         "`analyse.py summarise --help` for the step before")
+        parser.add_argument("folder", nargs="?", default=HERE, help="the folder holding evaluation_table.csv and "
+                            "settling.csv (default: this script's, results/studies/counterfactual)")
+        tables(parser.parse_args().folder)
+
+
+if __name__ == "__main__":
+    main()

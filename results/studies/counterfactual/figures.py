@@ -2,12 +2,17 @@
 """The counterfactual study's figures, from evaluation_table.csv (analyse.py makes it).
 
     python3 results/studies/counterfactual/figures.py      # figures/*.png beside this script
+    python3 results/studies/counterfactual/figures.py FOLDER [--out DIR]
+
+FOLDER holds evaluation_table.csv (`analyse.py summarise --out FOLDER` writes it; default this
+script's folder); the figures go to --out (default FOLDER/figures/).
 
 Needs matplotlib (Debian's python3-matplotlib). Every point is a geometric mean over seeds
 of a scheduler's P divided by round robin's on the same frames, with its 95 % interval,
 exactly as analyse.py prints them.
 """
 
+import argparse
 import math
 import os
 import sys
@@ -64,15 +69,21 @@ def panel(ax, metric, schedulers, title, **cells):
     ax.grid(True, which="both", alpha=0.3)
 
 
-def save(fig, name):
-    os.makedirs(os.path.join(HERE, "figures"), exist_ok=True)
-    fig.savefig(os.path.join(HERE, "figures", name), dpi=110, bbox_inches="tight")
+def save(fig, out, name):
+    os.makedirs(out, exist_ok=True)
+    fig.savefig(os.path.join(out, name), dpi=110, bbox_inches="tight")
     plt.close(fig)
-    print(os.path.join("figures", name))
+    print(os.path.join(out, name))
 
 
 def main():
-    analyse.ROWS.extend(analyse.csv.DictReader(open(analyse.TABLE, newline="")))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", nargs="?", default=HERE,
+                        help="the folder holding evaluation_table.csv (default: this script's)")
+    parser.add_argument("--out", help="where the figures go (default FOLDER/figures)")
+    args = parser.parse_args()
+    out = args.out or os.path.join(args.folder, "figures")
+    analyse.read_table(args.folder)
     schedulers = ("sorted_sequential", "priority_queues", "sequential")
     packed = dict(scene="packed", entities=500, driver="full", f="logistic")
 
@@ -83,7 +94,7 @@ def main():
     axes[1].set_xlabel("budget, share of the frame's full-resolution tests")
     axes[0].legend(fontsize=8)
     fig.suptitle("500 packed rocks, response on, full-resolution driver: P left by each scheduler relative to round robin")
-    save(fig, "p_ratio_packed500.png")
+    save(fig, out, "p_ratio_packed500.png")
 
     scenes = (("100 packed rocks", dict(scene="packed", entities=100, driver="full")),
               ("500 packed rocks", dict(scene="packed", entities=500, driver="full")),
@@ -97,7 +108,7 @@ def main():
     axes[2].set_xlabel("budget, share of the frame's full-resolution tests")
     axes[0].legend(fontsize=8)
     fig.suptitle("Every scene, a viewer that watches the collisions: P relative to round robin")
-    save(fig, "p_ratio_scenes.png")
+    save(fig, out, "p_ratio_scenes.png")
 
     metrics = (("p_true", "P"), ("p_true_supra", "suprathreshold P (f >= 0.05)"), ("p_true_visible", "visible P"),
                ("p_episodes_true", "P of episodes"))
@@ -107,7 +118,7 @@ def main():
     axes[0].set_ylabel("ratio to round robin")
     axes[0].legend(fontsize=8)
     fig.suptitle("500 packed rocks, collision viewer: what a viewer can see, relative to round robin")
-    save(fig, "metrics_packed500.png")
+    save(fig, out, "metrics_packed500.png")
 
     fs = (("logistic", "logistic (004)"), ("weibull", "Weibull, F(0) = 0"), ("logistic_2t0", "logistic, 2 x T0"))
     fig, axes = plt.subplots(1, len(fs), figsize=(13, 4), sharey=True)
@@ -117,7 +128,7 @@ def main():
     axes[0].set_ylabel("P / P(round robin)")
     axes[0].legend(fontsize=8)
     fig.suptitle("500 packed rocks, collision viewer: the ratios under three f(e, g)")
-    save(fig, "f_sensitivity_packed500.png")
+    save(fig, out, "f_sensitivity_packed500.png")
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 """Is it the gaze? The gaze study of issue 41 (results/studies/gaze/README.md).
 
     /usr/bin/python3 results/studies/gaze/gaze.py run STUDY [--seeds 101-110] [--jobs 2]
-    /usr/bin/python3 results/studies/gaze/gaze.py analyse STUDY [--seeds 101-110] [--figures]
+    /usr/bin/python3 results/studies/gaze/gaze.py analyse [STUDY] [--seeds 101-110] [--figures]
 
 `run` runs fovea into STUDY/runs/ and reduces each run to rows of STUDY/same_frames.csv and
 STUDY/closed_loop.csv (a run already in them is not run again: a killed study resumes). The
 run folders can be deleted once reduced. `analyse` reads only those two tables, from the study
-folder it is given, prints the README's tables and, with --figures, draws STUDY/figures/.
+folder it is given (default: this script's, results/studies/gaze), prints the README's
+tables and, with --figures, draws STUDY/figures/. A small study to try it on: `run /tmp/g
+--seeds 1 --protocols same --trackers lat0,lat50`, then `analyse /tmp/g --seeds 1`.
 
 Two protocols, each on packed rocks, the pile and the rockfall, at 5 % and 20 % of full
 resolution's sphere tests:
@@ -209,7 +211,10 @@ def run(args):
     study = os.path.abspath(args.study)
     os.makedirs(os.path.join(study, "runs"), exist_ok=True)
     binary = os.path.abspath(args.fovea)
-    calibration = json.loads(read_bounded(os.path.join(ROOT, "results", "studies", "realtime", "calibration.json"), 1 << 16))
+    if not os.path.isfile(args.calibration):
+        sys.exit(f"gaze.py: {args.calibration}: missing; results/studies/realtime/realtime.py run writes it "
+                 "(each scene's full-resolution tests, for the closed loop's work budgets)")
+    calibration = json.loads(read_bounded(args.calibration, 1 << 16))
     same_path, loop_path = os.path.join(study, "same_frames.csv"), os.path.join(study, "closed_loop.csv")
     done_same = {(r["scene"], r["seed"], r["tracker"]) for r in read_table(same_path)}
     done_loop = {(r["scene"], r["seed"], r["arm"], r["share"]) for r in read_table(loop_path)}
@@ -254,8 +259,11 @@ def main():
     r.add_argument("--protocols", default="same,loop", help="same, loop or both")
     r.add_argument("--trackers", default="", help="same frames' trackers (default: all)")
     r.add_argument("--keep-runs", action="store_true", help="keep each run's folder once reduced")
+    r.add_argument("--calibration", default=os.path.join(ROOT, "results", "studies", "realtime", "calibration.json"),
+                   help="each scene's full_resolution_tests (default: the realtime study's calibration.json)")
     a = sub.add_parser("analyse", help="print the tables from STUDY's two CSVs")
-    a.add_argument("study", help="the study folder")
+    a.add_argument("study", nargs="?", default=HERE, help="the study folder (default: this script's, "
+                                                          "results/studies/gaze)")
     a.add_argument("--seeds", default="101-110", help="the seeds the tables use")
     a.add_argument("--figures", action="store_true", help="also draw STUDY/figures/*.png")
     args = parser.parse_args()
@@ -517,8 +525,16 @@ def draw_figures(rows, seeds, folder):
 def analyse(args):
     study = os.path.abspath(args.study)
     seeds = seeds_of(args.seeds)
-    same = [r for r in read_table(os.path.join(study, "same_frames.csv")) if int(r["seed"]) in seeds]
-    loop = [r for r in read_table(os.path.join(study, "closed_loop.csv")) if int(r["seed"]) in seeds]
+    same_path, loop_path = os.path.join(study, "same_frames.csv"), os.path.join(study, "closed_loop.csv")
+    if not os.path.exists(same_path) and not os.path.exists(loop_path):
+        sys.exit(f"gaze.py: {same_path} and {loop_path}: missing; `gaze.py run {args.study}` writes them")
+    every = read_table(same_path) + read_table(loop_path)
+    same = [r for r in read_table(same_path) if int(r["seed"]) in seeds]
+    loop = [r for r in read_table(loop_path) if int(r["seed"]) in seeds]
+    if not same and not loop:
+        held = sorted({int(r["seed"]) for r in every})
+        sys.exit(f"gaze.py: {study}: no run of seeds {args.seeds} (it holds seeds "
+                 f"{', '.join(map(str, held)) or 'none'}); --seeds chooses them")
     print(f"Seeds {seeds[0]}-{seeds[-1]}: {len({(r['scene'], r['seed'], r['tracker']) for r in same})} same-frames runs, "
           f"{len(loop)} closed-loop runs.")
     if same:

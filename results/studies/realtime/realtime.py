@@ -1,8 +1,12 @@
 #!/usr/bin/python3
 """The realtime study (results/studies/realtime/README.md): schedulers at a fixed frame time.
 
-    /usr/bin/python3 results/studies/realtime/realtime.py run [--seeds 101,102,...] [--scenes packed,pile,rockfall]
-    /usr/bin/python3 results/studies/realtime/realtime.py analyse [--seeds 106,107,...]
+    /usr/bin/python3 results/studies/realtime/realtime.py run [FOLDER] [--seeds 101,102,...] [--scenes packed,pile,rockfall]
+    /usr/bin/python3 results/studies/realtime/realtime.py analyse [FOLDER] [--seeds 106,107,...]
+
+FOLDER holds the study's runs.csv and calibration.json: by default this script's folder (the
+committed study); another folder makes a study of its own there, its run folders in
+FOLDER/runs/ (a small one: `run /tmp/rt --seeds 101 --scenes packed`, then `analyse /tmp/rt`).
 
 `run` does everything in one sitting on this machine, one `fovea run` at a time:
   1. calibrates each scene: a full-resolution run (round robin, no limit) of the first seed, whose
@@ -38,8 +42,8 @@ sys.path.insert(0, os.path.join(ROOT, "experiments", "tools"))
 from study_figures import student_t_quantile  # noqa: E402  (found through the paths just set)
 from bounded_read import csv_rows, read_bounded  # noqa: E402
 
-RUNS_CSV = os.path.join(HERE, "runs.csv")
-CALIBRATION_JSON = os.path.join(HERE, "calibration.json")
+RUNS_CSV = "runs.csv"  # in the study's folder, as calibration.json
+CALIBRATION_JSON = "calibration.json"
 MAX_FRAMES_CSV_BYTES = 256 << 20
 MAX_TABLE_BYTES = 64 << 20
 RUN_TIMEOUT_S = 3600
@@ -155,9 +159,9 @@ def run_key(scene, seed, protocol, variant, budget, repeat):
     return (scene, str(seed), protocol, variant, budget, str(repeat))
 
 
-def append_rows(rows):
-    new = not os.path.exists(RUNS_CSV)
-    with open(RUNS_CSV, "a", newline="") as f:
+def append_rows(runs_csv, rows):
+    new = not os.path.exists(runs_csv)
+    with open(runs_csv, "a", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
         if new:
             w.writeheader()
@@ -207,29 +211,36 @@ def one_run(binary, calibration, work, scene, seed, protocol, variant, budget, r
 
 def run(args):
     scenes = args.scenes.split(",")
+    unknown = [s for s in scenes if s not in SCENES]
+    if unknown:
+        sys.exit(f"realtime.py: --scenes: {', '.join(unknown)}: not a scene of the study ({', '.join(SCENES)})")
     seeds = [int(s) for s in args.seeds.split(",")]
-    os.makedirs(args.work, exist_ok=True)
-    if os.path.exists(CALIBRATION_JSON):
-        calibration = json.loads(read_bounded(CALIBRATION_JSON, 1 << 20))
+    os.makedirs(args.folder, exist_ok=True)
+    runs_csv, calibration_json = os.path.join(args.folder, RUNS_CSV), os.path.join(args.folder, CALIBRATION_JSON)
+    work = args.work or (os.path.join(ROOT, "results", "studies", "realtime-runs") if os.path.samefile(args.folder, HERE)
+                         else os.path.join(args.folder, "runs"))
+    os.makedirs(work, exist_ok=True)
+    if os.path.exists(calibration_json):
+        calibration = json.loads(read_bounded(calibration_json, 1 << 20))
     else:
         calibration = {}
     missing = [s for s in scenes if s not in calibration]
     if missing:
-        calibration.update(calibrate(args.binary, missing, seeds[0], args.work))
+        calibration.update(calibrate(args.binary, missing, seeds[0], work))
     for scene in scenes:
         if "full_resolution_tests" not in calibration[scene]:
-            calibration[scene]["full_resolution_tests"] = full_resolution_tests(args.binary, scene, seeds[0], args.work)
-    with open(CALIBRATION_JSON, "w") as f:
+            calibration[scene]["full_resolution_tests"] = full_resolution_tests(args.binary, scene, seeds[0], work)
+    with open(calibration_json, "w") as f:
         json.dump(calibration, f, indent=1)
     done = set()
-    if os.path.exists(RUNS_CSV):
-        for r in rows_of(RUNS_CSV, MAX_TABLE_BYTES):
+    if os.path.exists(runs_csv):
+        for r in rows_of(runs_csv, MAX_TABLE_BYTES):
             done.add(run_key(r["scene"], r["seed"], r["protocol"], r["variant"],
                              "" if r["protocol"] == "same_frames" else r["budget"], r["repeat"]))
     runs = [r for r in planned_runs(scenes, seeds) if run_key(*r) not in done]
     started = time.monotonic()
     for i, r in enumerate(runs):
-        append_rows(one_run(args.binary, calibration, args.work, *r))
+        append_rows(runs_csv, one_run(args.binary, calibration, work, *r))
         elapsed = time.monotonic() - started
         print(f"realtime.py: {i + 1}/{len(runs)} runs, {elapsed / 60:.1f} min, about "
               f"{elapsed / (i + 1) * (len(runs) - i - 1) / 60:.0f} min left", file=sys.stderr)
@@ -294,10 +305,16 @@ def table(title, header, lines):
 
 
 def analyse(args):
-    rows = rows_of(RUNS_CSV, MAX_TABLE_BYTES)
+    runs_csv = os.path.join(args.folder, RUNS_CSV)
+    if not os.path.isfile(runs_csv):
+        sys.exit(f"realtime.py: {runs_csv}: missing; `realtime.py run {args.folder}` writes it")
+    rows = rows_of(runs_csv, MAX_TABLE_BYTES)
     if args.seeds:
         chosen = set(args.seeds.split(","))
+        held = sorted({r["seed"] for r in rows})
         rows = [r for r in rows if r["seed"] in chosen]
+        if not rows:
+            sys.exit(f"realtime.py: {runs_csv}: no run of seeds {args.seeds} (it holds seeds {', '.join(held) or 'none'})")
     scenes = [s for s in SCENES if any(r["scene"] == s for r in rows)]
     for scene in scenes:
         mine = [r for r in rows if r["scene"] == scene]
@@ -342,13 +359,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="calibrate, then every run one at a time in a shuffled order")
+    r.add_argument("folder", nargs="?", default=HERE,
+                   help="where runs.csv and calibration.json go (default: this script's, results/studies/realtime)")
     r.add_argument("--binary", default=os.path.join(ROOT, "build", "bin", "fovea"))
     r.add_argument("--seeds", default="101,102,103,104,105,106,107,108,109,110")
     r.add_argument("--scenes", default="packed,pile,rockfall")
-    r.add_argument("--work", default=os.path.join(ROOT, "results", "studies", "realtime-runs"),
-                   help="where the run folders go (not committed)")
+    r.add_argument("--work", help="where the run folders go (not committed; default results/studies/realtime-runs "
+                                  "for this script's folder, else FOLDER/runs)")
     r.set_defaults(func=run)
     a = sub.add_parser("analyse", help="the README's tables from runs.csv")
+    a.add_argument("folder", nargs="?", default=HERE,
+                   help="the folder holding runs.csv (default: this script's, results/studies/realtime)")
     a.add_argument("--seeds", default="",
                    help="only these seeds, comma-separated (default: every seed in runs.csv), e.g. the held-out ones")
     a.set_defaults(func=analyse)

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Every number README.md quotes from this study's table.csv, recomputed: run it from anywhere.
 
-    python3 results/studies/schedulers/readme_numbers.py [TABLE]
+    python3 results/studies/schedulers/readme_numbers.py [FOLDER]
 
+FOLDER is the study's folder (its table.csv is read; a table.csv may be named instead), by
+default this script's: a sweep run elsewhere, `fovea sweep configs/studies/schedulers.yaml
+--quick --out /tmp/s` say, gives its own numbers; what its runs lack is said, not computed.
 Standard library only (study_figures.py imports matplotlib only to draw). Its intervals are
 the plotting script's own (`mean_and_half_width`), so the ratios it prints are those of
 `python3 experiments/plots/fovea_plots.py table results/studies/schedulers p_ratio_500.png`.
@@ -18,7 +21,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "experiments", "plots"))
 from study_figures import mean_and_half_width  # noqa: E402  (found through the path just set)
 
-TABLE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "table.csv")
+
+
+def table_path(argv):
+    if len(argv) > 2 or (len(argv) == 2 and argv[1].startswith("-")):
+        sys.exit("usage: readme_numbers.py [FOLDER]   (the study's folder, or its table.csv; default " + HERE + ")")
+    path = argv[1] if len(argv) == 2 else HERE
+    if os.path.isdir(path):
+        path = os.path.join(path, "table.csv")
+    if not os.path.isfile(path):
+        sys.exit(f"readme_numbers.py: {path}: missing; a folder of ./fovea sweep configs/studies/schedulers.yaml holds it")
+    return path
+
+
+TABLE = table_path(sys.argv)
 ROWS = list(csv.DictReader(open(TABLE, newline="")))
 SCHEDULERS = ("round_robin", "sequential", "sorted_sequential", "priority_queues")
 
@@ -101,16 +117,21 @@ def main():
                 if not text.startswith("n = ") and text.endswith("n = 10"):
                     ratios.append((float(text.split()[0]), placement, entities, budget, text))
     ratios.sort()
-    print("lowest:", ratios[0][1:])
-    print("highest:", ratios[-1][1:])
+    if ratios:
+        print("lowest:", ratios[0][1:])
+        print("highest:", ratios[-1][1:])
+    else:
+        print("no configuration with all 10 seeds")
 
     print("\n== estimated P against true P, per run")
     q = [number(r["p_est_mean"]) / number(r["p_true_mean"]) for r in ROWS
          if r["p_true_mean"] != "" and number(r["p_true_mean"]) > 0]
-    print(f"p_est / p_true: median {st.median(q):.3g}, from {min(q):.3g} to {max(q):.3g}, {len(q)} runs; "
-          f"runs with p_est below p_true: {sum(1 for x in q if x < 1)}")
+    if q:
+        print(f"p_est / p_true: median {st.median(q):.3g}, from {min(q):.3g} to {max(q):.3g}, {len(q)} runs; "
+              f"runs with p_est below p_true: {sum(1 for x in q if x < 1)}")
     slack = [number(r["nabla_slack_m_min"]) for r in ROWS if r["nabla_slack_m_min"] != ""]
-    print(f"smallest nabla_est - nabla_true over every frame of {len(slack)} runs: {min(slack)}")
+    if slack:
+        print(f"smallest nabla_est - nabla_true over every frame of {len(slack)} runs: {min(slack)}")
     both = [r for r in ROWS if r["contacts"] == "response" and number(r["nabla_true_mean"]) > 0
             and number(r["nabla_est_mean"]) > 0]
     print(f"runs in nabla_bound.png (contacts response, both means positive): {len(both)}; below the diagonal: "
@@ -133,6 +154,9 @@ def main():
     over = [number(r["budget_overshoot_us_p99"]) for r in ROWS if r["budget_overshoot_us_p99"] != ""]
     top = [number(r["budget_overshoot_us_max"]) for r in ROWS if r["budget_overshoot_us_max"] != ""]
     np99 = [number(r["narrowphase_ms_p99"]) for r in select(budget_mode="wall", budget="0.25")]
+    if not (over and top and np99):
+        print("no run under a wall budget of 0.25 ms with its overshoot measured")
+        return
     print(f"every wall run: overshoot p99 from {min(over):.3g} to {max(over):.3g} us (median {st.median(over):.3g}); "
           f"largest single overshoot {max(top):.0f} us; narrow phase p99 under 0.25 ms: median {st.median(np99):.3g}, "
           f"max {max(np99):.3g} ms")

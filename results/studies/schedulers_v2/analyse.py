@@ -4,6 +4,13 @@
     /usr/bin/python3 results/studies/schedulers_v2/analyse.py summarise   # run folders -> table.csv
     /usr/bin/python3 results/studies/schedulers_v2/analyse.py             # table.csv -> README.md's tables
 
+    analyse.py summarise [PACKED [PILE]] [--out DIR]    # two sweeps run anywhere (- leaves one out)
+    analyse.py [FOLDER]                                 # the tables of FOLDER/table.csv
+
+Without folders, `summarise` reads the repository's two sweeps and writes table.csv beside
+this script; with folders it needs --out DIR, so a study run elsewhere (`fovea sweep ...
+--quick --out ...`, say) never overwrites the committed table unasked.
+
 `summarise` reads the two sweeps' folders (results/studies/schedulers_v2-packed/ and
 results/studies/schedulers_v2-pile/: their table.csv for each run's factors, and each run's
 summary.json, frames.csv and evaluation.csv) and writes table.csv beside this script: one row
@@ -18,6 +25,7 @@ counted apart. "No difference" is tested as equivalence (two one-sided tests at 
 interval inside [1 / 1.1, 1.1]), marked ≡; ? marks a 95 % interval that holds 1.
 """
 
+import argparse
 import csv
 import json
 import math
@@ -49,19 +57,26 @@ def mean(values):
     return math.fsum(values) / len(values) if values else math.nan
 
 
+def need(path, what):
+    """`path`, or an exit naming it and what writes it."""
+    if not os.path.isfile(path):
+        sys.exit(f"analyse.py: {path}: missing; {what}")
+    return path
+
+
 # --- summarise: run folders -> table.csv -------------------------------------------------------
 
-def summarise():
+def summarise(folders, table_path):
     out_rows = []
-    for scene, folder_name, study_file in STUDIES:
-        folder = os.path.join(HERE, "..", folder_name)
-        table = os.path.join(folder, "table.csv")
-        if not os.path.exists(table):
-            sys.exit(f"{table}: missing; run ./fovea sweep configs/studies/{study_file}.yaml first")
+    for (scene, _, study_file), folder in zip(STUDIES, folders):
+        if folder is None:
+            continue
+        what = f"a folder of ./fovea sweep configs/studies/{study_file}.yaml (with its runs/: they are not committed)"
+        table = need(os.path.join(folder, "table.csv"), what)
         for run in csv.DictReader(open(table, newline="")):
             run_folder = os.path.join(folder, "runs", f"{int(run['run']):04d}")
-            warmup = json.load(open(os.path.join(run_folder, "summary.json")))["warmup_frames"]
-            frames = [r for r in csv.DictReader(open(os.path.join(run_folder, "frames.csv"), newline=""))
+            warmup = json.load(open(need(os.path.join(run_folder, "summary.json"), what)))["warmup_frames"]
+            frames = [r for r in csv.DictReader(open(need(os.path.join(run_folder, "frames.csv"), what), newline=""))
                       if int(r["frame"]) >= warmup]
             # The driver runs at full resolution; with coherence on, its own descent is the
             # coherent one, beside evaluation.csv's full_tests (the descent from the roots).
@@ -70,7 +85,7 @@ def summarise():
             colliding = mean(number(r["resolved_colliding"]) for r in frames)
             narrowphase_ms = sorted(number(r["narrowphase_ms"]) for r in frames)
             groups = {}
-            for r in csv.DictReader(open(os.path.join(run_folder, "evaluation.csv"), newline="")):
+            for r in csv.DictReader(open(need(os.path.join(run_folder, "evaluation.csv"), what), newline="")):
                 if int(r["frame"]) >= warmup:
                     budget = r["budget"] if r["budget_mode"] != "wall" else r["budget"] + "ms"
                     groups.setdefault((r["scheduler"], budget), []).append(r)
@@ -84,13 +99,15 @@ def summarise():
                 row["driver_tests"] = driver_tests
                 row["driver_narrowphase_ms_median"] = narrowphase_ms[len(narrowphase_ms) // 2] if narrowphase_ms else math.nan
                 out_rows.append(row)
+    if not out_rows:
+        sys.exit("analyse.py: no run of the sweeps has evaluation rows after its warm-up")
     columns = list(out_rows[0].keys())
-    with open(TABLE, "w", newline="") as f:
+    with open(table_path, "w", newline="") as f:
         writer = csv.DictWriter(f, columns)
         writer.writeheader()
         for row in out_rows:
             writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})
-    print(f"{TABLE}: {len(out_rows)} rows")
+    print(f"{table_path}: {len(out_rows)} rows")
 
 
 # --- tables: table.csv -> the README's numbers ------------------------------------------------
@@ -165,8 +182,9 @@ def fmt(x, digits=3):
     return "" if math.isnan(x) else f"{x:.{digits}g}"
 
 
-def tables():
-    ROWS.extend(csv.DictReader(open(TABLE, newline="")))
+def tables(table_path):
+    ROWS.extend(csv.DictReader(open(need(table_path, "`analyse.py summarise` writes it from the sweeps' folders"),
+                                    newline="")))
     scenes = [s for s, _, _ in STUDIES if select(scene=s)]
     budgets_of = {s: sorted({r["budget"] for r in select(scene=s)}, key=lambda b: (b.endswith("ms"), float(b.rstrip("ms"))))
                   for s in scenes}
@@ -280,8 +298,32 @@ def tables():
               f"from the budget)", ["variant", "scheduler"] + [b for b in budgets_of[scene] if b.endswith("ms")], lines)
 
 
-if __name__ == "__main__":
+def main():
     if len(sys.argv) > 1 and sys.argv[1] == "summarise":
-        summarise()
+        parser = argparse.ArgumentParser(prog="analyse.py summarise", description="the sweeps' run folders -> table.csv")
+        for scene, folder_name, study_file in STUDIES:
+            parser.add_argument(scene, nargs="?", metavar=scene.upper(),
+                                help=f"the folder of ./fovea sweep configs/studies/{study_file}.yaml (default "
+                                     f"results/studies/{folder_name}), or - to leave it out")
+        parser.add_argument("--out", help="where table.csv goes (default: beside this script, only without folders)")
+        args = parser.parse_args(sys.argv[2:])
+        given = [getattr(args, scene) for scene, _, _ in STUDIES]
+        if args.out is None and any(g is not None for g in given):
+            parser.error("with folders given, --out DIR says where table.csv goes (the committed one is beside this "
+                         "script)")
+        folders = [os.path.normpath(os.path.join(HERE, "..", name)) if g is None else None if g == "-" else g
+                   for g, (_, name, _) in zip(given, STUDIES)]
+        if all(f is None for f in folders):
+            parser.error("every scene left out")
+        os.makedirs(args.out or HERE, exist_ok=True)
+        summarise(folders, os.path.join(args.out or HERE, "table.csv"))
     else:
-        tables()
+        parser = argparse.ArgumentParser(prog="analyse.py", description="table.csv -> README.md's tables; "
+                                         "`analyse.py summarise --help` for the step before")
+        parser.add_argument("folder", nargs="?", default=HERE,
+                            help="the folder holding table.csv (default: this script's, results/studies/schedulers_v2)")
+        tables(os.path.join(parser.parse_args().folder, "table.csv"))
+
+
+if __name__ == "__main__":
+    main()

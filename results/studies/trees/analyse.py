@@ -21,8 +21,14 @@ then prints, per scene, world tree and evaluated tree, the mean over seeds with 
 interval, and each evaluated tree against the octree on the same frames as the mean over seeds
 of the per-seed ratio, with its t interval.
 
-  python3 results/studies/trees/analyse.py
+  python3 results/studies/trees/analyse.py                      # the repository's two sweeps
+  python3 results/studies/trees/analyse.py PACKED DEFAULT --out DIR
+
+PACKED and DEFAULT are the two sweeps' folders (their --out), run anywhere, with --quick or
+not; `-` leaves that scene out. table.csv goes to --out: beside this script only without
+folders, so a study run elsewhere never overwrites the committed table unasked.
 """
+import argparse
 import csv
 import json
 import math
@@ -34,6 +40,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 STUDIES = (("packed500", "trees-packed", "trees"), ("default", "trees-default", "trees_default"))
 WORK_BUDGETS = {"packed500": ("50", "500"), "default": ("35", "350")}
 TABLE = os.path.join(HERE, "table.csv")
+
+
+def need(path, config):
+    """`path`, or an exit naming it and the sweep that writes it."""
+    if not os.path.isfile(path):
+        sys.exit(f"analyse.py: {path}: missing; a folder of ./fovea sweep configs/studies/{config}.yaml (with its "
+                 "runs/: they are not committed) is needed")
+    return path
 # Two-sided 95 % quantiles of Student's t by degrees of freedom.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 METRICS = ("full_tests", "collisions", "p_true_2", "nabla_true_2_mm", "p_true_20", "nabla_true_20_mm", "p_true_w2",
@@ -49,23 +63,27 @@ def mean(values):
     return math.fsum(values) / len(values) if values else math.nan
 
 
-def summarise():
+def summarise(folders, table_path):
     rows = []
-    for scene, folder_name, config in STUDIES:
-        folder = os.path.join(HERE, "..", folder_name)
-        table = os.path.join(folder, "table.csv")
-        if not os.path.exists(table):
-            sys.exit(f"{table}: missing; run ./fovea sweep configs/studies/{config}.yaml first")
+    for (scene, _, config), folder in zip(STUDIES, folders):
+        if folder is None:
+            continue
+        table = need(os.path.join(folder, "table.csv"), config)
         for run in csv.DictReader(open(table, newline="")):
             run_folder = os.path.join(folder, "runs", f"{int(run['run']):04d}")
-            warmup = json.load(open(os.path.join(run_folder, "summary.json")))["warmup_frames"]
-            frames = {int(r["frame"]): r for r in csv.DictReader(open(os.path.join(run_folder, "frames.csv"), newline=""))}
+            warmup = json.load(open(need(os.path.join(run_folder, "summary.json"), config)))["warmup_frames"]
+            frames = {int(r["frame"]): r for r in csv.DictReader(open(need(os.path.join(run_folder, "frames.csv"), config),
+                                                                      newline=""))}
             by_tree = {}
-            for r in csv.DictReader(open(os.path.join(run_folder, "evaluation.csv"), newline="")):
+            for r in csv.DictReader(open(need(os.path.join(run_folder, "evaluation.csv"), config), newline="")):
                 if int(r["frame"]) >= warmup and r["tree"] != "run":
                     by_tree.setdefault(r["tree"], {}).setdefault(r["budget"], []).append(r)
             low, high = WORK_BUDGETS[scene]
             for tree, by_budget in by_tree.items():
+                missing = [b for b in ("0.02", "0.2", low, high) if b not in by_budget]
+                if missing:
+                    sys.exit(f"analyse.py: {run_folder}/evaluation.csv: no rows of budget {', '.join(missing)} after "
+                             f"the warm-up; the study evaluates 0.02, 0.2, {low} and {high} (configs/studies/{config}.yaml)")
                 two, twenty, w_two, w_twenty = (by_budget[b] for b in ("0.02", "0.2", low, high))
                 rows.append({
                     "scene": scene,
@@ -84,7 +102,9 @@ def summarise():
                     "p_true_w20": mean(number(r["p_true"]) for r in w_twenty),
                     "nabla_true_w20_mm": 1000 * mean(number(r["nabla_true"]) for r in w_twenty),
                 })
-    with open(TABLE, "w", newline="") as f:
+    if not rows:
+        sys.exit("analyse.py: no run of the sweeps has evaluation rows after its warm-up")
+    with open(table_path, "w", newline="") as f:
         writer = csv.DictWriter(f, list(rows[0].keys()))
         writer.writeheader()
         for row in rows:
@@ -100,9 +120,30 @@ def interval(values):
     return m, T975[len(values) - 1] * statistics.stdev(values) / math.sqrt(len(values))
 
 
+def arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     epilog="Without folders: results/studies/trees-packed and trees-default.")
+    for scene, folder_name, config in STUDIES:
+        parser.add_argument(scene, nargs="?", metavar=folder_name.split("-")[1].upper(), help=f"the folder of ./fovea sweep configs/studies/{config}.yaml "
+                                                   f"(default results/studies/{folder_name}), or - to leave it out")
+    parser.add_argument("--out", help="where table.csv goes (default: beside this script, only without folders)")
+    args = parser.parse_args()
+    given = [getattr(args, scene) for scene, _, _ in STUDIES]
+    if args.out is None and any(g is not None for g in given):
+        parser.error("with folders given, --out DIR says where table.csv goes (the committed one is beside this script)")
+    folders = [os.path.normpath(os.path.join(HERE, "..", name)) if g is None else None if g == "-" else g
+               for g, (_, name, _) in zip(given, STUDIES)]
+    if all(f is None for f in folders):
+        parser.error("every scene left out")
+    out = args.out or HERE
+    os.makedirs(out, exist_ok=True)
+    return folders, os.path.join(out, "table.csv")
+
+
 def main():
-    rows = summarise()
-    print(f"{TABLE}: {len(rows)} runs\n")
+    folders, table_path = arguments()
+    rows = summarise(folders, table_path)
+    print(f"{table_path}: {len(rows)} runs\n")
     for scene, _, _ in STUDIES:
         for world_tree in ("octree", "medial"):
             mine = [r for r in rows if r["scene"] == scene and r["world_tree"] == world_tree]
