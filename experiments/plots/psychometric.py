@@ -14,6 +14,9 @@ the JSON's folder):
 - <stem>_psychometric.png: the proportion of trials answered "seen" against the gap, on a log
   axis, one colour per eccentricity, with 95 % Wilson intervals, and the fitted f(e, g) as
   curves; one panel for the pooled fit and, with several participants, one per participant.
+  Each point's area is proportional to its number of trials (the largest in the figure drawn
+  at MAX_POINT_AREA square points; a legend beside the panels gives the scale), so a point of
+  one trial does not look like one of fifty.
 - <stem>_threshold.png: the fitted threshold T(e) = T0 (1 + e / E2) against eccentricity, its
   bootstrap band, and each eccentricity's threshold fitted on its own (with the other
   parameters held) with its likelihood interval.
@@ -34,6 +37,10 @@ import sys
 # F at the ends of the rise that `width` spans (perception_model.cpp's kLowF, kHighF).
 LOW_F = 0.05
 HIGH_F = 0.95
+
+# The area, in square points, of the point with the most trials in a psychometric figure; the
+# others' areas are in proportion to their trials.
+MAX_POINT_AREA = 90.0
 
 # How far the fitted probabilities recomputed here may stray from fovea's before the script
 # refuses to draw: both sides compute the same doubles, so only rounding differs.
@@ -151,12 +158,40 @@ def panel_title(fit, fit_data):
             f"width {p['width']['value']:.3g}")
 
 
+def point_areas(trials, most_trials):
+    """Marker areas (square points, as matplotlib's scatter takes them) for points of these
+    numbers of trials: proportional to the trials, MAX_POINT_AREA at most_trials."""
+    return [MAX_POINT_AREA * n / most_trials for n in trials]
+
+
+def size_legend_trials(fewest, most):
+    """The trials the size legend shows: the fewest and the most in the figure and, between
+    them, a round number (1, 2 or 5 times a power of ten) near their geometric mean."""
+    shown = {fewest, most}
+    middle = math.sqrt(fewest * most)
+    if middle > 0:
+        power = 10 ** math.floor(math.log10(middle))
+        nice = min((m * power for m in (1, 2, 5, 10)), key=lambda v: abs(math.log(v / middle)))
+        if fewest * 1.5 < nice < most / 1.5:
+            shown.add(int(nice))
+    return sorted(shown)
+
+
 def plot_psychometric(plt, np, fit_data, fits, rows, path):
+    figure = draw_psychometric(plt, np, fit_data, fits, rows)
+    figure.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(figure)
+
+
+def draw_psychometric(plt, np, fit_data, fits, rows):
+    """The psychometric figure, returned open (plot_psychometric saves and closes it)."""
     columns = min(3, len(fits))
     lines = math.ceil(len(fits) / columns)
     figure, axes = plt.subplots(lines, columns, figsize=(5.2 * columns, 4.2 * lines), squeeze=False)
     for ax in axes.flat[len(fits):]:
         ax.set_visible(False)
+    drawn = [r for fit in fits for r in rows if r["participant"] == fit["participant"] and r["gap_deg"] > 0]
+    most_trials = max((r["trials"] for r in drawn), default=1)
     for ax, fit in zip(axes.flat, fits):
         model = PerceptionModel.from_fit(fit)
         mine = [r for r in rows if r["participant"] == fit["participant"] and r["gap_deg"] > 0]
@@ -173,7 +208,9 @@ def plot_psychometric(plt, np, fit_data, fits, rows, path):
             # a bar of length -1e-17).
             error = [[max(p - lo, 0.0) for p, (lo, _) in zip(y, intervals)],
                      [max(hi - p, 0.0) for p, (_, hi) in zip(y, intervals)]]
-            ax.errorbar(x, y, yerr=error, fmt="o", color=colour, markersize=4, capsize=2, label=f"e = {e:g} deg")
+            ax.errorbar(x, y, yerr=error, fmt="none", ecolor=colour, elinewidth=1, capsize=2, alpha=0.8)
+            ax.scatter(x, y, s=point_areas([r["trials"] for r in at], most_trials), color=colour, alpha=0.85,
+                       linewidths=0, zorder=3, label=f"e = {e:g} deg")
             ax.plot(curve_gaps, [model.probability(e, g) for g in curve_gaps], color=colour, linewidth=1.5)
         if fit["catch_trials"] > 0:
             ax.axhline(fit["guess_rate"], color="0.5", linestyle=":", linewidth=1, label="guess rate (catch trials)")
@@ -183,10 +220,23 @@ def plot_psychometric(plt, np, fit_data, fits, rows, path):
         ax.set_ylabel("proportion seen")
         ax.set_title(panel_title(fit, fit_data), fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left")
+        legend = ax.legend(fontsize=7, loc="upper left")
+        # The colours' marks at one size: the size legend, not this one, says what sizes mean.
+        for handle in getattr(legend, "legend_handles", None) or legend.legendHandles:
+            if hasattr(handle, "set_sizes"):
+                handle.set_sizes([30.0])
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    if drawn:
+        fewest = min(r["trials"] for r in drawn)
+        shown = size_legend_trials(fewest, most_trials)
+        from matplotlib.lines import Line2D  # a legend's own marks, drawn on no panel
+        # A marker's size is its diameter in points: the square root of scatter's area.
+        handles = [Line2D([], [], linestyle="none", marker="o", markersize=math.sqrt(area), color="0.4",
+                          markeredgewidth=0) for area in point_areas(shown, most_trials)]
+        figure.legend(handles, [f"{n}" for n in shown], title="trials at a point\n(area in proportion)",
+                      loc="upper left", bbox_to_anchor=(1.0, 0.97), fontsize=7, title_fontsize=7, frameon=False,
+                      labelspacing=1.2, borderpad=0.8)
+    return figure
 
 
 def plot_threshold(plt, np, fit_data, fits, path):

@@ -83,16 +83,20 @@ the same kinds and keys when it reads the study; `python3 experiments/plots/stud
 
 `lines`: the mean of y against x, over the runs that share a subplot, a series and an x value
 (e.g. over the seeds), with markers at the means and a shaded 95 % Student-t interval of the
-mean (n - 1 degrees of freedom; none when n < 2). A row with x or y missing is left out of
-that mean.
+mean (n - 1 degrees of freedom; none when n < 2), translucent and under the lines. A row with
+x or y missing is left out of that mean. On a log y axis a mean <= 0 has no band, and a band
+whose interval reaches below 1/3 of its mean (as a 3-seed interval often reaches 0) is cut at
+that third and marked there with a "v": uncut it would run to the axis's bottom and hide the
+other lines. The note under the figure says so, and n.
 
 - `x` (required): a numeric column.
 - `y` (required): a list of one or more numeric columns (a single name is taken as a list of
   one); several are drawn in the series' colour with different line styles and markers, the
-  legend naming "series value, column".
+  legend naming "series value, column" (the column by what tells it from the others, such as
+  "true" and "estimated", when the axis label says the rest).
 - `log_x`, `log_y`: booleans (default false), logarithmic axes. On a log x axis with at most
   8 values, each at least 1.8 times the previous, the ticks are the values themselves.
-- `x_label`, `y_label`: the axis labels (default the column names).
+- `x_label`, `y_label`: the axis labels (default the columns in words, below).
 
 `distribution`: boxes of a quantity whose quantiles each run wrote, one box per category.
 
@@ -103,7 +107,8 @@ that mean.
   the box and whiskers are and n, the number of rows behind each box: once when every box has
   the same n, else n is written under each box.
 - `whiskers`: two stat names for the whiskers instead, e.g. ["p1", "p99"] for P_p1 and P_p99.
-- `log_y`: boolean (default false); `x_label`, `y_label`: the axis labels (default `x`, P).
+- `log_y`: boolean (default false); `x_label`, `y_label`: the axis labels (default `x` and P
+  in words).
 
 `scatter`: one point per run with both x and y; N below counts these points.
 
@@ -113,7 +118,7 @@ that mean.
   and each subplot's title says "below the diagonal: K of N" (K may be 0; red when K > 0).
 - `log`: boolean (default false): both axes logarithmic; points with a value <= 0 are left out
   and the subplot's title says how many.
-- `x_label`, `y_label`: the axis labels (default the column names).
+- `x_label`, `y_label`: the axis labels (default the columns in words).
 
 `ratio`: paired ratios to a reference level, e.g. each scheduler's P over round robin's P in the
 same world. For each row kept by `where` whose `compare` cell is not the reference, its
@@ -139,7 +144,13 @@ out, as in lines.
 - `lines`: a list of numbers, dashed grey horizontal lines across every subplot, e.g. [1, 0.5],
   their values written right of the last subplot of each row.
 - `log_x`, `log_y`: booleans (default false), as in lines; `x_label`, `y_label`: the axis
-  labels (default x, and "y ratio to reference").
+  labels (default x in words, and "y in words: ratio to reference").
+
+Axis labels by default say what a column holds and in which unit, from the table of
+METRIC_WORDS and FACTOR_WORDS below: p_true_mean is "perceived error P per frame, true",
+step_ms_p95 "step time, 95th percentile (ms)", budget "budget (sphere tests per frame)" where
+the rows' budget_mode is work; a column the table does not know keeps its name. A legend's
+title is its column in words too.
 
 Subplots share an axis where it holds the same thing on the same scale: the x axis of lines
 and distribution figures always, a logarithmic y axis along a row of subplots, both axes of a
@@ -217,6 +228,10 @@ BELOW_DIAGONAL_COLOUR = "red"
 # How far apart a ratio figure's series are set along x: this fraction of the gap between
 # neighbouring x values, per series.
 DODGE = 0.07
+# A lines figure's bands: drawn this opaque, under the lines; on a log y axis, cut at this
+# fraction 1/LOG_BAND_DIVISOR of their mean (band_edges says why).
+BAND_ALPHA = 0.18
+LOG_BAND_DIVISOR = 3
 # Line style and marker of the first, second, ... y column of a lines figure.
 LINE_STYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D", "v")
@@ -692,6 +707,160 @@ def ratio_means(figure, table, series_rows, pairs):
     return means
 
 
+# --- axis labels -----------------------------------------------------------------------------
+
+# Words for the columns a study's table holds, so that an axis says what it shows and in which
+# unit rather than a column's name. A metric column is <metric>_<stat> (p_true_mean,
+# step_ms_p95): the metric's words, its qualifier (true or estimated, for the pairs drawn on one
+# axis), and its unit, or None for a count or a probability whose words say what it counts.
+# docs/metrics.md and docs/results.md say what each metric is.
+METRIC_WORDS = {
+    "p_true": ("perceived error P per frame", "true", None),
+    "p_est": ("perceived error P per frame", "estimated", None),
+    "p_true_supra": ("suprathreshold perceived error P per frame", "true", None),
+    "p_est_supra": ("suprathreshold perceived error P per frame", "estimated", None),
+    "p_true_visible": ("visible perceived error P per frame", "true", None),
+    "p_est_visible": ("visible perceived error P per frame", "estimated", None),
+    "p_episodes_true": ("perceived error P of the episodes ended per frame", "true", None),
+    "p_episodes_est": ("perceived error P of the episodes ended per frame", "estimated", None),
+    "nabla_true": ("geometric error \u2207 per frame", "true", "m"),
+    "nabla_est": ("geometric error \u2207 per frame", "estimated", "m"),
+    "nabla_slack_m": ("\u2207 estimate's slack over the truth", None, "m"),
+    "collisions": ("collisions per frame", None, None),
+    "interrupted": ("collisions interrupted by the budget per frame", None, None),
+    "resolved_colliding": ("collisions resolved as colliding per frame", None, None),
+    "resolved_not_colliding": ("collisions resolved as not colliding per frame", None, None),
+    "false_collisions": ("false collisions per frame", None, None),
+    "missed_collisions": ("missed collisions per frame", None, None),
+    "sphere_tests": ("sphere tests per frame", None, None),
+    "budget_exhausted": ("share of frames that exhausted the budget", None, None),
+    "budget_overshoot_us": ("budget overshoot", None, "\u00b5s"),
+    "kinetic_energy_j": ("kinetic energy", None, "J"),
+    "potential_energy_j": ("potential energy", None, "J"),
+    "gaze_collision_deg": ("gaze to the nearest collision", None, "deg"),
+    "contacts": ("contacts per frame", None, None),
+    "pairs": ("broad-phase pairs per frame", None, None),
+    "step_ms": ("step time", None, "ms"),
+    "frame_ms": ("frame time", None, "ms"),
+    "narrowphase_ms": ("narrow-phase time", None, "ms"),
+    "broadphase_ms": ("broad-phase time", None, "ms"),
+    "metrics_ms": ("metrics time", None, "ms"),
+    "render_ms": ("render time", None, "ms"),
+    "evaluate_ms": ("evaluation time", None, "ms"),
+}
+# The study's own columns (factors and the frame count); budget's words depend on budget_mode.
+FACTOR_WORDS = {
+    "entities": "number of entities",
+    "placement": "entity placement",
+    "scheduler": "collision scheduler",
+    "seed": "world seed",
+    "frames": "frames simulated",
+    "budget_mode": "kind of budget",
+    "world_tree": "sphere tree",
+    "tree": "sphere tree",
+    "scene": "scene",
+    "viewer": "viewer",
+}
+BUDGET_WORDS = {"work": "budget (sphere tests per frame)", "wall": "budget (ms per frame)",
+                "fraction": "budget (share of full resolution's tests)"}
+# Stats whose words follow the metric's ("step time, 95th percentile (ms)"); a mean is how a
+# per-frame metric is read, so it adds none.
+STAT_WORDS = {"mean": None, "median": "median", "min": "minimum", "max": "maximum"}
+STAT_PERCENTILE = re.compile(r"p(\d+)")
+
+ColumnWords = collections.namedtuple("ColumnWords", "quantity qualifier stat unit")
+
+
+def stat_words(stat):
+    """The words of a stat suffix ("median", "95th percentile"), None for a mean; raises
+    KeyError for a suffix that is not a stat."""
+    if stat in STAT_WORDS:
+        return STAT_WORDS[stat]
+    match = STAT_PERCENTILE.fullmatch(stat)
+    if not match:
+        raise KeyError(stat)
+    n = int(match.group(1))
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix} percentile"
+
+
+def column_words(column):
+    """The ColumnWords of a metric column, <metric> or <metric>_<stat>; None when its metric is
+    not in METRIC_WORDS."""
+    if column in METRIC_WORDS:
+        return ColumnWords(*METRIC_WORDS[column][:2], None, METRIC_WORDS[column][2])
+    metric, _, stat = column.rpartition("_")
+    if metric in METRIC_WORDS:
+        try:
+            return ColumnWords(*METRIC_WORDS[metric][:2], stat_words(stat), METRIC_WORDS[metric][2])
+        except KeyError:
+            return None
+    return None
+
+
+def words_text(words, quantity=True, qualifier=True, unit=True):
+    parts = [words.quantity] if quantity else []
+    parts += [w for w in ((words.qualifier if qualifier else None), words.stat) if w]
+    text = ", ".join(parts)
+    return f"{text} ({words.unit})" if unit and words.unit else text
+
+
+def column_label(column, table=None, rows=None):
+    """An axis label in words with its unit: "step time, median (ms)" for step_ms_median,
+    "budget (sphere tests per frame)" for budget where the rows' budget_mode is work; the column's
+    own name for a column this table does not know."""
+    if column == "budget":
+        if not (table and "budget_mode" in table.columns):
+            return "budget per frame"
+        modes = {r.get("budget_mode") for r in rows or []}
+        if len(modes) == 1 and next(iter(modes)) in BUDGET_WORDS:
+            return BUDGET_WORDS[next(iter(modes))]
+        return "budget per frame (unit: see budget_mode)"
+    if column in FACTOR_WORDS:
+        return FACTOR_WORDS[column]
+    words = column_words(column)
+    return words_text(words) if words else column
+
+
+def shared_words(columns):
+    """The ColumnWords of columns drawn on one axis when all are known and share their quantity
+    and unit, else None."""
+    words = [column_words(c) for c in columns]
+    if None in words or len({(w.quantity, w.unit) for w in words}) != 1:
+        return None
+    return words
+
+
+def columns_label(columns, table=None, rows=None):
+    """The label of an axis that holds several columns: their shared quantity and unit, and the
+    stat when that is shared too ("perceived error P per frame", "step time (ms)"), the legend
+    naming each; else each column's label, joined by "; "."""
+    words = shared_words(columns)
+    if len(columns) < 2 or words is None:
+        return "; ".join(column_label(c, table, rows) for c in columns)
+    stat = words[0].stat if len({w.stat for w in words}) == 1 else None
+    return words_text(ColumnWords(words[0].quantity, None, stat, words[0].unit))
+
+
+def legend_column_name(column, columns):
+    """A y column's name in the legend of a lines figure with several: what tells it from the
+    others when the axis label says the rest ("true", "95th percentile"), else its own label."""
+    words = shared_words(columns)
+    if words is None:
+        return column_label(column)
+    mine = column_words(column)
+    parts = [mine.qualifier if len({w.qualifier for w in words}) > 1 else None,
+             (mine.stat or "mean") if len({w.stat for w in words}) > 1 else None]
+    return ", ".join(p for p in parts if p) or column
+
+
+def ratio_label(figure):
+    """A ratio figure's default y label: the quantity without its unit, "ratio to" the reference."""
+    words = column_words(figure.y)
+    quantity = words_text(words, unit=False) if words else figure.y
+    return f"{quantity}: ratio to {figure.reference_label}"
+
+
 # --- drawing ---------------------------------------------------------------------------------
 
 def subplots(figure, table, rows):
@@ -855,16 +1024,50 @@ def tick_at_values(ax, values):
     ax.set_xticks([], minor=True)
 
 
+def band_edges(means, log_y):
+    """The band of a lines figure: (x, low, high, cut) over the means with an interval, low and
+    high the 95 % Student-t interval's ends. On a log y axis a mean <= 0 has no band, and a low
+    end below the mean / LOG_BAND_DIVISOR (with 3 seeds the interval often reaches 0 or below,
+    which a log axis would draw down to its bottom, hiding the other lines) is drawn at that
+    floor instead: cut lists the indices so drawn, which the figure marks with a "v"."""
+    kept = [m for m in means if not math.isnan(m.half_width) and (m.mean > 0 or not log_y)]
+    low = [m.mean - m.half_width for m in kept]
+    cut = []
+    if log_y:
+        for i, m in enumerate(kept):
+            if low[i] < m.mean / LOG_BAND_DIVISOR:
+                low[i] = m.mean / LOG_BAND_DIVISOR
+                cut.append(i)
+    return [m.x for m in kept], low, [m.mean + m.half_width for m in kept], cut
+
+
+def lines_note(counts, clipped):
+    """The note under a lines figure: what a line and a band are, n, and the log axis's cut."""
+    behind = (f"n = {next(iter(counts))} runs behind every point" if len(counts) == 1
+              else f"n = {min(counts)} to {max(counts)} runs behind a point" if counts else "no runs")
+    note = f"Lines: the mean over the runs at each point; bands: its 95 % Student-t interval; {behind}."
+    if clipped:
+        note += (f" On the log y axis, a band whose interval reaches below 1/{LOG_BAND_DIVISOR} of its mean "
+                 "(or to 0) is cut there, marked v.")
+    return note
+
+
+def legend_title(figure):
+    """The legend's title: the series column in words (None without series)."""
+    return column_label(figure.series) if figure.series is not None else None
+
+
 def draw_lines(plt, figure, table, rows, path, log):
     grid = Grid(plt, figure, table, rows, share_x="all", share_y="row" if figure.log_y else False)
     all_series = series_of(figure, table, rows)
 
     def entry(series_label, y_column):
         """The legend's name of a line: its series value and, when there are several, its y."""
-        names = [n for n in (series_label, y_column if len(figure.y) > 1 else None) if n is not None]
-        return ", ".join(names)
+        y_name = legend_column_name(y_column, figure.y) if len(figure.y) > 1 else None
+        return ", ".join(n for n in (series_label, y_name) if n is not None)
 
     legend = Legend(entry(label, y) for _, label, _ in all_series for y in figure.y)
+    clipped, counts = False, set()
     for ax, label, mine in grid.cells():
         drawn = False
         for key, series_label, colour in all_series:
@@ -874,21 +1077,26 @@ def draw_lines(plt, figure, table, rows, path, log):
                 if not means:
                     continue
                 drawn = True
+                counts.update(m.n for m in means)
                 x = [m.x for m in means]
                 mean = [m.mean for m in means]
-                low = [m.mean - m.half_width for m in means]
-                high = [m.mean + m.half_width for m in means]
-                ax.fill_between(x, low, high, color=colour, alpha=0.18, linewidth=0)
+                band_x, low, high, cut = band_edges(means, figure.log_y)
+                ax.fill_between(band_x, low, high, color=colour, alpha=BAND_ALPHA, linewidth=0, zorder=1)
+                if cut:
+                    clipped = True
+                    ax.plot([band_x[i] for i in cut], [low[i] for i in cut], linestyle="none", marker="v",
+                            markersize=3, color=colour, alpha=0.7, zorder=2)
                 (line,) = ax.plot(x, mean, color=colour, linestyle=LINE_STYLES[k % len(LINE_STYLES)],
-                                  marker=MARKERS[k % len(MARKERS)], markersize=3.5, linewidth=1.3)
+                                  marker=MARKERS[k % len(MARKERS)], markersize=3.5, linewidth=1.3, zorder=3)
                 if entry(series_label, y_column):
                     legend.add(entry(series_label, y_column), line)
         finish_subplot(ax, figure, label, drawn)
     if figure.log_x:
         tick_at_values(grid.axes[0][0], table.values(figure.x, rows))
-    grid.label_axes(figure.x_label or figure.x, figure.y_label or ", ".join(figure.y))
-    grid.finish(legend, figure.series, path)
-    plt.close(grid.fig)
+    grid.label_axes(figure.x_label or column_label(figure.x, table, rows),
+                    figure.y_label or columns_label(figure.y, table, rows))
+    grid.finish(legend, legend_title(figure), path, note=lines_note(counts, clipped))
+    return grid.fig
 
 
 def draw_distribution(plt, figure, table, rows, path, log):
@@ -946,11 +1154,12 @@ def draw_distribution(plt, figure, table, rows, path, log):
         for ax in grid.axes.flat:
             ax.margins(y=0.18 if len(all_series) > 2 else 0.1)
     behind = f"n = {counts.pop()} runs behind every box" if len(counts) == 1 else "n: the runs behind each box"
-    grid.label_axes(figure.x_label or figure.x, figure.y_label or figure.column)
-    grid.finish(legend, figure.series, path,
+    grid.label_axes(figure.x_label or column_label(figure.x, table, rows),
+                    figure.y_label or column_label(figure.column, table, rows))
+    grid.finish(legend, legend_title(figure), path,
                 note=f"Box: {figure.column}_p25 to _p75, line at _median; whiskers: _{figure.whiskers[0]} to "
                      f"_{figure.whiskers[1]}; each the median over the runs behind the box; {behind}.")
-    plt.close(grid.fig)
+    return grid.fig
 
 
 def draw_scatter(plt, figure, table, rows, path, log):
@@ -1012,9 +1221,10 @@ def draw_scatter(plt, figure, table, rows, path, log):
                 title.append(f"{skipped} with a value <= 0 left out")
         ax.set_title("\n".join(title), color=BELOW_DIAGONAL_COLOUR if below else "black")
         ax.grid(True, alpha=0.3)
-    grid.label_axes(figure.x_label or figure.x, figure.y_label or figure.y)
-    grid.finish(legend, figure.series, path)
-    plt.close(grid.fig)
+    grid.label_axes(figure.x_label or column_label(figure.x, table, rows),
+                    figure.y_label or column_label(figure.y, table, rows))
+    grid.finish(legend, legend_title(figure), path)
+    return grid.fig
 
 
 def dodge(figure, table, rows, count):
@@ -1087,7 +1297,7 @@ def draw_ratio(plt, figure, table, rows, path, log):
     if figure.log_y:
         plain_log_y_ticks(grid.axes[0][0])
     reference = f"{figure.compare} = {figure.reference_label}"
-    grid.label_axes(figure.x_label or figure.x, figure.y_label or f"{figure.y} ratio to {figure.reference_label}")
+    grid.label_axes(figure.x_label or column_label(figure.x, table, rows), figure.y_label or ratio_label(figure))
     paired = f" (pairs differ in {', '.join(figure.pair)})" if figure.pair else ""
     behind = (f"n = {counts.pop()} pairs behind every point" if len(counts) == 1
               else f"n = {min(counts)} to {max(counts)} pairs behind a point" if counts else "no pairs")
@@ -1097,8 +1307,8 @@ def draw_ratio(plt, figure, table, rows, path, log):
     if left_out:
         note += f" Left out: {left_out}."
         log(f"{PREFIX}: figure {figure.file}: left out {left_out}")
-    grid.finish(legend, figure.compare, path, note=note)
-    plt.close(grid.fig)
+    grid.finish(legend, column_label(figure.compare), path, note=note)
+    return grid.fig
 
 
 DRAW = {"lines": draw_lines, "distribution": draw_distribution, "scatter": draw_scatter, "ratio": draw_ratio}
@@ -1267,7 +1477,7 @@ def draw_study(sweep_dir, out_dir, log):
         for figure, rows in figures:
             path = os.path.join(out_dir, figure.file)
             try:
-                DRAW[figure.kind](plt, figure, table, rows, path, log)
+                plt.close(DRAW[figure.kind](plt, figure, table, rows, path, log))
             except Exception as e:  # matplotlib's own errors, a file that cannot be written
                 plt.close("all")
                 raise StudyError(f"{PREFIX}: figure {figure.file}: drawing failed: {type(e).__name__}: {e}", 1)

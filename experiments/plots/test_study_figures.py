@@ -13,7 +13,11 @@ table` is checked against means, intervals and left-out counts computed here fro
 synthetic values: exact ones (an interval of zero width) and noisy ones (against a hand
 computation with t_0.975 for 2 degrees of freedom in closed form), as markdown and as CSV.
 Then `fovea_plots.py fit` on a small fit made here, whose fitted probabilities come from
-psychometric.py's own f(e, g). --keep DIR keeps the synthetic sweep and its figures in DIR (to
+psychometric.py's own f(e, g). Drawn in this process, and checked on matplotlib's own objects:
+a psychometric figure's points have areas in proportion to their trials, with a size legend; every
+axis label of the study figures is in words (never a column's name) and the expected words for
+the columns it knows; a log y axis's bands stay above 0 and the axis's bottom where the 3 seeds'
+t-interval reaches below 0. --keep DIR keeps the synthetic sweep and its figures in DIR (to
 look at them). Needs matplotlib and numpy, as fovea_plots.py does.
 """
 
@@ -462,6 +466,153 @@ def check_fit(top):
         check(os.path.isfile(path) and is_png(path), f"fit draws {path}")
 
 
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def check_point_sizes(top):
+    """A psychometric figure's points: area in proportion to the trials behind each, the size
+    legend's marks too."""
+    import numpy as np
+    from matplotlib.collections import PathCollection
+    plt = pyplot()
+    model = psychometric.PerceptionModel("logistic", 0.05, 9.0, 1.5, 0.02, 0.03)
+    trials = {0.03: 1, 0.06: 5, 0.12: 20, 0.24: 40}
+    rows = [{"participant": "pooled", "eccentricity_deg": 0.0, "gap_deg": g, "trials": n,
+             "yes": round(n * model.probability(0.0, g)), "fitted_probability": model.probability(0.0, g)}
+            for g, n in trials.items()]
+    parameters = {"threshold_deg": 0.05, "eccentricity_scale_deg": 9.0, "width": 1.5, "lapse_rate": 0.03}
+    fit = {"participant": "pooled", "trials": sum(trials.values()), "catch_trials": 0, "function": "logistic",
+           "guess_rate": 0.02, "parameters": {k: {"value": v} for k, v in parameters.items()}}
+    figure = psychometric.draw_psychometric(plt, np, {"participants": [dict(fit, participant="p1")]}, [fit], rows)
+    points = [c for c in figure.axes[0].collections if isinstance(c, PathCollection)]
+    sized = sorted((trials[round(x, 6)], area) for c in points
+                   for (x, _), area in zip(c.get_offsets(), np.broadcast_to(c.get_sizes(), len(c.get_offsets()))))
+    check(len(sized) == len(trials), f"one point per condition: {sized}")
+    check(all(a[1] < b[1] for a, b in zip(sized, sized[1:])), f"a point's area grows with its trials: {sized}")
+    check(all(abs(area / n - sized[-1][1] / sized[-1][0]) < 1e-9 * area / n for n, area in sized),
+          f"a point's area is in proportion to its trials: {sized}")
+    legends = [g for g in figure.legends if "trials" in g.get_title().get_text()]
+    check(len(legends) == 1, "the figure has a legend of the points' sizes")
+    if legends:
+        # legend_handles since matplotlib 3.7, legendHandles before (Debian 12 has 3.6).
+        handles = getattr(legends[0], "legend_handles", None) or legends[0].legendHandles
+        shown = [(int(t.get_text()), h.get_markersize() ** 2) for t, h in zip(legends[0].get_texts(), handles)]
+        check([n for n, _ in shown] == [1, 5, 40], f"the size legend shows 1, 5 and 40 trials: {shown}")
+        check(all(abs(area - dict(sized).get(n, area)) < 1e-6 * area for n, area in shown),
+              f"the size legend's marks have the points' areas: {shown} against {sized}")
+    plt.close(figure)
+    check(psychometric.size_legend_trials(40, 40) == [40], "one size in the legend when every point has 40 trials")
+
+
+def drawn_figure(spec, table, folder, save=True):
+    """A figure drawn in this process, open, for its matplotlib objects to be read; its PNG is
+    written only when `save` (writing is most of the time, and check_study checks the PNGs)."""
+    plt = pyplot()
+    figure = study_figures.check_figure(0, spec, table, set())
+    rows = study_figures.select_rows(figure, table)
+    save_png = study_figures.save_png
+    if not save:
+        study_figures.save_png = lambda fig, path: None
+    try:
+        return plt, study_figures.DRAW[figure.kind](plt, figure, table, rows, os.path.join(folder, spec["file"]),
+                                                    lambda line: None)
+    finally:
+        study_figures.save_png = save_png
+
+
+# Figures without their own labels, and the words their axes must have: (x label, y label).
+DEFAULT_LABELS = {
+    "p_true.png": ("budget (sphere tests per frame)", "perceived error P per frame, true"),
+    "step_tails.png": ("entity placement", "step time (ms)"),
+    "nabla_log.png": ("geometric error \u2207 per frame, true (m)", "geometric error \u2207 per frame, estimated (m)"),
+    "frames_vs_step.png": ("frames simulated", "step time, median (ms)"),
+    "work_ratio.png": ("budget (sphere tests per frame)", "work_mean: ratio to round_robin"),
+    "p_both.png": ("budget (sphere tests per frame)", "perceived error P per frame"),
+    "step_both.png": ("budget (sphere tests per frame)", "step time (ms)"),
+}
+LABEL_FIGURES = [
+    {"file": "p_both.png", "kind": "lines", "x": "budget", "y": ["p_true_mean", "p_est_mean"], "series": "scheduler",
+     "log_x": True, "where": {"placement": "packed", "entities": 100}},
+    {"file": "step_both.png", "kind": "lines", "x": "budget", "y": ["step_ms_median", "step_ms_p95"],
+     "log_x": True, "where": {"placement": "packed", "entities": 100}},
+]
+
+
+def check_axis_labels(top):
+    """Every axis label of every figure drawn is words, not a column's name; the figures without
+    labels of their own get the words of column_label."""
+    folder = os.path.join(top, "labels")
+    make_sweep(folder, FIGURES + LABEL_FIGURES)
+    table = study_figures.Table(os.path.join(folder, "table.csv"))
+    for spec in FIGURES + LABEL_FIGURES:
+        plt, figure = drawn_figure(spec, table, folder, save=False)
+        labels = {(axis, text) for ax in figure.axes for axis, text in (("x", ax.get_xlabel()), ("y", ax.get_ylabel()))
+                  if text}
+        check({axis for axis, _ in labels} == {"x", "y"}, f"{spec['file']}: both axes labelled: {labels}")
+        raw = [text for _, text in labels if text in table.columns]
+        check(not raw, f"{spec['file']}: axis labels that are a column's name: {raw}")
+        if spec["file"] in DEFAULT_LABELS:
+            expected = {("x", DEFAULT_LABELS[spec["file"]][0]), ("y", DEFAULT_LABELS[spec["file"]][1])}
+            check(labels == expected, f"{spec['file']}: axis labels {labels}, expected {expected}")
+        if spec["file"] == "p_both.png":
+            names = [t.get_text() for g in figure.legends for t in g.get_texts()]
+            check("round_robin, true" in names and "round_robin, estimated" in names,
+                  f"p_both.png: the legend tells true from estimated: {names}")
+        plt.close(figure)
+    for column, words in (("step_ms_p95", "step time, 95th percentile (ms)"), ("p_true_p1", "perceived error P "
+                          "per frame, true, 1st percentile"), ("frame_ms_max", "frame time, maximum (ms)"),
+                          ("work_mean", "work_mean"), ("step_ms_p9x", "step_ms_p9x"), ("colour", "colour")):
+        got = study_figures.column_label(column)
+        check(got == words, f"column_label({column}) = {got!r}, expected {words!r}")
+    wall = [{"budget_mode": "wall"}]
+    check(study_figures.column_label("budget", table, wall) == "budget (ms per frame)", "a wall budget's label")
+    check("budget_mode" in study_figures.column_label("budget", table, wall + [{"budget_mode": "work"}]),
+          "a budget of mixed modes says to read budget_mode")
+
+
+def check_log_band(top):
+    """A lines figure on a log y axis with 3 seeds whose t-interval reaches below 0: the band's
+    lower edge stays above 0 and the axis's bottom, cut at the mean / LOG_BAND_DIVISOR and
+    marked there; a mean of 0 gets no band."""
+    from matplotlib.collections import PolyCollection
+    folder = os.path.join(top, "log_band")
+    os.makedirs(folder, exist_ok=True)
+    values = {1000: [0.01, 1.0, 0.02], 3000: [0.3, 0.35, 0.32], 10000: [0.0, 0.004, 0.2], 30000: [0.0, 0.0, 0.0]}
+    with open(os.path.join(folder, "table.csv"), "w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(["run", "scheduler", "budget", "seed", "frames", "p_true_mean"])
+        for run, (budget, seed) in enumerate((b, s) for b in values for s in range(3)):
+            out.writerow([run, "round_robin", budget, seed, 100, values[budget][seed]])
+    table = study_figures.Table(os.path.join(folder, "table.csv"))
+    spec = {"file": "log_band.png", "kind": "lines", "x": "budget", "y": ["p_true_mean"], "series": "scheduler",
+            "log_x": True, "log_y": True}
+    interval = {b: study_figures.mean_and_half_width(v) for b, v in values.items()}
+    below_zero = [b for b, (mean, half) in interval.items() if mean > 0 and mean - half <= 0]
+    check(below_zero == [1000, 10000], f"the t-interval reaches below 0 at 1000 and 10000: {below_zero}")
+    plt, figure = drawn_figure(spec, table, folder)
+    ax = figure.axes[0]
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    edges = [y for c in bands for path in c.get_paths() for _, y in path.vertices]
+    bottom = ax.get_ylim()[0]
+    check(bands and edges and min(edges) > 0, f"the log axis's band is above 0: lowest edge {min(edges, default=None)}")
+    check(edges and min(edges) >= bottom * (1 - 1e-9), f"the band's lower edge {min(edges, default=None)} is not "
+                                                       f"below the axis's bottom {bottom}")
+    cut = sorted((x, y) for line in ax.get_lines() if line.get_marker() == "v" for x, y in line.get_xydata())
+    expected = [(b, interval[b][0] / study_figures.LOG_BAND_DIVISOR) for b in below_zero]
+    check(len(cut) == len(expected) and all(x == b and abs(y - want) < 1e-12 for (x, y), (b, want) in zip(cut, expected)),
+          f"the cut band ends are marked at the mean / {study_figures.LOG_BAND_DIVISOR}: {cut}, expected {expected}")
+    check(all(c.get_alpha() is not None and c.get_alpha() < 0.5 for c in bands), "the bands are translucent")
+    lines = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    check(lines and all(c.get_zorder() < lines[0].get_zorder() for c in bands), "the bands are under the lines")
+    notes = [t.get_text() for t in figure.texts]
+    check(any("cut there" in t for t in notes), f"the note says the band is cut: {notes}")
+    plt.close(figure)
+
+
 def main():
     parser = argparse.ArgumentParser(description="Self-check of fovea_plots.py.")
     parser.add_argument("--keep", metavar="DIR", help="build the synthetic sweep in DIR and keep it")
@@ -475,6 +626,9 @@ def main():
         check_table(top)
         check_factor_columns(top)
         check_fit(top)
+        check_point_sizes(top)
+        check_axis_labels(top)
+        check_log_band(top)
     if failures:
         print(f"test_study_figures.py: {len(failures)} checks failed", file=sys.stderr)
         return 1
