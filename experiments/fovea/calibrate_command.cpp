@@ -213,11 +213,17 @@ void print_calibration(const CalibrateOptions& options, const CalibrationSummary
 
 }  // namespace
 
-int calibrate_command(const CalibrateOptions& options) {
+int calibrate_command(const CalibrateOptions& requested) {
   config::LoadedExperiment loaded;
   PerceptionModelSettings observer;
-  if (!load_calibration_inputs(options, loaded, observer)) return kExitBadInput;
+  if (!load_calibration_inputs(requested, loaded, observer)) return kExitBadInput;
   const ExperimentSettings& spec = loaded.spec;
+  // A two-interval design is fitted as fovea fit fits it: the guess rate held at 1/2
+  // (calibrate_participant does so; the outputs say so).
+  CalibrateOptions options = requested;
+  if (spec.task.kind == TaskKind::two_interval) options.fit.guess_rate = GuessRateMethod::forced_choice;
+  // The rows and the summary against what the fit estimates: a forced choice's guess rate is 1/2.
+  const PerceptionModelSettings truth = calibration_truth(spec, observer);
   // The name is a folder: results/calibration/<name>/ ("..": results/ itself).
   if (const std::string problem = folder_name_problem(spec.name); !problem.empty()) {
     std::cerr << loaded.error_at("name", problem + ": it names the calibration's folder, results/calibration/<name>/")
@@ -255,7 +261,7 @@ int calibrate_command(const CalibrateOptions& options) {
   ThreadPool pool(options.threads);
   const auto count = static_cast<std::size_t>(options.participants);
   const std::size_t window = std::max<std::size_t>(256, 16 * static_cast<std::size_t>(pool.size()));
-  CalibrationSummary summary(observer);
+  CalibrationSummary summary(truth);
   Progress progress(options.participants, !options.quiet && Progress::stderr_is_terminal(), Progress::Output::redrawn,
                     stderr, "participant");
   std::mutex mutex;
@@ -273,7 +279,7 @@ int calibrate_command(const CalibrateOptions& options) {
         const std::lock_guard lock(mutex);
         held[i] = std::move(p);
         for (; next < n && held[next]; ++next) {
-          write_participant_rows(*rows, *held[next], observer);
+          write_participant_rows(*rows, *held[next], truth);
           scratch->append(calibration_values(held[next]->fit));
           summary.add(*held[next]);
           held[next].reset();

@@ -83,38 +83,49 @@ class PersonScreens : public SessionScreen {
   /// How the tracker's gaze arrived over the stimuli's frames so far (docs/gaze.md, "Latency").
   const GazeLatency& latency() const { return latency_; }
 
-  /// One trial: the blank interval, the stimulus, and the answer (or the fixation lost).
-  PersonAnswer trial(const StimulusPlan& plan) {
+  /// One trial: the blank interval, the stimulus (a two-interval trial's two animations with
+  /// the interstimulus blank between them), and the answer (or the fixation lost). The
+  /// timing sums the animations' frames, dropped frames and durations.
+  PersonAnswer trial(const std::vector<StimulusPlan>& plans) {
     PersonAnswer answer;
     // The blank interval, the cross alone.
     if (!for_seconds(Screen::blank, spec_.task.inter_trial_interval_s, [&] { display().draw_fixation(); })) return quit();
-    const Clock::time_point shown = Clock::now();
     answer.started_utc = now_utc();
-    swap_times_s_.clear();
-    const std::optional<bool> aborted = show_stimulus(plan, shown, answer);
-    if (!aborted) return quit();
-    if (*aborted) {
-      answer.response = TrialResponse::aborted;
-      answer.fixation_kept = false;
-      display().draw_message("Please keep your eyes on the cross.");
+    for (std::size_t k = 0; k < plans.size(); ++k) {
+      if (k > 0 &&
+          !for_seconds(Screen::blank, spec_.task.interstimulus_interval_s, [&] { display().draw_fixation(); }))
+        return quit();
+      const Clock::time_point shown = Clock::now();
+      swap_times_s_.clear();
+      const std::optional<bool> aborted = show_stimulus(plans[k], shown, answer);
+      if (!aborted) return quit();
+      if (*aborted) {
+        answer.response = TrialResponse::aborted;
+        answer.fixation_kept = false;
+        display().draw_message("Please keep your eyes on the cross.");
+        display().present();
+        swap_times_s_.push_back(seconds_since(shown));
+        add_timing(answer.timing, stimulus_timing(swap_times_s_, refresh_hz_));
+        if (!for_seconds(Screen::none, 1.0, [&] { display().draw_message("Please keep your eyes on the cross."); }))
+          return quit();
+        return answer;
+      }
+      // The animation's end: the cross alone, its swap the last of the animation's timing.
+      display().draw_fixation();
       display().present();
       swap_times_s_.push_back(seconds_since(shown));
-      answer.timing = stimulus_timing(swap_times_s_, refresh_hz_);
-      if (!for_seconds(Screen::none, 1.0, [&] { display().draw_message("Please keep your eyes on the cross."); }))
-        return quit();
-      return answer;
+      add_timing(answer.timing, stimulus_timing(swap_times_s_, refresh_hz_));
     }
     // The answer: the cross until a key. The reaction time runs from the first frame without
-    // the stimulus (its present() returned) to the key's event time (SDL's milliseconds);
-    // keys pressed during the stimulus are not answers.
-    display().draw_fixation();
-    display().present();
-    swap_times_s_.push_back(seconds_since(shown));
-    answer.timing = stimulus_timing(swap_times_s_, refresh_hz_);
+    // the (last) animation (its present() returned) to the key's event time (SDL's
+    // milliseconds); keys pressed during the stimulus are not answers.
     const Uint64 ended_ms = SDL_GetTicks64();
     const int key = wait_for_answer(ended_ms, answer.reaction_time_ms, [&] { display().draw_fixation(); });
     if (key < 0) return quit();
-    answer.response = key == 0 ? TrialResponse::yes : TrialResponse::no;
+    if (spec_.task.kind == TaskKind::two_interval)
+      answer.response = key == 0 ? TrialResponse::first : TrialResponse::second;
+    else
+      answer.response = key == 0 ? TrialResponse::yes : TrialResponse::no;
     return answer;
   }
 
@@ -124,6 +135,12 @@ class PersonScreens : public SessionScreen {
     PersonAnswer a;
     a.quit = true;
     return a;
+  }
+  /// `total` with one more animation's timing: frames, dropped frames and durations summed.
+  static void add_timing(StimulusTiming& total, const StimulusTiming& animation) {
+    total.frames += animation.frames;
+    total.dropped_frames += animation.dropped_frames;
+    total.duration_s += animation.duration_s;
   }
 
   /// The stimulus from `shown` on, with the fixation watched when a tracker gives it: the
@@ -137,6 +154,8 @@ class PersonScreens : public SessionScreen {
     bool first_frame = true;
     std::uint64_t dropped_before = 0;
     int frames = 0;
+    const std::int64_t samples_before = answer.gaze_samples;  // an earlier animation's of the same trial
+    const double deviation_before = answer.gaze_max_deviation_deg;
     while (true) {
       const double t = seconds_since(shown);
       if (t > plan.duration_s) break;
@@ -164,11 +183,12 @@ class PersonScreens : public SessionScreen {
     if (contingent) {
       // Without valid samples for most of the stimulus nobody knows where the eyes were (a
       // lost tracker, a blink through the collision): the trial cannot count as fixated.
-      if (!aborted && 2 * answer.gaze_samples < frames) {
+      if (!aborted && 2 * (answer.gaze_samples - samples_before) < frames) {
         aborted = true;
         answer.gaze_lost = true;
       }
-      answer.gaze_max_deviation_deg = answer.gaze_samples > 0 ? deviation : std::numeric_limits<double>::quiet_NaN();
+      if (answer.gaze_samples > samples_before)
+        answer.gaze_max_deviation_deg = std::isnan(deviation_before) ? deviation : std::max(deviation, deviation_before);
     }
     return aborted;
   }
@@ -337,7 +357,8 @@ class DiscSession {
   bool person_trial(PersonScreens& screens, const PlannedTrial& trial, TrialRecord& r);
   /// A simulated observer's answer into `r`, the stimulus drawn first with --capture.
   void simulated_trial(const PlannedTrial& trial, TrialRecord& r);
-  /// Appends `r` to trials.csv, durably, and tells the design its answer.
+  /// Tells the design `r`'s answer and appends `r` to trials.csv, durably, with the design's
+  /// state after the answer (TrialSequence::record(TrialRecord&)).
   void record(const TrialRecord& r);
 
   const ExperimentOptions& options_;
@@ -352,6 +373,7 @@ class DiscSession {
   std::map<std::int64_t, int> attempts_;
   std::optional<SessionLog> log_;
   std::optional<CsvWriter> trials_;
+  std::vector<std::string> columns_;  ///< trials.csv's columns, as its header has them
   int answered_now_ = 0;
   int answered_this_session_ = 0;
   int last_break_at_ = 0;
@@ -366,7 +388,9 @@ int DiscSession::run(const std::vector<SDL_Keycode>& keys, std::optional<Synthet
   // The data dictionary beside the trials, for a lab's pipeline (BIDS's sidecar).
   write_file_atomically(folder / "trials.json", trial_records_sidecar_json());
   SessionLog& log = log_.emplace(folder / "session.log");
-  trials_.emplace(earlier_.where.trials_path.string(), trial_record_header(), CsvWriter::Open::append);
+  // A file an older fovea began goes on in its own columns (trial_record_layout).
+  columns_ = trial_record_layout(earlier_.where.trials_path.string());
+  trials_.emplace(earlier_.where.trials_path.string(), columns_, CsvWriter::Open::append);
   log.line("session " + std::to_string(session_) + " of participant " + options_.participant + " started" +
            (done.empty() ? "" : ", resuming after " + std::to_string(done.size()) + " trials") +
            (person_ ? ", a person at the window" : ", simulated observer " + *options_.observer));
@@ -382,7 +406,7 @@ int DiscSession::run(const std::vector<SDL_Keycode>& keys, std::optional<Synthet
       person_ && display->window().refresh_hz() > 0 ? display->window().refresh_hz() : spec_.display.refresh_hz;
   PersonScreens screens(spec_, display, shown_.gaze.get(), keys[0], keys[1], refresh_hz,
                         synthetic_keys ? &*synthetic_keys : nullptr);
-  bool quit = person_ && !screens.instructions(spec_.task.instructions);
+  bool quit = person_ && !screens.instructions(task_instructions(spec_.task));
   Progress progress(sequence_.planned(), !options_.quiet && Progress::stderr_is_terminal(), Progress::Output::redrawn,
                     stderr, "trial");
   while (!quit) {
@@ -434,6 +458,9 @@ TrialRecord DiscSession::planned_record(const PlannedTrial& trial) const {
   r.gap_deg = shown_gap_deg(trial.condition);
   r.eccentricity_deg = trial.condition.eccentricity_deg;
   r.direction_deg = trial.direction_deg;
+  r.gap_interval = trial.gap_interval;
+  r.other_direction_deg =
+      trial.gap_interval != 0 ? trial.other_direction_deg : std::numeric_limits<double>::quiet_NaN();
   const ScreenPlacement at = place_on_screen(spec_.screen, r.eccentricity_deg, r.gap_deg);
   r.gap_px = at.gap_px;
   r.eccentricity_px = at.eccentricity_px;
@@ -443,8 +470,10 @@ TrialRecord DiscSession::planned_record(const PlannedTrial& trial) const {
 }
 
 bool DiscSession::person_trial(PersonScreens& screens, const PlannedTrial& trial, TrialRecord& r) {
-  const StimulusPlan stimulus = plan_stimulus(spec_, trial, static_cast<std::uint64_t>(spec_.seed));
-  const PersonAnswer answer = screens.trial(stimulus);
+  std::vector<StimulusPlan> animations;
+  for (const int interval : presented_intervals(spec_))
+    animations.push_back(plan_interval(spec_, trial, interval, static_cast<std::uint64_t>(spec_.seed)));
+  const PersonAnswer answer = screens.trial(animations);
   if (answer.quit) return false;
   r.response = answer.response;
   r.reaction_time_ms = answer.reaction_time_ms;
@@ -470,11 +499,18 @@ bool DiscSession::person_trial(PersonScreens& screens, const PlannedTrial& trial
 
 void DiscSession::simulated_trial(const PlannedTrial& trial, TrialRecord& r) {
   if (shown_.display) {
-    const StimulusPlan stimulus = plan_stimulus(spec_, trial, static_cast<std::uint64_t>(spec_.seed));
-    shown_.display->draw(stimulus, stimulus.collision_time_s);
-    char name[32];
-    std::snprintf(name, sizeof name, "trial_%06d.png", trial.trial);
-    write_png(std::filesystem::path(*options_.capture_dir) / name, shown_.display->capture());
+    // Each animation at its collision: trial_000012.png, or a two-interval trial's
+    // trial_000012_interval1.png and _interval2.png.
+    for (const int interval : presented_intervals(spec_)) {
+      const StimulusPlan stimulus = plan_interval(spec_, trial, interval, static_cast<std::uint64_t>(spec_.seed));
+      shown_.display->draw(stimulus, stimulus.collision_time_s);
+      char name[48];
+      if (interval == 0)
+        std::snprintf(name, sizeof name, "trial_%06d.png", trial.trial);
+      else
+        std::snprintf(name, sizeof name, "trial_%06d_interval%d.png", trial.trial, interval);
+      write_png(std::filesystem::path(*options_.capture_dir) / name, shown_.display->capture());
+    }
   }
   if (options_.observer_pace_ms > 0)
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options_.observer_pace_ms));
@@ -491,9 +527,14 @@ void DiscSession::simulated_trial(const PlannedTrial& trial, TrialRecord& r) {
 void DiscSession::record(const TrialRecord& r) {
   TrialRecord ended = r;
   ended.ended_utc = now_utc();
-  for (const std::string& cell : trial_record_cells(ended)) trials_->cell(std::string_view(cell));
+  ended.correct = ended.gap_interval > 0 && ended.response != TrialResponse::aborted
+                      ? (positive_answer(ended.response, ended.gap_interval) ? 1 : 0)
+                      : -1;
+  // The answer into the design first: the row holds the design's state after it (the
+  // staircase's reversal, the psi's estimates).
+  sequence_.record(ended);
+  for (const std::string& cell : trial_record_cells(ended, columns_)) trials_->cell(std::string_view(cell));
   trials_->end_row(CsvWriter::Flush::durable);  // on the disk before the next trial starts
-  sequence_.record(ended.response);
   if (ended.response != TrialResponse::aborted) ++answered_this_session_;
   if (ended.response == TrialResponse::aborted && ended.gaze_samples * 2 >= 1 && !std::isnan(ended.gaze_max_deviation_deg) &&
       ended.gaze_max_deviation_deg > spec_.fixation_radius_deg)
@@ -532,8 +573,12 @@ int experiment_command(const ExperimentOptions& options) {
   PerceptionModelSettings observer_model;
   if (!load_observer_model(options, observer_model)) return kExitBadInput;
   // A person answers with keys: SDL's names, checked before anything is written.
-  const std::vector<std::pair<std::string, std::string>> key_names = {{"task.yes_key", spec.task.yes_key},
-                                                                      {"task.no_key", spec.task.no_key}};
+  const bool two_interval = spec.task.kind == TaskKind::two_interval;
+  const std::vector<std::pair<std::string, std::string>> key_names =
+      two_interval ? std::vector<std::pair<std::string, std::string>>{{"task.first_key", spec.task.first_key},
+                                                                     {"task.second_key", spec.task.second_key}}
+                   : std::vector<std::pair<std::string, std::string>>{{"task.yes_key", spec.task.yes_key},
+                                                                     {"task.no_key", spec.task.no_key}};
   const std::vector<SDL_Keycode> keys = answer_keys(key_names);
   if (person && !keys_known(loaded, key_names, keys, "y, n, Left, Right, Space, Return, ...")) return kExitBadInput;
   if (!stimuli_drawable(loaded)) return kExitBadInput;

@@ -17,6 +17,7 @@
 
 #include "core/format.hpp"
 #include "fovea/exit_status.hpp"
+#include "fovea/fit_export.hpp"
 #include "fovea/fit_options.hpp"
 #include "fovea/plotting.hpp"
 #include "perception/perception_model.hpp"
@@ -66,12 +67,6 @@ struct GroupFit {
   std::vector<EccentricityThreshold> eccentricities;
   /// T(e)'s bootstrap percentile band on a grid of eccentricities (empty without bootstrap).
   std::vector<double> band_eccentricity_deg, band_low_deg, band_high_deg;
-};
-
-/// Trials pooled at one (eccentricity, gap), for <stem>_conditions.csv.
-struct ConditionCount {
-  int trials = 0;
-  int yes = 0;
 };
 
 /// The percentile interval of T(e) over the bootstrap models at eccentricity `e`; NaN
@@ -201,17 +196,12 @@ void write_conditions(const fs::path& path, const std::vector<const GroupFit*>& 
                                             "proportion_yes", "fitted_probability"};
   write_csv_atomically(path, columns, [&](CsvWriter& csv) {
     for (std::size_t i = 0; i < fits.size(); ++i) {
-      std::map<std::pair<double, double>, ConditionCount> conditions;
-      for (const TrialOutcome& t : groups[i]->trials) {
-        ConditionCount& c = conditions[{t.eccentricity_deg, t.gap_deg}];
-        ++c.trials;
-        c.yes += t.yes ? 1 : 0;
-      }
+      // The counts the exports hold too (fovea/fit_export.hpp).
       const PerceptionModel model(fits[i]->fit.model);
-      for (const auto& [key, c] : conditions) {
-        csv.cell(std::string_view(fits[i]->name)).cell(key.first).cell(key.second);
-        csv.cell(std::int64_t{c.trials}).cell(std::int64_t{c.yes});
-        csv.cell(static_cast<double>(c.yes) / c.trials).cell(model.probability(key.first, key.second));
+      for (const LevelCount& c : count_levels(groups[i]->trials)) {
+        csv.cell(std::string_view(fits[i]->name)).cell(c.eccentricity_deg).cell(c.gap_deg);
+        csv.cell(std::int64_t{c.total}).cell(std::int64_t{c.positive});
+        csv.cell(static_cast<double>(c.positive) / c.total).cell(model.probability(c.eccentricity_deg, c.gap_deg));
         csv.end_row(CsvWriter::Flush::later);
       }
     }
@@ -248,6 +238,7 @@ struct FitOutputs {
   fs::path json;
   fs::path conditions;
   fs::path plots_folder;
+  std::vector<std::pair<ExportFormat, fs::path>> exports;  ///< --export: each tool once, <stem>_<tool>.csv
 };
 
 /// The outputs -o names; nullopt, said on stderr, when it names no file.
@@ -269,6 +260,9 @@ std::optional<FitOutputs> fit_outputs(const FitOptions& options) {
   o.json = o.folder / (o.stem + "_fit.json");
   o.conditions = o.folder / (o.stem + "_conditions.csv");
   o.plots_folder = options.plots_dir ? fs::path(*options.plots_dir) : o.folder;
+  for (const ExportFormat format : options.exports)
+    if (std::none_of(o.exports.begin(), o.exports.end(), [&](const auto& e) { return e.first == format; }))
+      o.exports.emplace_back(format, o.folder / export_file_name(o.stem, format));
   return o;
 }
 
@@ -277,12 +271,17 @@ std::optional<FitOutputs> fit_outputs(const FitOptions& options) {
 struct FitInputs {
   std::vector<InputSummary> files;
   std::vector<Group> participants;
+  int forced_choice_rows = 0;  ///< counted rows of two-interval trials (gap_interval 1 or 2)
+  int yes_no_rows = 0;         ///< counted rows of yes/no trials
+  std::string first_of_each_kind[2];  ///< "file:line" of the first row of each: a mix is named by both
 };
 
 /// Reads one trials file into `inputs`; false, said on stderr, when it is one of the outputs,
 /// cannot be read, or names a participant as the pooled fit is named.
 bool read_trials_file(const std::string& file, const FitOutputs& outputs, FitInputs& inputs) {
-  for (const fs::path& output : {outputs.model, outputs.json, outputs.conditions})
+  std::vector<fs::path> written = {outputs.model, outputs.json, outputs.conditions};
+  for (const auto& [format, path] : outputs.exports) written.push_back(path);
+  for (const fs::path& output : written)
     if (same_file(file, output)) {
       std::cerr << "fovea fit: " << file << " is an input; writing " << output.string()
                 << " would overwrite it: choose another -o\n";
@@ -317,7 +316,12 @@ bool read_trials_file(const std::string& file, const FitOutputs& outputs, FitInp
     auto group =
         std::find_if(participants.begin(), participants.end(), [&](const Group& g) { return g.name == r.participant; });
     if (group == participants.end()) group = participants.insert(participants.end(), Group{r.participant, {}});
-    group->trials.push_back({r.eccentricity_deg, r.gap_deg, r.response == TrialResponse::yes});
+    // A two-interval trial counts as correct or not; a yes/no trial as yes or no.
+    const bool forced_choice = r.gap_interval > 0;
+    (forced_choice ? inputs.forced_choice_rows : inputs.yes_no_rows) += 1;
+    std::string& first = inputs.first_of_each_kind[forced_choice ? 1 : 0];
+    if (first.empty()) first = file + ":" + std::to_string(r.line);
+    group->trials.push_back({r.eccentricity_deg, r.gap_deg, positive_answer(r.response, r.gap_interval)});
   }
   inputs.files.push_back(summary);
   return true;
@@ -328,8 +332,9 @@ bool read_trials_file(const std::string& file, const FitOutputs& outputs, FitInp
 /// can be made. False, said on stderr, when one cannot.
 bool outputs_writable(const FitOptions& options, const FitOutputs& o) {
   std::error_code error;
-  const std::vector<std::pair<std::string, fs::path>> outputs = {
+  std::vector<std::pair<std::string, fs::path>> outputs = {
       {"-o " + o.model.string(), o.model}, {o.json.string(), o.json}, {o.conditions.string(), o.conditions}};
+  for (const auto& [format, path] : o.exports) outputs.emplace_back("--export " + path.string(), path);
   const bool folder_missing = !o.folder.empty() && !fs::exists(o.folder, error);
   for (const auto& [name, path] : outputs)
     if (const std::string problem = folder_missing ? folder_write_problem(o.folder) : file_write_problem(path);
@@ -368,6 +373,20 @@ bool fit_everyone(const FitInputs& inputs, const Group& pooled, const FitSetting
   return true;
 }
 
+/// What the counted answers are: correct or not for two-interval trials (gap_interval 1 or 2;
+/// fit_command refuses a mix), yes or no otherwise.
+ResponseKind response_kind(const FitInputs& inputs) {
+  return inputs.forced_choice_rows > 0 ? ResponseKind::forced_choice : ResponseKind::yes_no;
+}
+
+/// Writes the --export files: each fit's trials, in the outputs' order, counted as `kind`.
+void write_exports(const FitOutputs& o, ResponseKind kind, const std::vector<const GroupFit*>& fits,
+                   const std::vector<const Group*>& groups) {
+  std::vector<ExportGroup> export_groups;
+  for (std::size_t i = 0; i < fits.size(); ++i) export_groups.push_back({fits[i]->name, groups[i]->trials});
+  for (const auto& [format, path] : o.exports) write_export(path, format, kind, export_groups);
+}
+
 /// <stem>_fit.json: what made it, the inputs, the settings, the output files and every fit.
 nlohmann::ordered_json fits_json(const FitOptions& options, const FitOutputs& outputs, const FitInputs& inputs,
                                  const std::vector<GroupFit>& fits) {
@@ -384,6 +403,15 @@ nlohmann::ordered_json fits_json(const FitOptions& options, const FitOutputs& ou
   // Names only: the outputs are written side by side and stay valid when the folder moves.
   j["model_file"] = outputs.model.filename().string();
   j["conditions_file"] = outputs.conditions.filename().string();
+  if (!outputs.exports.empty()) {
+    // What each export's count counts: yes (a yes/no task) or correct (a forced choice).
+    nlohmann::ordered_json exports = nlohmann::ordered_json::array();
+    for (const auto& [format, path] : outputs.exports)
+      exports.push_back({{"format", kind_name(kExportFormats, format)},
+                         {"file", path.filename().string()},
+                         {"counts", counted_response_name(response_kind(inputs))}});
+    j["exports"] = exports;
+  }
   nlohmann::ordered_json participant_list = nlohmann::ordered_json::array();
   std::vector<std::string> names;
   for (std::size_t i = 0; i < inputs.participants.size(); ++i) {
@@ -395,13 +423,14 @@ nlohmann::ordered_json fits_json(const FitOptions& options, const FitOutputs& ou
   return j;
 }
 
-/// Writes <stem>_conditions.csv, <stem>_fit.json and the model file; false, said on stderr,
+/// Writes <stem>_conditions.csv, the --export files, <stem>_fit.json and the model file; false, said on stderr,
 /// when one cannot be written.
 bool write_fit_outputs(const FitOutputs& o, const FitInputs& inputs, const std::vector<const GroupFit*>& fit_order,
                        const std::vector<const Group*>& group_order, const nlohmann::ordered_json& j) {
   try {
     if (!o.folder.empty()) create_folders(o.folder);
     write_conditions(o.conditions, fit_order, group_order);
+    write_exports(o, response_kind(inputs), fit_order, group_order);
     write_json_atomically(o.json, j);
     // Where the model came from, ahead of the fit's own header (no user text: a participant
     // name could hold a line break, which would end the comment).
@@ -434,7 +463,8 @@ int plot_fits(const FitOutputs& o) {
 
 }  // namespace
 
-int fit_command(const FitOptions& options) {
+int fit_command(const FitOptions& requested) {
+  FitOptions options = requested;  // two-interval trials set its guess rate method
   // Everything is read and checked, and every fit made, before anything is written.
   const std::optional<FitOutputs> outputs = fit_outputs(options);
   if (!outputs) return kExitBadInput;
@@ -448,6 +478,23 @@ int fit_command(const FitOptions& options) {
               << (rows == 0 ? std::string("the files hold no rows")
                             : "all " + std::to_string(rows) + " rows are aborted or lost fixation")
               << "\n";
+    return kExitBadInput;
+  }
+  // Forced-choice data is fitted with its guess rate of 1/2 whatever --guess says; yes/no and
+  // two-interval rows are not one psychometric function.
+  if (inputs.forced_choice_rows > 0 && inputs.yes_no_rows > 0) {
+    std::cerr << "fovea fit: the trials mix yes/no rows (the first at " << inputs.first_of_each_kind[0]
+              << ") and two-interval rows (gap_interval 1 or 2, the first at " << inputs.first_of_each_kind[1]
+              << "): their answers mean different things; fit each task's files on their own\n";
+    return kExitBadInput;
+  }
+  if (inputs.forced_choice_rows > 0) {
+    if (options.fit.guess_rate != GuessRateMethod::forced_choice && options.fit.guess_rate != FitSettings{}.guess_rate)
+      std::cerr << "fovea fit: two-interval trials: --guess " << guess_rate_method_name(options.fit.guess_rate)
+                << " is replaced by forced_choice (1/2, the design's)\n";
+    options.fit.guess_rate = GuessRateMethod::forced_choice;
+  } else if (options.fit.guess_rate == GuessRateMethod::forced_choice) {
+    std::cerr << "fovea fit: --guess forced_choice needs two-interval trials (gap_interval 1 or 2); these are yes/no\n";
     return kExitBadInput;
   }
   if (!outputs_writable(options, *outputs)) return kExitFailure;
@@ -474,7 +521,9 @@ int fit_command(const FitOptions& options) {
   print_table(fit_order, options.fit.confidence, options.fit.bootstrap_samples > 0);
   std::cerr << "fovea fit: wrote " << outputs->model.string() << " ("
             << (inputs.participants.size() > 1 ? "pooled fit" : "the fit") << "), " << outputs->json.string() << ", "
-            << outputs->conditions.string() << "\n";
+            << outputs->conditions.string();
+  for (const auto& [format, path] : outputs->exports) std::cerr << ", " << path.string();
+  std::cerr << "\n";
   return options.plots ? plot_fits(*outputs) : kExitOk;
 }
 
@@ -505,6 +554,7 @@ void register_fit_command(CLI::App& app, CommandContext& context) {
           ->check(CLI::Range(0.0, 0.5));
   fit->add_flag("--no-lapse", *no_lapse, "hold the lapse rate at 0 (3 free parameters)")->excludes(max_lapse);
   add_fit_method_options(*fit, o->fit);
+  add_export_option(*fit, o->exports);
   CLI::Option* plots =
       fit->add_option("--plots", *plots_dir, "write the PNG plots into this folder (default: beside the model file)");
   fit->add_flag("--no-plots", *no_plots, "draw no plots")->excludes(plots);

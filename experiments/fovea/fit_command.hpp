@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fovea/command_context.hpp"
+#include "fovea/fit_export.hpp"
 #include "psychophysics/psychometric_fit.hpp"
 
 namespace fovea {
@@ -19,6 +20,8 @@ struct FitOptions {
   FitSettings fit;
   std::optional<std::string> plots_dir;   ///< --plots; none: beside the model file
   bool plots = true;                      ///< false: --no-plots
+  /// --export: the counted trials also as these tools take them, <stem>_<tool>.csv, in order
+  std::vector<ExportFormat> exports;
   std::vector<std::string> command_line;  ///< argv, for <stem>_fit.json
 };
 

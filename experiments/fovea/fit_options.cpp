@@ -40,6 +40,32 @@ void add_fit_method_options(CLI::App& command, FitSettings& fit) {
                     "median (median-unbiased, the bias-corrected interval's centre) (default median)");
 }
 
+void add_export_option(CLI::App& command, std::vector<ExportFormat>& exports) {
+  std::map<std::string, ExportFormat> choices;
+  std::string names;
+  for (const auto& row : kExportFormats) {
+    choices.emplace(row.name, row.kind);
+    names += (names.empty() ? "" : "|") + std::string(row.name);
+  }
+  command
+      .add_option("--export", exports,
+                  "also write the counted trials per eccentricity and gap as psignifit 4 or Palamedes take them, "
+                  "<stem>_psignifit.csv or <stem>_palamedes.csv beside the model (repeat, or separate with commas, "
+                  "for both)")
+      ->transform(CLI::Validator(
+          [choices, names](std::string& value) -> std::string {
+            // The name as the enum's number, which CLI11 then stores; an unknown name refused
+            // with the names there are.
+            const auto found = choices.find(value);
+            if (found == choices.end()) return "\"" + value + "\" is not one of " + names;
+            value = std::to_string(static_cast<int>(found->second));
+            return "";
+          },
+          ""))
+      ->delimiter(',')
+      ->type_name(names);
+}
+
 const char* psychometric_function_name(PsychometricFunction function) {
   return kind_name(kPsychometricFunctions, function);
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fovea/fit_export.hpp"
 #include "psychophysics/psychometric_fit.hpp"
 
 namespace CLI {
@@ -19,6 +20,10 @@ namespace fovea {
 
 /// Adds --guess, --interval and --bias-correction, filling `fit`.
 void add_fit_method_options(CLI::App& command, FitSettings& fit);
+
+/// Adds `fovea fit`'s --export, filling `exports` with the tools named, in order (repeated or
+/// separated by commas; a tool named twice is there twice).
+void add_export_option(CLI::App& command, std::vector<ExportFormat>& exports);
 
 /// "logistic" or "weibull", as --function names them.
 const char* psychometric_function_name(PsychometricFunction function);

@@ -500,6 +500,25 @@ void finish_display(LoadedExperiment& loaded, const std::filesystem::path& base_
   }
 }
 
+/// A two-interval task's checks: two keys, and a design whose every trial has a gap (a catch
+/// trial would show the pair touching in both animations: no answer could be right) and whose
+/// psi assumes the forced choice's guess rate.
+void check_two_interval(const LoadedExperiment& loaded) {
+  const ExperimentSettings& e = loaded.spec;
+  const auto fail = [&](const std::string& key, const std::string& message) { throw ConfigError(loaded.error_at(key, message)); };
+  if (e.task.first_key == e.task.second_key)
+    fail("task.second_key", "the same key as task.first_key; the two intervals need two keys");
+  const std::string no_catch = " with task.kind 2ifc: every two-interval trial shows its gap in one animation and the "
+                               "pair touching in the other, so there are no catch trials (set it to 0)";
+  if (e.method == DesignMethod::constant_stimuli && e.constant_stimuli.catch_trials_per_block != 0)
+    fail("constant_stimuli.catch_trials_per_block", "must be 0" + no_catch);
+  if (e.method == DesignMethod::psi && e.psi.catch_trials != 0) fail("psi.catch_trials", "must be 0" + no_catch);
+  if (e.method == DesignMethod::psi && e.psi.grid.guess_rate != forced_choice_guess_rate(e.task.kind))
+    fail("psi.guess_rate", "must be 0.5 with task.kind 2ifc: a guess names the interval with the gap half the time");
+  if (e.method == DesignMethod::clip_comparison)
+    fail("task.kind", "2ifc is a gap design's task; a clip comparison has its own (clip_comparison.task)");
+}
+
 /// The checks that span keys (docs/psychophysics.md, "Errors"), each against the key at fault.
 void check_experiment(const LoadedExperiment& loaded) {
   const ExperimentSettings& e = loaded.spec;
@@ -509,6 +528,7 @@ void check_experiment(const LoadedExperiment& loaded) {
                                           " s must come before the stimulus ends (stimulus.duration_s " +
                                           format_significant(e.stimulus.duration_s) + " s)");
   if (e.task.yes_key == e.task.no_key) fail("task.no_key", "the same key as task.yes_key; yes and no need two keys");
+  if (e.task.kind == TaskKind::two_interval) check_two_interval(loaded);
   const char* gaze_key = "";
   if (const std::string problem = tracker_address_problem(e.gaze, gaze_key); !problem.empty()) fail(gaze_key, problem);
   if (e.gaze.source == GazeSourceKind::external)

@@ -488,8 +488,14 @@ void psi_design_keys(Section<InterleavedPsiSettings>& s) {
 }
 
 void task_keys(Section<TaskSettings>& s) {
+  s.choice("kind", &TaskSettings::kind, kTaskKinds,
+           "yes_no (one animation: did you see a gap?) or 2ifc (two animations, the gap in one: which?)");
   s.text("yes_key", &TaskSettings::yes_key, "the key for yes, as SDL names keys (y, Left, Space)");
   s.text("no_key", &TaskSettings::no_key, "the key for no");
+  s.text("first_key", &TaskSettings::first_key, "2ifc: the key for the first animation, as SDL names keys");
+  s.text("second_key", &TaskSettings::second_key, "2ifc: the key for the second animation");
+  s.number("interstimulus_interval_s", &TaskSettings::interstimulus_interval_s, between(0, 60),
+           "2ifc: the blank, cross alone, between a trial's two animations, seconds");
   s.text("instructions", &TaskSettings::instructions, "shown before the first trial and after each break");
   s.number("break_every", &TaskSettings::break_every, between(0, 1e6), "trials between breaks; 0 for none");
   s.number("inter_trial_interval_s", &TaskSettings::inter_trial_interval_s, between(0, 600),

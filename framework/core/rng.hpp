@@ -64,6 +64,7 @@ enum class RngStream : std::uint64_t {
   evaluation_order = 9,  ///< the order evaluated arms run in under wall budgets (frame/counterfactual.cpp)
   launch_order = 10,  ///< the order `fovea sweep` launches a study's timed runs in (study/launch_order.cpp)
   tracker_noise = 11,  ///< the simulated eye tracker's noise on each sample (gaze/simulated_tracker.cpp)
+  gap_interval = 12,  ///< psychophysics/: which interval of a two-interval trial has the gap, and the other's direction, split by trial
 };
 
 /// Stream for `purpose`, further split by an index (a group, an entity).

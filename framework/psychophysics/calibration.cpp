@@ -64,12 +64,14 @@ CalibrationParticipant calibrate_participant(const ExperimentSettings& spec, con
   const SimulatedObserver answerer(observer, static_cast<std::uint64_t>(p.seed), p.name);
   while (const std::optional<PlannedTrial> trial = sequence.next()) {
     const TrialResponse response = answerer.answer(*trial, 0);
-    p.trials.push_back({trial->condition.eccentricity_deg, shown_gap_deg(trial->condition), response == TrialResponse::yes});
+    p.trials.push_back({trial->condition.eccentricity_deg, shown_gap_deg(trial->condition),
+                        positive_answer(response, trial->gap_interval)});
     sequence.record(response);
   }
 
   FitSettings settings = fit;
   settings.seed = static_cast<std::uint64_t>(p.seed);
+  if (spec.task.kind == TaskKind::two_interval) settings.guess_rate = GuessRateMethod::forced_choice;
   try {
     p.fit = fit_psychometric(p.trials, settings);
   } catch (const std::invalid_argument& e) {
@@ -245,6 +247,12 @@ std::array<ParameterCalibration, kCalibratedParameters> summarise_calibration(
   return summary.finish([&](const std::function<void(const CalibrationValues&)>& each) {
     for (const CalibrationParticipant& p : participants) each(calibration_values(p.fit));
   });
+}
+
+PerceptionModelSettings calibration_truth(const ExperimentSettings& spec, const PerceptionModelSettings& observer) {
+  PerceptionModelSettings truth = observer;
+  if (spec.task.kind == TaskKind::two_interval) truth.guess_rate = forced_choice_guess_rate(spec.task.kind);
+  return truth;
 }
 
 }  // namespace fovea

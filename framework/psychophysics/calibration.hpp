@@ -51,12 +51,18 @@ struct CalibrationParticipant {
 /// Participant `index`'s session: the spec's design through TrialSequence (constant
 /// stimuli, staircases, or any other DesignMethod the session runs), answered by a
 /// SimulatedObserver of `observer`, then fitted with `fit` (its seed replaced by the
-/// participant's). The participant's seed comes from `seed` and `index` alone, so a
+/// participant's; for a two-interval task its guess rate method forced_choice). The participant's seed comes from `seed` and `index` alone, so a
 /// participant's result does not depend on which others run or on which thread. Throws
 /// std::invalid_argument, naming the participant, when the fit refuses the answers (too few,
 /// or all alike: fit_psychometric).
 CalibrationParticipant calibrate_participant(const ExperimentSettings& spec, const PerceptionModelSettings& observer,
                                              const FitSettings& fit, std::uint64_t seed, int index);
+
+/// What a fit of `spec`'s sessions answered by `observer` estimates: the observer itself for a
+/// yes/no task; for a two-interval one the observer with the forced choice's guess rate of 1/2
+/// (the fit holds it there; the observer's own guess rate, its yes/no false alarms, does not
+/// enter a forced choice).
+PerceptionModelSettings calibration_truth(const ExperimentSettings& spec, const PerceptionModelSettings& observer);
 
 /// A binomial proportion with its Wilson score interval (Wilson 1927, "Probable inference,
 /// the law of succession, and statistical inference"; Brown, Cai and DasGupta 2001 recommend

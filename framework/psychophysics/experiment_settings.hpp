@@ -108,16 +108,56 @@ struct StimulusSettings {
   Vec3 background{0.02, 0.02, 0.02};   ///< linear RGB
 };
 
-/// The task: yes/no ("did you see an anomaly?").
+/// What the observer is asked on each trial of a gap design.
+enum class TaskKind {
+  yes_no,       ///< one animation: "did two objects bounce apart without touching?"
+  two_interval  ///< two animations, one with the gap and one where the pair touches: "which had the gap?"
+};
+
+/// TaskKind's names in a spec (`task.kind`), with one line of help each.
+inline constexpr auto kTaskKinds = kind_table<KindName<TaskKind>>({
+    {TaskKind::yes_no, "yes_no", "one animation per trial, answered yes or no; catch trials measure false alarms"},
+    {TaskKind::two_interval, "2ifc",
+     "two-interval forced choice: the gap in one of two animations (seeded), the pair touching in the other; "
+     "\"which one had the gap?\", guess rate 1/2"},
+});
+
+/// The instructions a yes/no session shows unless the spec gives its own.
+inline constexpr const char* kYesNoInstructions =
+    "Watch the cross. After each animation, press Y if you saw two objects bounce apart without touching, N if not.";
+/// The instructions a two-interval session shows unless the spec gives its own.
+inline constexpr const char* kTwoIntervalInstructions =
+    "Watch the cross. Each trial shows two animations. In one of them two objects bounce apart without touching; "
+    "in the other they touch. Press 1 if it was the first, 2 if the second. Guess if you are not sure.";
+
+/// The task: yes/no ("did you see an anomaly?") or two-interval forced choice ("which of the
+/// two animations had it?").
 struct TaskSettings {
+  TaskKind kind = TaskKind::yes_no;        ///< what each trial asks
   std::string yes_key = "y";               ///< SDL key names ("y", "Left", "Space")
   std::string no_key = "n";               ///< SDL key name, as yes_key
-  /// Shown before the first trial and after each break.
-  std::string instructions =
-      "Watch the cross. After each animation, press Y if you saw two objects bounce apart without touching, N if not.";
+  std::string first_key = "1";             ///< 2ifc: "the first animation had the gap" (SDL key name)
+  std::string second_key = "2";            ///< 2ifc: "the second"
+  /// 2ifc: the blank, cross alone, between the two animations of a trial, seconds.
+  double interstimulus_interval_s = 0.5;
+  /// Shown before the first trial and after each break; with kind 2ifc, the yes/no default is
+  /// replaced by kTwoIntervalInstructions (task_instructions()).
+  std::string instructions = kYesNoInstructions;
   int break_every = 100;                   ///< trials between breaks; 0 for none
   double inter_trial_interval_s = 0.5;     ///< blank time from a response to the next trial
 };
+
+/// The instructions `task` shows: its own, or for a 2ifc task left at the yes/no default, the
+/// two-interval default.
+inline std::string task_instructions(const TaskSettings& task) {
+  if (task.kind == TaskKind::two_interval && task.instructions == kYesNoInstructions) return kTwoIntervalInstructions;
+  return task.instructions;
+}
+
+/// The guess rate of the task's design: 1/2 for a two-interval forced choice (a pure guess
+/// picks the gap's interval half the time), none (0: the observer's own false alarms, which
+/// catch trials measure) for yes/no.
+inline double forced_choice_guess_rate(TaskKind kind) { return kind == TaskKind::two_interval ? 0.5 : 0.0; }
 
 /// The gamma assumed of a display whose calibration the spec does not give: sRGB's nominal
 /// exponent, and the encoding fovea sent every stimulus with before displays were calibrated.

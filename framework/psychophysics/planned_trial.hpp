@@ -28,6 +28,13 @@ struct PlannedTrial {
   /// in [0, 360) as the design draws it: the observer cannot learn where to look. A session
   /// with stimulus.directions horizontal turns it into 0 or 180 (stimulus_direction_deg).
   double direction_deg = 0.0;
+  /// A two-interval trial (task.kind 2ifc): the interval, 1 or 2, whose animation has the
+  /// gap; the other shows the pair touching. 0 on a yes/no trial.
+  int gap_interval = 0;
+  /// A two-interval trial: the direction of the other interval's target, drawn on its own so
+  /// that the first animation does not show where to look in the second. NaN-free: equal to
+  /// direction_deg on a yes/no trial.
+  double other_direction_deg = 0.0;
 };
 
 }  // namespace fovea

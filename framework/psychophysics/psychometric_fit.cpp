@@ -26,6 +26,7 @@ constexpr double kMinThresholdDeg = 1e-6, kMaxThresholdDeg = 180;
 constexpr double kMinScaleDeg = 1e-6, kMaxScaleDeg = 180;
 constexpr double kMinWidth = 1e-3, kMaxWidth = 100;
 constexpr double kMaxGuessRate = 0.5;  ///< perception.model.guess_rate's upper end
+constexpr double kForcedChoiceGuessRate = 0.5;  ///< two intervals: a guess names the gap's half the time
 
 /// Trials with the same eccentricity and gap, pooled: the likelihood and the deviance are
 /// sums over these, so an evaluation costs conditions, not trials.
@@ -166,8 +167,9 @@ double guess_rate_from_catch_trials(const std::vector<Condition>& conditions, in
 struct Coordinates {
   PsychometricFunction function;  ///< the F being fitted
   double guess_rate;              ///< gamma when held fixed
-  bool fit_lapse;                 ///< false: lambda 0
+  bool fit_lapse;                 ///< false: lambda held at held_lapse_rate
   bool fit_guess;                 ///< false: gamma held at guess_rate
+  double held_lapse_rate = 0;     ///< lambda when not fitted (0, or a profile's point)
 
   int lapse_index() const { return fit_lapse ? 3 : -1; }
   int guess_index() const { return fit_guess ? (fit_lapse ? 4 : 3) : -1; }
@@ -181,7 +183,7 @@ struct Coordinates {
     m.eccentricity_scale_deg = std::exp(x[1]);
     m.width = std::exp(x[2]);
     m.guess_rate = fit_guess ? x[static_cast<std::size_t>(guess_index())] : guess_rate;
-    m.lapse_rate = fit_lapse ? x[static_cast<std::size_t>(lapse_index())] : 0.0;
+    m.lapse_rate = fit_lapse ? x[static_cast<std::size_t>(lapse_index())] : held_lapse_rate;
     return m;
   }
 };
@@ -231,9 +233,9 @@ double gap_nearest_half(const std::vector<Condition>& conditions, double eccentr
 /// eccentricity give T0 and the slope T0 / E2) with widths 0.5, 1 and 2, and keeps the
 /// best: BOBYQA is local, and a width far from the truth can leave it on a flat shoulder.
 SingleFit fit_once(const std::vector<Condition>& conditions, double guess_rate, bool fit_guess,
-                   const FitSettings& settings) {
+                   const FitSettings& settings, double held_lapse_rate = 0) {
   const bool fit_lapse = settings.fit_lapse && settings.max_lapse_rate > 0;
-  const Coordinates coordinates{settings.function, guess_rate, fit_lapse, fit_guess};
+  const Coordinates coordinates{settings.function, guess_rate, fit_lapse, fit_guess, held_lapse_rate};
   // gamma + lambda < 1 for PerceptionModel; only a bootstrap data set whose catch trials
   // all said yes comes near it. A fitted gamma is at most 0.5, so lambda stays below 0.5.
   const double max_lapse = fit_guess ? std::min(settings.max_lapse_rate, 0.499)
@@ -421,10 +423,46 @@ std::vector<Condition> simulate_conditions(const PerceptionModel& model, const P
 
 /// One fit of `conditions` as `settings` asks: gamma from the catch trials, or fitted when
 /// there are catch trials (without them it is held at 0).
-SingleFit fit_data(const std::vector<Condition>& conditions, const FitSettings& settings, int& catch_trials) {
+SingleFit fit_data(const std::vector<Condition>& conditions, const FitSettings& settings, int& catch_trials,
+                   double held_lapse_rate = 0) {
   const double from_catch = guess_rate_from_catch_trials(conditions, catch_trials);
+  if (settings.guess_rate == GuessRateMethod::forced_choice)
+    return fit_once(conditions, kForcedChoiceGuessRate, false, settings, held_lapse_rate);
   const bool fit_guess = settings.guess_rate == GuessRateMethod::fitted && catch_trials > 0;
-  return fit_once(conditions, from_catch, fit_guess, settings);
+  return fit_once(conditions, from_catch, fit_guess, settings, held_lapse_rate);
+}
+
+/// The profile-likelihood interval of lambda at `confidence`: the lambdas whose best fit of
+/// the other parameters (lambda held there) has ln L within chi-square(1, confidence) / 2 of
+/// `fit`'s, each end found by bisection between the estimate and its bound. On the bound of
+/// 0 the likelihood-ratio statistic's law is half a chi-square(1) and half 0, so the interval
+/// errs wide there, never narrow.
+ParameterEstimate lapse_profile_interval(const std::vector<Condition>& conditions, const SingleFit& fit,
+                                         const FitSettings& settings, double confidence) {
+  const double estimate = fit.model.lapse_rate;
+  const double upper_bound = fit.upper[static_cast<std::size_t>(fit.lapse_index)];
+  const double z = normal_quantile(0.5 * (1 + confidence));
+  const double floor_log_likelihood = fit.log_likelihood - 0.5 * z * z;
+  FitSettings held = settings;
+  held.fit_lapse = false;
+  const auto inside = [&](double lapse) {
+    int catch_trials = 0;
+    return fit_data(conditions, held, catch_trials, lapse).log_likelihood >= floor_log_likelihood;
+  };
+  const auto end_towards = [&](double bound) {
+    if (inside(bound)) return bound;
+    double in = estimate, out = bound;
+    for (int i = 0; i < 14; ++i) {  // 0.06 / 2^14: under 4e-6 of lambda
+      const double middle = 0.5 * (in + out);
+      (inside(middle) ? in : out) = middle;
+    }
+    return 0.5 * (in + out);
+  };
+  ParameterEstimate e;
+  e.value = estimate;
+  e.ci_low = estimate <= 0 ? 0.0 : end_towards(0.0);
+  e.ci_high = estimate >= upper_bound ? upper_bound : end_towards(upper_bound);
+  return e;
 }
 
 }  // namespace
@@ -454,7 +492,13 @@ FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettin
   int catch_trials = 0;
   const double from_catch = guess_rate_from_catch_trials(data.conditions, catch_trials);
   result.catch_trials = catch_trials;
-  if (result.catch_trials == 0)
+  if (settings.guess_rate == GuessRateMethod::forced_choice && catch_trials > 0)
+    throw std::invalid_argument("fit_psychometric: forced-choice data has no catch trials (gap 0), but " +
+                                std::to_string(catch_trials) +
+                                " trials have a gap of 0: a two-interval trial always shows its gap in one interval");
+  if (settings.guess_rate == GuessRateMethod::forced_choice)
+    append_note(result.message, "forced choice: guess_rate fixed at 1/2");
+  else if (result.catch_trials == 0)
     append_note(result.message, "no catch trials (gap 0): guess_rate fixed at 0");
   if (from_catch > kMaxGuessRate && settings.guess_rate == GuessRateMethod::catch_trials)
     throw std::invalid_argument("fit_psychometric: the catch trials give a guess rate of " +
@@ -507,6 +551,16 @@ FitResult fit_psychometric(std::span<const TrialOutcome> trials, const FitSettin
   result.eccentricity_scale_deg = estimate(fit.model.eccentricity_scale_deg, e2s, settings, scale);
   result.width = estimate(fit.model.width, widths, settings, width);
   result.lapse_rate = estimate(fit.model.lapse_rate, lapses, settings, lapse);
+  if (fit.lapse_index >= 0 && !lapses.empty()) {
+    const ParameterEstimate profile = lapse_profile_interval(data.conditions, fit, settings, settings.confidence);
+    result.lapse_rate.ci_low = profile.ci_low;
+    result.lapse_rate.ci_high = profile.ci_high;
+    // An adaptive design that keeps its gaps near each threshold barely sees lapses: say so
+    // where the number is used, not only in the docs.
+    if (profile.ci_low == 0 && profile.ci_high >= fit.upper[static_cast<std::size_t>(fit.lapse_index)])
+      append_note(result.message, "the trials do not pin the lapse rate down: its interval is its whole range [0, " +
+                                      format_significant(profile.ci_high) + "]");
+  }
   result.guess_rate = estimate(fit.model.guess_rate, guesses, settings, guess);
   result.threshold_deg.at_bound = bound_of(fit, 0) != 0;
   result.eccentricity_scale_deg.at_bound = bound_of(fit, 1) != 0;
@@ -644,8 +698,12 @@ std::string fitted_model_yaml(const FitResult& fit) {
           std::to_string(fit.bootstrap_samples) + " samples): threshold_deg " + interval(fit.threshold_deg) +
           ", eccentricity_scale_deg " + interval(fit.eccentricity_scale_deg) + ", width " + interval(fit.width) +
           ", lapse_rate " + interval(fit.lapse_rate) + ", guess_rate " + interval(fit.guess_rate) + "\n";
+  const bool forced_choice = fit.guess_rate_method == GuessRateMethod::forced_choice;
   yaml += fit.guess_rate_method == GuessRateMethod::fitted ? "# guess_rate fitted with the others (catch trials in the likelihood)"
-                                                           : "# guess_rate from the catch trials, (yes + 0.5) / (n + 1)";
+          : forced_choice ? "# two-interval forced choice: fitted to P(correct) with guess_rate 1/2 held fixed; written "
+                            "with guess_rate 0, the detection function f(e, g) a scheduler weighs (the forced choice's "
+                            "guess is the design's, not a false alarm the viewer makes)"
+                          : "# guess_rate from the catch trials, (yes + 0.5) / (n + 1)";
   yaml += "; converged: ";
   yaml += fit.converged ? "yes" : "no";
   yaml += "\n";
@@ -654,7 +712,7 @@ std::string fitted_model_yaml(const FitResult& fit) {
   yaml += "threshold_deg: " + format_number(m.threshold_deg) + "\n";
   yaml += "eccentricity_scale_deg: " + format_number(m.eccentricity_scale_deg) + "\n";
   yaml += "width: " + format_number(m.width) + "\n";
-  yaml += "guess_rate: " + format_number(m.guess_rate) + "\n";
+  yaml += "guess_rate: " + format_number(forced_choice ? 0.0 : m.guess_rate) + "\n";
   yaml += "lapse_rate: " + format_number(m.lapse_rate) + "\n";
   return yaml;
 }

@@ -25,7 +25,11 @@ struct TrialOutcome {
 };
 
 /// Where the guess rate gamma (the share of yes to a gap of 0) comes from.
-enum class GuessRateMethod { fitted /**< a free parameter */, catch_trials /**< the catch trials' rate, fixed */ };
+enum class GuessRateMethod {
+  fitted,        ///< a free parameter
+  catch_trials,  ///< the catch trials' rate, fixed
+  forced_choice  ///< 1/2, fixed: a two-interval forced choice's design (no catch trials)
+};
 
 /// GuessRateMethod's names on the command line (`--guess`) and in the outputs, with one line of help each.
 inline constexpr auto kGuessRateMethods = kind_table<KindName<GuessRateMethod>>({
@@ -35,6 +39,10 @@ inline constexpr auto kGuessRateMethods = kind_table<KindName<GuessRateMethod>>(
      "says yes"},
     {GuessRateMethod::catch_trials, "catch_trials",
      "from the catch trials alone, (yes + 0.5) / (n + 1), held fixed in the fit (never 0 with catch trials)"},
+    // The answers are correct or not; a pure guess is right half the time.
+    {GuessRateMethod::forced_choice, "forced_choice",
+     "1/2, held fixed: two-interval forced-choice data (task.kind 2ifc), the answers correct or not; `fovea fit` "
+     "takes it for such data itself"},
 });
 
 /// How the bootstrap refits become an interval (Davison and Hinkley 1997, "Bootstrap
@@ -133,7 +141,11 @@ struct FitResult {
   ParameterEstimate threshold_deg;           ///< T0, degrees
   ParameterEstimate eccentricity_scale_deg;  ///< E2, degrees
   ParameterEstimate width;                   ///< 5%-to-95% rise in thresholds
-  ParameterEstimate lapse_rate;              ///< lambda; exactly 0 when not fitted
+  /// lambda; exactly 0 when not fitted. Its interval is the profile-likelihood interval
+  /// (ln L, the others refitted at each lambda, within chi-square(1, confidence) / 2 of the
+  /// maximum), not the bootstrap's: at the common estimate of 0 the bootstrap's refits all
+  /// fall on 0 and its interval on [0, 0] (issue 45).
+  ParameterEstimate lapse_rate;
   /// gamma: fitted (GuessRateMethod::fitted, with an interval like the others) or from the
   /// catch trials (catch_trials); 0 without catch trials either way.
   ParameterEstimate guess_rate;

@@ -1,21 +1,74 @@
 #include "psychophysics/session.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <numbers>
+#include <span>
 #include <stdexcept>
+#include <utility>
 
 #include "core/format.hpp"
 #include "core/hash.hpp"
 #include "core/rng.hpp"
+#include "psychophysics/psi.hpp"
 #include "psychophysics/stimulus.hpp"
 
 namespace fovea {
+namespace {
+
+/// The psi columns of trials.csv, by name, as the resume check names them.
+constexpr std::pair<const char*, double TrialRecord::*> kPsiColumns[] = {
+    {"psi_threshold_deg", &TrialRecord::psi_threshold_deg}, {"psi_threshold_sd_log10", &TrialRecord::psi_threshold_sd_log10},
+    {"psi_width", &TrialRecord::psi_width},                 {"psi_width_sd_log10", &TrialRecord::psi_width_sd_log10},
+    {"psi_lapse_rate", &TrialRecord::psi_lapse_rate},       {"psi_lapse_rate_sd", &TrialRecord::psi_lapse_rate_sd},
+    {"psi_entropy_nats", &TrialRecord::psi_entropy_nats},
+};
+
+/// The entropy (nats) of the posterior `psi` minimises: the threshold x width marginal (a
+/// cell's lapses are contiguous, PsiGrid) under psi-marginal, else the whole posterior.
+double posterior_entropy_nats(const Psi& psi) {
+  const std::span<const double> posterior = psi.posterior();
+  const std::size_t lapses = psi.grid().settings().marginal ? psi.grid().lapse_rates().size() : 1;
+  double entropy = 0;
+  for (std::size_t start = 0; start < posterior.size(); start += lapses) {
+    double p = 0;
+    for (std::size_t l = 0; l < lapses; ++l) p += posterior[start + l];
+    if (p > 0) entropy -= p * std::log(p);
+  }
+  return entropy;
+}
+
+/// An adaptive column whose value in the file is not the replayed design's.
+struct ColumnDifference {
+  const char* column;
+  std::string in_file, in_design;
+};
+
+/// The first adaptive column (reversal, psi_*) where `in_file` holds a value and `replayed`
+/// another: the reversal exactly, a psi number beyond 1e-9 relative (the last bits of exp and
+/// log may differ between machines). Empty cells in the file are not compared.
+std::optional<ColumnDifference> adaptive_difference(const TrialRecord& in_file, const TrialRecord& replayed) {
+  const auto flag = [](const std::optional<bool>& f) { return f ? std::string(*f ? "1" : "0") : std::string("empty"); };
+  if (in_file.reversal && in_file.reversal != replayed.reversal)
+    return ColumnDifference{"reversal", flag(in_file.reversal), flag(replayed.reversal)};
+  for (const auto& [name, member] : kPsiColumns) {
+    const double file = in_file.*member, design = replayed.*member;
+    if (std::isnan(file) || std::abs(file - design) <= 1e-9 * std::max(std::abs(file), std::abs(design))) continue;
+    return ColumnDifference{name, format_number(file), std::isnan(design) ? "empty" : format_number(design)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<TrialRecord>& done,
                              const std::string& records)
-    : method_(spec.method), directions_(spec.stimulus.directions) {
+    : method_(spec.method),
+      directions_(spec.stimulus.directions),
+      two_interval_(spec.task.kind == TaskKind::two_interval),
+      seed_(static_cast<std::uint64_t>(spec.seed)) {
   const auto seed = static_cast<std::uint64_t>(spec.seed);
   if (method_ == DesignMethod::constant_stimuli) {
     plan_ = plan_constant_stimuli(spec.constant_stimuli, seed);
@@ -67,7 +120,15 @@ TrialSequence::TrialSequence(const ExperimentSettings& spec, const std::vector<T
     number("gap_deg", r.gap_deg, shown_gap_deg(due->condition));
     number("eccentricity_deg", r.eccentricity_deg, due->condition.eccentricity_deg);
     number("direction_deg", r.direction_deg, due->direction_deg);
-    record(done[i].response);
+    if (two_interval_) {
+      integer("gap_interval", r.gap_interval, due->gap_interval);
+      number("other_direction_deg", r.other_direction_deg, due->other_direction_deg);
+    }
+    // The answer replayed, and the columns it decides compared where the row has them.
+    TrialRecord replayed = r;
+    record(replayed);
+    if (const std::optional<ColumnDifference> d = adaptive_difference(r, replayed))
+      differs(d->column, d->in_file, d->in_design);
   }
 }
 
@@ -85,6 +146,14 @@ std::optional<PlannedTrial> TrialSequence::next() {
     pending_ = staircases_->next();
   }
   pending_->direction_deg = stimulus_direction_deg(directions_, pending_->direction_deg);
+  pending_->other_direction_deg = pending_->direction_deg;
+  if (two_interval_) {
+    // Which interval has the gap, and the other's direction, from the trial's own stream: an
+    // aborted trial shown again is the same pair of animations.
+    Rng rng(seed_, rng_stream(RngStream::gap_interval, static_cast<std::uint64_t>(pending_->trial)));
+    pending_->gap_interval = rng.uniform() < 0.5 ? 1 : 2;
+    pending_->other_direction_deg = stimulus_direction_deg(directions_, rng.uniform(0.0, 360.0));
+  }
   return pending_;
 }
 
@@ -98,16 +167,48 @@ void TrialSequence::record(TrialResponse response) {
     if (response == TrialResponse::aborted) queue.push_back(index);
   } else if (response != TrialResponse::aborted) {
     // An aborted trial is not a response: the staircase or psi shows the same trial again.
+    const bool positive = positive_answer(response, pending_->gap_interval);
     if (psi_)
-      psi_->add_response(response == TrialResponse::yes);
+      psi_->add_response(positive);
     else
-      staircases_->add_response(response == TrialResponse::yes);
+      staircases_->add_response(positive);
   }
   if (response != TrialResponse::aborted) ++answered_;
   pending_.reset();
 }
 
+void TrialSequence::record(TrialRecord& r) {
+  if (!pending_) throw std::logic_error("TrialSequence::record without a trial from next()");
+  const int procedure = pending_->condition.staircase;  // -1: constant stimuli, or a psi's catch trial
+  record(r.response);
+  r.reversal.reset();
+  for (const auto& [name, member] : kPsiColumns) r.*member = std::numeric_limits<double>::quiet_NaN();
+  if (r.response == TrialResponse::aborted || procedure < 0) return;
+  if (staircases_) {
+    const Staircase& stair = staircases_->staircase(procedure);
+    const std::span<const int> reversals = stair.reversal_trials();
+    r.reversal = !reversals.empty() && reversals.back() == stair.trials() - 1;
+  } else if (psi_) {
+    const Psi& psi = psi_->procedure(procedure);
+    const PsiEstimate e = psi.estimate();
+    r.psi_threshold_deg = e.threshold_deg;
+    r.psi_threshold_sd_log10 = e.threshold_sd_log10;
+    r.psi_width = e.width;
+    r.psi_width_sd_log10 = e.width_sd_log10;
+    r.psi_lapse_rate = e.lapse_rate;
+    r.psi_lapse_rate_sd = e.lapse_rate_sd;
+    r.psi_entropy_nats = posterior_entropy_nats(psi);
+  }
+}
+
 namespace {
+
+/// `model` with its guess rate replaced: a forced choice's guess rate is the design's, not the
+/// observer's false-alarm rate.
+PerceptionModelSettings with_guess_rate(PerceptionModelSettings model, double guess_rate) {
+  model.guess_rate = guess_rate;
+  return model;
+}
 
 /// A participant's name as a number, the same on every machine.
 std::uint64_t name_hash(const std::string& name) {
@@ -119,10 +220,15 @@ std::uint64_t name_hash(const std::string& name) {
 }  // namespace
 
 SimulatedObserver::SimulatedObserver(const PerceptionModelSettings& model, std::uint64_t seed, const std::string& participant)
-    : model_(model), seed_(seed ^ name_hash(participant)) {}
+    : model_(model), forced_choice_model_(with_guess_rate(model, 0.5)), seed_(seed ^ name_hash(participant)) {}
 
 TrialResponse SimulatedObserver::answer(const PlannedTrial& trial, int attempt) const {
   Rng rng(seed_, rng_stream(RngStream::observer, (static_cast<std::uint64_t>(trial.trial) << 8) | static_cast<std::uint64_t>(attempt & 0xff)));
+  if (trial.gap_interval != 0) {
+    const double p = forced_choice_model_.probability(trial.condition.eccentricity_deg, shown_gap_deg(trial.condition));
+    const bool correct = rng.uniform() < p;
+    return (trial.gap_interval == 1) == correct ? TrialResponse::first : TrialResponse::second;
+  }
   const double p = model_.probability(trial.condition.eccentricity_deg, shown_gap_deg(trial.condition));
   return rng.uniform() < p ? TrialResponse::yes : TrialResponse::no;
 }

@@ -33,7 +33,10 @@ class TrialSequence {
   /// `records` (the file they came from) and the row's line, at the first row whose trial,
   /// block, place in it, condition, procedure, catch flag, gap, eccentricity or direction is
   /// not what the design has there: "trials.csv:51: gap_deg is 0.2 in the file, 0.25 in this
-  /// spec's design for trial 49 (condition 2)".
+  /// spec's design for trial 49 (condition 2)". The columns the answers decide (reversal,
+  /// psi_*: record(TrialRecord&)) are replayed too and compared where the row has a value (an
+  /// older file has none): the reversal exactly, the psi's numbers to 1e-9 relative, since
+  /// another machine's exp and log may round their last bits differently.
   TrialSequence(const ExperimentSettings& spec, const std::vector<TrialRecord>& done,
                 const std::string& records = "trials.csv");
 
@@ -42,7 +45,14 @@ class TrialSequence {
   std::optional<PlannedTrial> next();
   /// The answer to the trial next() gave: yes and no advance the design; aborted requeues
   /// the trial at the end of its block (constant stimuli) or runs it again (staircases, psi).
+  /// On a two-interval trial first and second advance it, as correct when they name the
+  /// trial's gap_interval (positive_answer()).
   void record(TrialResponse response);
+  /// record(r.response), then the design's state after that answer into r's adaptive
+  /// columns: on a staircase's trial whether it reversed the staircase (reversal), on a psi
+  /// procedure's its posterior estimates and entropy (psi_*), all empty on other trials (a
+  /// psi's catch trials included) and on an aborted one. What a session writes to trials.csv.
+  void record(TrialRecord& r);
   /// Trials answered yes or no so far, and those the design holds in all (for constant
   /// stimuli and psi; staircases end when they end, so a lower bound).
   int answered() const { return answered_; }
@@ -52,6 +62,8 @@ class TrialSequence {
  private:
   DesignMethod method_;
   StimulusDirections directions_;  ///< next() hands out the direction the stimulus shows
+  bool two_interval_ = false;      ///< task.kind 2ifc: next() draws each trial's gap interval
+  std::uint64_t seed_ = 0;         ///< the spec's: the gap intervals' stream
   std::vector<PlannedTrial> plan_;               ///< constant stimuli
   std::vector<std::vector<int>> queue_;          ///< constant stimuli: per block, plan indices to run, in order
   int block_ = 0;                                ///< the block now running
@@ -63,7 +75,9 @@ class TrialSequence {
 };
 
 /// A simulated observer (`fovea experiment --observer model.yaml`): answers yes with the
-/// probability f(e, g) of a perception model, lapses and guesses included. Each trial's
+/// probability f(e, g) of a perception model, lapses and guesses included; on a two-interval
+/// trial, names the gap's interval with the probability f(e, g) takes with the forced choice's
+/// guess rate of 1/2 in place of the model's (the same F, threshold, width and lapse). Each trial's
 /// answer depends only on the seed, the participant and the trial's index and attempt, so a
 /// resumed session answers as an unbroken one would.
 class SimulatedObserver {
@@ -75,6 +89,7 @@ class SimulatedObserver {
 
  private:
   PerceptionModel model_;
+  PerceptionModel forced_choice_model_;  ///< model_ with guess rate 1/2: a two-interval trial's P(correct)
   std::uint64_t seed_;
 };
 

@@ -6,6 +6,8 @@
 #include <numbers>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/rng.hpp"
 
@@ -36,6 +38,35 @@ double closest_approach_px(const StimulusPlan& plan, std::size_t a, std::size_t 
 }
 
 }  // namespace
+
+std::vector<CrossSegment> fixation_cross_segments(double centre_x_px, double centre_y_px, double half_px,
+                                                  double clear_x_px, double clear_y_px, double clear_radius_px,
+                                                  double line_half_width_px) {
+  std::vector<CrossSegment> pieces;
+  const double r = clear_radius_px > 0 ? clear_radius_px + line_half_width_px : 0;
+  // Each arm is a segment along one axis: the disc cuts the interval of that axis where the
+  // line through the arm lies inside it.
+  for (const bool horizontal : {true, false}) {
+    const double along_centre = horizontal ? centre_x_px : centre_y_px;
+    const double across_offset = horizontal ? centre_y_px - clear_y_px : centre_x_px - clear_x_px;
+    const double along_clear = horizontal ? clear_x_px : clear_y_px;
+    const double lo = along_centre - half_px, hi = along_centre + half_px;
+    std::vector<std::pair<double, double>> kept;
+    if (r > 0 && std::abs(across_offset) < r) {
+      const double half_chord = std::sqrt(r * r - across_offset * across_offset);
+      const double cut_lo = along_clear - half_chord, cut_hi = along_clear + half_chord;
+      if (cut_lo > lo) kept.emplace_back(lo, std::min(cut_lo, hi));
+      if (cut_hi < hi) kept.emplace_back(std::max(cut_hi, lo), hi);
+    } else {
+      kept.emplace_back(lo, hi);
+    }
+    for (const auto& [a, b] : kept) {
+      if (!(b > a)) continue;
+      pieces.push_back(horizontal ? CrossSegment{a, centre_y_px, b, centre_y_px} : CrossSegment{centre_x_px, a, centre_x_px, b});
+    }
+  }
+  return pieces;
+}
 
 ScreenPlacement place_on_screen(const ScreenSettings& screen, double eccentricity_deg, double gap_deg) {
   // The gap's ends are at e -+ g/2 along the radius (on either side of fixation when g/2 > e),
@@ -79,6 +110,8 @@ StimulusPlan plan_stimulus(const ExperimentSettings& spec, const PlannedTrial& t
     const double r = 0.5 * (plan.scene.inner_edge_px + plan.scene.outer_edge_px);
     plan.target_x_px = plan.fixation_x_px + plan.scene.direction_x * r;
     plan.target_y_px = plan.fixation_y_px + plan.scene.direction_y * r;
+    const double rock_px = plan.scene.focal_px * scene_rock_size_m(spec) / scene_depth_m(spec);
+    plan.keep_clear_radius_px = 0.5 * std::abs(plan.scene.outer_edge_px - plan.scene.inner_edge_px) + rock_px;
     return plan;
   }
 
@@ -97,6 +130,7 @@ StimulusPlan plan_stimulus(const ExperimentSettings& spec, const PlannedTrial& t
   const double centre = radius_px(screen, e);
   plan.target_x_px = plan.fixation_x_px + ux * centre;
   plan.target_y_px = plan.fixation_y_px + uy * centre;
+  plan.keep_clear_radius_px = 0.5 * (outer_edge - inner_edge) + diameter_px;
   for (const auto& [r_px, sign] : {std::pair{inner_centre, -1.0}, std::pair{outer_centre, 1.0}}) {
     StimulusPath p;
     // At the collision the entity is at r_px; before it, it was farther out along its side.
@@ -145,6 +179,26 @@ StimulusPlan plan_stimulus(const ExperimentSettings& spec, const PlannedTrial& t
                                std::to_string(trial.trial) + "; use fewer stimulus.entities or smaller ones");
   }
   return plan;
+}
+
+std::vector<int> presented_intervals(const ExperimentSettings& spec) {
+  if (spec.task.kind == TaskKind::two_interval) return {1, 2};
+  return {0};
+}
+
+StimulusPlan plan_interval(const ExperimentSettings& spec, const PlannedTrial& trial, int interval, std::uint64_t seed) {
+  if (interval == 0 && trial.gap_interval == 0) return plan_stimulus(spec, trial, seed);
+  if (trial.gap_interval == 0 || (interval != 1 && interval != 2))
+    throw std::invalid_argument("plan_interval: trial " + std::to_string(trial.trial) + " has no interval " +
+                                std::to_string(interval) + " (gap_interval " + std::to_string(trial.gap_interval) + ")");
+  PlannedTrial shown = trial;
+  if (interval != trial.gap_interval) {
+    shown.condition.catch_trial = true;  // the pair touches: shown_gap_deg is 0
+    shown.direction_deg = trial.other_direction_deg;
+  }
+  // The golden ratio's bits: interval 2's distractors from another stream than interval 1's.
+  constexpr std::uint64_t kSecondIntervalSeed = 0x9E3779B97F4A7C15ull;
+  return plan_stimulus(spec, shown, interval == 1 ? seed : seed ^ kSecondIntervalSeed);
 }
 
 }  // namespace fovea

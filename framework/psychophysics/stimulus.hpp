@@ -39,7 +39,27 @@ struct StimulusPlan {
   double target_x_px = 0, target_y_px = 0;  ///< the collision's centre
   double duration_s = 0;        ///< presentation (StimulusSettings::duration_s)
   double collision_time_s = 0;  ///< when the target pair meets, from the start
+  /// While the stimulus is shown, nothing but the entities is drawn within this distance of
+  /// the target point: the gap being judged and the pair around it at the collision (half the
+  /// gap plus one entity's diameter on the screen). The fixation cross is cut there, which at
+  /// eccentricity 0 removes it for the presentation (issue 45: its arm filled the gap).
+  double keep_clear_radius_px = 0;
 };
+
+/// A straight piece of the fixation cross, pixels from the screen's top-left, y down.
+struct CrossSegment {
+  double x0_px = 0, y0_px = 0;  ///< one end
+  double x1_px = 0, y1_px = 0;  ///< the other
+};
+
+/// The fixation cross at (`centre_x_px`, `centre_y_px`), arms `half_px` long from the centre,
+/// less what lies within `clear_radius_px` (<= 0: nothing cut) of (`clear_x_px`,
+/// `clear_y_px`): up to two pieces per arm, none when the disc covers the arm. The cut is
+/// widened by `line_half_width_px` so that a line of that half width drawn along a piece
+/// stays outside the disc.
+std::vector<CrossSegment> fixation_cross_segments(double centre_x_px, double centre_y_px, double half_px,
+                                                  double clear_x_px, double clear_y_px, double clear_radius_px,
+                                                  double line_half_width_px);
 
 /// The direction a trial's target takes, degrees counter-clockwise from the right: the
 /// design's, or with stimulus.directions horizontal the nearer of 0 and 180 (so half the
@@ -48,6 +68,18 @@ double stimulus_direction_deg(StimulusDirections directions, double design_direc
 
 /// The plan of `trial` on `screen`: discs, or a scene (plan_scene) by stimulus.kind.
 StimulusPlan plan_stimulus(const ExperimentSettings& spec, const PlannedTrial& trial, std::uint64_t seed);
+
+/// The animations a trial of `spec` shows, in order: {0}, the one animation, for a yes/no
+/// task; {1, 2} for a two-interval one (plan_interval's `interval`).
+std::vector<int> presented_intervals(const ExperimentSettings& spec);
+
+/// The plan of one animation of `trial`: interval 0, the yes/no trial's one, is
+/// plan_stimulus(spec, trial, seed). Of a two-interval trial, interval trial.gap_interval
+/// shows the trial's gap in trial.direction_deg, the other the pair touching (a catch trial's
+/// plan) in trial.other_direction_deg; interval 1 is planned from `seed` and interval 2 from
+/// a seed mixed with it, so their distractors differ. Throws std::invalid_argument for an
+/// interval the trial does not have.
+StimulusPlan plan_interval(const ExperimentSettings& spec, const PlannedTrial& trial, int interval, std::uint64_t seed);
 
 /// Where entity `i` of `plan` is at `t_s`: its centre in pixels.
 void stimulus_position(const StimulusPlan& plan, std::size_t i, double t_s, double& x_px, double& y_px);

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
@@ -18,10 +19,11 @@ namespace {
 
 /// One column of trials.csv: its name and the member it holds, whose type says how a cell
 /// is written and read (text as it is; an integer; a number in its shortest exact form, NaN
-/// as an empty cell; a flag as 0 or 1; a response as its word).
+/// as an empty cell; a flag as 0 or 1; a response as its word; a flag that may be none as
+/// 0, 1 or an empty cell).
 struct Column {
   using Member = std::variant<std::string TrialRecord::*, std::int64_t TrialRecord::*, double TrialRecord::*,
-                              bool TrialRecord::*, TrialResponse TrialRecord::*>;
+                              bool TrialRecord::*, TrialResponse TrialRecord::*, std::optional<bool> TrialRecord::*>;
   std::string_view name;
   Member member;
   bool non_negative = false;  ///< a number that must be >= 0: a length or an angle from fixation
@@ -29,6 +31,9 @@ struct Column {
   /// without a tracker): it reads as NaN even where the column is required.
   bool may_be_empty = false;
   bool fit = false;  ///< `fovea fit` needs it (trial_record_fit_columns())
+  /// Added after sessions were recorded without it (trial_record_added_columns()): never
+  /// required, so an older file is still read.
+  bool added = false;
   /// The data dictionary's entry (trials.json, trial_records_sidecar_json()): what the
   /// column holds, its unit ("" for none) and, for a column of words or flags, each level.
   std::string_view description = {};
@@ -71,8 +76,9 @@ constexpr auto kColumns = std::to_array<Column>({
      .description = "eccentricity_deg on this screen", .units = "pixels"},
     {.name = "response", .member = &TrialRecord::response, .fit = true,
      .description = "The answer",
-     .levels = "yes=saw a gap|no=did not|aborted=no answer counts: the fixation left its radius or the tracker lost the "
-               "eye; the trial comes again at the end of its block"},
+     .levels = "yes=saw a gap|no=did not|first=the first animation had the gap (2ifc)|second=the second had it (2ifc)|"
+               "aborted=no answer counts: the fixation left its radius or the tracker lost the eye; the trial comes "
+               "again at the end of its block"},
     {.name = "reaction_time_ms", .member = &TrialRecord::reaction_time_ms, .may_be_empty = true,
      .description = "From the first frame without the stimulus to the key's event time; empty for a simulated observer "
                     "or an aborted trial",
@@ -100,6 +106,52 @@ constexpr auto kColumns = std::to_array<Column>({
      .description = "When the stimulus started, UTC, ISO 8601"},
     {.name = "ended_utc", .member = &TrialRecord::ended_utc,
      .description = "When the answer came, UTC, ISO 8601"},
+    // The two-interval task's columns (issue 45), added at the end of the row.
+    {.name = "gap_interval", .member = &TrialRecord::gap_interval, .added = true,
+     .description = "Two-interval task (task.kind 2ifc): the animation, 1 or 2, that showed the gap; the other showed the "
+                    "pair touching. 0 on a yes/no trial"},
+    {.name = "other_direction_deg", .member = &TrialRecord::other_direction_deg, .may_be_empty = true, .added = true,
+     .description = "Two-interval task: the direction from fixation of the other animation's touching pair; empty on a "
+                    "yes/no trial",
+     .units = "degrees"},
+    {.name = "correct", .member = &TrialRecord::correct, .added = true,
+     .description = "Two-interval task: 1 when the answer named the animation with the gap, 0 when not; -1 on a yes/no "
+                    "or an aborted trial"},
+    // The adaptive procedure's state after the answer (issue 45), at the end of the row.
+    {.name = "psi_threshold_deg", .member = &TrialRecord::psi_threshold_deg, .non_negative = true,
+     .may_be_empty = true, .added = true,
+     .description = "Psi: the procedure's threshold estimate after this trial's answer, exp of the posterior mean of ln "
+                    "T; empty on a trial no psi procedure took an answer from (other designs, catch trials, aborted "
+                    "trials)",
+     .units = "degrees of visual angle"},
+    {.name = "psi_threshold_sd_log10", .member = &TrialRecord::psi_threshold_sd_log10, .non_negative = true,
+     .may_be_empty = true, .added = true,
+     .description = "Psi: the posterior SD of log10 T after this trial's answer; empty as psi_threshold_deg",
+     .units = "log10 units"},
+    {.name = "psi_width", .member = &TrialRecord::psi_width, .non_negative = true, .may_be_empty = true,
+     .added = true,
+     .description = "Psi: the width estimate (5 %-to-95 % rise) after this trial's answer, exp of the posterior mean "
+                    "of its log; empty as psi_threshold_deg",
+     .units = "thresholds"},
+    {.name = "psi_width_sd_log10", .member = &TrialRecord::psi_width_sd_log10, .non_negative = true,
+     .may_be_empty = true, .added = true,
+     .description = "Psi: the posterior SD of log10 width after this trial's answer; empty as psi_threshold_deg",
+     .units = "log10 units"},
+    {.name = "psi_lapse_rate", .member = &TrialRecord::psi_lapse_rate, .non_negative = true, .may_be_empty = true,
+     .added = true,
+     .description = "Psi: the posterior mean of the lapse rate after this trial's answer; empty as psi_threshold_deg"},
+    {.name = "psi_lapse_rate_sd", .member = &TrialRecord::psi_lapse_rate_sd, .non_negative = true,
+     .may_be_empty = true, .added = true,
+     .description = "Psi: the posterior SD of the lapse rate after this trial's answer; empty as psi_threshold_deg"},
+    {.name = "psi_entropy_nats", .member = &TrialRecord::psi_entropy_nats, .non_negative = true,
+     .may_be_empty = true, .added = true,
+     .description = "Psi: the entropy of the posterior the procedure minimises (the threshold x width marginal under "
+                    "psi.marginal, else all of it) after this trial's answer; empty as psi_threshold_deg",
+     .units = "nats"},
+    {.name = "reversal", .member = &TrialRecord::reversal, .may_be_empty = true, .added = true,
+     .description = "Staircases: whether this trial's answer reversed its staircase's direction (the gap of this trial "
+                    "is then one of the reversal intensities); empty on a trial no staircase took an answer from",
+     .levels = "0=no reversal|1=a reversal"},
 });
 
 /// The names of the columns that `keep` picks, in kColumns' order.
@@ -114,10 +166,13 @@ constexpr std::array<std::string_view, N> column_names(bool (*keep)(const Column
 
 constexpr bool any_column(const Column&) { return true; }
 constexpr bool fit_column(const Column& column) { return column.fit; }
+constexpr bool added_column(const Column& column) { return column.added; }
 
 constexpr auto kColumnNames = column_names<kColumns.size()>(any_column);
 constexpr auto kFitColumnNames =
     column_names<static_cast<std::size_t>(std::ranges::count_if(kColumns, fit_column))>(fit_column);
+constexpr auto kAddedColumnNames =
+    column_names<static_cast<std::size_t>(std::ranges::count_if(kColumns, added_column))>(added_column);
 
 /// `text` in quotes for a message, as the user would see it in the file.
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
@@ -146,6 +201,8 @@ std::string write_cell(const Column& column, const TrialRecord& record) {
           return out;
         } else if constexpr (std::is_same_v<T, bool>) {
           return value ? "1" : "0";
+        } else if constexpr (std::is_same_v<T, std::optional<bool>>) {
+          return value ? (*value ? "1" : "0") : "";
         } else {
           return std::string(response_name(value));
         }
@@ -178,12 +235,18 @@ std::string read_cell(const Column& column, const std::string& cell, bool requir
           if (cell.empty()) return required ? "expected 0 or 1, found an empty cell" : "";
           if (cell != "0" && cell != "1") return "expected 0 or 1, found " + quoted(cell);
           value = cell == "1";
+        } else if constexpr (std::is_same_v<T, std::optional<bool>>) {
+          if (cell.empty()) return required ? "expected 0 or 1, found an empty cell" : "";
+          if (cell != "0" && cell != "1") return "expected 0 or 1, found " + quoted(cell);
+          value = cell == "1";
         } else {
-          if (cell.empty()) return required ? "expected yes, no or aborted, found an empty cell" : "";
+          if (cell.empty()) return required ? "expected yes, no, first, second or aborted, found an empty cell" : "";
           if (cell == "yes") value = TrialResponse::yes;
           else if (cell == "no") value = TrialResponse::no;
           else if (cell == "aborted") value = TrialResponse::aborted;
-          else return "expected yes, no or aborted, found " + quoted(cell);
+          else if (cell == "first") value = TrialResponse::first;
+          else if (cell == "second") value = TrialResponse::second;
+          else return "expected yes, no, first, second or aborted, found " + quoted(cell);
         }
         return "";
       },
@@ -196,11 +259,15 @@ std::span<const std::string_view> trial_record_columns() { return kColumnNames; 
 
 std::span<const std::string_view> trial_record_fit_columns() { return kFitColumnNames; }
 
+std::span<const std::string_view> trial_record_added_columns() { return kAddedColumnNames; }
+
 std::string_view response_name(TrialResponse response) {
   switch (response) {
     case TrialResponse::yes: return "yes";
     case TrialResponse::no: return "no";
     case TrialResponse::aborted: return "aborted";
+    case TrialResponse::first: return "first";
+    case TrialResponse::second: return "second";
   }
   return "aborted";
 }
@@ -217,6 +284,34 @@ std::vector<std::string> trial_record_cells(const TrialRecord& record) {
   std::vector<std::string> cells;
   cells.reserve(kColumns.size());
   for (const Column& column : kColumns) cells.push_back(write_cell(column, record));
+  return cells;
+}
+
+std::vector<std::string> trial_record_layout(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return trial_record_header();
+  std::string text = read_file_text(path);
+  // Only the header matters: the first line, as CsvWriter compares it before appending.
+  const std::size_t end = text.find('\n');
+  if (end == std::string::npos) return trial_record_header();
+  text.resize(end + 1);
+  const CsvTable table = parse_csv(text, path);
+  // The file's layout: every column but the added ones it lacks, in kColumns' order.
+  std::vector<std::string> layout;
+  for (const Column& column : kColumns)
+    if (!column.added || std::find(table.header.begin(), table.header.end(), column.name) != table.header.end())
+      layout.emplace_back(column.name);
+  return layout == table.header ? layout : trial_record_header();
+}
+
+std::vector<std::string> trial_record_cells(const TrialRecord& record, std::span<const std::string> columns) {
+  std::vector<std::string> cells;
+  cells.reserve(columns.size());
+  for (const std::string& name : columns) {
+    const auto column = std::find_if(kColumns.begin(), kColumns.end(), [&](const Column& c) { return c.name == name; });
+    if (column == kColumns.end()) throw std::invalid_argument("trial_record_cells: trials.csv has no column " + quoted(name));
+    cells.push_back(write_cell(*column, record));
+  }
   return cells;
 }
 
@@ -242,7 +337,8 @@ std::vector<TrialRecord> parse_trial_records(std::string text, const std::string
   };
   std::vector<Found> found;
   for (const Column& column : kColumns) {
-    const bool needed = std::find(required.begin(), required.end(), column.name) != required.end();
+    // An added column is never needed: files from before it are read, its cells empty.
+    const bool needed = !column.added && std::find(required.begin(), required.end(), column.name) != required.end();
     const auto count = std::count(table.header.begin(), table.header.end(), column.name);
     if (count > 1) throw std::runtime_error(at(table.header_line) + std::string(column.name) + ": two columns of this name in the header");
     if (const std::optional<std::size_t> index = table.column(column.name)) {

@@ -96,10 +96,11 @@ void StimulusDisplay::draw_scene(const StimulusPlan& plan, double t_s) {
   glClearDepth(1.0);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   const PictureViewport viewport = fit_viewport(w, h, spec_.screen);
-  // The cross first, the rocks over it (at eccentricity 0 it shows through the gap).
-  draw_cross();
+  // The cross first, the rocks over it, cut where the gap is judged while they are shown.
+  const bool shown = t_s >= 0 && t_s <= plan.duration_s;
+  draw_cross(shown ? &plan : nullptr);
   canvas_->draw(spec_.screen, viewport);
-  if (t_s >= 0 && t_s <= plan.duration_s) {
+  if (shown) {
     const ScenePlan& scene = plan.scene;
     scene_states_.assign(scene.paths.size(), EntityState{});
     scene_frame_entities_.resize(scene.paths.size());
@@ -154,13 +155,20 @@ void StimulusDisplay::clear() {
   glClear(GL_COLOR_BUFFER_BIT);
 }
 
-void StimulusDisplay::draw_cross() {
+void StimulusDisplay::draw_cross(const StimulusPlan* shown) {
   if (!spec_.stimulus.fixation_cross) return;
   const double half_px = 0.5 * spec_.stimulus.fixation_size_deg * radial_px_per_deg(spec_.screen, 0);
   const double cx = 0.5 * spec_.screen.width_px, cy = 0.5 * spec_.screen.height_px;
   const Rgba8 white{255, 255, 255, 255};
-  canvas_->line(cx - half_px, cy, cx + half_px, cy, 2.0, white);
-  canvas_->line(cx, cy - half_px, cx, cy + half_px, 2.0, white);
+  constexpr double kLineWidthPx = 2.0;
+  // The line's half width and a pixel of its anti-aliased edge kept out of the gap too.
+  const double line_half_width_px = 0.5 * kLineWidthPx + 1.0;
+  const std::vector<CrossSegment> pieces =
+      shown != nullptr ? fixation_cross_segments(cx, cy, half_px, shown->target_x_px, shown->target_y_px,
+                                                 shown->keep_clear_radius_px, line_half_width_px)
+                       : fixation_cross_segments(cx, cy, half_px, 0, 0, 0, 0);
+  for (const CrossSegment& piece : pieces)
+    canvas_->line(piece.x0_px, piece.y0_px, piece.x1_px, piece.y1_px, kLineWidthPx, white);
 }
 
 void StimulusDisplay::draw(const StimulusPlan& plan, double t_s) {
@@ -169,9 +177,11 @@ void StimulusDisplay::draw(const StimulusPlan& plan, double t_s) {
     return;
   }
   clear();
-  // The cross first: the discs pass over it, and at eccentricity 0 it shows through the gap.
-  draw_cross();
-  if (t_s >= 0 && t_s <= plan.duration_s) {
+  // The cross first: the discs pass over it; while they are shown it is cut where the gap is
+  // judged (plan.keep_clear_radius_px).
+  const bool shown = t_s >= 0 && t_s <= plan.duration_s;
+  draw_cross(shown ? &plan : nullptr);
+  if (shown) {
     const Rgba8 colour = rgba_of(spec_.stimulus.colour, calibration_);
     for (std::size_t i = 0; i < plan.paths.size(); ++i) {
       double x = 0, y = 0;

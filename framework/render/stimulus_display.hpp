@@ -60,7 +60,8 @@ class StimulusDisplay {
 
  private:
   void clear();
-  void draw_cross();
+  /// The fixation cross; with `shown` (the stimulus being presented) cut around its gap.
+  void draw_cross(const StimulusPlan* shown = nullptr);
   void draw_scene(const StimulusPlan& plan, double t_s);
   ExperimentSettings spec_;
   DisplayCalibration calibration_;  ///< the spec's display.gamma or display.lut_file, read once

@@ -1123,7 +1123,7 @@ TEST_CASE("fovea fit: malformed input is one line naming the file, line and colu
        "no_column.csv:1: response: no such column in the header (needed: participant, catch_trial, gap_deg, "
        "eccentricity_deg, response, fixation_kept)"},
       {"bad_number.csv", "bad_number.csv:5: gap_deg: expected a number, found \"0.1x\""},
-      {"bad_response.csv", "bad_response.csv:7: response: expected yes, no or aborted, found \"maybe\""},
+      {"bad_response.csv", "bad_response.csv:7: response: expected yes, no, first, second or aborted, found \"maybe\""},
       {"bad_flag.csv", "bad_flag.csv:3: fixation_kept: expected 0 or 1, found \"y\""},
       {"catch_gap.csv", "catch_gap.csv:4: gap_deg: a catch trial (catch_trial 1) shows no gap, found \"0.1\""},
       {"short_row.csv", "short_row.csv:6: this row has 3 cells, the header 21"},
@@ -1280,4 +1280,75 @@ TEST_CASE("fovea run --explain-frame: the config's stage list on stdout, nothing
       run_process({kFovea, "run", "small.yaml", "--explain-frame", "--set", "schedule.kind=nope"}, dir.path());
   CHECK(bad.status == 2);
   CHECK(bad.out.empty());
+}
+
+namespace {
+
+/// The frames (frames.csv's `frame`) whose `column` has a value in the run folder's frames.csv.
+std::vector<std::string> frames_with(const std::filesystem::path& run, const std::string& column) {
+  const std::vector<std::string> rows = lines_of(read_file(run / "frames.csv"));
+  const std::vector<std::string> header = split(rows.at(0));
+  const auto index_of = [&](const std::string& name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    REQUIRE(at != header.end());
+    return static_cast<std::size_t>(at - header.begin());
+  };
+  const std::size_t frame = index_of("frame"), value = index_of(column);
+  std::vector<std::string> frames;
+  for (std::size_t r = 1; r < rows.size(); ++r)
+    if (const std::vector<std::string> cells = split(rows[r]); !cells.at(value).empty()) frames.push_back(cells[frame]);
+  return frames;
+}
+
+/// The frame_*.png names in `folder`, sorted.
+std::vector<std::string> pictures_in(const std::filesystem::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("fovea run --capture-every N offscreen: only the captured frames are drawn, the same pictures as drawing every frame",
+          "[cli][capture][gl]") {
+  TempDir dir;
+  const auto run = [&](const std::string& every, const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> argv = {kFovea, "run", "--frames", "20", "--offscreen", "--capture", name + "_pictures",
+                                     "--capture-every", every, "--out", name,
+                                     "--set", "world.entities[0].count=40", "--set", "world.entities[1].count=10",
+                                     "--set", "render.width_px=192", "--set", "render.height_px=108"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const test::ProcessResult r = run_process(argv, dir.path());
+    INFO(r.err);
+    CHECK(r.status == 0);
+    return r.err;
+  };
+  // Every 7th of 20 frames: 0, 7 and 14 are captured, and only they are drawn (render_ms
+  // is timed only for a drawn frame; frame_interval_ms from the drawn frame before).
+  const std::string sparse = run("7", "sparse", {});
+  CHECK(sparse.find("fovea: --capture: 3 pictures in sparse_pictures, 3 of 20 frames drawn\n") != std::string::npos);
+  CHECK(pictures_in(dir / "sparse_pictures") ==
+        std::vector<std::string>{"frame_000000.png", "frame_000007.png", "frame_000014.png"});
+  CHECK(frames_with(dir / "sparse", "render_ms") == std::vector<std::string>{"0", "7", "14"});
+  CHECK(frames_with(dir / "sparse", "frame_interval_ms") == std::vector<std::string>{"7", "14"});
+
+  // Drawing every frame, as every run did before: the same bytes at frames 0, 7 and 14,
+  // pictures that change from frame to frame (so the comparison could fail), the same world.
+  const std::string every = run("1", "every", {});
+  CHECK(every.find("fovea: --capture: 20 pictures in every_pictures, 20 of 20 frames drawn\n") != std::string::npos);
+  CHECK(frames_with(dir / "every", "render_ms").size() == 20);
+  for (const char* name : {"frame_000000.png", "frame_000007.png", "frame_000014.png"})
+    CHECK(read_file(dir / "sparse_pictures" / name) == read_file(dir / "every_pictures" / name));
+  CHECK(read_file(dir / "every_pictures" / "frame_000007.png") != read_file(dir / "every_pictures" / "frame_000014.png"));
+  CHECK(without_wall_clock(read_file(dir / "sparse" / "frames.csv")) ==
+        without_wall_clock(read_file(dir / "every" / "frames.csv")));
+
+  // The panel and the frame-time graph show what earlier frames drew: with either, every
+  // frame is drawn still.
+  for (const auto& [name, key] : {std::pair<std::string, std::string>{"panel", "render.panel=true"},
+                                   {"graph", "render.overlays.frame_graph=true"}}) {
+    const std::string kept = run("7", name, {"--set", key});
+    CHECK(kept.find("fovea: --capture: 3 pictures in " + name + "_pictures, 20 of 20 frames drawn\n") != std::string::npos);
+  }
 }

@@ -162,3 +162,26 @@ TEST_CASE("Experiment spec: docs/psychophysics.md documents exactly the keys a s
     CHECK(in_code.count(key) == 1);
   }
 }
+
+TEST_CASE("Experiment spec: a two-interval task refuses catch trials, a psi without the forced choice's guess rate, and one key for both",
+          "[psychophysics][config][errors]") {
+  const std::string two_interval = std::string(kMinimal) + "  catch_trials_per_block: 0\ntask: {kind: 2ifc}\n";
+  check_refusals(error_of, {
+      {two_interval, {}, ""},
+      {std::string(kMinimal) + "  catch_trials_per_block: 2\ntask: {kind: 2ifc}\n", {},
+       "exp.yaml:5:3: constant_stimuli.catch_trials_per_block: must be 0 with task.kind 2ifc: every two-interval trial "
+       "shows its gap in one animation and the pair touching in the other, so there are no catch trials (set it to 0)"},
+      {two_interval, {"task.second_key=1"}, "--set task.second_key=1: task.second_key: the same key as task.first_key; the two intervals need two keys"},
+      {"method: psi\npsi: {eccentricities_deg: [0, 5], catch_trials: 0}\ntask: {kind: 2ifc}\n", {},
+       "exp.yaml:2:1: psi.guess_rate: must be 0.5 with task.kind 2ifc: a guess names the interval with the gap half the time"},
+      {"method: psi\npsi: {eccentricities_deg: [0, 5], guess_rate: 0.5}\ntask: {kind: 2ifc}\n", {},
+       "exp.yaml:2:1: psi.catch_trials: must be 0 with task.kind 2ifc: every two-interval trial shows its gap in one "
+       "animation and the pair touching in the other, so there are no catch trials (set it to 0)"},
+  });
+  // The shipped forced-choice spec loads, with its task and design as written.
+  const ExperimentSettings spec =
+      config::load_experiment_file(std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/gap_2ifc.yaml").spec;
+  CHECK(spec.task.kind == TaskKind::two_interval);
+  CHECK(spec.psi.grid.guess_rate == 0.5);
+  CHECK(task_instructions(spec.task) == std::string(kTwoIntervalInstructions));
+}

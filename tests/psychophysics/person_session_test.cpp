@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -473,4 +474,36 @@ TEST_CASE("A gaze-contingent clip session against a stream sender: one connectio
           "[experiment][person][gl][clips][stream]") {
   const FakeTracker t = stream_sender();
   run_contingent_clip_session(t.gaze_sets, t.send, t.drop, t.back, t.connected_phrase, t.max_connections);
+}
+
+TEST_CASE("A person's two-interval session by synthetic keys: two animations per trial, answered first or second",
+          "[experiment][person][gl][forced_choice]") {
+  TempDir dir;
+  test::write_file(dir / "spec.yaml",
+                   spec_text("display: {development_run: true}\n",
+                             "task: {kind: 2ifc, break_every: 0, inter_trial_interval_s: 0.1, interstimulus_interval_s: 0.2}\n"));
+  const test::ProcessResult run = test::run_process(
+      experiment_args(dir, "instructions:Space,answer:1,answer:2,answer:2,answer:1"), dir.path());
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  const std::vector<TrialRecord> rows = read_trial_records((dir / "P1" / "trials.csv").string());
+  REQUIRE(rows.size() == 4);
+  const TrialResponse keyed[] = {TrialResponse::first, TrialResponse::second, TrialResponse::second, TrialResponse::first};
+  int with_gap_first = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const TrialRecord& r = rows[i];
+    INFO("row " << i);
+    CHECK(r.response == keyed[i]);
+    REQUIRE((r.gap_interval == 1 || r.gap_interval == 2));
+    with_gap_first += r.gap_interval == 1 ? 1 : 0;
+    CHECK(r.correct == ((r.gap_interval == 1) == (r.response == TrialResponse::first) ? 1 : 0));
+    CHECK(!std::isnan(r.other_direction_deg));
+    // Both animations were drawn and timed: twice 0.3 s at least, the blank between them not counted.
+    CHECK(r.stimulus_duration_s >= 0.5);
+    CHECK(r.stimulus_duration_s < 6.0);
+    CHECK(r.stimulus_frames >= 2);
+  }
+  const std::string log = read_file(dir / "P1" / "session.log");
+  CHECK(log.find("a person at the window") != std::string::npos);
+  WARN("two-interval person session: the gap was in the first animation on " << with_gap_first << " of 4 trials");
 }

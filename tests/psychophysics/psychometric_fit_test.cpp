@@ -562,3 +562,91 @@ TEST_CASE("at a small design the default intervals cover T0, E2 and width near t
   // And the median-unbiased width is within 10 % of the truth on (geometric) average.
   CHECK(std::exp(width_log_error / 40) == Approx(1.0).epsilon(0.10));
 }
+
+namespace {
+
+/// The constant-stimuli design without its catch trials: a forced choice has none.
+std::vector<TrialOutcome> forced_choice_design(const PerceptionModelSettings& m, int repeats) {
+  std::vector<TrialOutcome> design = constant_stimuli_design(m, repeats);
+  std::erase_if(design, [](const TrialOutcome& t) { return t.gap_deg == 0; });
+  return design;
+}
+
+}  // namespace
+
+TEST_CASE("a two-interval forced choice is fitted with the guess rate held at 1/2 and written as the detection function",
+          "[psychometric_fit]") {
+  PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
+  truth.guess_rate = 0.5;  // P(correct) of a two-interval trial
+  const std::vector<TrialOutcome> trials = simulate_observer(truth, forced_choice_design(truth, 75), 17);
+  REQUIRE(trials.size() == 2700);
+  FitSettings settings;
+  settings.guess_rate = GuessRateMethod::forced_choice;
+  settings.bootstrap_samples = 0;
+  const FitResult fit = fit_psychometric(trials, settings);
+  CHECK(fit.guess_rate.value == 0.5);
+  CHECK(fit.model.guess_rate == 0.5);
+  CHECK(fit.message.find("forced choice: guess_rate fixed at 1/2") != std::string::npos);
+  // The forced choice measures the same F: its threshold, scale and width within the
+  // tolerances the yes/no fit's test uses (a forced choice is noisier per trial, so wider).
+  CHECK(fit.threshold_deg.value == Approx(0.1).epsilon(0.15));
+  CHECK(fit.eccentricity_scale_deg.value == Approx(2.0).epsilon(0.25));
+  CHECK(fit.width.value == Approx(1.0).epsilon(0.4));
+  // Held at the truth's 1/2 the fit beats one that assumes a yes/no observer's guess rate of 0.
+  FitSettings as_yes_no = settings;
+  as_yes_no.guess_rate = GuessRateMethod::fitted;  // no catch trials: gamma held at 0
+  const FitResult yes_no_fit = fit_psychometric(trials, as_yes_no);
+  INFO("ln L: forced choice " << fit.log_likelihood << " (T0 " << fit.threshold_deg.value << ", E2 "
+       << fit.eccentricity_scale_deg.value << ", width " << fit.width.value << ", lambda " << fit.lapse_rate.value
+       << "), truth " << psychometric_log_likelihood(truth, trials) << ", gamma 0 " << yes_no_fit.log_likelihood << " (T0 "
+       << yes_no_fit.threshold_deg.value << ", width " << yes_no_fit.width.value << ")");
+  CHECK(psychometric_log_likelihood(truth, trials) <= fit.log_likelihood + 1e-9);
+  CHECK(yes_no_fit.log_likelihood < fit.log_likelihood - 10);  // 23 lower on this seed
+  // The model file is the detection function a scheduler weighs: gamma 0, the same T0.
+  const std::string yaml = fitted_model_yaml(fit);
+  CHECK(yaml.find("\nguess_rate: 0\n") != std::string::npos);
+  CHECK(yaml.find("two-interval forced choice") != std::string::npos);
+  // A gap of 0 cannot be a forced choice's trial.
+  std::vector<TrialOutcome> with_catch = trials;
+  with_catch.push_back({0.0, 0.0, true});
+  CHECK_THROWS_WITH(fit_psychometric(with_catch, settings), Catch::Contains("forced-choice data has no catch trials"));
+}
+
+TEST_CASE("the lapse rate's interval is its profile likelihood's: it starts at 0 exactly when lambda 0 is within the cutoff",
+          "[psychometric_fit]") {
+  const PerceptionModelSettings truth = true_model(PsychometricFunction::logistic);
+  FitSettings settings;
+  settings.bootstrap_samples = 1;  // the profile interval needs no refits; one makes the intervals be computed
+  settings.bias_correction = BiasCorrection::none;
+  FitSettings without_lapse = settings;
+  without_lapse.fit_lapse = false;
+  const double cutoff = 0.5 * 1.959963984540054 * 1.959963984540054;  // chi-square(1, 0.95) / 2
+  int starting_at_zero = 0, covered = 0, seeds = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed, ++seeds) {
+    const std::vector<TrialOutcome> trials = simulate_observer(truth, constant_stimuli_design(truth, 13), seed);
+    const FitResult fit = fit_psychometric(trials, settings);
+    const FitResult at_zero = fit_psychometric(trials, without_lapse);
+    INFO("seed " << seed << ": lambda " << fit.lapse_rate.value << " [" << fit.lapse_rate.ci_low << ", "
+                 << fit.lapse_rate.ci_high << "], ln L " << fit.log_likelihood << ", at lambda 0 " << at_zero.log_likelihood);
+    REQUIRE(fit.lapse_rate.ci_low <= fit.lapse_rate.value);
+    REQUIRE(fit.lapse_rate.ci_high >= fit.lapse_rate.value);
+    REQUIRE(fit.lapse_rate.ci_high > fit.lapse_rate.ci_low);  // never [0, 0], as the bootstrap's was at lambda 0
+    // The oracle: the fit with lambda held at 0 is the profile's point there.
+    const bool zero_inside = at_zero.log_likelihood >= fit.log_likelihood - cutoff - 1e-6;
+    CHECK((fit.lapse_rate.ci_low == 0) == zero_inside);
+    starting_at_zero += fit.lapse_rate.ci_low == 0 ? 1 : 0;
+    covered += fit.lapse_rate.ci_low <= truth.lapse_rate && truth.lapse_rate <= fit.lapse_rate.ci_high ? 1 : 0;
+  }
+  // Both sides of the oracle are met over these seeds (6 of the 30 intervals reach 0 as
+  // written), so the equivalence above is tested both ways.
+  CHECK(starting_at_zero > 0);
+  CHECK(starting_at_zero < seeds);
+  // Trials far below every threshold say nothing of lapses: the fit says so.
+  std::vector<TrialOutcome> hard = simulate_observer(truth, constant_stimuli_design(truth, 13), 5);
+  for (TrialOutcome& t : hard) t.gap_deg *= 0.5;
+  const FitResult unpinned = fit_psychometric(simulate_observer(truth, hard, 5), settings);
+  INFO(unpinned.message << "; lambda [" << unpinned.lapse_rate.ci_low << ", " << unpinned.lapse_rate.ci_high << "]");
+  CHECK((unpinned.lapse_rate.ci_low == 0 && unpinned.lapse_rate.ci_high == settings.max_lapse_rate) ==
+        (unpinned.message.find("do not pin the lapse rate down") != std::string::npos));
+  CHECK(covered >= 26);  // 95 % nominal; a binomial(30, 0.95) falls below 26 with probability 0.016
+}

@@ -67,6 +67,8 @@ std::vector<TrialRecord> run(const ExperimentSettings& spec, std::vector<TrialRe
     r.gap_deg = trial->condition.gap_deg;
     r.eccentricity_deg = trial->condition.eccentricity_deg;
     r.direction_deg = trial->direction_deg;
+    r.gap_interval = trial->gap_interval;
+    r.other_direction_deg = trial->other_direction_deg;
     ++shown;
     r.response = abort_every > 0 && shown % static_cast<std::size_t>(abort_every) == 0 ? TrialResponse::aborted
                                                                                          : observer.answer(*trial, attempts[trial->trial]++);
@@ -226,13 +228,18 @@ TEST_CASE("Session: trials.csv rows read back as written, and malformed rows nam
   a.observer = "human";
   a.started_utc = "2026-11-21T12:00:00.000Z";
   a.ended_utc = "2026-11-21T12:00:02.000Z";
+  a.gap_interval = 0;  // a yes/no trial, as a session writes it
   // Each column's cells as its type writes them, pinned: a session's trials.csv must not
   // change from one version of fovea to the next.
   CHECK(trial_record_cells(a) ==
         std::vector<std::string>{"P01", "2", "1", "17", "3", "5", "-1", "0", "0.30000000000000004", "5", "123.456",
                                  "3.25", "190.5", "aborted", "", "0", "90", "2.5", "1.5083333333333333", "90", "1", "human",
                                  "2026-11-21T12:00:00.000Z",
-                                 "2026-11-21T12:00:02.000Z"});
+                                 "2026-11-21T12:00:02.000Z",
+                                 // gap_interval, other_direction_deg, correct: a yes/no trial's
+                                 "0", "", "-1",
+                                 // psi_* and reversal, empty: no adaptive procedure took this answer
+                                 "", "", "", "", "", "", "", ""});
   CHECK(trial_record_header().size() == trial_record_cells(a).size());
   const std::span<const std::string_view> fit = trial_record_fit_columns();
   CHECK(std::vector<std::string_view>(fit.begin(), fit.end()) ==
@@ -260,7 +267,9 @@ TEST_CASE("Session: trials.csv rows read back as written, and malformed rows nam
   // A row cut off before its newline (a power cut) is not a trial.
   std::ofstream(path, std::ios::app) << "P01,2,1,18,4,5,-1,0,0.1";
   CHECK(read_trial_records(path).size() == 1);
-  std::ofstream(path, std::ios::app) << ",5,0,1,1,maybe,,1,0,,,0,0,human,x,y\n";
+  std::ofstream(path, std::ios::app) << ",5,0,1,1,maybe,,1,0,,,0,0,human,x,y"
+                                     << ",0,,-1"       // a yes/no trial's interval columns
+                                     << ",,,,,,,,\n";  // psi_* and reversal, empty
   CHECK_THROWS_WITH(read_trial_records(path), Catch::Contains("trials.csv:3: response:") && Catch::Contains("maybe"));
 }
 
@@ -304,4 +313,82 @@ TEST_CASE("Session: stimuli land where the screen's geometry puts them", "[psych
   CHECK(out.eccentricity_px == Approx(57 * std::tan(10 * to_rad) * px_per_cm).epsilon(1e-12));
   CHECK(out.gap_px > centre.gap_px);
   CHECK(place_on_screen(screen, 10, 0).gap_px == 0);
+}
+
+namespace {
+
+/// small_spec as a two-interval forced choice: no catch trials, the psi's guess rate 1/2.
+ExperimentSettings two_interval_spec(DesignMethod method) {
+  ExperimentSettings spec = small_spec(method);
+  spec.task.kind = TaskKind::two_interval;
+  spec.constant_stimuli.catch_trials_per_block = 0;
+  spec.psi.catch_trials = 0;
+  spec.psi.grid.guess_rate = 0.5;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("Session: a two-interval trial's gap goes in a seeded interval, kept when the trial comes again and on resuming",
+          "[psychophysics][session][forced_choice]") {
+  for (const DesignMethod method : {DesignMethod::constant_stimuli, DesignMethod::staircase, DesignMethod::psi}) {
+    const ExperimentSettings spec = two_interval_spec(method);
+    INFO("method " << static_cast<int>(method));
+    const std::vector<TrialRecord> whole = run(spec, {}, 7);
+    REQUIRE(whole.size() > 20);
+    std::map<std::int64_t, std::int64_t> interval_of;
+    int firsts = 0;
+    for (const TrialRecord& r : whole) {
+      REQUIRE((r.gap_interval == 1 || r.gap_interval == 2));
+      CHECK(!r.catch_trial);
+      CHECK((r.response == TrialResponse::first || r.response == TrialResponse::second ||
+             r.response == TrialResponse::aborted));
+      // An aborted trial shown again is the same pair of animations.
+      const auto [it, inserted] = interval_of.emplace(r.trial, r.gap_interval);
+      CHECK(it->second == r.gap_interval);
+      firsts += inserted && r.gap_interval == 1 ? 1 : 0;
+    }
+    // Both intervals are used, neither always (a fair coin over 24 or more trials).
+    CHECK(firsts > 0);
+    CHECK(firsts < static_cast<int>(interval_of.size()));
+    for (const std::size_t cut : {std::size_t{1}, whole.size() / 2}) {
+      const std::vector<TrialRecord> first(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(cut));
+      CHECK(same_trials(run(spec, first, 7), whole));
+    }
+    // An edited interval is not this design's trial.
+    std::vector<TrialRecord> edited(whole.begin(), whole.begin() + 3);
+    edited[2].gap_interval = 3 - edited[2].gap_interval;
+    edited[2].line = 4;
+    CHECK_THROWS_WITH(TrialSequence(spec, edited), Catch::Contains("trials.csv:4: gap_interval is"));
+  }
+}
+
+TEST_CASE("Session: the simulated observer names the gap's interval at chance for no gap and almost always for a large one",
+          "[psychophysics][session][forced_choice]") {
+  const PerceptionModelSettings model;  // the default: T0 0.08 deg, lapses 0.02 (perception_settings.hpp)
+  const SimulatedObserver observer(model, 3, "P01");
+  const auto share_correct = [&](double gap_deg) {
+    int correct = 0;
+    for (int i = 0; i < 4000; ++i) {
+      PlannedTrial t;
+      t.trial = i;
+      t.condition.gap_deg = gap_deg;
+      t.condition.eccentricity_deg = 0;
+      t.gap_interval = 1 + i % 2;
+      const TrialResponse r = observer.answer(t, 0);
+      REQUIRE((r == TrialResponse::first || r == TrialResponse::second));
+      correct += positive_answer(r, t.gap_interval) ? 1 : 0;
+    }
+    return correct / 4000.0;
+  };
+  // f with the forced choice's guess of 1/2: 0.5 + 0.5 (1 - 2 lambda) F; 4,000 trials give a
+  // standard error under 0.008.
+  CHECK(share_correct(1e-4) == Approx(0.5).margin(0.03));
+  CHECK(share_correct(2.0) == Approx(1 - model.lapse_rate).margin(0.02));
+  const PerceptionModelSettings forced = [&] {
+    PerceptionModelSettings m = model;
+    m.guess_rate = 0.5;
+    return m;
+  }();
+  CHECK(share_correct(model.threshold_deg) == Approx(PerceptionModel(forced).probability(0, model.threshold_deg)).margin(0.03));
 }

@@ -93,3 +93,44 @@ TEST_CASE("Stimulus: the same trial and seed give the same animation, another se
   crowded.stimulus.entity_size_deg = 3;
   CHECK_THROWS_WITH(plan_stimulus(crowded, trial, 1), Catch::Contains("use fewer stimulus.entities"));
 }
+
+// Issue 45: the cross is cut where the gap is judged. Oracle: points every 0.01 px along each
+// arm, each kept exactly when it lies outside the widened disc; the pieces must cover the kept
+// points and no other.
+TEST_CASE("Stimulus: the fixation cross's pieces are the arms less the disc kept clear, against a point-by-point oracle",
+          "[psychophysics][stimulus]") {
+  struct Case {
+    double clear_x, clear_y, radius;
+  };
+  const double cx = 960, cy = 540, half = 15, line_half = 2;
+  int cases = 0;
+  for (const Case& c : {Case{960, 540, 30}, Case{960, 540, 5}, Case{970, 541, 6}, Case{960, 560, 10}, Case{1200, 540, 40},
+                        Case{948, 532, 9}, Case{960, 540, 0}, Case{975, 540, 0.5}}) {
+    const std::vector<CrossSegment> pieces = fixation_cross_segments(cx, cy, half, c.clear_x, c.clear_y, c.radius, line_half);
+    const double r = c.radius > 0 ? c.radius + line_half : 0;
+    for (const bool horizontal : {true, false}) {
+      for (double a = -half; a <= half; a += 0.01) {
+        const double x = horizontal ? cx + a : cx, y = horizontal ? cy : cy + a;
+        const bool outside = !(std::hypot(x - c.clear_x, y - c.clear_y) < r);
+        bool covered = false;
+        for (const CrossSegment& p : pieces) {
+          const bool same_axis = horizontal ? p.y0_px == cy && p.y1_px == cy && p.x0_px != p.x1_px
+                                            : p.x0_px == cx && p.x1_px == cx && p.y0_px != p.y1_px;
+          const double lo = horizontal ? std::min(p.x0_px, p.x1_px) : std::min(p.y0_px, p.y1_px);
+          const double hi = horizontal ? std::max(p.x0_px, p.x1_px) : std::max(p.y0_px, p.y1_px);
+          const double at = horizontal ? x : y;
+          covered = covered || (same_axis && at >= lo - 1e-9 && at <= hi + 1e-9);
+        }
+        // Points within 1e-6 of the disc's edge may go either way.
+        if (std::abs(std::hypot(x - c.clear_x, y - c.clear_y) - r) < 1e-6) continue;
+        INFO("clear (" << c.clear_x << ", " << c.clear_y << ") r " << c.radius << ", " << (horizontal ? "x " : "y ")
+                       << (horizontal ? x : y));
+        REQUIRE(covered == outside);
+      }
+    }
+    ++cases;
+  }
+  CHECK(cases == 8);
+  // A disc over the whole cross leaves nothing: the presentation at eccentricity 0.
+  CHECK(fixation_cross_segments(cx, cy, half, cx, cy, half, line_half).empty());
+}

@@ -301,3 +301,84 @@ TEST_CASE("fovea experiment: --capture draws scene stimuli", "[render][stimulus]
   }
   CHECK(pictures == trials);
 }
+
+namespace {
+
+/// The trials of `spec`'s design at eccentricity 0, as a session runs them with a simulated
+/// observer of the default model answering (the adaptive designs' gaps depend on the answers).
+std::vector<PlannedTrial> trials_at_fixation(const ExperimentSettings& spec) {
+  TrialSequence sequence(spec, {});
+  const SimulatedObserver observer(PerceptionModelSettings{}, 11, "P01");
+  std::vector<PlannedTrial> at_fixation;
+  while (const std::optional<PlannedTrial> trial = sequence.next()) {
+    if (trial->condition.eccentricity_deg == 0) at_fixation.push_back(*trial);
+    sequence.record(observer.answer(*trial, 0));
+  }
+  return at_fixation;
+}
+
+/// The pixels within `radius_px` of (`x_px`, `y_px`), row by row, RGB.
+std::vector<std::uint8_t> pixels_within(const Image& image, double x_px, double y_px, double radius_px) {
+  std::vector<std::uint8_t> out;
+  for (int y = static_cast<int>(std::floor(y_px - radius_px)); y <= static_cast<int>(std::ceil(y_px + radius_px)); ++y)
+    for (int x = static_cast<int>(std::floor(x_px - radius_px)); x <= static_cast<int>(std::ceil(x_px + radius_px)); ++x) {
+      if (x < 0 || y < 0 || x >= image.width_px || y >= image.height_px) continue;
+      if (std::hypot(x + 0.5 - x_px, y + 0.5 - y_px) > radius_px) continue;
+      const std::uint8_t* p = image.at(x, y);
+      out.insert(out.end(), p, p + 3);
+    }
+  return out;
+}
+
+}  // namespace
+
+// Issue 45: the cross's arm filled a 0.135-degree gap at fixation, and on a catch trial showed
+// between the touching rocks. Every 0-degree trial of every shipped gap spec, drawn at its
+// collision with the cross and without it: the gap's surroundings (plan.keep_clear_radius_px)
+// are the same pixels, so nothing of the cross is where the gap is judged.
+TEST_CASE("Stimulus display: the fixation cross draws nothing where the gap is judged on any 0-degree trial of the shipped specs",
+          "[render][stimulus][scene][slow]") {
+  int checked_trials = 0;
+  for (const char* name : {"gap_eccentricity.yaml", "scene_gap_eccentricity.yaml", "gap_2ifc.yaml"}) {
+    const ExperimentSettings spec =
+        config::load_experiment_file(std::string(FOVEA_SOURCE_DIR) + "/configs/experiments/" + name).spec;
+    REQUIRE(spec.stimulus.fixation_cross);
+    const std::vector<PlannedTrial> trials = trials_at_fixation(spec);
+    REQUIRE(trials.size() >= 20);
+    std::vector<std::vector<std::uint8_t>> with_cross;
+    std::vector<StimulusPlan> plans;
+    {
+      StimulusDisplay display(spec, DisplayMode::offscreen);
+      for (const PlannedTrial& trial : trials) {
+        for (const int interval : presented_intervals(spec)) {
+          plans.push_back(plan_interval(spec, trial, interval, static_cast<std::uint64_t>(spec.seed)));
+          display.draw(plans.back(), plans.back().collision_time_s);
+          const Image image = display.capture();
+          with_cross.push_back(pixels_within(image, plans.back().target_x_px, plans.back().target_y_px,
+                                             plans.back().keep_clear_radius_px));
+          // The cross is there before the stimulus: the test would pass on a missing cross otherwise.
+          display.draw(plans.back(), -1);
+          const Image before = display.capture();
+          const std::uint8_t* centre = before.at(spec.screen.width_px / 2, spec.screen.height_px / 2);
+          REQUIRE(int(centre[0]) + centre[1] + centre[2] > 600);
+        }
+      }
+    }
+    ExperimentSettings no_cross = spec;
+    no_cross.stimulus.fixation_cross = false;
+    StimulusDisplay display(no_cross, DisplayMode::offscreen);
+    int differing = 0;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      display.draw(plans[i], plans[i].collision_time_s);
+      const std::vector<std::uint8_t> without =
+          pixels_within(display.capture(), plans[i].target_x_px, plans[i].target_y_px, plans[i].keep_clear_radius_px);
+      REQUIRE(without.size() == with_cross[i].size());
+      REQUIRE(!without.empty());
+      differing += without == with_cross[i] ? 0 : 1;
+    }
+    INFO(name << ": " << plans.size() << " pictures at fixation");
+    CHECK(differing == 0);
+    checked_trials += static_cast<int>(trials.size());
+  }
+  WARN("0-degree trials checked in the shipped specs: " << checked_trials);
+}
