@@ -43,6 +43,9 @@ import re
 import sys
 from collections import OrderedDict
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from bounded_read import TABLE_LIMIT, rows_or_exit  # noqa: E402
+
 
 def wilson_interval(k, n, z=1.959963984540054):
     """Wilson's score interval for k successes in n trials."""
@@ -69,12 +72,9 @@ def predicted_noticed(row):
 def read_trials(paths):
     rows = []
     for path in paths:
-        with open(path, newline="") as f:
-            text = f.read()
-        # A row cut off by a power cut mid-write never finished: it is not a trial.
-        if text and not text.endswith("\n"):
-            text = text[: text.rfind("\n") + 1]
-        for row in csv.DictReader(text.splitlines()):
+        # Bounded, never blocking on a FIFO; a row cut off by a power cut mid-write never
+        # finished: it is not a trial (experiments/tools/bounded_read.py).
+        for row in rows_or_exit(path, TABLE_LIMIT, "analyse_clips.py"):
             if "noticed" not in row or "scheduler" not in row:
                 sys.exit(f"{path}: not a clip comparison's trials.csv (no noticed or scheduler column)")
             rows.append(row)

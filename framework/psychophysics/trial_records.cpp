@@ -253,6 +253,25 @@ std::string read_cell(const Column& column, const std::string& cell, bool requir
       column.member);
 }
 
+/// What is wrong with `record`'s task columns, "" when nothing: gap_interval is 0, 1 or 2 (or
+/// absent: -1), an answer first or second names a two-interval trial and yes or no a yes/no one,
+/// and correct is -1, 0 or 1. The fit counts a row by these, so a file that mixes them is wrong.
+std::string task_problem(const TrialRecord& record) {
+  if (record.gap_interval < -1 || record.gap_interval > 2)
+    return "gap_interval: expected 0 (a yes/no trial), 1 or 2, found " + std::to_string(record.gap_interval);
+  const bool interval_answer = record.response == TrialResponse::first || record.response == TrialResponse::second;
+  const bool yes_no_answer = record.response == TrialResponse::yes || record.response == TrialResponse::no;
+  if (interval_answer && record.gap_interval <= 0)
+    return "response: " + std::string(response_name(record.response)) +
+           " answers a two-interval trial, but gap_interval is not 1 or 2";
+  if (yes_no_answer && record.gap_interval > 0)
+    return "response: " + std::string(response_name(record.response)) + " answers a yes/no trial, but gap_interval is " +
+           std::to_string(record.gap_interval);
+  if (record.correct < -1 || record.correct > 1)
+    return "correct: expected -1, 0 or 1, found " + std::to_string(record.correct);
+  return "";
+}
+
 }  // namespace
 
 std::span<const std::string_view> trial_record_columns() { return kColumnNames; }
@@ -366,6 +385,7 @@ std::vector<TrialRecord> parse_trial_records(std::string text, const std::string
     if (record.catch_trial && record.gap_deg != 0)
       throw std::runtime_error(at(row.line) + "gap_deg: a catch trial (catch_trial 1) shows no gap, found " +
                                quoted(row.cells[table.column("gap_deg").value_or(0)]));
+    if (const std::string problem = task_problem(record); !problem.empty()) throw std::runtime_error(at(row.line) + problem);
     records.push_back(std::move(record));
   }
   return records;

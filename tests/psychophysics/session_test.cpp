@@ -392,3 +392,55 @@ TEST_CASE("Session: the simulated observer names the gap's interval at chance fo
   }();
   CHECK(share_correct(model.threshold_deg) == Approx(PerceptionModel(forced).probability(0, model.threshold_deg)).margin(0.03));
 }
+
+TEST_CASE("Session: trials.csv's task columns are read only as one task: intervals 0 to 2, answers that fit them",
+          "[psychophysics][session][records][forced_choice]") {
+  const auto text_of = [](const TrialRecord& r) {
+    std::string text;
+    for (const std::string& name : trial_record_header()) text += (text.empty() ? "" : ",") + name;
+    text += "\n";
+    std::string row;
+    for (const std::string& cell : trial_record_cells(r)) row += (row.empty() ? "" : ",") + cell;
+    return text + row + "\n";
+  };
+  const auto error_of = [&](const TrialRecord& r) {
+    try {
+      (void)parse_trial_records(text_of(r), "trials.csv", trial_record_fit_columns());  // as fovea fit reads
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  TrialRecord r;
+  r.participant = "P01";
+  r.session = "1";
+  r.gap_deg = 0.2;
+  r.direction_deg = 0;
+  r.gap_px = 10;
+  r.eccentricity_px = 0;
+  r.gap_interval = 2;  // at the limit
+  r.other_direction_deg = 10;
+  r.response = TrialResponse::second;
+  r.correct = 1;
+  CHECK(error_of(r).empty());
+  TrialRecord past = r;
+  past.gap_interval = 3;
+  CHECK(error_of(past) == "trials.csv:2: gap_interval: expected 0 (a yes/no trial), 1 or 2, found 3");
+  TrialRecord unanswerable = r;
+  unanswerable.gap_interval = 0;
+  CHECK(error_of(unanswerable) == "trials.csv:2: response: second answers a two-interval trial, but gap_interval is not 1 or 2");
+  TrialRecord yes_no = r;
+  yes_no.response = TrialResponse::yes;
+  CHECK(error_of(yes_no) == "trials.csv:2: response: yes answers a yes/no trial, but gap_interval is 2");
+  TrialRecord bad_correct = r;
+  bad_correct.correct = 2;
+  CHECK(error_of(bad_correct) == "trials.csv:2: correct: expected -1, 0 or 1, found 2");
+  // A yes/no row as a session writes it, and one from before the columns (gap_interval -1), read.
+  TrialRecord plain = r;
+  plain.gap_interval = 0;
+  plain.response = TrialResponse::yes;
+  plain.correct = -1;
+  CHECK(error_of(plain).empty());
+  plain.gap_interval = -1;
+  CHECK(error_of(plain).empty());
+}

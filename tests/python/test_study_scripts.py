@@ -101,3 +101,31 @@ def test_a_folder_that_lacks_a_file_is_refused_naming_the_file(tmp_path, argv, m
     assert missing.format(**names) + ": missing" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out" / "table.csv").exists()
+
+
+@pytest.mark.parametrize("argv, fifo", [
+    (["schedulers/readme_numbers.py", "{folder}"], "table.csv"),
+    (["trees/analyse.py", "{folder}", "-", "--out", "{out}"], "table.csv"),
+    (["trees/analyse.py", "{folder}", "-", "--out", "{out}"], "runs/0000/summary.json"),
+    (["trees/analyse.py", "{folder}", "-", "--out", "{out}"], "runs/0000/frames.csv"),
+    (["schedulers_v2/analyse.py", "{folder}"], "table.csv"),
+    (["counterfactual/analyse.py", "{folder}"], "evaluation_table.csv"),
+])
+def test_a_fifo_where_a_file_belongs_is_refused_at_once(tmp_path, argv, fifo):
+    """The scripts read a folder anyone can hand them: a FIFO (or any file that is not a
+    regular one) is refused in one line, not waited on (experiments/tools/bounded_read.py)."""
+    folder = tmp_path / "study"
+    (folder / "runs" / "0000").mkdir(parents=True)
+    shutil.copy(script("trees-packed", "table.csv"), folder / "table.csv")
+    (folder / "runs" / "0000" / "summary.json").write_text('{"warmup_frames": 0}')
+    target = folder / fifo
+    if target.exists():
+        target.unlink()
+    os.mkfifo(target)
+    names = {"folder": str(folder), "out": str(tmp_path / "out")}
+    done = run(script(argv[0]), *[a.format(**names) for a in argv[1:]])  # run() has a timeout
+    assert done.returncode == 1
+    # Refused by name: "missing" where the script checks a path first (need() asks for a
+    # regular file), "not a regular file" where the bounded read does.
+    assert f"{target}: missing" in done.stderr or f"{target}: not a regular file" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -29,7 +29,6 @@ tested as equivalence (two one-sided tests at 5 %: the 90 % interval inside the 
 
 import argparse
 import csv
-import json
 import math
 import os
 import sys
@@ -37,6 +36,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "experiments", "plots"))
 from study_figures import student_t_quantile  # noqa: E402  (found through the path just set)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "experiments", "tools"))
+from bounded_read import JSON_LIMIT, RUN_CSV_LIMIT, TABLE_LIMIT, json_or_exit, rows_or_exit  # noqa: E402
+WHO = "counterfactual/analyse.py"  # names this script in its refusals
 
 STUDIES = (("packed", "counterfactual-packed"), ("pile", "counterfactual-pile"), ("rockfall", "counterfactual-rockfall"))
 TABLE = os.path.join(HERE, "evaluation_table.csv")
@@ -81,15 +83,16 @@ def summarise(folders, out):
         if folder is None:
             continue
         table = need(os.path.join(folder, "table.csv"), sweep_folder(scene))
-        for run in csv.DictReader(open(table, newline="")):
+        for run in rows_or_exit(table, TABLE_LIMIT, WHO):
             run_folder = os.path.join(folder, "runs", f"{int(run['run']):04d}")
-            warmup = json.load(open(need(os.path.join(run_folder, "summary.json"), sweep_folder(scene))))["warmup_frames"]
+            warmup = json_or_exit(need(os.path.join(run_folder, "summary.json"), sweep_folder(scene)), JSON_LIMIT,
+                                  WHO)["warmup_frames"]
             frames = {int(r["frame"]): r
-                      for r in csv.DictReader(open(need(os.path.join(run_folder, "frames.csv"), sweep_folder(scene)),
-                                                   newline=""))}
+                      for r in rows_or_exit(need(os.path.join(run_folder, "frames.csv"), sweep_folder(scene)),
+                                            RUN_CSV_LIMIT, WHO)}
             groups = {}
-            for r in csv.DictReader(open(need(os.path.join(run_folder, "evaluation.csv"), sweep_folder(scene)),
-                                         newline="")):
+            for r in rows_or_exit(need(os.path.join(run_folder, "evaluation.csv"), sweep_folder(scene)), RUN_CSV_LIMIT,
+                                  WHO):
                 groups.setdefault((r["scheduler"], r["budget"]), []).append(r)
             for (scheduler, budget), rows in groups.items():
                 steady = [r for r in rows if int(r["frame"]) >= warmup]
@@ -141,12 +144,12 @@ def write_settling(folders, settling_path):
         if folder is None:
             continue
         sums = {}
-        for run in csv.DictReader(open(os.path.join(folder, "table.csv"), newline="")):
+        for run in rows_or_exit(os.path.join(folder, "table.csv"), TABLE_LIMIT, WHO):
             if run.get("driver", "full") != "full" or run["f"] != "logistic" or run["viewer"] != "collisions":
                 continue
             entities = run.get("entities", "50" if scene == "pile" else "demo")
             path = os.path.join(folder, "runs", f"{int(run['run']):04d}", "frames.csv")
-            for r in csv.DictReader(open(path, newline="")):
+            for r in rows_or_exit(path, RUN_CSV_LIMIT, WHO):
                 key = (scene, entities, int(r["frame"]) // WINDOW * WINDOW)
                 acc = sums.setdefault(key, [0.0, 0.0, 0])
                 acc[0] += number(r["collisions"])
@@ -229,16 +232,15 @@ def read_table(folder):
     """FOLDER's evaluation_table.csv into ROWS; its path."""
     path = need(os.path.join(folder, os.path.basename(TABLE)),
                 "`analyse.py summarise` writes it from the sweeps' folders")
-    ROWS.extend(csv.DictReader(open(path, newline="")))
+    ROWS.extend(rows_or_exit(path, TABLE_LIMIT, WHO))
     return path
 
 
 def tables(folder):
     table_path = read_table(folder)
     print(f"{table_path}: {len(ROWS)} rows")
-    settling = list(csv.DictReader(open(need(os.path.join(folder, os.path.basename(SETTLING)),
-                                             "`analyse.py summarise` writes it beside evaluation_table.csv"),
-                                        newline="")))
+    settling = rows_or_exit(need(os.path.join(folder, os.path.basename(SETTLING)),
+                                 "`analyse.py summarise` writes it beside evaluation_table.csv"), TABLE_LIMIT, WHO)
     table("Settling: collisions and kinetic energy a frame, by window of 100 frames (full-resolution driver, mean over seeds)",
           ["scene", "entities", "frames from", "collisions", "kinetic energy, J"],
           [[r["scene"], r["entities"], r["frames_from"], r["collisions"], r["kinetic_energy_j"]] for r in settling])

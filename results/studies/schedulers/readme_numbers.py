@@ -11,7 +11,6 @@ the plotting script's own (`mean_and_half_width`), so the ratios it prints are t
 `python3 experiments/plots/fovea_plots.py table results/studies/schedulers p_ratio_500.png`.
 """
 
-import csv
 import math
 import os
 import statistics as st
@@ -20,6 +19,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "experiments", "plots"))
 from study_figures import mean_and_half_width  # noqa: E402  (found through the path just set)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "experiments", "tools"))
+from bounded_read import TABLE_LIMIT, rows_or_exit  # noqa: E402
+WHO = "readme_numbers.py"  # names this script in its refusals
 
 
 
@@ -35,7 +37,7 @@ def table_path(argv):
 
 
 TABLE = table_path(sys.argv)
-ROWS = list(csv.DictReader(open(TABLE, newline="")))
+ROWS = list(rows_or_exit(TABLE, TABLE_LIMIT, WHO))
 SCHEDULERS = ("round_robin", "sequential", "sorted_sequential", "priority_queues")
 
 

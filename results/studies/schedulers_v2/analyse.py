@@ -27,7 +27,6 @@ interval inside [1 / 1.1, 1.1]), marked ≡; ? marks a 95 % interval that holds 
 
 import argparse
 import csv
-import json
 import math
 import os
 import sys
@@ -35,6 +34,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "experiments", "plots"))
 from study_figures import student_t_quantile  # noqa: E402  (found through the path just set)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "experiments", "tools"))
+from bounded_read import JSON_LIMIT, RUN_CSV_LIMIT, TABLE_LIMIT, json_or_exit, rows_or_exit  # noqa: E402
+WHO = "schedulers_v2/analyse.py"  # names this script in its refusals
 
 STUDIES = (("packed", "schedulers_v2-packed", "schedulers_v2"), ("pile", "schedulers_v2-pile", "schedulers_v2_pile"))
 TABLE = os.path.join(HERE, "table.csv")
@@ -73,10 +75,10 @@ def summarise(folders, table_path):
             continue
         what = f"a folder of ./fovea sweep configs/studies/{study_file}.yaml (with its runs/: they are not committed)"
         table = need(os.path.join(folder, "table.csv"), what)
-        for run in csv.DictReader(open(table, newline="")):
+        for run in rows_or_exit(table, TABLE_LIMIT, WHO):
             run_folder = os.path.join(folder, "runs", f"{int(run['run']):04d}")
-            warmup = json.load(open(need(os.path.join(run_folder, "summary.json"), what)))["warmup_frames"]
-            frames = [r for r in csv.DictReader(open(need(os.path.join(run_folder, "frames.csv"), what), newline=""))
+            warmup = json_or_exit(need(os.path.join(run_folder, "summary.json"), what), JSON_LIMIT, WHO)["warmup_frames"]
+            frames = [r for r in rows_or_exit(need(os.path.join(run_folder, "frames.csv"), what), RUN_CSV_LIMIT, WHO)
                       if int(r["frame"]) >= warmup]
             # The driver runs at full resolution; with coherence on, its own descent is the
             # coherent one, beside evaluation.csv's full_tests (the descent from the roots).
@@ -85,7 +87,7 @@ def summarise(folders, table_path):
             colliding = mean(number(r["resolved_colliding"]) for r in frames)
             narrowphase_ms = sorted(number(r["narrowphase_ms"]) for r in frames)
             groups = {}
-            for r in csv.DictReader(open(need(os.path.join(run_folder, "evaluation.csv"), what), newline="")):
+            for r in rows_or_exit(need(os.path.join(run_folder, "evaluation.csv"), what), RUN_CSV_LIMIT, WHO):
                 if int(r["frame"]) >= warmup:
                     budget = r["budget"] if r["budget_mode"] != "wall" else r["budget"] + "ms"
                     groups.setdefault((r["scheduler"], budget), []).append(r)
@@ -183,8 +185,8 @@ def fmt(x, digits=3):
 
 
 def tables(table_path):
-    ROWS.extend(csv.DictReader(open(need(table_path, "`analyse.py summarise` writes it from the sweeps' folders"),
-                                    newline="")))
+    ROWS.extend(rows_or_exit(need(table_path, "`analyse.py summarise` writes it from the sweeps' folders"),
+                             TABLE_LIMIT, WHO))
     scenes = [s for s, _, _ in STUDIES if select(scene=s)]
     budgets_of = {s: sorted({r["budget"] for r in select(scene=s)}, key=lambda b: (b.endswith("ms"), float(b.rstrip("ms"))))
                   for s in scenes}

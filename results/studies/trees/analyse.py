@@ -30,13 +30,15 @@ folders, so a study run elsewhere never overwrites the committed table unasked.
 """
 import argparse
 import csv
-import json
 import math
 import os
 import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "experiments", "tools"))
+from bounded_read import JSON_LIMIT, RUN_CSV_LIMIT, TABLE_LIMIT, json_or_exit, rows_or_exit  # noqa: E402
+WHO = "trees/analyse.py"  # names this script in its refusals
 STUDIES = (("packed500", "trees-packed", "trees"), ("default", "trees-default", "trees_default"))
 WORK_BUDGETS = {"packed500": ("50", "500"), "default": ("35", "350")}
 TABLE = os.path.join(HERE, "table.csv")
@@ -69,13 +71,12 @@ def summarise(folders, table_path):
         if folder is None:
             continue
         table = need(os.path.join(folder, "table.csv"), config)
-        for run in csv.DictReader(open(table, newline="")):
+        for run in rows_or_exit(table, TABLE_LIMIT, WHO):
             run_folder = os.path.join(folder, "runs", f"{int(run['run']):04d}")
-            warmup = json.load(open(need(os.path.join(run_folder, "summary.json"), config)))["warmup_frames"]
-            frames = {int(r["frame"]): r for r in csv.DictReader(open(need(os.path.join(run_folder, "frames.csv"), config),
-                                                                      newline=""))}
+            warmup = json_or_exit(need(os.path.join(run_folder, "summary.json"), config), JSON_LIMIT, WHO)["warmup_frames"]
+            frames = {int(r["frame"]): r for r in rows_or_exit(need(os.path.join(run_folder, "frames.csv"), config), RUN_CSV_LIMIT, WHO)}
             by_tree = {}
-            for r in csv.DictReader(open(need(os.path.join(run_folder, "evaluation.csv"), config), newline="")):
+            for r in rows_or_exit(need(os.path.join(run_folder, "evaluation.csv"), config), RUN_CSV_LIMIT, WHO):
                 if int(r["frame"]) >= warmup and r["tree"] != "run":
                     by_tree.setdefault(r["tree"], {}).setdefault(r["budget"], []).append(r)
             low, high = WORK_BUDGETS[scene]
